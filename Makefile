@@ -1,0 +1,30 @@
+# The README's two commands: `make demo` and `make test`. Each sets up what is missing
+# (Debian packages), configures, builds and runs. BUILD=dir picks another build directory.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+
+.PHONY: setup configure build demo test bench install clean lines
+
+setup:
+	@bash tools/setup-deps.sh
+
+configure: setup
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@$(BUILD)/mxjit demo
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j 1
+
+bench: build
+	@cmake --build $(BUILD) --target bench
+
+lines:
+	@git ls-files '*.c' '*.h' | xargs wc -l | sort -n | awk '$$2 != "total" && $$1 > 1500 { print "too long: " $$2; bad = 1 } END { exit bad }'
+
+clean:
+	@rm -rf $(BUILD)

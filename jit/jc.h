@@ -1,0 +1,59 @@
+/*
+ * jc.h — LLVM codegen and in-process linking: LLVM module or assembly text -> object -> code
+ * object (.hsaco, ELF ET_DYN) for an AMDGPU target.
+ *
+ * Threading: jc_init_once() may be called from any thread. A jc_compiler is per thread.
+ * Linking goes through liblld, which is not reentrant: jc_link serializes on a mutex.
+ */
+#ifndef JC_H
+#define JC_H
+
+#include "mxjit.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct jt_target;
+
+/** Initializes the LLVM AMDGPU target once per process (thread-safe). */
+void jc_init_once(void);
+
+typedef struct jc_compiler {
+   const struct jt_target *target;
+   LLVMTargetMachineRef tm;
+   char msg[1024]; /* last error, "jit: ..." */
+} jc_compiler;
+
+/** Creates a target machine for `target` at opt level 0..3. */
+mxjit_status jc_compiler_init(jc_compiler *jc, const struct jt_target *target, int opt_level);
+void jc_compiler_fini(jc_compiler *jc);
+
+/** Runs the LLVM optimization pipeline `passes` ("default<O3>") on mod. */
+mxjit_status jc_optimize(jc_compiler *jc, LLVMModuleRef mod, const char *passes);
+/** Emits mod as an ELF relocatable object. On MXJIT_OK *obj is malloc'd, owned by the caller. */
+mxjit_status jc_emit_object(jc_compiler *jc, LLVMModuleRef mod, void **obj, size_t *obj_size);
+/** Emits mod as AMDGPU assembly text. On MXJIT_OK *text is malloc'd (NUL-terminated). */
+mxjit_status jc_emit_asm(jc_compiler *jc, LLVMModuleRef mod, char **text);
+/** Assembles AMDGPU assembly text (with .amdhsa_kernel and .amdgpu_metadata directives) into an
+ *  object through the in-process MC assembler. On MXJIT_OK *obj is malloc'd. */
+mxjit_status jc_assemble(jc_compiler *jc, const char *asm_text, void **obj, size_t *obj_size);
+/** Links one relocatable object into a shared code object (ET_DYN). In-process (liblld).
+ *  On MXJIT_OK *hsaco is malloc'd, owned by the caller. msg (may be NULL) gets errors. */
+mxjit_status jc_link(const void *obj, size_t obj_size, void **hsaco, size_t *hsaco_size,
+                     char *msg, size_t msglen);
+
+/** Convenience for tests and tools: assemble + link. */
+mxjit_status jc_assemble_hsaco(const struct jt_target *target, const char *asm_text,
+                               void **hsaco, size_t *hsaco_size, char *msg, size_t msglen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* JC_H */

@@ -1,0 +1,44 @@
+/*
+ * jt.h — target descriptors: what a template may ask of a GPU (data plus hooks, STYLE C14).
+ */
+#ifndef JT_H
+#define JT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum jt_fp8_flavor { JT_FP8_NONE, JT_FP8_FNUZ, JT_FP8_OCP };
+
+enum jt_cap {
+   JT_CAP_FP8_CVT = 1u << 0,        /* v_cvt_pk_fp8_f32 family (FNUZ on gfx942, OCP on gfx950) */
+   JT_CAP_CVT_SCALEF32 = 1u << 1,   /* gfx950 v_cvt_scalef32_* (fp8/fp4 with E8M0 scale) */
+   JT_CAP_PK_FP4 = 1u << 2,         /* gfx950 packed fp4 conversions */
+   JT_CAP_BF16_CVT = 1u << 3,       /* v_cvt_pk_bf16_f32 (gfx950) */
+   JT_CAP_PERMLANE_SWAP = 1u << 4,  /* v_permlane16/32_swap (gfx950) */
+   JT_CAP_MFMA_F8F6F4 = 1u << 5,    /* gfx950 scaled MFMA */
+};
+
+struct jt_target {
+   const char *name;       /* "gfx942" */
+   const char *llvm_cpu;   /* "gfx942" */
+   const char *features;   /* "+sramecc,-xnack" */
+   unsigned wave_size;
+   unsigned lds_bytes;     /* per workgroup */
+   unsigned num_sgpr, num_vgpr, num_agpr;
+   enum jt_fp8_flavor fp8;
+   uint32_t caps;
+   uint32_t elf_mach;      /* EF_AMDGPU_MACH_* */
+};
+
+extern const struct jt_target jt_gfx942, jt_gfx950;
+
+/** Descriptor for "gfx942" / "gfx950" (features such as ":sramecc+:xnack-" are accepted), or
+ *  NULL if unknown. */
+const struct jt_target *jt_lookup(const char *name);
+static inline bool
+jt_has(const struct jt_target *t, enum jt_cap cap)
+{
+   return (t->caps & (uint32_t)cap) != 0;
+}
+
+#endif /* JT_H */

@@ -1,0 +1,242 @@
+/*
+ * emu_int.h — emulator internals shared by runtime/emu/emu_*.c only.
+ *
+ * Ownership of sections (three groups of files implement them):
+ *   core  (emu_load.c, emu_decode.c, emu_sched.c, emu_mem.c, emu_salu.c, emu_smem.c, ...):
+ *          loading, decoding, scheduling, register access, SALU/SOPP/SMEM, counters, hazards;
+ *   valu  (emu_valu*.c, emu_dpp.c, emu_cvt.c): VOP1/VOP2/VOP3/VOP3P/VOPC, DPP, SDWA, conversions;
+ *   vmem  (emu_buf.c, emu_flat.c, emu_ds.c, emu_mfma.c): MUBUF, global, flat, DS, MFMA.
+ * Add fields only inside your own section; keep the shared structs stable.
+ *
+ * Decoding: the LLVM MC disassembler turns each instruction into canonical text; emu_decode.c
+ * parses that text once per code object into emu_inst. Operands use the hardware's 9-bit source
+ * encoding (below), so semantic functions read them exactly as the ISA pseudocode does.
+ */
+#ifndef EMU_INT_H
+#define EMU_INT_H
+
+#include "emu.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define EMU_WAVE 64
+#define EMU_NUM_SGPR 104    /* s0..s101 + vcc_lo/hi mapped separately below */
+#define EMU_NUM_VGPR 512    /* v0..v255 at 0..255, a0..a255 at 256..511 (unified file, gfx90a+) */
+
+/* --- Operand encoding (CDNA3 ISA "SSRC/VSRC" 9-bit codes) ------------------------------------ */
+enum {
+   EMU_SRC_SGPR0 = 0,       /* 0..101 */
+   EMU_SRC_FLAT_SCR_LO = 102,
+   EMU_SRC_FLAT_SCR_HI = 103,
+   EMU_SRC_XNACK_LO = 104,
+   EMU_SRC_XNACK_HI = 105,
+   EMU_SRC_VCC_LO = 106,
+   EMU_SRC_VCC_HI = 107,
+   EMU_SRC_TTMP0 = 108,     /* 108..123 */
+   EMU_SRC_M0 = 124,
+   EMU_SRC_EXEC_LO = 126,
+   EMU_SRC_EXEC_HI = 127,
+   EMU_SRC_INT0 = 128,      /* 128..192: 0..64; 193..208: -1..-16 */
+   EMU_SRC_SHARED_BASE = 235,
+   EMU_SRC_SHARED_LIMIT = 236,
+   EMU_SRC_PRIVATE_BASE = 237,
+   EMU_SRC_PRIVATE_LIMIT = 238,
+   EMU_SRC_POPS_EXITING_WAVE_ID = 239,
+   EMU_SRC_F_HALF = 240,    /* 0.5 */
+   EMU_SRC_F_MHALF = 241,   /* -0.5 */
+   EMU_SRC_F_ONE = 242,
+   EMU_SRC_F_MONE = 243,
+   EMU_SRC_F_TWO = 244,
+   EMU_SRC_F_MTWO = 245,
+   EMU_SRC_F_FOUR = 246,
+   EMU_SRC_F_MFOUR = 247,
+   EMU_SRC_F_INV2PI = 248,  /* 1/(2*pi) */
+   EMU_SRC_VCCZ = 251,
+   EMU_SRC_EXECZ = 252,
+   EMU_SRC_SCC = 253,
+   EMU_SRC_LDS_DIRECT = 254,
+   EMU_SRC_LITERAL = 255,
+   EMU_SRC_VGPR0 = 256,     /* 256..511: v0..v255 */
+};
+
+enum emu_opnd_flags {
+   EMU_OPND_NEG = 1 << 0,   /* VOP3 neg modifier (float) */
+   EMU_OPND_ABS = 1 << 1,   /* VOP3 abs modifier (float) */
+   EMU_OPND_AGPR = 1 << 2,  /* code 256+n names a0+n instead of v0+n */
+   EMU_OPND_SEXT = 1 << 3,  /* SDWA sext */
+};
+
+typedef struct emu_opnd {
+   uint16_t code;    /* 9-bit source encoding above; 0xffff: absent */
+   uint8_t nregs;    /* consecutive 32-bit registers (1 for b32, 2 for b64, 4 for x4, ...) */
+   uint8_t flags;    /* enum emu_opnd_flags */
+   uint32_t literal; /* value when code == EMU_SRC_LITERAL */
+} emu_opnd;
+
+#define EMU_OPND_NONE 0xffff
+
+/* --- Encodings ------------------------------------------------------------------------------ */
+typedef enum emu_enc {
+   EMU_ENC_SOP1, EMU_ENC_SOP2, EMU_ENC_SOPK, EMU_ENC_SOPC, EMU_ENC_SOPP, EMU_ENC_SMEM,
+   EMU_ENC_VOP1, EMU_ENC_VOP2, EMU_ENC_VOPC, EMU_ENC_VOP3, EMU_ENC_VOP3P,
+   EMU_ENC_MUBUF, EMU_ENC_GLOBAL, EMU_ENC_FLAT, EMU_ENC_SCRATCH, EMU_ENC_DS,
+   EMU_ENC_COUNT
+} emu_enc;
+
+/* Instruction classes for the counters (rt_counters). */
+typedef enum emu_class {
+   EMU_CLS_SALU, EMU_CLS_VALU, EMU_CLS_MFMA, EMU_CLS_VMEM_LOAD, EMU_CLS_VMEM_STORE, EMU_CLS_SMEM,
+   EMU_CLS_DS, EMU_CLS_BRANCH, EMU_CLS_WAITCNT, EMU_CLS_OTHER, EMU_CLS_COUNT
+} emu_class;
+
+struct emu_wave;
+struct emu_inst;
+/* Semantic function of one opcode. Returns MXJIT_OK or a fault status (the function sets the
+ * wave's error message with emu_fault()). */
+typedef mxjit_status (*emu_exec_fn)(struct emu_wave *w, const struct emu_inst *in);
+
+typedef struct emu_opdesc {
+   const char *name;   /* mnemonic without encoding suffix: "v_add_u32" */
+   emu_enc enc;        /* primary encoding family (VOP2 ops also decode as VOP3/DPP/SDWA) */
+   emu_class cls;
+   emu_exec_fn exec;
+   uint32_t flags;     /* EMU_OPF_* */
+} emu_opdesc;
+
+enum {
+   EMU_OPF_GFX942_ONLY = 1 << 0,
+   EMU_OPF_GFX950_ONLY = 1 << 1,
+};
+
+/* --- Decoded instruction ------------------------------------------------------------------- */
+typedef struct emu_inst {
+   uint16_t op;        /* index into emu_ops[] */
+   uint8_t enc;        /* encoding actually used (emu_enc); VOP3 for _e64 forms */
+   uint8_t size;       /* bytes, including a literal */
+   uint32_t pc;        /* byte offset from the start of the kernel's code */
+   const char *text;   /* disassembly text (owned by the module), for messages */
+
+   uint8_t ndst, nsrc;
+   emu_opnd dst[2];    /* dst[0]: vdst/sdst; dst[1]: VOP3b sdst (carry-out) */
+   emu_opnd src[4];    /* src0..src2 (VOP3), data/addr/srsrc/soffset for memory: see below */
+
+   /* VALU modifiers */
+   uint8_t clamp, omod;
+   uint8_t op_sel, op_sel_hi, neg_lo, neg_hi; /* bit i: source i (VOP3/VOP3P); op_sel bit 3: dst */
+   uint8_t has_dpp, has_sdwa;
+   struct { uint16_t ctrl; uint8_t row_mask, bank_mask, bound_ctrl; } dpp; /* ctrl: ISA DPP_CTRL */
+   struct { uint8_t dst_sel, dst_unused, src0_sel, src1_sel; } sdwa; /* ISA SDWA_SEL codes */
+   /* MFMA */
+   uint8_t cbsz, abid, blgp;
+
+   /* Memory. Operand use:
+    *   MUBUF:  dst[0] vdata (loads) | src[0] vdata (stores), src[1] vaddr, src[2] srsrc (4 sgprs),
+    *           src[3] soffset.
+    *   GLOBAL: dst[0] vdst | src[0] vdata, src[1] vaddr (1 or 2 regs), src[2] saddr (or NONE).
+    *   FLAT:   as GLOBAL without saddr.
+    *   DS:     dst[0] vdst, src[0] addr, src[1] data0, src[2] data1.
+    *   SMEM:   dst[0] sdst, src[0] sbase, src[1] soffset (sgpr or NONE); offset: imm. */
+   int32_t offset;
+   uint8_t offset0, offset1;           /* DS read2/write2 */
+   uint8_t offen, idxen, lds, gds;
+   uint8_t sc0, sc1, nt;               /* CDNA3 cache bits (glc = sc0, slc = sc1) */
+
+   /* Scalar */
+   int32_t simm16;                     /* SOPK/SOPP immediate (branch: target pc below) */
+   uint32_t target;                    /* branch target pc, resolved at decode */
+   int8_t vmcnt, lgkmcnt, expcnt;      /* s_waitcnt fields; -1 when not waited on */
+   uint16_t hwreg_id, hwreg_offset, hwreg_size; /* s_setreg/s_getreg */
+} emu_inst;
+
+/* --- Machine state -------------------------------------------------------------------------- */
+typedef struct emu_buffer {
+   uint64_t addr, size;
+   uint8_t *host;
+} emu_buffer;
+
+struct emu_dispatch; /* one launch: kernel, params, counters; defined in emu_sched.c */
+struct emu_workgroup;
+
+/* Pending memory results for hazard detection: a register written by a load stays "pending"
+ * until s_waitcnt brings the matching counter at or below the load's position. */
+typedef struct emu_pending {
+   uint16_t first, count;  /* register range: sgpr codes or 256+vgpr */
+   uint8_t counter;        /* 0: vmcnt, 1: lgkmcnt */
+   uint32_t seq;           /* issue index within that counter's queue */
+   uint32_t pc;
+} emu_pending;
+
+#define EMU_MAX_PENDING 64
+
+typedef struct emu_wave {
+   uint32_t v[EMU_NUM_VGPR][EMU_WAVE]; /* v[reg][lane]; a0.. at 256.. */
+   uint32_t s[EMU_NUM_SGPR + 24];      /* s0..s101; ttmp at 108.. via emu_sreg index */
+   uint64_t exec, vcc;
+   uint32_t m0;
+   uint32_t scc;
+   uint32_t mode;                      /* MODE register (float round/denorm modes) */
+   uint32_t pc;                        /* byte offset into the kernel code */
+   uint32_t id_in_wg, wg_id[3];
+   struct emu_workgroup *wg;
+   struct emu_dispatch *disp;
+   bool done, at_barrier;
+   /* hazards */
+   emu_pending pending[EMU_MAX_PENDING];
+   unsigned npending;
+   uint32_t issued[2], retired[2];     /* per counter (vm, lgkm) */
+   /* counters */
+   uint64_t cls_count[EMU_CLS_COUNT];
+} emu_wave;
+
+/* --- Opcode table --------------------------------------------------------------------------- */
+extern const emu_opdesc emu_ops[];
+extern const unsigned emu_num_ops;
+/** Index of mnemonic (suffix-free) in emu_ops, or -1. */
+int emu_op_lookup(const char *name);
+
+/* --- Register and operand access (core; used by every semantic function) -------------------- */
+/** 32-bit value of source operand register/constant `reg_off` dwords into `o` for `lane`.
+ *  Inline float constants resolve to f32 bits; use emu_src_f16/emu_src64 for other widths.
+ *  Does not apply NEG/ABS; semantic functions apply float modifiers themselves. */
+uint32_t emu_src32(const emu_wave *w, const emu_opnd *o, unsigned lane, unsigned reg_off);
+/** 64-bit value (two consecutive registers; inline constants as f64 bits / sign-extended ints). */
+uint64_t emu_src64(const emu_wave *w, const emu_opnd *o, unsigned lane);
+/** 16-bit inline-constant-aware read (f16 bits for float constants), hi selects bits 31:16. */
+uint16_t emu_src16(const emu_wave *w, const emu_opnd *o, unsigned lane, bool hi);
+/** Scalar 32-bit reads/writes by 9-bit code (SGPRs, VCC, EXEC, M0, SCC...). */
+uint32_t emu_sread(const emu_wave *w, unsigned code);
+void emu_swrite(emu_wave *w, unsigned code, uint32_t v);
+/** Destination writes (VGPR or AGPR per flags; SGPR codes for scalar destinations). */
+void emu_vwrite(emu_wave *w, const emu_opnd *o, unsigned lane, unsigned reg_off, uint32_t v);
+
+/** Records a fault message on the running dispatch and returns st. */
+mxjit_status emu_fault(emu_wave *w, const emu_inst *in, mxjit_status st, const char *fmt, ...)
+#ifdef __GNUC__
+   __attribute__((format(printf, 4, 5)))
+#endif
+   ;
+
+/* --- Memory (core) -------------------------------------------------------------------------- */
+/** Host pointer for [addr, addr+n) if entirely inside one buffer of the dispatch's device;
+ *  otherwise faults with the nearest buffer named and returns NULL. */
+uint8_t *emu_mem(emu_wave *w, const emu_inst *in, uint64_t addr, unsigned n, bool write);
+/** LDS of the wave's workgroup; NULL (and a fault) when [off, off+n) exceeds the allocation. */
+uint8_t *emu_lds(emu_wave *w, const emu_inst *in, uint32_t off, unsigned n, bool write);
+/** Records a pending load into registers [first, first+count) on counter (0 vm, 1 lgkm). */
+void emu_pending_push(emu_wave *w, const emu_inst *in, unsigned counter, unsigned first,
+                      unsigned count);
+/** Counts bytes moved: kind 0 global load, 1 global store, 2 lds load, 3 lds store, 4 smem. */
+void emu_count_bytes(emu_wave *w, unsigned kind, uint64_t bytes);
+
+/* --- Float helpers (valu; also used by vmem/MFMA) ------------------------------------------ */
+/** Float mode of the wave: denormals kept for f32 when the kernel asks (MODE.FP_DENORM). */
+bool emu_f32_denorm(const emu_wave *w);
+bool emu_f16_denorm(const emu_wave *w);
+
+/* --- Opcode table fragments: each section supplies an array terminated by {NULL} ---------- */
+extern const emu_opdesc emu_ops_scalar[]; /* core */
+extern const emu_opdesc emu_ops_valu[];   /* valu */
+extern const emu_opdesc emu_ops_vmem[];   /* vmem: MUBUF/GLOBAL/FLAT/DS/MFMA */
+
+#endif /* EMU_INT_H */

@@ -1,0 +1,82 @@
+/*
+ * rt_device.h — the device interface every backend implements (hip, emu, host).
+ *
+ * A backend is a table of hooks plus private state. The runtime (context, ops, tools, tests)
+ * talks to devices only through this table. Errors: every hook returns an mxjit_status and,
+ * on failure, writes a message starting with the backend name ("hip: ", "emu: ") into
+ * dev->msg (rt_device_set_error).
+ */
+#ifndef RT_DEVICE_H
+#define RT_DEVICE_H
+
+#include "mxjit.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+typedef struct rt_device rt_device;
+typedef struct rt_module rt_module; /* backend-defined */
+typedef struct rt_kernel rt_kernel; /* backend-defined */
+
+/** Per-launch counters (emulator only; zeros elsewhere). Classes follow ISSUE emu #6. */
+typedef struct rt_counters {
+   uint64_t salu, valu, mfma, vmem_load, vmem_store, smem, ds, branch, waitcnt, other;
+   uint64_t total;                 /* all executed wave-instructions */
+   uint64_t bytes_global_load, bytes_global_store;
+   uint64_t bytes_lds_load, bytes_lds_store;
+   uint64_t bytes_smem_load;
+   uint64_t lds_bank_conflicts;    /* extra cycles estimated from bank conflicts */
+   uint64_t waves, workgroups;
+   double host_seconds;            /* wall time of the emulation */
+} rt_counters;
+
+typedef struct rt_launch {
+   uint32_t grid[3];   /* in workgroups */
+   uint32_t block[3];  /* in work-items */
+   uint32_t dynamic_lds;
+   const void *kernargs;
+   size_t kernarg_size;
+   mxjit_stream stream;
+} rt_launch;
+
+typedef struct rt_device_ops {
+   const char *name; /* "hip", "emu", "host" */
+   void (*destroy)(rt_device *dev);
+   /* Code objects. hsaco bytes are borrowed for the duration of the call only. */
+   mxjit_status (*module_load)(rt_device *dev, const void *hsaco, size_t size, rt_module **out);
+   void (*module_unload)(rt_device *dev, rt_module *mod);
+   mxjit_status (*kernel_get)(rt_device *dev, rt_module *mod, const char *name, rt_kernel **out);
+   mxjit_status (*launch)(rt_device *dev, rt_kernel *k, const rt_launch *l);
+   /* Memory. */
+   mxjit_status (*alloc)(rt_device *dev, size_t bytes, mxjit_devptr *out);
+   mxjit_status (*free)(rt_device *dev, mxjit_devptr p);
+   mxjit_status (*copy_h2d)(rt_device *dev, mxjit_devptr dst, const void *src, size_t n);
+   mxjit_status (*copy_d2h)(rt_device *dev, void *dst, mxjit_devptr src, size_t n);
+   mxjit_status (*memset)(rt_device *dev, mxjit_devptr dst, int v, size_t n);
+   mxjit_status (*synchronize)(rt_device *dev, mxjit_stream s);
+   /* Optional (NULL if absent): counters of the last launch; device timing in ms. */
+   void (*last_counters)(rt_device *dev, rt_counters *out);
+   mxjit_status (*time_launch)(rt_device *dev, rt_kernel *k, const rt_launch *l, int reps,
+                               double *ms_out);
+} rt_device_ops;
+
+struct rt_device {
+   const rt_device_ops *ops;
+   char target[32]; /* "gfx950"; empty for host */
+   char msg[1024];  /* last error of this device */
+};
+
+/** Writes "fmt" into dev->msg and returns st. */
+mxjit_status rt_device_set_error(rt_device *dev, mxjit_status st, const char *fmt, ...)
+#ifdef __GNUC__
+   __attribute__((format(printf, 3, 4)))
+#endif
+   ;
+
+/* Backend constructors. On failure they return the status and write a message into msg. */
+mxjit_status dev_hip_create(const char *target, rt_device **out, char *msg, size_t msglen);
+mxjit_status dev_emu_create(const char *target, const mxjit_ctx_options *opts, rt_device **out,
+                            char *msg, size_t msglen);
+mxjit_status dev_host_create(rt_device **out, char *msg, size_t msglen);
+
+#endif /* RT_DEVICE_H */
