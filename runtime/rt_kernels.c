@@ -1,0 +1,345 @@
+/*
+ * rt_kernels.c — the per-context table of loaded kernels and the miss path through the cache.
+ *
+ * Table: open addressing over RT_KT_SLOTS atomic pointers. Readers probe with acquire loads
+ * and never lock; a writer (holding the context's mutex) fills an rt_lkernel completely and
+ * then publishes it with a release store, so a reader that sees the pointer sees the whole
+ * entry. Entries are never removed before mxjit_ctx_destroy, which is why a reader never
+ * meets a freed one. The key is (family pointer, raw params bytes): both are stable within a
+ * process, and the canonical serialization needed for the disk key is only computed on a miss.
+ */
+#include "rt_kernels.h"
+
+#include "jt.h"
+
+#include <llvm-c/Core.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RT_KT_SLOTS 1024u /* power of two; kernels per context */
+
+struct rt_ktable {
+   _Atomic(rt_lkernel *) slot[RT_KT_SLOTS];
+   pthread_mutex_t lock; /* serializes misses of this context only */
+   unsigned count;
+};
+
+static double
+now_ms(void)
+{
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* FNV-1a over the family pointer and the params: a cheap in-process hash. */
+static uint64_t
+table_hash(const tpl_family *f, const void *params, size_t n)
+{
+   uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)(uintptr_t)f;
+   const uint8_t *p = params;
+   for (size_t i = 0; i < n; i++)
+      h = (h ^ p[i]) * 0x100000001b3ull;
+   return h ^ (h >> 29);
+}
+
+static const rt_lkernel *
+table_find(struct rt_ktable *t, const tpl_family *f, const void *params, uint64_t h)
+{
+   for (unsigned i = 0; i < RT_KT_SLOTS; i++) {
+      rt_lkernel *e = atomic_load_explicit(&t->slot[(h + i) & (RT_KT_SLOTS - 1)],
+                                           memory_order_acquire);
+      if (!e)
+         return NULL;
+      if (e->hash == h && e->family == f && !memcmp(e->params, params, f->params_size))
+         return e;
+   }
+   return NULL;
+}
+
+mxjit_status
+rt_kernels_create(mxjit_ctx *ctx)
+{
+   struct rt_ktable *t = calloc(1, sizeof(*t));
+   if (!t)
+      return rt_error(ctx, MXJIT_ERR_NOMEM, "ctx: out of host memory for the kernel table");
+   pthread_mutex_init(&t->lock, NULL);
+   ctx->ktable = t;
+   return MXJIT_OK;
+}
+
+void
+rt_kernels_destroy(mxjit_ctx *ctx)
+{
+   struct rt_ktable *t = ctx->ktable;
+   for (unsigned i = 0; i < RT_KT_SLOTS; i++) {
+      rt_lkernel *e = atomic_load_explicit(&t->slot[i], memory_order_relaxed);
+      if (!e)
+         continue;
+      if (ctx->dev && ctx->dev->ops->module_unload)
+         ctx->dev->ops->module_unload(ctx->dev, e->module);
+      free(e);
+   }
+   pthread_mutex_destroy(&t->lock);
+   free(t);
+   ctx->ktable = NULL;
+}
+
+static char llvm_version[32];
+
+static void
+fill_llvm_version(void)
+{
+   unsigned major = 0, minor = 0, patch = 0;
+   LLVMGetVersion(&major, &minor, &patch);
+   snprintf(llvm_version, sizeof(llvm_version), "%u.%u.%u", major, minor, patch);
+}
+
+const char *
+rt_llvm_version(void)
+{
+   static pthread_once_t once = PTHREAD_ONCE_INIT;
+   pthread_once(&once, fill_llvm_version);
+   return llvm_version;
+}
+
+/* ---- key and build -------------------------------------------------------------------- */
+
+mxjit_status
+rt_kernel_key(const struct jt_target *t, const tpl_family *f, const void *params, kc_key *key,
+              char *msg, size_t msglen)
+{
+   char ser[512];
+   size_t n = tpl_params_serialize(f, params, ser, sizeof(ser));
+   if (n >= sizeof(ser)) {
+      snprintf(msg, msglen, "runtime: params of %s serialize to %zu bytes (limit %zu)",
+               f->name, n, sizeof(ser) - 1);
+      return MXJIT_ERR_INTERNAL;
+   }
+   const kc_key_fields kf = {
+      .tpl_name = f->name,
+      .tpl_version = f->version,
+      .params = ser,
+      .params_len = n,
+      .target = t->name,
+      .features = t->features,
+      .wave_size = t->wave_size,
+      .llvm_version = rt_llvm_version(),
+      .abi_version = MXJIT_ABI_VERSION,
+      .build_id = "mxjit " MXJIT_VERSION,
+   };
+   return kc_key_init_msg(key, &kf, msg, msglen);
+}
+
+/* Metadata blob: magic, layout size, then jc_kernel_meta as laid out by this build. The key
+ * holds the mxjit version and ABI, so a blob from another layout only arrives through a
+ * hand-made overlay; rt_meta_decode then re-reads the code object instead. */
+#define RT_META_MAGIC 0x4d4b584du /* "MXKM" */
+
+mxjit_status
+rt_kernel_build(const struct jt_target *t, const tpl_family *f, const void *params, void **code,
+                size_t *code_size, void **meta, size_t *meta_size, tpl_build_result *times,
+                char *msg, size_t msglen)
+{
+   tpl_build_result r = {0};
+   mxjit_status st = tpl_compile(t, f, params, 0, &r, msg, msglen);
+   if (st != MXJIT_OK)
+      return st;
+   jc_kernel_meta km;
+   st = jc_codeobj_inspect(r.hsaco, r.hsaco_size, &km, msg, msglen);
+   uint8_t *blob = st == MXJIT_OK ? malloc(8 + sizeof(km)) : NULL;
+   if (st == MXJIT_OK && !blob) {
+      snprintf(msg, msglen, "runtime: out of host memory for kernel metadata");
+      st = MXJIT_ERR_NOMEM;
+   }
+   if (st != MXJIT_OK) {
+      free(r.hsaco);
+      return st;
+   }
+   uint32_t hdr[2] = {RT_META_MAGIC, (uint32_t)sizeof(km)};
+   memcpy(blob, hdr, 8);
+   memcpy(blob + 8, &km, sizeof(km));
+   *code = r.hsaco;
+   *code_size = r.hsaco_size;
+   *meta = blob;
+   *meta_size = 8 + sizeof(km);
+   if (times) {
+      *times = r;
+      times->hsaco = NULL;
+   }
+   return MXJIT_OK;
+}
+
+mxjit_status
+rt_meta_decode(const void *meta, size_t meta_size, const void *code, size_t code_size,
+               jc_kernel_meta *out, char *msg, size_t msglen)
+{
+   uint32_t hdr[2] = {0, 0};
+   if (meta && meta_size == 8 + sizeof(*out))
+      memcpy(hdr, meta, 8);
+   if (hdr[0] == RT_META_MAGIC && hdr[1] == sizeof(*out)) {
+      memcpy(out, (const uint8_t *)meta + 8, sizeof(*out));
+      out->name[sizeof(out->name) - 1] = '\0';
+      return MXJIT_OK;
+   }
+   return jc_codeobj_inspect(code, code_size, out, msg, msglen);
+}
+
+/* ---- miss path ------------------------------------------------------------------------ */
+
+struct build_ctx {
+   const struct jt_target *t;
+   const tpl_family *f;
+   const void *params;
+   tpl_build_result times;
+   int built;
+};
+
+static mxjit_status
+build_cb(void *user, void **code, size_t *code_size, void **meta, size_t *meta_size, char *msg,
+         size_t msglen)
+{
+   struct build_ctx *b = user;
+   b->built = 1;
+   return rt_kernel_build(b->t, b->f, b->params, code, code_size, meta, meta_size, &b->times,
+                          msg, msglen);
+}
+
+static rt_ksource
+to_source(enum kc_source s)
+{
+   switch (s) {
+   case KC_SRC_MEMORY: return RT_KSRC_MEMORY;
+   case KC_SRC_OVERLAY: return RT_KSRC_OVERLAY;
+   case KC_SRC_DISK: return RT_KSRC_DISK;
+   case KC_SRC_BUILT: return RT_KSRC_BUILT;
+   }
+   return RT_KSRC_BUILT;
+}
+
+/* Cache entry -> module + kernel on the device, into a new table entry (not yet published). */
+static mxjit_status
+load_entry(mxjit_ctx *ctx, const tpl_family *f, const kc_entry *ke, rt_lkernel *e)
+{
+   char msg[512] = "";
+   mxjit_status st = rt_meta_decode(ke->meta, ke->meta_size, ke->code, ke->code_size, &e->meta,
+                                    msg, sizeof(msg));
+   if (st != MXJIT_OK)
+      return rt_error(ctx, st, "runtime: metadata of cached %s kernel: %s", f->name, msg);
+   rt_device *dev = ctx->dev;
+   st = dev->ops->module_load(dev, ke->code, ke->code_size, &e->module);
+   if (st != MXJIT_OK)
+      return rt_error_from_device(ctx, st);
+   st = dev->ops->kernel_get(dev, e->module, e->meta.name, &e->kernel);
+   if (st != MXJIT_OK) {
+      dev->ops->module_unload(dev, e->module);
+      return rt_error_from_device(ctx, st);
+   }
+   return MXJIT_OK;
+}
+
+static mxjit_status
+miss(mxjit_ctx *ctx, const tpl_family *f, const void *params, uint64_t h, const rt_lkernel **out)
+{
+   double t0 = now_ms();
+   char msg[1024] = "";
+   mxjit_status st = tpl_params_check(f, params, msg, sizeof(msg));
+   if (st != MXJIT_OK)
+      return rt_error(ctx, st, "%s", msg);
+   kc_key key = {0};
+   if ((st = rt_kernel_key(ctx->target, f, params, &key, msg, sizeof(msg))) != MXJIT_OK)
+      return rt_error(ctx, st, "%s", msg);
+   struct build_ctx b = {.t = ctx->target, .f = f, .params = params};
+   const kc_entry *ke = NULL;
+   enum kc_source src = KC_SRC_BUILT;
+   st = kc_get(ctx->cache, &key, build_cb, &b, &ke, &src, msg, sizeof(msg));
+   kc_key_fini(&key);
+   if (st != MXJIT_OK)
+      return rt_error(ctx, st, "%s", msg);
+   double t1 = now_ms();
+
+   rt_lkernel *e = calloc(1, sizeof(*e));
+   if (!e)
+      return rt_error(ctx, MXJIT_ERR_NOMEM, "runtime: out of host memory for a kernel entry");
+   e->family = f;
+   e->hash = h;
+   memcpy(e->params, params, f->params_size);
+   if ((st = load_entry(ctx, f, ke, e)) != MXJIT_OK) {
+      free(e);
+      return st;
+   }
+   struct rt_ktable *t = ctx->ktable;
+   unsigned i = 0;
+   while (i < RT_KT_SLOTS && atomic_load_explicit(&t->slot[(h + i) & (RT_KT_SLOTS - 1)],
+                                                  memory_order_relaxed))
+      i++;
+   if (i == RT_KT_SLOTS || t->count + 1 >= RT_KT_SLOTS * 3 / 4) {
+      ctx->dev->ops->module_unload(ctx->dev, e->module);
+      free(e);
+      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
+                      "runtime: this context already holds %u kernels (limit %u); use another "
+                      "context", t->count, RT_KT_SLOTS * 3 / 4);
+   }
+   atomic_store_explicit(&t->slot[(h + i) & (RT_KT_SLOTS - 1)], e, memory_order_release);
+   t->count++;
+   double t2 = now_ms();
+   ctx->last_kstats = (rt_kstats){
+      .source = b.built ? RT_KSRC_BUILT : to_source(src),
+      .ms_ir = b.times.ms_ir,
+      .ms_opt_codegen = b.times.ms_opt_codegen,
+      .ms_link = b.times.ms_link,
+      .ms_cache = t1 - t0,
+      .ms_load = t2 - t1,
+      .ms_total = t2 - t0,
+   };
+   *out = e;
+   return MXJIT_OK;
+}
+
+mxjit_status
+rt_kernel_get(mxjit_ctx *ctx, const tpl_family *f, const void *params, const rt_lkernel **out)
+{
+   if (!ctx->ktable)
+      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
+                      "runtime: the %s device runs no kernels (it computes each op in scalar "
+                      "C); use the emu or hip device", ctx->dev ? ctx->dev->ops->name : "host");
+   if (f->params_size > RT_MAX_PARAMS_BYTES)
+      return rt_error(ctx, MXJIT_ERR_INTERNAL, "runtime: %s params are %zu bytes (limit %d)",
+                      f->name, f->params_size, RT_MAX_PARAMS_BYTES);
+   uint64_t h = table_hash(f, params, f->params_size);
+   const rt_lkernel *e = table_find(ctx->ktable, f, params, h);
+   if (e) {
+      *out = e;
+      return MXJIT_OK;
+   }
+   pthread_mutex_lock(&ctx->ktable->lock);
+   e = table_find(ctx->ktable, f, params, h); /* another thread may have loaded it */
+   mxjit_status st = MXJIT_OK;
+   if (e)
+      *out = e;
+   else
+      st = miss(ctx, f, params, h, out);
+   pthread_mutex_unlock(&ctx->ktable->lock);
+   return st;
+}
+
+mxjit_status
+rt_kernel_launch(mxjit_ctx *ctx, const rt_lkernel *k, const uint32_t grid[3],
+                 const uint32_t block[3], const void *kernargs, size_t kernarg_size,
+                 mxjit_stream stream)
+{
+   const rt_launch l = {
+      .grid = {grid[0], grid[1], grid[2]},
+      .block = {block[0], block[1], block[2]},
+      .kernargs = kernargs,
+      .kernarg_size = kernarg_size,
+      .stream = stream,
+   };
+   mxjit_status st = ctx->dev->ops->launch(ctx->dev, k->kernel, &l);
+   return st == MXJIT_OK ? st : rt_error_from_device(ctx, st);
+}

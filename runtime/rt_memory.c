@@ -1,0 +1,107 @@
+/*
+ * rt_memory.c — device memory entry points (section 4 of mxjit.h): argument checks with
+ * messages, then the device's hook.
+ */
+#include "rt_int.h"
+
+#include <stddef.h>
+
+/* Every entry point: NULL ctx has nowhere to carry a message, so the status alone says it. */
+#define ENTER(ctx, fn)                                                                        \
+   do {                                                                                       \
+      if (!(ctx))                                                                             \
+         return MXJIT_ERR_INVALID_ARG;                                                        \
+      rt_clear_error(ctx);                                                                    \
+      mxjit_status st_ = rt_ctx_check((ctx), fn);                                             \
+      if (st_ != MXJIT_OK)                                                                    \
+         return st_;                                                                          \
+   } while (0)
+
+static mxjit_status
+dev_result(mxjit_ctx *ctx, mxjit_status st)
+{
+   return st == MXJIT_OK ? st : rt_error_from_device(ctx, st);
+}
+
+mxjit_status
+mxjit_malloc(mxjit_ctx *ctx, size_t bytes, mxjit_devptr *out)
+{
+   ENTER(ctx, "mxjit_malloc");
+   if (!out)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG, "mxjit_malloc: out is NULL; pass the address "
+                                                  "of an mxjit_devptr");
+   *out = 0;
+   if (bytes == 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "mxjit_malloc: bytes is 0; allocate at least one byte");
+   rt_device *dev = rt_ctx_device(ctx);
+   return dev_result(ctx, dev->ops->alloc(dev, bytes, out));
+}
+
+mxjit_status
+mxjit_free(mxjit_ctx *ctx, mxjit_devptr ptr)
+{
+   ENTER(ctx, "mxjit_free");
+   if (ptr == 0)
+      return MXJIT_OK; /* like free(NULL) */
+   rt_device *dev = rt_ctx_device(ctx);
+   return dev_result(ctx, dev->ops->free(dev, ptr));
+}
+
+mxjit_status
+mxjit_memcpy_h2d(mxjit_ctx *ctx, mxjit_devptr dst, const void *src, size_t bytes)
+{
+   ENTER(ctx, "mxjit_memcpy_h2d");
+   if (bytes == 0)
+      return MXJIT_OK;
+   if (dst == 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "mxjit_memcpy_h2d: dst is 0 (null device pointer) for %zu bytes; "
+                      "pass an address from mxjit_malloc", bytes);
+   if (!src)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "mxjit_memcpy_h2d: src is NULL for %zu bytes", bytes);
+   rt_device *dev = rt_ctx_device(ctx);
+   return dev_result(ctx, dev->ops->copy_h2d(dev, dst, src, bytes));
+}
+
+mxjit_status
+mxjit_memcpy_d2h(mxjit_ctx *ctx, void *dst, mxjit_devptr src, size_t bytes)
+{
+   ENTER(ctx, "mxjit_memcpy_d2h");
+   if (bytes == 0)
+      return MXJIT_OK;
+   if (!dst)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "mxjit_memcpy_d2h: dst is NULL for %zu bytes", bytes);
+   if (src == 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "mxjit_memcpy_d2h: src is 0 (null device pointer) for %zu bytes; "
+                      "pass an address from mxjit_malloc", bytes);
+   rt_device *dev = rt_ctx_device(ctx);
+   return dev_result(ctx, dev->ops->copy_d2h(dev, dst, src, bytes));
+}
+
+mxjit_status
+mxjit_memset(mxjit_ctx *ctx, mxjit_devptr dst, int value, size_t bytes)
+{
+   ENTER(ctx, "mxjit_memset");
+   if (bytes == 0)
+      return MXJIT_OK;
+   if (dst == 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "mxjit_memset: dst is 0 (null device pointer) for %zu bytes", bytes);
+   if (value < -128 || value > 255)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "mxjit_memset: value %d does not fit in a byte; use 0..255", value);
+   rt_device *dev = rt_ctx_device(ctx);
+   return dev_result(ctx, dev->ops->memset(dev, dst, value & 0xff, bytes));
+}
+
+mxjit_status
+mxjit_synchronize(mxjit_ctx *ctx, mxjit_stream stream)
+{
+   ENTER(ctx, "mxjit_synchronize");
+   rt_device *dev = rt_ctx_device(ctx);
+   return dev_result(ctx, dev->ops->synchronize(dev, stream));
+}
