@@ -85,6 +85,8 @@ typedef struct mxjit_ctx_options {
    int emu_threads;             /**< emulator host threads; 0: 1 */
    uint64_t emu_shuffle_seed;   /**< nonzero: shuffle wave order at every barrier with this seed */
    int emu_hazards;             /**< 0: report hazards as faults (default); 1: ignore */
+   const char *config_dir;      /**< tuned-params YAML dir; NULL: $MXJIT_CONFIG_DIR, installed,
+                                     then the source tree's configs/ */
 } mxjit_ctx_options;
 
 /** Creates a context. On MXJIT_OK *out is owned by the caller; free with mxjit_ctx_destroy().
