@@ -1,9 +1,80 @@
-/* placeholder until the owning change lands; replaced wholesale */
+/* cmd_cache.c — `mxjit cache stats|clear|dir [--cache-dir DIR]`: the user kernel cache. */
 #include "cmd.h"
+
+#include "kc.h"
+#include "mxjit.h"
+
+#include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
+
+static void
+usage(FILE *f)
+{
+   fprintf(f, "usage: mxjit cache stats|clear|dir [--cache-dir DIR]\n"
+              "  stats  entries and bytes in the user cache directory\n"
+              "  clear  remove every entry of the user cache directory\n"
+              "  dir    print the directory ($MXJIT_CACHE_DIR, $XDG_CACHE_HOME/mxjit,\n"
+              "         ~/.cache/mxjit)\n");
+}
+
+static void
+warn(void *user, const char *msg)
+{
+   (void)user;
+   fprintf(stderr, "mxjit cache: %s\n", msg);
+}
+
 int
 cmd_cache(int argc, char **argv)
 {
-   fprintf(stderr, "mxjit cache: not built yet\n");
-   return 1;
+   const char *sub = NULL, *dir = NULL;
+   for (int i = 1; i < argc; i++) {
+      if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+         usage(stdout);
+         return 0;
+      } else if (!strcmp(argv[i], "--cache-dir") && i + 1 < argc) {
+         dir = argv[++i];
+      } else if (!sub && argv[i][0] != '-') {
+         sub = argv[i];
+      } else {
+         fprintf(stderr, "mxjit cache: unexpected argument '%s'\n", argv[i]);
+         usage(stderr);
+         return 2;
+      }
+   }
+   if (!sub || (strcmp(sub, "stats") && strcmp(sub, "clear") && strcmp(sub, "dir"))) {
+      fprintf(stderr, "mxjit cache: expected stats, clear or dir, got '%s'\n",
+              sub ? sub : "(nothing)");
+      usage(stderr);
+      return 2;
+   }
+   kc_cache *c = NULL;
+   char msg[512] = "";
+   if (kc_open(&(kc_options){.dir = dir, .warn = warn}, &c, msg, sizeof(msg)) != MXJIT_OK) {
+      fprintf(stderr, "mxjit cache: %s\n", msg);
+      return 1;
+   }
+   kc_stats s;
+   kc_get_stats(c, &s);
+   int rc = 0;
+   if (!strcmp(sub, "dir")) {
+      printf("%s\n", s.dir);
+   } else if (!strcmp(sub, "stats")) {
+      printf("dir      %s%s\n", s.dir, s.disk_ok ? "" : " (not writable: memory only)");
+      printf("entries  %" PRIu64 "\n", s.entries);
+      printf("bytes    %" PRIu64 "\n", s.bytes);
+   } else {
+      mxjit_status st = kc_clear(c);
+      if (st != MXJIT_OK) {
+         fprintf(stderr, "mxjit cache: clearing %s failed (%s): some entries remain; check "
+                         "permissions\n", s.dir, mxjit_status_name(st));
+         rc = 1;
+      } else {
+         printf("cleared %" PRIu64 " entries (%" PRIu64 " bytes) from %s\n", s.entries,
+                s.bytes, s.dir);
+      }
+   }
+   kc_close(c);
+   return rc;
 }
