@@ -115,7 +115,9 @@ enum kc_source { KC_SRC_MEMORY, KC_SRC_OVERLAY, KC_SRC_DISK, KC_SRC_BUILT };
    even with many threads; concurrent processes are benign). The returned entry lives as long
    as the cache. A failing build returns its status and message; the cache itself never fails
    a lookup because of I/O. Threads that waited for another thread's build get its status and
-   message, and KC_SRC_MEMORY on success. src may be NULL. */
+   message, and KC_SRC_MEMORY on success. src may be NULL. The build callback runs without
+   any cache lock held but must not call kc_get for the same key (it would wait on itself);
+   on failure it must leave *code and *meta unallocated. */
 mxjit_status kc_get(kc_cache *c, const kc_key *key, kc_build_fn build, void *user,
                     const kc_entry **out, enum kc_source *src, char *msg, size_t msglen);
 
@@ -125,8 +127,9 @@ mxjit_status kc_get(kc_cache *c, const kc_key *key, kc_build_fn build, void *use
  *  miss. */
 bool kc_disk_lookup(kc_cache *c, const kc_key *key, void **code, size_t *code_size,
                     void **meta, size_t *meta_size);
-/** Writes the entry to the user dir (best effort, silent on failure; no-op when memory-only
- *  or when a valid entry is already there), then evicts down to the size cap. */
+/** Writes the entry to the user dir (best effort; warns once on failure; no-op when
+ *  memory-only or when a valid entry is already there, a damaged one is replaced), then
+ *  evicts down to the size cap. */
 void kc_disk_publish(kc_cache *c, const kc_key *key, const kc_entry *e);
 
 /** Fills dir/max_bytes from the environment where the caller left them 0/NULL; the strings

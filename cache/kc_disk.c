@@ -270,8 +270,15 @@ kc_disk_publish(kc_cache *c, const kc_key *key, const kc_entry *e)
    if (!c || !key || !e || !c->disk_ok || (!e->code && e->code_size) ||
        (!e->meta && e->meta_size) || !entry_path(c->dir, key, path, sizeof(path)))
       return;
-   if (access(path, F_OK) == 0)
-      return; /* another process or an earlier run published it */
+   if (access(path, F_OK) == 0) {
+      /* published by another process or an earlier run; a damaged file is removed here */
+      void *old = NULL;
+      kc_entry oe;
+      bool valid = kc_disk_read(c, c->dir, key, true, false, &old, &oe);
+      free(old);
+      if (valid)
+         return;
+   }
    char *slash = strrchr(path, '/');
    *slash = '\0';
    int err = kc_os_mkdirs(c, path);

@@ -211,3 +211,51 @@ Test(kc_store, entry_layout)
    kc_close(c);
    kc_key_fini(&k);
 }
+
+/* dir == NULL means "the defaults": kc_open asks kc_options_from_env (the one reader of the
+ * environment) for the directory and the cap. */
+Test(kc_store, null_dir_uses_the_environment)
+{
+   setenv("MXJIT_CACHE_DIR", kt_path("fromenv"), 1);
+   setenv("MXJIT_CACHE_MAX_SIZE", "1K", 1);
+   kc_cache *c = NULL;
+   cr_assert_eq(kc_open(&(kc_options){0}, &c, NULL, 0), MXJIT_OK);
+   kc_stats s;
+   kc_get_stats(c, &s);
+   cr_assert_str_eq(s.dir, kt_path("fromenv"));
+   cr_assert_eq(s.disk_ok, 1);
+   /* a 1 KiB cap keeps at most one 600-byte entry */
+   kc_key k[3];
+   for (int i = 0; i < 3; i++) {
+      struct kt_build b = {.tag = 'E', .size = 600};
+      const kc_entry *e;
+      kt_key(&k[i], (unsigned)i);
+      cr_assert_eq(kc_get(c, &k[i], kt_build_fn, &b, &e, NULL, NULL, 0), MXJIT_OK);
+   }
+   cr_assert_eq(kt_count_files(kt_path("fromenv")).entries, 1u);
+   kc_get_stats(c, &s);
+   cr_assert_eq(s.evictions, 2u);
+   kc_close(c);
+   for (int i = 0; i < 3; i++)
+      kc_key_fini(&k[i]);
+}
+
+Test(kc_store, publish_replaces_a_damaged_entry)
+{
+   kc_cache *c = kt_open_dir(kt_path("user"), NULL, 0);
+   kc_key k;
+   kt_key(&k, 4);
+   kc_disk_publish(c, &k, &(kc_entry){.code = "old", .code_size = 3});
+   kt_patch_byte(kt_entry_path(kt_path("user"), &k), 50, 1);
+   kc_disk_publish(c, &k, &(kc_entry){.code = "new", .code_size = 3});
+   void *code, *meta;
+   size_t cs, ms;
+   cr_assert(kc_disk_lookup(c, &k, &code, &cs, &meta, &ms));
+   cr_assert_eq(memcmp(code, "new", 3), 0);
+   free(code);
+   kc_stats s;
+   kc_get_stats(c, &s);
+   cr_assert_eq(s.bad_entries, 1u);
+   kc_close(c);
+   kc_key_fini(&k);
+}
