@@ -1,0 +1,127 @@
+/*
+ * op_scaled_copy.c — mxjit_scaled_copy: out[i][j] = fp32(bf16 x[i][j]) * scale.
+ * The foundation op: validate, pick params (tuned table, else tpl_scaled_copy_pick), look the
+ * kernel up, launch. On the host device it is computed here in scalar C (bf16 widening is
+ * exact; one fp32 multiply, round-to-nearest-even, subnormals kept — NUMERICS.md §1).
+ */
+#include "rt_int.h"
+#include "rt_config.h"
+#include "rt_kernels.h"
+
+#include "scaled_copy.h"
+
+#include <string.h>
+
+/* [lo, hi) byte range of a row-major (m, n) view with row stride ld and element size es. */
+static void
+view_range(mxjit_devptr base, int64_t m, int64_t n, int64_t ld, int64_t es, uint64_t *lo,
+           uint64_t *hi)
+{
+   *lo = base;
+   *hi = base + (uint64_t)(((m - 1) * ld + n) * es);
+}
+
+static mxjit_status
+check_dims(mxjit_ctx *ctx, const mxjit_scaled_copy_args *a, int64_t ld_x, int64_t ld_out)
+{
+   if (a->m <= 0 || a->n <= 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
+                      "scaled_copy: args.%s = %lld must be > 0", a->m <= 0 ? "m" : "n",
+                      (long long)(a->m <= 0 ? a->m : a->n));
+   if (ld_x < a->n || ld_out < a->n)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                      "scaled_copy: args.%s = %lld is less than args.n = %lld; rows would "
+                      "overlap (pass 0 for contiguous rows)", ld_x < a->n ? "ld_x" : "ld_out",
+                      (long long)(ld_x < a->n ? ld_x : ld_out), (long long)a->n);
+   /* Byte extents must fit in 63 bits: (m-1)*ld + n elements of at most 4 bytes. */
+   const int64_t lim = INT64_MAX / 8;
+   int64_t ld = ld_x > ld_out ? ld_x : ld_out;
+   if (a->m > lim / ld)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
+                      "scaled_copy: args.m = %lld with row stride %lld exceeds the address "
+                      "space", (long long)a->m, (long long)ld);
+   return MXJIT_OK;
+}
+
+static mxjit_status
+check_pointers(mxjit_ctx *ctx, const mxjit_scaled_copy_args *a, int64_t ld_x, int64_t ld_out)
+{
+   if (a->x == 0 || a->out == 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "scaled_copy: args.%s is 0 (null device pointer); pass memory from "
+                      "mxjit_malloc", a->x == 0 ? "x" : "out");
+   if (a->x % 2 || a->out % 4)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_ALIGN,
+                      "scaled_copy: args.%s = 0x%llx is not %d-byte aligned (its element size)",
+                      a->x % 2 ? "x" : "out", (unsigned long long)(a->x % 2 ? a->x : a->out),
+                      a->x % 2 ? 2 : 4);
+   uint64_t xlo, xhi, olo, ohi;
+   view_range(a->x, a->m, a->n, ld_x, 2, &xlo, &xhi);
+   view_range(a->out, a->m, a->n, ld_out, 4, &olo, &ohi);
+   if (xlo < ohi && olo < xhi)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_ALIAS,
+                      "scaled_copy: args.x [0x%llx, 0x%llx) overlaps args.out [0x%llx, 0x%llx); "
+                      "in-place is not supported, use separate buffers",
+                      (unsigned long long)xlo, (unsigned long long)xhi,
+                      (unsigned long long)olo, (unsigned long long)ohi);
+   return MXJIT_OK;
+}
+
+/* Host device: devptrs are host pointers (dev_host.c). */
+static void
+host_scaled_copy(const mxjit_scaled_copy_args *a, int64_t ld_x, int64_t ld_out)
+{
+   const uint16_t *x = (const uint16_t *)(uintptr_t)a->x;
+   float *out = (float *)(uintptr_t)a->out;
+   for (int64_t i = 0; i < a->m; i++) {
+      for (int64_t j = 0; j < a->n; j++) {
+         uint32_t bits = (uint32_t)x[i * ld_x + j] << 16; /* bf16 -> f32 is exact */
+         float v;
+         memcpy(&v, &bits, sizeof(v));
+         out[i * ld_out + j] = v * a->scale;
+      }
+   }
+}
+
+mxjit_status
+mxjit_scaled_copy(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_scaled_copy_args *args)
+{
+   if (!ctx)
+      return MXJIT_ERR_INVALID_ARG;
+   rt_clear_error(ctx);
+   mxjit_status st = rt_ctx_check(ctx, "scaled_copy");
+   if (st != MXJIT_OK)
+      return st;
+   if (!args)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "scaled_copy: args is NULL; pass &(mxjit_scaled_copy_args){...}");
+   int64_t ld_x = args->ld_x ? args->ld_x : args->n;
+   int64_t ld_out = args->ld_out ? args->ld_out : args->n;
+   if ((st = check_dims(ctx, args, ld_x, ld_out)) != MXJIT_OK ||
+       (st = check_pointers(ctx, args, ld_x, ld_out)) != MXJIT_OK)
+      return st;
+   if (ctx->kind == MXJIT_DEVICE_HOST) {
+      host_scaled_copy(args, ld_x, ld_out);
+      return MXJIT_OK;
+   }
+
+   struct tpl_scaled_copy_params p;
+   const int64_t shape[2] = {args->m, args->n};
+   if (!rt_config_tuned(ctx->config, &tpl_scaled_copy, shape, 2, &p))
+      tpl_scaled_copy_pick(ctx->target, args->m, args->n, &p);
+   const rt_lkernel *k;
+   if ((st = rt_kernel_get(ctx, &tpl_scaled_copy, &p, &k)) != MXJIT_OK)
+      return st;
+   uint32_t grid[3], block[3];
+   tpl_scaled_copy_grid(&p, args->m, args->n, grid, block);
+   const struct tpl_scaled_copy_kernargs ka = {
+      .x = args->x,
+      .out = args->out,
+      .m = args->m,
+      .n = args->n,
+      .ld_x = ld_x,
+      .ld_out = ld_out,
+      .scale = args->scale,
+   };
+   return rt_kernel_launch(ctx, k, grid, block, &ka, sizeof(ka), stream);
+}
