@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_KV 32
 
@@ -38,7 +37,7 @@ usage_dis(FILE *f)
 {
    fprintf(f, "usage: mxjit dis --template NAME --target gfx942|gfx950 [--param k=v ...]\n"
               "                 [--ir] [--isa]\n"
-              "Prints the LLVM IR (before and after optimization) and/or the AMDGPU assembly\n"
+              "Prints the optimized LLVM IR and/or the AMDGPU assembly\n"
               "of one kernel; with neither flag, both.\n");
 }
 
@@ -227,20 +226,8 @@ cmd_dis(int argc, char **argv)
       return 2;
    if (!o.ir && !o.isa)
       o.ir = o.isa = 1;
-   /* tpl_compile dumps to stderr (jit debug output); `dis` is asked for the text, so point
-    * stderr at stdout for the duration of the compile. */
-   fflush(stdout);
-   fflush(stderr);
-   int saved = dup(STDERR_FILENO);
-   dup2(STDOUT_FILENO, STDERR_FILENO);
    char msg[1024] = "";
-   tpl_build_result r = {0};
-   mxjit_status st = tpl_compile(t, f, params, (o.ir ? 1u : 0u) | (o.isa ? 2u : 0u), &r, msg,
-                                 sizeof(msg));
-   fflush(stderr);
-   dup2(saved, STDERR_FILENO);
-   close(saved);
-   free(r.hsaco);
+   mxjit_status st = tpl_dump(t, f, params, o.ir, o.isa, stdout, msg, sizeof(msg));
    if (st != MXJIT_OK) {
       fprintf(stderr, "mxjit dis: %s (%s)\n", msg, mxjit_status_name(st));
       return 1;

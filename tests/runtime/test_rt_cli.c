@@ -1,0 +1,121 @@
+/*
+ * test_rt_cli.c — the mxjit program: usage errors exit 2 with a message; compile, dis and
+ * cache work against a temporary cache directory; the shared library exports only mxjit_*.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Runs `MXJIT_CLI args` with MXJIT_CACHE_DIR pointed at a temp dir; returns the exit status
+ * and the combined output in out. */
+static int
+cli(const char *args, char *out, size_t len)
+{
+   char cmd[1024];
+   snprintf(cmd, sizeof(cmd), "MXJIT_CACHE_DIR=/tmp/mxjit-cli-%d '%s' %s 2>&1", (int)getpid(),
+            MXJIT_CLI, args);
+   FILE *p = popen(cmd, "r");
+   cr_assert_not_null(p);
+   size_t n = fread(out, 1, len - 1, p);
+   out[n] = '\0';
+   int st = pclose(p);
+   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void
+expect_usage(const char *args, const char *needle)
+{
+   char out[8192];
+   int rc = cli(args, out, sizeof(out));
+   cr_assert_eq(rc, 2, "`mxjit %s` exited %d:\n%s", args, rc, out);
+   cr_assert(strstr(out, needle) != NULL, "`mxjit %s` output lacks '%s':\n%s", args, needle,
+             out);
+}
+
+Test(rt_cli, usage_errors_exit_2)
+{
+   expect_usage("", "usage: mxjit <command>");
+   expect_usage("frobnicate", "unknown command 'frobnicate'");
+   expect_usage("compile", "--template and --target are required");
+   expect_usage("compile --template scaled_copy --target gfx000", "--target 'gfx000'");
+   expect_usage("compile --template nope --target gfx950", "--template 'nope'");
+   expect_usage("compile --template scaled_copy --target gfx950 --param waves=3", "waves");
+   expect_usage("compile --template scaled_copy --target gfx950 --param speed=1",
+                "--param 'speed=1'");
+   expect_usage("compile --bogus", "unknown option '--bogus'");
+   expect_usage("dis --template scaled_copy", "--template and --target are required");
+   expect_usage("cache", "expected stats, clear or dir");
+   expect_usage("cache purge", "expected stats, clear or dir, got 'purge'");
+   expect_usage("bench --reps 0", "--reps 0 is out of range");
+   expect_usage("demo extra", "usage: mxjit demo");
+}
+
+Test(rt_cli, help_exits_0)
+{
+   char out[8192];
+   cr_assert_eq(cli("--help", out, sizeof(out)), 0);
+   cr_assert(strstr(out, "commands:") != NULL);
+   cr_assert_eq(cli("compile --help", out, sizeof(out)), 0);
+   cr_assert(strstr(out, "usage: mxjit compile") != NULL);
+}
+
+Test(rt_cli, compile_then_hit_then_cache_clear)
+{
+   char out[8192], args[512];
+   char hsaco[64];
+   snprintf(hsaco, sizeof(hsaco), "/tmp/mxjit-cli-%d.hsaco", (int)getpid());
+   snprintf(args, sizeof(args), "compile --template scaled_copy --target gfx942 -o %s", hsaco);
+   int rc = cli(args, out, sizeof(out));
+   cr_assert_eq(rc, 0, "%s", out);
+   cr_assert(strstr(out, "compiled") != NULL, "%s", out);
+   FILE *f = fopen(hsaco, "rb");
+   cr_assert_not_null(f);
+   unsigned char magic[4] = {0};
+   cr_assert_eq(fread(magic, 1, 4, f), 4u);
+   fclose(f);
+   unlink(hsaco);
+   cr_assert(!memcmp(magic, "\177ELF", 4));
+   cr_assert_eq(cli("compile --template scaled_copy --target gfx942", out, sizeof(out)), 0);
+   cr_assert(strstr(out, "cache hit") != NULL, "%s", out);
+   cr_assert_eq(cli("cache stats", out, sizeof(out)), 0, "%s", out);
+   cr_assert(strstr(out, "entries  1") != NULL, "%s", out);
+   cr_assert_eq(cli("cache clear", out, sizeof(out)), 0, "%s", out);
+   cr_assert(strstr(out, "cleared 1 entries") != NULL, "%s", out);
+   cr_assert_eq(cli("cache stats", out, sizeof(out)), 0, "%s", out);
+   cr_assert(strstr(out, "entries  0") != NULL, "%s", out);
+   snprintf(args, sizeof(args), "rm -rf /tmp/mxjit-cli-%d", (int)getpid());
+   cr_assert_eq(system(args), 0);
+}
+
+Test(rt_cli, dis_prints_isa)
+{
+   static char out[1 << 20];
+   int rc = cli("dis --template scaled_copy --target gfx950 --isa", out, sizeof(out));
+   cr_assert_eq(rc, 0, "%s", out);
+   cr_assert(strstr(out, "s_endpgm") != NULL, "no s_endpgm in:\n%.2000s", out);
+}
+
+Test(rt_cli, shared_library_exports_only_mxjit)
+{
+   char cmd[1024];
+   snprintf(cmd, sizeof(cmd), "nm -D --defined-only '%s'", MXJIT_SHARED_LIB);
+   FILE *p = popen(cmd, "r");
+   cr_assert_not_null(p);
+   char line[512];
+   int n = 0;
+   while (fgets(line, sizeof(line), p)) {
+      char addr[64], type[8], name[400];
+      if (sscanf(line, "%63s %7s %399s", addr, type, name) != 3)
+         continue;
+      if (type[0] == 'A') /* version node (MXJIT_0 etc.), not a symbol */
+         continue;
+      cr_assert(!strncmp(name, "mxjit_", 6), "exported symbol '%s' lacks the mxjit_ prefix",
+                name);
+      n++;
+   }
+   cr_assert_eq(pclose(p), 0, "nm failed");
+   cr_assert_gt(n, 10, "only %d symbols exported", n);
+}
