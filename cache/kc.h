@@ -153,6 +153,11 @@ void kc_get_stats(kc_cache *c, kc_stats *out);
  *  file could not be removed. The in-process table is kept. */
 mxjit_status kc_clear(kc_cache *c);
 
+/** Checks every entry of the user dir without knowing the keys: header, sizes, checksum, and
+ *  that the stored key material hashes to the file's name. Damaged files are removed (and
+ *  counted in bad_entries). For `mxjit cache verify`. MXJIT_ERR_INVALID_ARG for NULL c. */
+mxjit_status kc_verify(kc_cache *c, uint64_t *checked, uint64_t *removed);
+
 /* ---- Fault injection (STYLE C18) ------------------------------------------------------- */
 
 /** Stable site ids of the write path; never renumber or reuse. */

@@ -62,31 +62,33 @@ encode(const kc_key *key, const kc_entry *e, size_t *size)
 }
 
 /* Validates untrusted bytes (STYLE C9 check()): nothing is believed before it is checked
- * against the file size, and the key material must equal the caller's byte for byte. */
-static bool
+ * against the file size, and the key material must equal the caller's byte for byte (when
+ * key is NULL, kc_verify checks the material against the file name instead). Returns NULL or
+ * the failed condition. */
+static const char *
 decode(const kc_key *key, const uint8_t *b, size_t size, kc_entry *e)
 {
 #define check(cond)                                                                            \
    do {                                                                                        \
       if (!(cond))                                                                             \
-         return false;                                                                         \
+         return #cond;                                                                         \
    } while (0)
    check(size >= KC_HDR_SIZE);
    check(memcmp(b, entry_magic, 8) == 0);
    check(kc_get32(b + 8) == KC_FORMAT_VERSION);
    check(kc_get32(b + 12) == KC_HDR_SIZE);
    uint64_t mlen = kc_get64(b + 16), code = kc_get64(b + 24), meta = kc_get64(b + 32);
-   check(mlen == key->material_len);
+   check(key ? mlen == key->material_len : mlen <= KC_MAX_MATERIAL);
    check(code <= KC_MAX_FILE && meta <= KC_MAX_FILE);
    uint64_t coff = KC_HDR_SIZE + al16(mlen), xoff = coff + al16(code);
    check(xoff + meta == size);
-   check(memcmp(b + KC_HDR_SIZE, key->material, mlen) == 0);
+   check(!key || memcmp(b + KC_HDR_SIZE, key->material, mlen) == 0);
    check(kc_get64(b + 40) == checksum(b, size));
    e->code = b + coff;
    e->code_size = code;
    e->meta = meta ? b + xoff : NULL;
    e->meta_size = meta;
-   return true;
+   return NULL;
 #undef check
 }
 
@@ -132,7 +134,7 @@ kc_disk_read(kc_cache *c, const char *dir, const kc_key *key, bool del, bool tou
    int err = kc_os_read_file(path, touch, buf, &size);
    if (err == ENOENT || err == ENOTDIR)
       return false;
-   if (err == 0 && decode(key, *buf, size, e))
+   if (err == 0 && !decode(key, *buf, size, e))
       return true;
    free(*buf);
    *buf = NULL;
@@ -337,6 +339,61 @@ kc_disk_count(kc_cache *c, uint64_t *entries, uint64_t *bytes)
    kc_os_scan(c->dir, 0, 256, sum_entries, acc);
    *entries = acc[0];
    *bytes = acc[1];
+}
+
+struct verify {
+   uint64_t checked, removed, bytes_removed;
+};
+
+/* A file is good when it decodes and its material hashes to its own name <hh>/<30 hex>. */
+static bool
+verify_one(void *user, const char *path, const char *name, off_t size, int64_t mtime)
+{
+   struct verify *v = user;
+   if (!kc_is_entry_name(name))
+      return true;
+   void *buf = NULL;
+   size_t n = 0;
+   kc_entry e;
+   int err = kc_os_read_file(path, false, &buf, &n);
+   if (err && err != EINVAL) {
+      free(buf);
+      return true; /* unreadable now (EACCES, ENOMEM): not proof of damage */
+   }
+   v->checked++;
+   bool good = !err && !decode(NULL, buf, n, &e);
+   if (good) {
+      kc_key k = {.material = (uint8_t *)buf + KC_HDR_SIZE};
+      k.material_len = kc_get64((uint8_t *)buf + 16);
+      char hex[33];
+      kc_hash128(k.material, k.material_len, KC_KEY_SEED, k.hash);
+      kc_key_hex(&k, hex);
+      size_t pl = strlen(path);
+      good = pl >= 33 && !memcmp(path + pl - 33, hex, 2) && !strcmp(name, hex + 2);
+   }
+   free(buf);
+   if (!good && unlink(path) == 0) {
+      v->removed++;
+      v->bytes_removed += (uint64_t)size;
+   }
+   return true;
+}
+
+mxjit_status
+kc_verify(kc_cache *c, uint64_t *checked, uint64_t *removed)
+{
+   struct verify v = {0, 0, 0};
+   if (c && c->disk_ok) {
+      kc_os_scan(c->dir, 0, 256, verify_one, &v);
+      if (v.bytes_removed)
+         account(c, -(int64_t)v.bytes_removed);
+      atomic_fetch_add(&c->bad_entries, v.removed);
+   }
+   if (checked)
+      *checked = v.checked;
+   if (removed)
+      *removed = v.removed;
+   return c ? MXJIT_OK : MXJIT_ERR_INVALID_ARG;
 }
 
 /* ---- Environment (the only place that reads it, STYLE C15/C16) ------------------------- */

@@ -259,3 +259,40 @@ Test(kc_store, publish_replaces_a_damaged_entry)
    kc_close(c);
    kc_key_fini(&k);
 }
+
+Test(kc_store, verify_removes_damaged_and_misnamed_entries)
+{
+   kc_cache *c = kt_open_dir(kt_path("user"), NULL, 0);
+   kc_key k[4];
+   for (int i = 0; i < 4; i++) {
+      kt_key(&k[i], (unsigned)i);
+      kc_disk_publish(c, &k[i], &(kc_entry){.code = "abcdef", .code_size = 6});
+   }
+   kt_patch_byte(kt_entry_path(kt_path("user"), &k[1]), 100, 4);
+   cr_assert_eq(truncate(kt_entry_path(kt_path("user"), &k[2]), 30), 0);
+   /* a valid entry under the wrong name: k[3]'s bytes at the path of a fifth key */
+   kc_key other;
+   kt_key(&other, 99);
+   char from[600], to[600];
+   snprintf(from, sizeof(from), "%s", kt_entry_path(kt_path("user"), &k[3]));
+   snprintf(to, sizeof(to), "%s", kt_entry_path(kt_path("user"), &other));
+   *strrchr(to, '/') = '\0';
+   mkdir(to, 0755);
+   snprintf(to, sizeof(to), "%s", kt_entry_path(kt_path("user"), &other));
+   cr_assert_eq(rename(from, to), 0);
+   uint64_t checked = 0, removed = 0;
+   cr_assert_eq(kc_verify(c, &checked, &removed), MXJIT_OK);
+   cr_assert_eq(checked, 4u);
+   cr_assert_eq(removed, 3u);
+   struct kt_count n = kt_count_files(kt_path("user"));
+   cr_assert_eq(n.entries, 1u);
+   void *code, *meta;
+   size_t cs, ms;
+   cr_assert(kc_disk_lookup(c, &k[0], &code, &cs, &meta, &ms));
+   free(code);
+   cr_assert_eq(kc_verify(NULL, NULL, NULL), MXJIT_ERR_INVALID_ARG);
+   kc_close(c);
+   for (int i = 0; i < 4; i++)
+      kc_key_fini(&k[i]);
+   kc_key_fini(&other);
+}
