@@ -68,10 +68,10 @@ encode(const kc_key *key, const kc_entry *e, size_t *size)
 static const char *
 decode(const kc_key *key, const uint8_t *b, size_t size, kc_entry *e)
 {
-#define check(cond)                                                                            \
-   do {                                                                                        \
-      if (!(cond))                                                                             \
-         return #cond;                                                                         \
+#define check(cond)                                                                                \
+   do {                                                                                            \
+      if (!(cond))                                                                                 \
+         return #cond;                                                                             \
    } while (0)
    check(size >= KC_HDR_SIZE);
    check(memcmp(b, entry_magic, 8) == 0);
@@ -123,8 +123,8 @@ account(kc_cache *c, int64_t delta)
 }
 
 bool
-kc_disk_read(kc_cache *c, const char *dir, const kc_key *key, bool del, bool touch,
-             void **buf, kc_entry *e)
+kc_disk_read(kc_cache *c, const char *dir, const kc_key *key, bool del, bool touch, void **buf,
+             kc_entry *e)
 {
    char path[4096];
    size_t size;
@@ -296,7 +296,8 @@ kc_disk_publish(kc_cache *c, const kc_key *key, const kc_entry *e)
       return;
    if (err) {
       if (atomic_exchange(&c->warned_write, 1) == 0)
-         kc_warn(c, "cache: could not write entry '%s' (%s); kernels are still compiled and "
+         kc_warn(c,
+                 "cache: could not write entry '%s' (%s); kernels are still compiled and "
                  "kept in memory: check free space and permissions of the cache directory",
                  path, strerror(err));
       return;
@@ -310,8 +311,7 @@ static bool
 remove_file(void *user, const char *path, const char *name, off_t size, int64_t mtime)
 {
    unsigned *failed = user;
-   if ((kc_is_entry_name(name) || kc_is_tmp_name(name)) && unlink(path) != 0 &&
-       errno != ENOENT)
+   if ((kc_is_entry_name(name) || kc_is_tmp_name(name)) && unlink(path) != 0 && errno != ENOENT)
       (*failed)++;
    return true;
 }
@@ -411,11 +411,25 @@ kc_parse_size(const char *s, uint64_t *out)
    }
    unsigned shift = 0;
    switch (*s) {
-   case '\0': break;
-   case 'K': case 'k': shift = 10; s++; break;
-   case 'M': case 'm': shift = 20; s++; break;
-   case 'G': case 'g': shift = 30; s++; break;
-   default: return false;
+   case '\0':
+      break;
+   case 'K':
+   case 'k':
+      shift = 10;
+      s++;
+      break;
+   case 'M':
+   case 'm':
+      shift = 20;
+      s++;
+      break;
+   case 'G':
+   case 'g':
+      shift = 30;
+      s++;
+      break;
+   default:
+      return false;
    }
    if (*s != '\0' || v == 0 || v > (UINT64_MAX >> shift))
       return false;
@@ -429,7 +443,10 @@ static const char *
 intern(const char *a, const char *b)
 {
    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-   static struct str { struct str *next; char s[]; } *list;
+   static struct str {
+      struct str *next;
+      char s[];
+   } * list;
    size_t la = strlen(a), lb = b ? strlen(b) : 0;
    const char *r = NULL;
    pthread_mutex_lock(&mu);
@@ -461,8 +478,10 @@ kc_options_from_env_msg(kc_options *o, char *msg, size_t msglen)
    if (!o->max_bytes) {
       const char *v = getenv("MXJIT_CACHE_MAX_SIZE");
       if (v && *v && !kc_parse_size(v, &o->max_bytes)) {
-         kc_msg(msg, msglen, "cache: MXJIT_CACHE_MAX_SIZE='%s' is not a size; use a byte "
-                "count with an optional K, M or G suffix, e.g. 512M", v);
+         kc_msg(msg, msglen,
+                "cache: MXJIT_CACHE_MAX_SIZE='%s' is not a size; use a byte "
+                "count with an optional K, M or G suffix, e.g. 512M",
+                v);
          st = MXJIT_ERR_INVALID_ARG;
       }
    }
@@ -482,7 +501,8 @@ kc_options_from_env_msg(kc_options *o, char *msg, size_t msglen)
          o->dir = intern(pw->pw_dir, "/.cache/mxjit");
    }
    if (!o->dir && st == MXJIT_OK) {
-      kc_msg(msg, msglen, "cache: no cache directory: MXJIT_CACHE_DIR, XDG_CACHE_HOME and "
+      kc_msg(msg, msglen,
+             "cache: no cache directory: MXJIT_CACHE_DIR, XDG_CACHE_HOME and "
              "HOME are unset; set MXJIT_CACHE_DIR");
       st = MXJIT_ERR_CACHE_IO;
    }

@@ -17,14 +17,14 @@
 #define KC_PRINTFLIKE(a, b)
 #endif
 
-#define KC_MAX_MATERIAL (1u << 20)             /* key material bigger than this is a bug */
-#define KC_MAX_FILE (1ull << 31)               /* larger files are not ours: bad entry */
+#define KC_MAX_MATERIAL (1u << 20) /* key material bigger than this is a bug */
+#define KC_MAX_FILE (1ull << 31)   /* larger files are not ours: bad entry */
 #define KC_HDR_SIZE 48u
-#define KC_KEY_SEED 0x6d786a69746b6579ull      /* "mxjitkey" */
-#define KC_SUM_SEED 0x6d786a697473756dull      /* "mxjitsum" */
+#define KC_KEY_SEED 0x6d786a69746b6579ull /* "mxjitkey" */
+#define KC_SUM_SEED 0x6d786a697473756dull /* "mxjitsum" */
 #define KC_DEFAULT_MAX_BYTES (1ull << 30)
-#define KC_EVICT_ATTEMPTS 8                    /* per publish, as Mesa disk_cache */
-#define KC_TMP_STALE_SECONDS 600               /* temp files older than this are debris */
+#define KC_EVICT_ATTEMPTS 8      /* per publish, as Mesa disk_cache */
+#define KC_TMP_STALE_SECONDS 600 /* temp files older than this are debris */
 #define KC_SIZE_FILE "kc_size"
 
 static inline void
@@ -71,8 +71,8 @@ struct kc_table {
    _Atomic(struct kc_node *) slot[];
 };
 
-struct kc_flight;  /* kc_store.c */
-struct node_link;  /* kc_store.c */
+struct kc_flight; /* kc_store.c */
+struct node_link; /* kc_store.c */
 
 struct kc_cache {
    _Atomic(struct kc_table *) table;
@@ -83,8 +83,8 @@ struct kc_cache {
    struct node_link *nodes; /* every node ever created, freed at close */
    int mu_ok;
 
-   char *dir;        /* user dir; NULL when memory-only */
-   char **overlays;  /* NULL-terminated */
+   char *dir;       /* user dir; NULL when memory-only */
+   char **overlays; /* NULL-terminated */
    uint64_t max_bytes;
    int memory_only;
    int disk_ok;
@@ -105,8 +105,8 @@ uint64_t kc_hash64(const void *data, size_t len, uint64_t seed);
 /* kc_disk.c */
 /** Reads, validates and returns the entry for key from dir. On true *buf is malloc'd and e
  *  points into it. A bad entry is unlinked when del is set (user dir) and counted. */
-bool kc_disk_read(kc_cache *c, const char *dir, const kc_key *key, bool del, bool touch,
-                  void **buf, kc_entry *e);
+bool kc_disk_read(kc_cache *c, const char *dir, const kc_key *key, bool del, bool touch, void **buf,
+                  kc_entry *e);
 void kc_warn(kc_cache *c, const char *fmt, ...) KC_PRINTFLIKE(2, 3);
 void kc_disk_count(kc_cache *c, uint64_t *entries, uint64_t *bytes);
 
@@ -125,8 +125,7 @@ int kc_os_write_atomic(kc_cache *c, const char *path, const void *buf, size_t si
  *  stopping early when fn returns false or after max_shards non-empty shards. */
 typedef bool (*kc_scan_fn)(void *user, const char *path, const char *name, off_t size,
                            int64_t mtime_ns);
-void kc_os_scan(const char *dir, unsigned first, unsigned max_shards, kc_scan_fn fn,
-                void *user);
+void kc_os_scan(const char *dir, unsigned first, unsigned max_shards, kc_scan_fn fn, void *user);
 /** Opens and flocks <dir>/kc_size; returns the fd or -1. */
 int kc_os_size_lock(const char *dir);
 void kc_os_size_unlock(int fd);

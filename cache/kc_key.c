@@ -95,8 +95,15 @@ kc_hash64(const void *data, size_t len, uint64_t seed)
  * (integers as 4-byte little-endian values). Tags and lengths make the encoding injective:
  * ("ab","c") and ("a","bc") differ. NULL and "" strings encode the same way on purpose. */
 enum {
-   TAG_TPL_NAME = 1, TAG_TPL_VERSION, TAG_PARAMS, TAG_TARGET, TAG_FEATURES, TAG_WAVE_SIZE,
-   TAG_LLVM_VERSION, TAG_ABI_VERSION, TAG_BUILD_ID
+   TAG_TPL_NAME = 1,
+   TAG_TPL_VERSION,
+   TAG_PARAMS,
+   TAG_TARGET,
+   TAG_FEATURES,
+   TAG_WAVE_SIZE,
+   TAG_LLVM_VERSION,
+   TAG_ABI_VERSION,
+   TAG_BUILD_ID
 };
 
 struct writer {
@@ -167,8 +174,10 @@ check_fields(const kc_key_fields *f, char *msg, size_t msglen)
       bad = "params_len is larger than 512 KiB";
    if (!bad)
       return MXJIT_OK;
-   kc_msg(msg, msglen, "cache: kc_key_init: %s; pass the template's name, target and LLVM "
-          "version and its serialized params", bad);
+   kc_msg(msg, msglen,
+          "cache: kc_key_init: %s; pass the template's name, target and LLVM "
+          "version and its serialized params",
+          bad);
    return MXJIT_ERR_INVALID_ARG;
 }
 
@@ -186,8 +195,10 @@ kc_key_init_msg(kc_key *key, const kc_key_fields *f, char *msg, size_t msglen)
    struct writer w = {NULL, 0};
    serialize(&w, f);
    if (w.len > KC_MAX_MATERIAL) {
-      kc_msg(msg, msglen, "cache: kc_key_init: key material of %zu bytes exceeds %u bytes; "
-             "shorten the strings", w.len, KC_MAX_MATERIAL);
+      kc_msg(msg, msglen,
+             "cache: kc_key_init: key material of %zu bytes exceeds %u bytes; "
+             "shorten the strings",
+             w.len, KC_MAX_MATERIAL);
       return MXJIT_ERR_INVALID_ARG;
    }
    w.p = malloc(w.len);

@@ -252,8 +252,7 @@ kc_os_scan(const char *dir, unsigned first, unsigned max_shards, kc_scan_fn fn, 
       struct dirent *de;
       while (go && (de = readdir(d))) {
          struct stat st;
-         if (de->d_name[0] == '.' ||
-             fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+         if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
              !S_ISREG(st.st_mode))
             continue;
          if (snprintf(path, sizeof(path), "%s/%s", shard, de->d_name) >= (int)sizeof(path))

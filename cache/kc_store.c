@@ -140,7 +140,8 @@ build_node(kc_cache *c, const kc_key *key, kc_build_fn build, void *user, struct
    if ((!code && code_size) || (!meta && meta_size)) {
       free(code);
       free(meta);
-      kc_msg(msg, msglen, "cache: build callback returned MXJIT_OK with a NULL buffer "
+      kc_msg(msg, msglen,
+             "cache: build callback returned MXJIT_OK with a NULL buffer "
              "(code_size %zu, meta_size %zu); it must return malloc'd code and meta",
              code_size, meta_size);
       return MXJIT_ERR_INTERNAL;
@@ -199,15 +200,15 @@ done:
 }
 
 static mxjit_status
-check_get_args(kc_cache *c, const kc_key *key, kc_build_fn build, const kc_entry **out,
-               char *msg, size_t msglen)
+check_get_args(kc_cache *c, const kc_key *key, kc_build_fn build, const kc_entry **out, char *msg,
+               size_t msglen)
 {
-   const char *bad = !c     ? "cache is NULL"
-                     : !key ? "key is NULL"
+   const char *bad = !c               ? "cache is NULL"
+                     : !key           ? "key is NULL"
                      : !key->material ? "key has no material (call kc_key_init first)"
-                     : !build ? "build callback is NULL"
-                     : !out   ? "out is NULL"
-                              : NULL;
+                     : !build         ? "build callback is NULL"
+                     : !out           ? "out is NULL"
+                                      : NULL;
    if (!bad)
       return MXJIT_OK;
    kc_msg(msg, msglen, "cache: kc_get: %s", bad);
@@ -268,8 +269,7 @@ kc_get(kc_cache *c, const kc_key *key, kc_build_fn build, void *user, const kc_e
    if (st != MXJIT_OK)
       return st;
    enum kc_source source = KC_SRC_MEMORY;
-   struct kc_node *n =
-      table_find(atomic_load_explicit(&c->table, memory_order_acquire), key);
+   struct kc_node *n = table_find(atomic_load_explicit(&c->table, memory_order_acquire), key);
    if (!n) {
       pthread_mutex_lock(&c->mu);
       n = table_find(atomic_load_explicit(&c->table, memory_order_relaxed), key);
@@ -322,7 +322,7 @@ open_disk(kc_cache *c, const kc_options *opts)
    }
    if (!dir || !*dir) {
       kc_warn(c, "cache: no cache directory (MXJIT_CACHE_DIR, XDG_CACHE_HOME and HOME are "
-              "unset); continuing with an in-memory cache only: set MXJIT_CACHE_DIR");
+                 "unset); continuing with an in-memory cache only: set MXJIT_CACHE_DIR");
       return;
    }
    size_t n = strlen(dir);
@@ -335,7 +335,8 @@ open_disk(kc_cache *c, const kc_options *opts)
    if (!err)
       err = kc_os_probe_dir(c->dir);
    if (err) {
-      kc_warn(c, "cache: cache directory '%s' is not writable (%s); continuing with an "
+      kc_warn(c,
+              "cache: cache directory '%s' is not writable (%s); continuing with an "
               "in-memory cache only: set MXJIT_CACHE_DIR to a writable directory",
               c->dir, strerror(err));
       return;

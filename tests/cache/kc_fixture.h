@@ -61,10 +61,16 @@ kt_fields(unsigned n)
    static unsigned params[64];
    unsigned *p = &params[n & 63];
    *p = n;
-   return (kc_key_fields){.tpl_name = "mxfp8_quant", .tpl_version = 3, .params = p,
-                          .params_len = sizeof(*p), .target = "gfx950",
-                          .features = "+sramecc,-xnack", .wave_size = 64,
-                          .llvm_version = "22.1.0", .abi_version = 1, .build_id = "test"};
+   return (kc_key_fields){.tpl_name = "mxfp8_quant",
+                          .tpl_version = 3,
+                          .params = p,
+                          .params_len = sizeof(*p),
+                          .target = "gfx950",
+                          .features = "+sramecc,-xnack",
+                          .wave_size = 64,
+                          .llvm_version = "22.1.0",
+                          .abi_version = 1,
+                          .build_id = "test"};
 }
 
 static inline void
@@ -84,8 +90,8 @@ struct kt_build {
 };
 
 static inline mxjit_status
-kt_build_fn(void *user, void **code, size_t *code_size, void **meta, size_t *meta_size,
-            char *msg, size_t msglen)
+kt_build_fn(void *user, void **code, size_t *code_size, void **meta, size_t *meta_size, char *msg,
+            size_t msglen)
 {
    struct kt_build *b = user;
    atomic_fetch_add(&b->calls, 1);

@@ -124,8 +124,7 @@ Test(kc_concurrency, eight_processes_one_key)
    for (int i = 0; i < 8; i++) {
       int status = 0;
       cr_assert_eq(waitpid(pids[i], &status, 0), pids[i]);
-      cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d status 0x%x", i,
-                status);
+      cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d status 0x%x", i, status);
    }
    struct kt_count n = kt_count_files(kt_path("user"));
    cr_assert_eq(n.entries, 1u);

@@ -159,8 +159,8 @@ Test(kc_disk, read_only_permission_bits)
    cr_assert_eq(mkdir(kt_path("ro"), 0555), 0);
    kc_cache *c = NULL;
    warn_count = 0;
-   cr_assert_eq(kc_open(&(kc_options){.dir = kt_path("ro/c"), .warn = count_warn}, &c, NULL,
-                        0), MXJIT_OK);
+   cr_assert_eq(kc_open(&(kc_options){.dir = kt_path("ro/c"), .warn = count_warn}, &c, NULL, 0),
+                MXJIT_OK);
    cr_assert_eq(warn_count, 1);
    kc_close(c);
 }
@@ -296,8 +296,7 @@ Test(kc_disk, stale_temp_files_are_swept_by_eviction)
    kc_disk_publish(c, &k[0], &(kc_entry){.code = "x", .code_size = 1});
    long one = kt_file_size(kt_entry_path(kt_path("user"), &k[0]));
    char tmp[700];
-   snprintf(tmp, sizeof(tmp), "%s.123.0123456789abcdef.tmp", kt_entry_path(kt_path("user"),
-                                                                          &k[0]));
+   snprintf(tmp, sizeof(tmp), "%s.123.0123456789abcdef.tmp", kt_entry_path(kt_path("user"), &k[0]));
    FILE *f = fopen(tmp, "w");
    fclose(f);
    set_mtime(tmp, 1000);
@@ -335,9 +334,9 @@ ParameterizedTest(int *site, kc_disk, write_faults)
 {
    kc_cache *c = NULL;
    warn_count = 0;
-   cr_assert_eq(kc_open(&(kc_options){.dir = kt_path("user"), .warn = count_warn}, &c, NULL,
-                        0), MXJIT_OK);
-   fail_site = (enum kc_fault_site)*site;
+   cr_assert_eq(kc_open(&(kc_options){.dir = kt_path("user"), .warn = count_warn}, &c, NULL, 0),
+                MXJIT_OK);
+   fail_site = (enum kc_fault_site) * site;
    kc_set_fault_hook(c, fail_at, NULL);
    kc_key k[2];
    struct kt_build b = {.tag = 'W', .size = 4000};
@@ -352,7 +351,8 @@ ParameterizedTest(int *site, kc_disk, write_faults)
    cr_assert_eq(warn_count, 1, "site %d: %d warnings", *site, warn_count);
    cr_assert_not_null(strstr(warn_text, "could not write"), "%s", warn_text);
    struct kt_count n = kt_count_files(kt_path("user"));
-   cr_assert_eq(n.entries + n.tmps + n.others, 0u, "site %d left files %u %u %u", *site, n.entries, n.tmps, n.others);
+   cr_assert_eq(n.entries + n.tmps + n.others, 0u, "site %d left files %u %u %u", *site, n.entries,
+                n.tmps, n.others);
    kc_close(c);
 
    /* nothing was half-published: a new cache builds again, and then stores it */

@@ -131,7 +131,7 @@ Test(kc_key, each_field_changes_the_key)
       for (int j = i + 1; j < N; j++) {
          cr_assert_neq(memcmp(k[i].hash, k[j].hash, 16), 0, "variants %d and %d", i, j);
          cr_assert(k[i].material_len != k[j].material_len ||
-                      memcmp(k[i].material, k[j].material, k[i].material_len) != 0,
+                       memcmp(k[i].material, k[j].material, k[i].material_len) != 0,
                    "material of variants %d and %d", i, j);
       }
    }
@@ -187,8 +187,7 @@ Test(kc_env, parse_size)
    cr_assert(kc_parse_size("64K", &v) && v == 65536);
    cr_assert(kc_parse_size("16m", &v) && v == 16ull << 20);
    cr_assert(kc_parse_size("2G", &v) && v == 2ull << 30);
-   const char *bad[] = {"", "K", "-1", "12Q", "1.5G", "0", "99999999999999999999", "16MB",
-                        NULL};
+   const char *bad[] = {"", "K", "-1", "12Q", "1.5G", "0", "99999999999999999999", "16MB", NULL};
    for (int i = 0; bad[i]; i++)
       cr_assert_not(kc_parse_size(bad[i], &v), "'%s'", bad[i]);
    cr_assert_not(kc_parse_size(NULL, &v));

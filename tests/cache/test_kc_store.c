@@ -190,8 +190,8 @@ Test(kc_store, entry_layout)
    kc_cache *c = kt_open_dir(kt_path("user"), NULL, 0);
    kc_key k;
    kt_key(&k, 3);
-   kc_disk_publish(c, &k, &(kc_entry){.code = "CODE!", .code_size = 5, .meta = "MM",
-                                      .meta_size = 2});
+   kc_disk_publish(c, &k,
+                   &(kc_entry){.code = "CODE!", .code_size = 5, .meta = "MM", .meta_size = 2});
    FILE *f = fopen(kt_entry_path(kt_path("user"), &k), "rb");
    cr_assert_not_null(f);
    unsigned char b[1024];
