@@ -10,8 +10,10 @@
 
 #include "mxjit.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct jb_builder;
 struct jt_target;
@@ -55,6 +57,12 @@ typedef struct tpl_build_result {
  *  `dump` bit 0: print LLVM IR after build and after optimize to stderr; bit 1: print asm. */
 mxjit_status tpl_compile(const struct jt_target *t, const tpl_family *f, const void *params,
                          unsigned dump, tpl_build_result *out, char *msg, size_t msglen);
+
+/** For tools (`mxjit dis`): builds, verifies and optimizes the kernel exactly as tpl_compile
+ *  does, then prints its LLVM IR (ir) and/or AMDGPU assembly (isa) to out, each under a
+ *  "> jit: ..." header. Nothing is linked or cached. msg gets "jit: ..." on failure. */
+mxjit_status tpl_dump(const struct jt_target *t, const tpl_family *f, const void *params, bool ir,
+                      bool isa, FILE *out, char *msg, size_t msglen);
 
 /* Families (one file each in isa_templates/). */
 extern const tpl_family tpl_scaled_copy;

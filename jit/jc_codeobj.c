@@ -69,8 +69,19 @@ mp_take(struct mp *m, unsigned n)
    return v;
 }
 
-enum mp_kind { MP_BAD, MP_NIL, MP_BOOL, MP_UINT, MP_INT, MP_FLOAT, MP_STR, MP_BIN, MP_ARRAY,
-               MP_MAP, MP_EXT };
+enum mp_kind {
+   MP_BAD,
+   MP_NIL,
+   MP_BOOL,
+   MP_UINT,
+   MP_INT,
+   MP_FLOAT,
+   MP_STR,
+   MP_BIN,
+   MP_ARRAY,
+   MP_MAP,
+   MP_EXT
+};
 
 struct mp_item {
    enum mp_kind kind;
@@ -98,32 +109,76 @@ mp_next(struct mp *m)
       it.kind = MP_STR, it.u = c & 0x1f;
    } else {
       switch (c) {
-      case 0xc0: it.kind = MP_NIL; break;
-      case 0xc2: case 0xc3: it.kind = MP_BOOL, it.u = c & 1; break;
-      case 0xc4: case 0xc5: case 0xc6: it.kind = MP_BIN, it.u = mp_take(m, 1u << (c - 0xc4)); break;
-      case 0xca: it.kind = MP_FLOAT, mp_take(m, 4); break;
-      case 0xcb: it.kind = MP_FLOAT, mp_take(m, 8); break;
-      case 0xcc: case 0xcd: case 0xce: case 0xcf:
+      case 0xc0:
+         it.kind = MP_NIL;
+         break;
+      case 0xc2:
+      case 0xc3:
+         it.kind = MP_BOOL, it.u = c & 1;
+         break;
+      case 0xc4:
+      case 0xc5:
+      case 0xc6:
+         it.kind = MP_BIN, it.u = mp_take(m, 1u << (c - 0xc4));
+         break;
+      case 0xca:
+         it.kind = MP_FLOAT, mp_take(m, 4);
+         break;
+      case 0xcb:
+         it.kind = MP_FLOAT, mp_take(m, 8);
+         break;
+      case 0xcc:
+      case 0xcd:
+      case 0xce:
+      case 0xcf:
          it.kind = MP_UINT, it.u = mp_take(m, 1u << (c - 0xcc));
          break;
-      case 0xd0: it.kind = MP_INT, it.i = (int8_t)mp_take(m, 1); break;
-      case 0xd1: it.kind = MP_INT, it.i = (int16_t)mp_take(m, 2); break;
-      case 0xd2: it.kind = MP_INT, it.i = (int32_t)mp_take(m, 4); break;
-      case 0xd3: it.kind = MP_INT, it.i = (int64_t)mp_take(m, 8); break;
-      case 0xd9: case 0xda: case 0xdb: it.kind = MP_STR, it.u = mp_take(m, 1u << (c - 0xd9)); break;
-      case 0xdc: it.kind = MP_ARRAY, it.u = mp_take(m, 2); break;
-      case 0xdd: it.kind = MP_ARRAY, it.u = mp_take(m, 4); break;
-      case 0xde: it.kind = MP_MAP, it.u = mp_take(m, 2); break;
-      case 0xdf: it.kind = MP_MAP, it.u = mp_take(m, 4); break;
-      case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
+      case 0xd0:
+         it.kind = MP_INT, it.i = (int8_t)mp_take(m, 1);
+         break;
+      case 0xd1:
+         it.kind = MP_INT, it.i = (int16_t)mp_take(m, 2);
+         break;
+      case 0xd2:
+         it.kind = MP_INT, it.i = (int32_t)mp_take(m, 4);
+         break;
+      case 0xd3:
+         it.kind = MP_INT, it.i = (int64_t)mp_take(m, 8);
+         break;
+      case 0xd9:
+      case 0xda:
+      case 0xdb:
+         it.kind = MP_STR, it.u = mp_take(m, 1u << (c - 0xd9));
+         break;
+      case 0xdc:
+         it.kind = MP_ARRAY, it.u = mp_take(m, 2);
+         break;
+      case 0xdd:
+         it.kind = MP_ARRAY, it.u = mp_take(m, 4);
+         break;
+      case 0xde:
+         it.kind = MP_MAP, it.u = mp_take(m, 2);
+         break;
+      case 0xdf:
+         it.kind = MP_MAP, it.u = mp_take(m, 4);
+         break;
+      case 0xd4:
+      case 0xd5:
+      case 0xd6:
+      case 0xd7:
+      case 0xd8:
          mp_take(m, 1); /* ext type */
          it.kind = MP_EXT, it.u = 1u << (c - 0xd4);
          break;
-      case 0xc7: case 0xc8: case 0xc9:
+      case 0xc7:
+      case 0xc8:
+      case 0xc9:
          it.kind = MP_EXT, it.u = mp_take(m, 1u << (c - 0xc7));
          mp_take(m, 1);
          break;
-      default: m->bad = true; return it;
+      default:
+         m->bad = true;
+         return it;
       }
    }
    if (it.kind == MP_STR || it.kind == MP_BIN || it.kind == MP_EXT) {
@@ -230,16 +285,19 @@ read_args(struct mp *m, jc_kernel_meta *meta)
 static void
 read_kernel(struct mp *m, jc_kernel_meta *meta)
 {
-   static const struct { const char *key; size_t off; } u32_keys[] = {
-      {".kernarg_segment_size", offsetof(jc_kernel_meta, kernarg_size)},
-      {".kernarg_segment_align", offsetof(jc_kernel_meta, kernarg_align)},
-      {".group_segment_fixed_size", offsetof(jc_kernel_meta, group_segment_size)},
-      {".private_segment_fixed_size", offsetof(jc_kernel_meta, private_segment_size)},
-      {".sgpr_count", offsetof(jc_kernel_meta, sgpr_count)},
-      {".vgpr_count", offsetof(jc_kernel_meta, vgpr_count)},
-      {".agpr_count", offsetof(jc_kernel_meta, agpr_count)},
-      {".max_flat_workgroup_size", offsetof(jc_kernel_meta, max_flat_wg_size)},
-      {".wavefront_size", offsetof(jc_kernel_meta, wavefront_size)},
+   static const struct {
+      const char *key;
+      size_t off;
+   } u32_keys[] = {
+       {".kernarg_segment_size", offsetof(jc_kernel_meta, kernarg_size)},
+       {".kernarg_segment_align", offsetof(jc_kernel_meta, kernarg_align)},
+       {".group_segment_fixed_size", offsetof(jc_kernel_meta, group_segment_size)},
+       {".private_segment_fixed_size", offsetof(jc_kernel_meta, private_segment_size)},
+       {".sgpr_count", offsetof(jc_kernel_meta, sgpr_count)},
+       {".vgpr_count", offsetof(jc_kernel_meta, vgpr_count)},
+       {".agpr_count", offsetof(jc_kernel_meta, agpr_count)},
+       {".max_flat_workgroup_size", offsetof(jc_kernel_meta, max_flat_wg_size)},
+       {".wavefront_size", offsetof(jc_kernel_meta, wavefront_size)},
    };
    struct mp_item map = mp_next(m);
    if (map.kind != MP_MAP) {
@@ -297,8 +355,7 @@ read_metadata(const uint8_t *p, size_t n, jc_kernel_meta *meta, bool *found)
 
 /* Walks the notes of one SHT_NOTE section; returns false only on a malformed note. */
 static bool
-scan_notes(const struct elf_view *e, uint64_t off, uint64_t size, jc_kernel_meta *meta,
-           bool *found)
+scan_notes(const struct elf_view *e, uint64_t off, uint64_t size, jc_kernel_meta *meta, bool *found)
 {
    uint64_t pos = 0;
    while (size - pos >= 12) {
@@ -338,7 +395,8 @@ find_kd(const struct elf_view *e, unsigned symsec, jc_kernel_meta *meta)
          return false;
       /* ET_DYN: value is a virtual address; ET_REL: value is an offset into the section. */
       uint64_t base = sh_field(e, (unsigned)shndx, 16, 8);
-      uint64_t soff = sh_field(e, (unsigned)shndx, 24, 8), ssz = sh_field(e, (unsigned)shndx, 32, 8);
+      uint64_t soff = sh_field(e, (unsigned)shndx, 24, 8),
+               ssz = sh_field(e, (unsigned)shndx, 32, 8);
       uint64_t rel = value >= base ? value - base : value;
       if (rel > ssz || ssz - rel < 64 || !range_ok(e, soff + rel, 64))
          return false;
@@ -358,13 +416,12 @@ fail(char *msg, size_t msglen, const char *what)
 }
 
 mxjit_status
-jc_codeobj_inspect(const void *hsaco, size_t size, jc_kernel_meta *meta, char *msg,
-                   size_t msglen)
+jc_codeobj_inspect(const void *hsaco, size_t size, jc_kernel_meta *meta, char *msg, size_t msglen)
 {
-#define check(cond)                                                                             \
-   do {                                                                                         \
-      if (!(cond))                                                                              \
-         return fail(msg, msglen, "check failed: " #cond);                                      \
+#define check(cond)                                                                                \
+   do {                                                                                            \
+      if (!(cond))                                                                                 \
+         return fail(msg, msglen, "check failed: " #cond);                                         \
    } while (0)
    if (!hsaco || !meta)
       return fail(msg, msglen, hsaco ? "meta is NULL" : "hsaco is NULL");

@@ -1,0 +1,186 @@
+/*
+ * scaled_copy.c — out[i][j] = (float)bf16(x[i][j]) * scale, the template that exercises the
+ * whole path: kernargs, ids, SRDs with i64 rebase, vector buffer loads/stores, in-kernel tails
+ * in both dimensions, several waves per workgroup.
+ *
+ * Geometry: one wave per row; a workgroup covers `waves` consecutive rows and 64 * vec columns;
+ * lane l owns columns [col0 + l * vec, col0 + (l + 1) * vec).
+ */
+#include "scaled_copy.h"
+
+#include "jb.h"
+#include "jt.h"
+#include "tpl.h"
+
+#include <stddef.h>
+
+/* Bump whenever the generated code can change (it is part of the kernel cache key). */
+#define TPL_SCALED_COPY_VERSION 1
+
+static const uint32_t waves_allowed[] = {1, 2, 4, 8};
+static const uint32_t vec_allowed[] = {2, 4, 8};
+static const uint32_t rebase_allowed[] = {0, 1};
+
+/* Parameter space: X(name, allowed, default). */
+#define SCALED_COPY_PARAMS(X)                                                                      \
+   X(waves, waves_allowed, 4)                                                                      \
+   X(vec, vec_allowed, 8)                                                                          \
+   X(rebase, rebase_allowed, 1)
+
+#define AS_PARAM(nm, allowed, d)                                                                   \
+   {#nm, offsetof(struct tpl_scaled_copy_params, nm), allowed,                                     \
+    sizeof(allowed) / sizeof(allowed[0]), d},
+static const tpl_param scaled_copy_params[] = {SCALED_COPY_PARAMS(AS_PARAM)};
+#undef AS_PARAM
+
+/* Kernel arguments in kernarg order; they mirror struct tpl_scaled_copy_kernargs, including
+ * its pad, so the metadata's kernarg size is the struct's 56 bytes. */
+enum { ARG_X, ARG_OUT, ARG_M, ARG_N, ARG_LD_X, ARG_LD_OUT, ARG_SCALE, ARG_PAD, NARGS };
+
+void
+tpl_scaled_copy_pick(const struct jt_target *t, int64_t m, int64_t n,
+                     struct tpl_scaled_copy_params *p)
+{
+   (void)t;
+   /* Short matrices get fewer waves so a workgroup is not mostly idle rows; wide rows get the
+    * 16-byte loads. The rebase is always on: it costs two readfirstlanes per tile and keeps
+    * every offset small, whatever the tensor size. */
+   p->waves = m >= 4 ? 4 : m >= 2 ? 2 : 1;
+   p->vec = n >= 64 * 8 ? 8 : n >= 64 * 4 ? 4 : 2;
+   p->rebase = 1;
+}
+
+void
+tpl_scaled_copy_grid(const struct tpl_scaled_copy_params *p, int64_t m, int64_t n, uint32_t grid[3],
+                     uint32_t block[3])
+{
+   int64_t cols = 64 * (int64_t)p->vec;
+   grid[0] = n > 0 ? (uint32_t)((n + cols - 1) / cols) : 0;
+   grid[1] = m > 0 ? (uint32_t)((m + p->waves - 1) / p->waves) : 0;
+   grid[2] = 1;
+   block[0] = 64 * p->waves;
+   block[1] = 1;
+   block[2] = 1;
+}
+
+struct tile {
+   jb_val row, col0, lane, col; /* i64 except lane (i32) */
+   jb_val x_srd, out_srd;
+   jb_val x_voff, out_voff; /* i32 byte offsets of the lane's first element */
+   jb_val n, scale;
+};
+
+/* requires: row < m. produces: SRDs and lane offsets. With rebase the 64-bit tile base
+ * (row * ld + col0) * elem_bytes goes into the SRD base and offsets are lane * vec * bytes;
+ * without it the SRD spans the whole tensor from its base and offsets are 32-bit absolute. */
+static void
+tile_address(jb_builder *b, const struct tpl_scaled_copy_params *p, struct tile *t)
+{
+   jb_val m = jb_arg_val(b, ARG_M), ld_x = jb_arg_val(b, ARG_LD_X);
+   jb_val ld_out = jb_arg_val(b, ARG_LD_OUT);
+   jb_val x = jb_arg_val(b, ARG_X), out = jb_arg_val(b, ARG_OUT);
+   /* Bytes the tensors span: ((m - 1) * ld + n) * elem. */
+   jb_val last_x = jb_iadd(b, jb_imul(b, jb_iadd_imm(b, m, -1), ld_x), t->n);
+   jb_val last_out = jb_iadd(b, jb_imul(b, jb_iadd_imm(b, m, -1), ld_out), t->n);
+   jb_val x_bytes = jb_shl_imm(b, last_x, 1), out_bytes = jb_shl_imm(b, last_out, 2);
+   jb_val lane_el = jb_imul_imm(b, t->lane, p->vec);
+   if (p->rebase) {
+      jb_val bx = jb_shl_imm(b, jb_iadd(b, jb_imul(b, t->row, ld_x), t->col0), 1);
+      jb_val bo = jb_shl_imm(b, jb_iadd(b, jb_imul(b, t->row, ld_out), t->col0), 2);
+      t->x_srd = jb_srd_rebase(b, x, bx, x_bytes);
+      t->out_srd = jb_srd_rebase(b, out, bo, out_bytes);
+      t->x_voff = jb_shl_imm(b, lane_el, 1);
+      t->out_voff = jb_shl_imm(b, lane_el, 2);
+   } else {
+      t->x_srd = jb_srd(b, x, x_bytes);
+      t->out_srd = jb_srd(b, out, out_bytes);
+      jb_val ex = jb_iadd(b, jb_imul(b, t->row, ld_x), t->col);
+      jb_val eo = jb_iadd(b, jb_imul(b, t->row, ld_out), t->col);
+      t->x_voff = jb_trunc(b, jb_shl_imm(b, ex, 1), JB_I32);
+      t->out_voff = jb_trunc(b, jb_shl_imm(b, eo, 2), JB_I32);
+   }
+}
+
+/* requires: the lane's vec columns all < n. One load of vec * 2 bytes, exact widening, one
+ * fp32 multiply per element, stores of up to 16 bytes. */
+static void
+copy_full(jb_builder *b, const struct tpl_scaled_copy_params *p, const struct tile *t)
+{
+   const jb_type ld_types[] = {[2] = JB_I32, [4] = JB_V2I32, [8] = JB_V4I32};
+   jb_val raw = jb_buffer_load(b, t->x_srd, t->x_voff, ld_types[p->vec]);
+   jb_val h = jb_bitcast(b, raw, JB_TYPE(JB_KIND_INT, 16, p->vec));
+   jb_val f = jb_bf16_to_f32(b, h);
+   jb_val s[8];
+   for (unsigned i = 0; i < p->vec; i++)
+      s[i] = t->scale;
+   jb_val y = jb_fmul(b, f, jb_vec(b, s, p->vec));
+   if (p->vec <= 4) {
+      jb_buffer_store(b, y, t->out_srd, t->out_voff);
+      return;
+   }
+   for (unsigned half = 0; half < 2; half++) {
+      jb_val q[4];
+      for (unsigned i = 0; i < 4; i++)
+         q[i] = jb_extract(b, y, 4 * half + i);
+      jb_buffer_store(b, jb_vec(b, q, 4), t->out_srd, jb_iadd_imm(b, t->out_voff, 16 * half));
+   }
+}
+
+/* requires: some of the lane's columns are >= n. Element by element, each guarded. */
+static void
+copy_tail(jb_builder *b, const struct tpl_scaled_copy_params *p, const struct tile *t)
+{
+   for (unsigned e = 0; e < p->vec; e++) {
+      jb_if *in = jb_push_if(b, jb_cmp(b, JB_SLT, jb_iadd_imm(b, t->col, e), t->n));
+      jb_val h = jb_buffer_load(b, t->x_srd, jb_iadd_imm(b, t->x_voff, 2 * e), JB_I16);
+      jb_val y = jb_fmul(b, jb_bf16_to_f32(b, h), t->scale);
+      jb_buffer_store(b, y, t->out_srd, jb_iadd_imm(b, t->out_voff, 4 * e));
+      jb_pop_if(b, in);
+   }
+}
+
+static void
+scaled_copy_build(jb_builder *b, const void *params)
+{
+   const struct tpl_scaled_copy_params *p = params;
+   const jb_arg args[NARGS] = {
+       [ARG_X] = {"x", JB_GLOBAL_PTR},  [ARG_OUT] = {"out", JB_GLOBAL_PTR},
+       [ARG_M] = {"m", JB_I64},         [ARG_N] = {"n", JB_I64},
+       [ARG_LD_X] = {"ld_x", JB_I64},   [ARG_LD_OUT] = {"ld_out", JB_I64},
+       [ARG_SCALE] = {"scale", JB_F32}, [ARG_PAD] = {"pad", JB_I32},
+   };
+   jb_kernel(b, "scaled_copy", args, NARGS, .wg_size = 64 * p->waves);
+
+   struct tile t;
+   jb_val tid = jb_workitem_id(b, 0);
+   t.lane = jb_and_imm(b, tid, 63);
+   /* The wave index is uniform; readfirstlane lets LLVM keep row/tile math scalar. */
+   jb_val wave = jb_readfirstlane(b, jb_lshr_imm(b, tid, 6));
+   jb_val wg_row = jb_imul_imm(b, jb_zext(b, jb_workgroup_id(b, 1), JB_I64), p->waves);
+   t.row = jb_iadd(b, wg_row, jb_zext(b, wave, JB_I64));
+   t.col0 = jb_imul_imm(b, jb_zext(b, jb_workgroup_id(b, 0), JB_I64), 64 * p->vec);
+   t.col = jb_iadd(b, t.col0, jb_zext(b, jb_imul_imm(b, t.lane, p->vec), JB_I64));
+   t.n = jb_arg_val(b, ARG_N);
+   t.scale = jb_arg_val(b, ARG_SCALE);
+
+   jb_if *rows = jb_push_if(b, jb_cmp(b, JB_SLT, t.row, jb_arg_val(b, ARG_M)));
+   tile_address(b, p, &t);
+   jb_val end = jb_iadd_imm(b, t.col, p->vec);
+   jb_if *full = jb_push_if(b, jb_cmp(b, JB_SLE, end, t.n));
+   copy_full(b, p, &t);
+   jb_push_else(b, full);
+   copy_tail(b, p, &t);
+   jb_pop_if(b, full);
+   jb_pop_if(b, rows);
+}
+
+const tpl_family tpl_scaled_copy = {
+    .name = "scaled_copy",
+    .version = TPL_SCALED_COPY_VERSION,
+    .params_size = sizeof(struct tpl_scaled_copy_params),
+    .params = scaled_copy_params,
+    .nparams = sizeof(scaled_copy_params) / sizeof(scaled_copy_params[0]),
+    .kernel_name = "scaled_copy",
+    .passes = "default<O3>",
+    .build = scaled_copy_build,
+};

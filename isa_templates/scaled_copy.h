@@ -1,0 +1,37 @@
+/*
+ * scaled_copy.h — the first template: out[i][j] = (float)bf16(x[i][j]) * scale over an (m, n)
+ * bf16 matrix with row strides, into an fp32 matrix (fp32 multiply, RNE, denormals kept).
+ * Tails in both dimensions are handled in the kernel; loads and stores are raw buffer
+ * operations on SRDs, optionally rebased per tile with an i64 base (tensors over 4 GB).
+ */
+#ifndef SCALED_COPY_H
+#define SCALED_COPY_H
+
+#include <stdint.h>
+
+struct jt_target;
+
+struct tpl_scaled_copy_params {
+   uint32_t waves;  /* 1,2,4,8 waves per workgroup */
+   uint32_t vec;    /* bf16 per lane per load: 2,4,8 */
+   uint32_t rebase; /* 1: fold the 64-bit tile base into the SRD */
+};
+
+/* The kernel's kernarg layout, 56 bytes. Strides ld_x, ld_out are in elements. */
+struct tpl_scaled_copy_kernargs {
+   uint64_t x, out;
+   int64_t m, n, ld_x, ld_out;
+   float scale;
+   uint32_t pad;
+};
+
+/** Parameters for an (m, n) problem on target t (always valid for tpl_scaled_copy). */
+void tpl_scaled_copy_pick(const struct jt_target *t, int64_t m, int64_t n,
+                          struct tpl_scaled_copy_params *p);
+/** Launch geometry: grid in workgroups (x: column tiles of 64 * vec, y: row groups of `waves`
+ *  rows, one row per wave), block in work-items (64 * waves, 1, 1). m or n <= 0 gives an empty
+ *  grid (0 workgroups). */
+void tpl_scaled_copy_grid(const struct tpl_scaled_copy_params *p, int64_t m, int64_t n,
+                          uint32_t grid[3], uint32_t block[3]);
+
+#endif /* SCALED_COPY_H */

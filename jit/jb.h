@@ -1,0 +1,311 @@
+/*
+ * jb.h — the IR builder that kernel templates use (STYLE C2, C4-C8, C14). A thin, typed layer
+ * over LLVM-C: the builder owns an LLVM context, module, cursor and the kernel being built;
+ * values are `jb_val`, an LLVM value plus an mxjit type tag; every helper is `jb_<verb>(b, ...)`.
+ *
+ * Errors: a user/ISA limit hit while building (unsupported width, LDS over the target's size,
+ * too deep nesting) is recorded once in the builder (sticky, C8); later jb_* calls emit nothing
+ * and return a poison value of the right type, and the caller checks jb_finish(). Type
+ * mismatches between operands are bugs in the template and assert.
+ *
+ * Templates never see LLVM types, intrinsic names or target names: target-dependent lowerings
+ * (fp8 conversions, reductions) are chosen here from b's jt_target.
+ */
+#ifndef JB_H
+#define JB_H
+
+#include "mxjit.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <llvm-c/Core.h>
+
+struct jt_target;
+typedef struct jb_builder jb_builder;
+
+/* --- Types --------------------------------------------------------------------------------- */
+
+enum jb_kind {
+   JB_KIND_INT = 1, /* iN (signedness is in the op, as in LLVM) */
+   JB_KIND_FLOAT,   /* f32 (f16/f64 by bits) */
+   JB_KIND_BF16,    /* bf16 storage type; arithmetic widens to f32 first */
+   JB_KIND_BOOL,    /* i1 */
+   JB_KIND_PTR,     /* pointer, .as = address space (1 global, 3 LDS) */
+   JB_KIND_SRD,     /* 128-bit buffer resource (ptr addrspace(8)) */
+};
+
+typedef struct jb_type {
+   uint8_t kind, bits, lanes, as;
+} jb_type;
+
+#define JB_TYPE(k, b, l) ((jb_type){(uint8_t)(k), (uint8_t)(b), (uint8_t)(l), 0})
+#define JB_I1 JB_TYPE(JB_KIND_BOOL, 1, 1)
+#define JB_I8 JB_TYPE(JB_KIND_INT, 8, 1)
+#define JB_I16 JB_TYPE(JB_KIND_INT, 16, 1)
+#define JB_I32 JB_TYPE(JB_KIND_INT, 32, 1)
+#define JB_I64 JB_TYPE(JB_KIND_INT, 64, 1)
+#define JB_F32 JB_TYPE(JB_KIND_FLOAT, 32, 1)
+#define JB_BF16 JB_TYPE(JB_KIND_BF16, 16, 1)
+#define JB_V2I32 JB_TYPE(JB_KIND_INT, 32, 2)
+#define JB_V3I32 JB_TYPE(JB_KIND_INT, 32, 3)
+#define JB_V4I32 JB_TYPE(JB_KIND_INT, 32, 4)
+#define JB_V2F32 JB_TYPE(JB_KIND_FLOAT, 32, 2)
+#define JB_V4F32 JB_TYPE(JB_KIND_FLOAT, 32, 4)
+#define JB_VEC(t, n) JB_TYPE((t).kind, (t).bits, (n))
+#define JB_GLOBAL_PTR ((jb_type){JB_KIND_PTR, 64, 1, 1})
+#define JB_LDS_PTR ((jb_type){JB_KIND_PTR, 32, 1, 3})
+#define JB_SRD ((jb_type){JB_KIND_SRD, 128, 1, 8})
+
+/** A value: the LLVM value and its mxjit type. */
+typedef struct jb_val {
+   LLVMValueRef v;
+   jb_type t;
+} jb_val;
+
+static inline bool
+jb_type_eq(jb_type a, jb_type b)
+{
+   return a.kind == b.kind && a.bits == b.bits && a.lanes == b.lanes && a.as == b.as;
+}
+
+/* --- Builder, kernel, ids (jb_core.c) ------------------------------------------------------ */
+
+/** Creates a builder with a fresh LLVM context and module for target t. Returns NULL only when
+ *  out of memory or t is NULL. Destroy with jb_builder_destroy (accepts NULL). */
+jb_builder *jb_builder_create(const struct jt_target *t, const char *module_name);
+void jb_builder_destroy(jb_builder *b);
+
+const struct jt_target *jb_target(const jb_builder *b);
+/** First error recorded (MXJIT_OK if none) and its message ("jit: ..."; never NULL). */
+mxjit_status jb_status(const jb_builder *b);
+const char *jb_message(const jb_builder *b);
+/** Records an error if none is recorded yet (sticky, C8). printf-style message. */
+void jb_error(jb_builder *b, mxjit_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+typedef struct jb_arg {
+   const char *name;
+   jb_type type; /* JB_GLOBAL_PTR, JB_I32, JB_I64, JB_F32 */
+} jb_arg;
+
+/* Optional arguments are designated initializers (C6). So that ISO C accepts a call without
+ * any, the last positional argument initializes the first member by name: jb_kernel(b, "k", args,
+ * 3) and jb_kernel(b, "k", args, 3, .wg_size = 256) both expand to a valid compound literal. */
+typedef struct jb_kernel_opts {
+   unsigned nargs;
+   unsigned wg_size;      /* max work-items per workgroup (amdgpu-flat-work-group-size) */
+   unsigned waves_per_eu; /* occupancy hint, 0 = let LLVM pick */
+} jb_kernel_opts;
+
+/** Starts the kernel: AMDGPU_KERNEL calling convention, arguments laid out in the kernarg
+ *  segment in order, each aligned to its size (LLVM AMDGPUUsage "Kernel Argument"), no hidden
+ *  arguments, IEEE denormals for f32. One kernel per builder. */
+void jb_kernel_(jb_builder *b, const char *name, const jb_arg *args, jb_kernel_opts opts);
+#define jb_kernel(b, name, args, ...)                                                              \
+   jb_kernel_((b), (name), (args), (jb_kernel_opts){.nargs = __VA_ARGS__})
+/** Argument i of the kernel. */
+jb_val jb_arg_val(jb_builder *b, unsigned i);
+/** Byte offset of argument i in the kernarg segment, and the segment's size (no padding). */
+uint32_t jb_kernarg_offset(const jb_builder *b, unsigned i);
+uint32_t jb_kernarg_size(const jb_builder *b);
+
+jb_val jb_workitem_id(jb_builder *b, unsigned dim);  /* i32, per lane */
+jb_val jb_workgroup_id(jb_builder *b, unsigned dim); /* i32, uniform */
+jb_val jb_lane_id(jb_builder *b);                    /* i32 0..63 (mbcnt) */
+
+/** Ends the kernel (return at the cursor), checks control flow is closed. Returns the sticky
+ *  status. After it only jb_verify, jb_dump_ir and jb_builder_destroy are allowed. */
+mxjit_status jb_finish(jb_builder *b);
+/** Runs the LLVM verifier; a failure is recorded as MXJIT_ERR_COMPILE with LLVM's text. */
+mxjit_status jb_verify(jb_builder *b);
+/** Prints the module's LLVM IR to out. */
+void jb_dump_ir(jb_builder *b, FILE *out);
+
+/* --- Constants and ALU (jb_alu.c) ---------------------------------------------------------- */
+
+jb_val jb_imm_i32(jb_builder *b, int32_t v);
+jb_val jb_imm_u32(jb_builder *b, uint32_t v);
+jb_val jb_imm_i64(jb_builder *b, int64_t v);
+jb_val jb_imm_f32(jb_builder *b, float v);
+jb_val jb_imm_bool(jb_builder *b, bool v);
+jb_val jb_undef(jb_builder *b, jb_type t);
+
+/* Binary ops: operands of one type (vectors allowed). Generated from jb_ops.def. */
+#define JB_OP(name, kind, llvm) jb_val jb_##name(jb_builder *b, jb_val x, jb_val y);
+#define JB_OPI(name, kind, base) JB_OP(name, kind, base)
+#include "jb_ops.def"
+#undef JB_OPI
+#undef JB_OP
+jb_val jb_iadd_imm(jb_builder *b, jb_val x, int64_t imm);
+jb_val jb_imul_imm(jb_builder *b, jb_val x, int64_t imm);
+jb_val jb_and_imm(jb_builder *b, jb_val x, uint64_t imm);
+jb_val jb_shl_imm(jb_builder *b, jb_val x, unsigned imm);
+jb_val jb_lshr_imm(jb_builder *b, jb_val x, unsigned imm);
+
+jb_val jb_not(jb_builder *b, jb_val x);
+jb_val jb_fneg(jb_builder *b, jb_val x);
+jb_val jb_fabs(jb_builder *b, jb_val x);
+jb_val jb_ffma(jb_builder *b, jb_val x, jb_val y, jb_val z);
+
+enum jb_cmp {
+   JB_EQ,
+   JB_NE,
+   JB_ULT,
+   JB_ULE,
+   JB_UGT,
+   JB_UGE,
+   JB_SLT,
+   JB_SLE,
+   JB_SGT,
+   JB_SGE,
+   JB_FOEQ,
+   JB_FONE,
+   JB_FOLT,
+   JB_FOLE,
+   JB_FOGT,
+   JB_FOGE,
+   JB_FUNO,
+   JB_FUNE,
+};
+jb_val jb_cmp(jb_builder *b, enum jb_cmp c, jb_val x, jb_val y); /* bool (per lane) */
+jb_val jb_select(jb_builder *b, jb_val cond, jb_val x, jb_val y);
+
+/* Conversions between kinds and widths. */
+jb_val jb_zext(jb_builder *b, jb_val x, jb_type t);
+jb_val jb_sext(jb_builder *b, jb_val x, jb_type t);
+jb_val jb_trunc(jb_builder *b, jb_val x, jb_type t);
+jb_val jb_bitcast(jb_builder *b, jb_val x, jb_type t);  /* same total bits */
+jb_val jb_i2f(jb_builder *b, jb_val x, bool is_signed); /* -> f32 lanes */
+jb_val jb_f2i(jb_builder *b, jb_val x, bool is_signed); /* f32 -> i32 lanes, toward zero */
+jb_val jb_roundeven(jb_builder *b, jb_val x);           /* f32 RNE to integral (v_rndne) */
+jb_val jb_extract(jb_builder *b, jb_val vec, unsigned i);
+jb_val jb_insert(jb_builder *b, jb_val vec, jb_val x, unsigned i);
+/** Builds a vector from n scalars of one type. */
+jb_val jb_vec(jb_builder *b, const jb_val *xs, unsigned n);
+
+/* --- Control flow (jb_flow.c) -------------------------------------------------------------- */
+
+typedef struct jb_if jb_if;
+typedef struct jb_loop jb_loop;
+
+jb_if *jb_push_if(jb_builder *b, jb_val cond);
+void jb_push_else(jb_builder *b, jb_if *nif);
+void jb_pop_if(jb_builder *b, jb_if *nif);
+/** After jb_pop_if: the value then_v had at the end of the then branch, else_v otherwise. */
+jb_val jb_if_phi(jb_builder *b, jb_val then_v, jb_val else_v);
+
+/** An endless loop left with jb_break; jb_continue jumps to the top. */
+jb_loop *jb_push_loop(jb_builder *b);
+void jb_break(jb_builder *b, jb_loop *l);
+void jb_continue(jb_builder *b, jb_loop *l);
+void jb_pop_loop(jb_builder *b, jb_loop *l);
+
+/** Mutable variables (loop-carried values). Lowered to allocas that LLVM's mem2reg removes, so
+ *  they never reach scratch at O1 and above. */
+typedef struct jb_var {
+   LLVMValueRef slot;
+   jb_type t;
+} jb_var;
+jb_var jb_var_create(jb_builder *b, jb_val init);
+jb_val jb_var_get(jb_builder *b, jb_var v);
+void jb_var_set(jb_builder *b, jb_var v, jb_val x);
+
+/* --- Memory (jb_mem.c) --------------------------------------------------------------------- */
+
+/* Options of every memory access; loads lead with the loaded type, stores with the offset. */
+#define JB_MEM_OPTS                                                                                \
+   jb_val soffset;   /* i32 scalar offset outside the bounds check; .v NULL = 0 */                 \
+   bool glc;         /* gfx942: sc0 */                                                             \
+   bool nontemporal; /* gfx942: nt */                                                              \
+   unsigned align;   /* global/LDS alignment in bytes; 0 = natural for the element */
+typedef struct jb_load_opts {
+   jb_type type;
+   JB_MEM_OPTS
+} jb_load_opts;
+typedef struct jb_store_opts {
+   jb_val off;
+   JB_MEM_OPTS
+} jb_store_opts;
+
+/** A buffer resource over [base, base + nbytes) (nbytes i64, clamped to 2^32-1). */
+jb_val jb_srd(jb_builder *b, jb_val base, jb_val nbytes);
+/** i64 rebase: a resource over [base + off, base + nbytes) with the 64-bit sum folded into the
+ *  SRD base address (made wave-uniform with readfirstlane, so it stays in SGPRs). The 32-bit
+ *  buffer offsets then stay small: tensors over 4 GB address correctly. off, nbytes: i64. */
+jb_val jb_srd_rebase(jb_builder *b, jb_val base, jb_val off, jb_val nbytes);
+
+/** Raw buffer load of type t (1, 2, 4, 8, 12 or 16 bytes) at byte offset voff (i32):
+ *  jb_buffer_load(b, srd, voff, JB_V4I32, .nontemporal = true). */
+jb_val jb_buffer_load_(jb_builder *b, jb_val srd, jb_val voff, jb_load_opts o);
+#define jb_buffer_load(b, srd, voff, ...)                                                          \
+   jb_buffer_load_((b), (srd), (voff), (jb_load_opts){.type = __VA_ARGS__})
+/** jb_buffer_store(b, x, srd, voff, .glc = true) */
+void jb_buffer_store_(jb_builder *b, jb_val x, jb_val srd, jb_store_opts o);
+#define jb_buffer_store(b, x, srd, ...)                                                            \
+   jb_buffer_store_((b), (x), (srd), (jb_store_opts){.off = __VA_ARGS__})
+
+/** Global (flat 64-bit) load/store at base + off bytes (off i64 or i32). */
+jb_val jb_global_load_(jb_builder *b, jb_val base, jb_val off, jb_load_opts o);
+#define jb_global_load(b, base, off, ...)                                                          \
+   jb_global_load_((b), (base), (off), (jb_load_opts){.type = __VA_ARGS__})
+void jb_global_store_(jb_builder *b, jb_val x, jb_val base, jb_store_opts o);
+#define jb_global_store(b, x, base, ...)                                                           \
+   jb_global_store_((b), (x), (base), (jb_store_opts){.off = __VA_ARGS__})
+
+/** Static LDS of nbytes (aligned to align); sticky error past the target's LDS size. */
+jb_val jb_lds_alloc(jb_builder *b, uint32_t nbytes, uint32_t align);
+uint32_t jb_lds_used(const jb_builder *b);
+jb_val jb_lds_load_(jb_builder *b, jb_val lds, jb_val off, jb_load_opts o);
+#define jb_lds_load(b, lds, off, ...)                                                              \
+   jb_lds_load_((b), (lds), (off), (jb_load_opts){.type = __VA_ARGS__})
+void jb_lds_store_(jb_builder *b, jb_val x, jb_val lds, jb_store_opts o);
+#define jb_lds_store(b, x, lds, ...)                                                               \
+   jb_lds_store_((b), (x), (lds), (jb_store_opts){.off = __VA_ARGS__})
+
+/** Workgroup barrier with LDS visibility (release fence, s_barrier, acquire fence). */
+void jb_barrier(jb_builder *b);
+#define JB_WAIT_ANY (-1)
+/** s_waitcnt vmcnt(vm) lgkmcnt(lgkm); JB_WAIT_ANY leaves a counter unconstrained. The caller
+ *  says in a comment which loads it fences (STYLE C12, KERNELS.md §3). */
+void jb_waitcnt(jb_builder *b, int vm, int lgkm);
+
+/* --- Wave operations (jb_wave.c) ----------------------------------------------------------- */
+
+/** The value of the first active lane (i32/f32/i64/ptr), uniform. */
+jb_val jb_readfirstlane(jb_builder *b, jb_val x);
+
+enum jb_red { JB_RED_FMAX, JB_RED_FSUM, JB_RED_UMAX, JB_RED_ISUM };
+typedef struct jb_red_opts {
+   jb_val x;         /* the operand (positional, C6) */
+   unsigned cluster; /* lanes per reduction group: 2..64, power of two; 0 = whole wave */
+} jb_red_opts;
+/** Butterfly reduction over groups of `cluster` consecutive lanes; every lane of a group gets
+ *  the result. FMAX propagates NaN (NUMERICS.md §3.1). x: f32 (FMAX, FSUM) or i32. */
+jb_val jb_wave_reduce_(jb_builder *b, enum jb_red op, jb_red_opts o);
+#define jb_wave_reduce(b, op, ...) jb_wave_reduce_((b), (op), (jb_red_opts){.x = __VA_ARGS__})
+/** NaN-propagating max of f32 (llvm.maximum); jb_fmax is IEEE maxNum. */
+jb_val jb_fmax_nan(jb_builder *b, jb_val x, jb_val y);
+
+/* --- Conversions (jb_cvt.c), NUMERICS.md §1-§2 --------------------------------------------- */
+
+enum jb_fp8 { JB_E4M3, JB_E5M2 };
+enum jb_scale_mode { JB_SCALE_FLOOR, JB_SCALE_RCEIL };
+enum jb_elem { JB_ELEM_E4M3, JB_ELEM_E5M2, JB_ELEM_E2M1 };
+
+/** bf16 (JB_KIND_BF16 or i16 lanes) -> f32 lanes, exactly (bits << 16). */
+jb_val jb_bf16_to_f32(jb_builder *b, jb_val x);
+/** f32 lanes (n = 1, 2, 4, 8, 16) -> n OCP fp8 codes (i8 lanes), RNE, saturating (§2.1, §2.2).
+ *  NaN gives 0x7F|sign. */
+jb_val jb_cvt_f32_to_fp8(jb_builder *b, jb_val x, enum jb_fp8 fmt);
+/** f32 lanes (n even, 2..16) -> n/2 bytes of packed E2M1 (element 2i in the low nibble, §1.3,
+ *  §2.3), RNE, saturating to ±6. */
+jb_val jb_cvt_f32_to_fp4(jb_builder *b, jb_val x);
+/** E8M0 scale byte (i32 0..255) of a block's amax (f32 >= 0 or NaN), §3.2 FLOOR / RCEIL. */
+jb_val jb_e8m0_scale(jb_builder *b, jb_val amax, enum jb_scale_mode mode, enum jb_elem elem);
+/** fp32 reciprocal of an E8M0 scale byte (i32), §1.1 (byte 254 -> 2^-127, 255 -> NaN). */
+jb_val jb_e8m0_rcp_f32(jb_builder *b, jb_val sb);
+
+#endif /* JB_H */

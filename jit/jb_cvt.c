@@ -1,0 +1,266 @@
+/*
+ * jb_cvt.c — bf16 widening and the MX conversions of NUMERICS.md: fp32 -> OCP E4M3/E5M2
+ * (RNE, saturating, §2.1/§2.2), fp32 -> E2M1 packed nibbles (§1.3, §2.3) and the E8M0 block
+ * scale (FLOOR / RCEIL, §3.2 and §2.4).
+ *
+ * Two lowerings per conversion where the hardware has one:
+ * - software: integer/float sequences that are bit-exact on every target (gfx942 converts fp8
+ *   only in FNUZ, NUMERICS.md "Decisions", so OCP must be done this way there);
+ * - gfx950 (JT_CAP_CVT_SCALEF32): v_cvt_scalef32_pk_{fp8,bf8,fp4}_f32 with scale 1.0, after a
+ *   clamp to ±max_pos (the fused converts turn overflow into NaN, §2.1) and with NaN lanes
+ *   rewritten to the NUMERICS code afterwards, so the result does not depend on the
+ *   instruction's NaN encoding.
+ * All sequences work lane-wise on vectors of up to 16 f32.
+ */
+#include "jb_int.h"
+
+#include <string.h>
+
+static jb_val
+imm(jb_builder *b, jb_type t, uint32_t v)
+{
+   return jb_imm_int(b, JB_TYPE(JB_KIND_INT, 32, t.lanes), v);
+}
+
+static jb_val
+fimm_bits(jb_builder *b, unsigned lanes, uint32_t bits)
+{
+   float f;
+   memcpy(&f, &bits, 4);
+   return jb_imm_float(b, JB_TYPE(JB_KIND_FLOAT, 32, lanes), f);
+}
+
+static bool
+check_f32(jb_builder *b, const char *op, jb_val x, bool even)
+{
+   unsigned n = x.t.lanes;
+   bool ok = x.t.kind == JB_KIND_FLOAT && x.t.bits == 32 && n <= 16 && (n & (n - 1)) == 0 &&
+             (!even || n >= 2);
+   if (!ok)
+      jb_error(b, MXJIT_ERR_INVALID_ARG,
+               "%s: input must be f32 x 1, 2, 4, 8 or 16 lanes%s "
+               "(got kind %u x %u lanes)",
+               op, even ? " (at least 2)" : "", x.t.kind, n);
+   return ok;
+}
+
+jb_val
+jb_bf16_to_f32(jb_builder *b, jb_val x)
+{
+   jb_type ft = JB_TYPE(JB_KIND_FLOAT, 32, x.t.lanes);
+   if (!jb_ok(b))
+      return jb_poison(b, ft);
+   if (x.t.bits != 16 || (x.t.kind != JB_KIND_BF16 && x.t.kind != JB_KIND_INT)) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_bf16_to_f32: input is not bf16/i16 lanes");
+      return jb_poison(b, ft);
+   }
+   /* Exact widening: the bf16 bits are the high half of the f32 (NUMERICS.md §0). */
+   if (x.t.kind == JB_KIND_BF16)
+      x = jb_bitcast(b, x, JB_TYPE(JB_KIND_INT, 16, x.t.lanes));
+   jb_val w = jb_zext(b, x, JB_TYPE(JB_KIND_INT, 32, x.t.lanes));
+   return jb_bitcast(b, jb_shl_imm(b, w, 16), ft);
+}
+
+/* Format constants of the software fp8 encoder (legend: min_normal = smallest normal |x| as
+ * f32 bits; sub_scale = 2^-(smallest subnormal exponent); mbits = mantissa bits; bias_adj =
+ * (127 - bias) << mbits; sat = max finite |x| bits and its code). */
+struct fp8_fmt {
+   uint32_t min_normal, sub_scale_bits, mbits, bias_adj, sat_bits, sat_code, max_bits;
+};
+static const struct fp8_fmt fp8_fmts[] = {
+    [JB_E4M3] = {0x3C800000u /* 2^-6 */, 0x44000000u /* 512 */, 3, 120u << 3, 0x43E00000u /* 448 */,
+                 0x7E, 0x43E00000u},
+    [JB_E5M2] = {0x38800000u /* 2^-14 */, 0x47800000u /* 65536 */, 2, 112u << 2,
+                 0x47600000u /* 57344 */, 0x7B, 0x47600000u},
+};
+
+/* requires: x f32 lanes. produces: i32 lanes holding the OCP code (§2.1, §2.2):
+ * NaN -> 0x7F|s; |x| >= max -> sat|s; |x| < min normal -> RNE(|x| / 2^emin_sub) (exact scaling,
+ * v_rndne); otherwise round the f32 mantissa to mbits by adding half-1 plus the odd bit. */
+static jb_val
+fp8_soft(jb_builder *b, jb_val x, const struct fp8_fmt *f)
+{
+   jb_type it = JB_TYPE(JB_KIND_INT, 32, x.t.lanes);
+   unsigned sh = 23 - f->mbits;
+   jb_val u = jb_bitcast(b, x, it);
+   jb_val a = jb_and_imm(b, u, 0x7fffffffu);
+   jb_val s = jb_and_imm(b, jb_lshr_imm(b, u, 24), 0x80);
+   jb_val af = jb_bitcast(b, a, x.t);
+   jb_val sub = jb_f2i(
+       b, jb_roundeven(b, jb_fmul(b, af, fimm_bits(b, x.t.lanes, f->sub_scale_bits))), false);
+   jb_val odd = jb_and_imm(b, jb_lshr_imm(b, a, sh), 1);
+   jb_val t = jb_iadd(b, jb_iadd_imm(b, a, (1u << (sh - 1)) - 1), odd);
+   jb_val nrm = jb_isub(b, jb_lshr_imm(b, t, sh), imm(b, it, f->bias_adj));
+   jb_val r = jb_select(b, jb_cmp(b, JB_ULT, a, imm(b, it, f->min_normal)), sub, nrm);
+   r = jb_select(b, jb_cmp(b, JB_UGE, a, imm(b, it, f->sat_bits)), imm(b, it, f->sat_code), r);
+   r = jb_select(b, jb_cmp(b, JB_UGT, a, imm(b, it, 0x7f800000u)), imm(b, it, 0x7f), r);
+   return jb_or(b, r, s);
+}
+
+/* Clamp |x| to max keeping NaN (a select on an ordered compare leaves NaN lanes alone; minnum
+ * would turn NaN into max). */
+static jb_val
+clamp_keep_nan(jb_builder *b, jb_val x, uint32_t max_bits)
+{
+   jb_val mx = fimm_bits(b, x.t.lanes, max_bits);
+   jb_val x1 = jb_select(b, jb_cmp(b, JB_FOGT, x, mx), mx, x);
+   return jb_select(b, jb_cmp(b, JB_FOLT, x1, jb_fneg(b, mx)), jb_fneg(b, mx), x1);
+}
+
+/* gfx950: pairs of lanes through v_cvt_scalef32_pk_{fp8,bf8}_f32 (scale 1.0). Two pairs fill
+ * one dword (dst_lo_hi_sel picks the word). Returns i32 lanes of codes. */
+static jb_val
+fp8_hw(jb_builder *b, jb_val x, enum jb_fp8 fmt)
+{
+   const struct fp8_fmt *f = &fp8_fmts[fmt];
+   unsigned n = x.t.lanes;
+   jb_type it = JB_TYPE(JB_KIND_INT, 32, n);
+   const char *name = fmt == JB_E4M3 ? "llvm.amdgcn.cvt.scalef32.pk.fp8.f32"
+                                     : "llvm.amdgcn.cvt.scalef32.pk.bf8.f32";
+   jb_val c = clamp_keep_nan(b, x, f->max_bits);
+   LLVMTypeRef v2i16 = b->t.v2i16;
+   jb_val codes = jb_undef(b, it);
+   LLVMValueRef w = LLVMConstNull(v2i16);
+   for (unsigned p = 0; p < (n + 1) / 2; p++) {
+      jb_val lo = jb_extract(b, c, 2 * p), hi = n > 1 ? jb_extract(b, c, 2 * p + 1) : lo;
+      if (!jb_ok(b))
+         return jb_poison(b, it);
+      LLVMValueRef a[5] = {p % 2 ? w : LLVMConstNull(v2i16), lo.v, hi.v,
+                           LLVMConstReal(b->t.f32, 1.0), LLVMConstInt(b->t.i1, p % 2, 0)};
+      w = jb_intrinsic_(b, name, v2i16, a, 5);
+      jb_val d = jb_wrap(LLVMBuildBitCast(b->llb, w, b->t.i32, ""), JB_I32);
+      for (unsigned k = 0; k < 2 && 2 * p + k < n; k++) {
+         jb_val byte = jb_and_imm(b, jb_lshr_imm(b, d, 16 * (p % 2) + 8 * k), 0xff);
+         codes = n > 1 ? jb_insert(b, codes, byte, 2 * p + k) : byte;
+      }
+   }
+   jb_val u = jb_bitcast(b, x, it);
+   jb_val nan_code = jb_or(b, jb_and_imm(b, jb_lshr_imm(b, u, 24), 0x80), imm(b, it, 0x7f));
+   return jb_select(b, jb_cmp(b, JB_FUNO, x, x), nan_code, codes);
+}
+
+jb_val
+jb_cvt_f32_to_fp8(jb_builder *b, jb_val x, enum jb_fp8 fmt)
+{
+   jb_type ot = JB_TYPE(JB_KIND_INT, 8, x.t.lanes);
+   if (!jb_ok(b) || !check_f32(b, "jb_cvt_f32_to_fp8", x, false))
+      return jb_poison(b, ot);
+   jb_val r =
+       jt_has(b->target, JT_CAP_CVT_SCALEF32) ? fp8_hw(b, x, fmt) : fp8_soft(b, x, &fp8_fmts[fmt]);
+   return jb_trunc(b, r, ot);
+}
+
+/* requires: x f32 lanes. produces: i32 lanes of 4-bit codes, §2.3 including its NaN quirk:
+ * the compares are ordered, so NaN takes the normal branch like AO's encoder does. */
+static jb_val
+fp4_soft(jb_builder *b, jb_val x)
+{
+   unsigned n = x.t.lanes;
+   jb_type it = JB_TYPE(JB_KIND_INT, 32, n);
+   jb_val u = jb_bitcast(b, x, it);
+   jb_val a = jb_and_imm(b, u, 0x7fffffffu);
+   jb_val af = jb_bitcast(b, a, x.t);
+   jb_val sub = jb_f2i(b, jb_roundeven(b, jb_fmul(b, af, fimm_bits(b, n, 0x40000000u))), false);
+   /* + ((1 - 127) << 23) rebias, + 0x1FFFFF + odd: RNE of the top mantissa bit (shift 22). */
+   jb_val t = jb_iadd(b, jb_iadd_imm(b, a, (int64_t)(0xC1000000u + 0x1FFFFFu)),
+                      jb_and_imm(b, jb_lshr_imm(b, a, 22), 1));
+   jb_val nrm = jb_and_imm(b, jb_lshr_imm(b, t, 22), 7);
+   jb_val r = jb_select(b, jb_cmp(b, JB_FOLT, af, fimm_bits(b, n, 0x3f800000u)), sub, nrm);
+   r = jb_select(b, jb_cmp(b, JB_FOGE, af, fimm_bits(b, n, 0x40c00000u)), imm(b, it, 7), r);
+   return jb_or(b, r, jb_and_imm(b, jb_lshr_imm(b, u, 28), 8));
+}
+
+/* gfx950: v_cvt_scalef32_pk_fp4_f32 packs two lanes into one byte (element 2i low nibble);
+ * dst_sel_index picks the byte of the dword. Finite lanes are clamped to ±6 first (§2.3
+ * saturates); NaN lanes have no defined code (§2.3), so none is forced. */
+static jb_val
+fp4_hw(jb_builder *b, jb_val x)
+{
+   unsigned n = x.t.lanes;
+   jb_type bt = JB_TYPE(JB_KIND_INT, 32, n / 2);
+   jb_val c = clamp_keep_nan(b, x, 0x40c00000u);
+   jb_val bytes = jb_undef(b, bt);
+   LLVMValueRef w = LLVMConstInt(b->t.i32, 0, 0);
+   for (unsigned p = 0; p < n / 2; p++) {
+      jb_val lo = jb_extract(b, c, 2 * p), hi = jb_extract(b, c, 2 * p + 1);
+      if (!jb_ok(b))
+         return jb_poison(b, bt);
+      LLVMValueRef a[5] = {p % 4 ? w : LLVMConstInt(b->t.i32, 0, 0), lo.v, hi.v,
+                           LLVMConstReal(b->t.f32, 1.0), LLVMConstInt(b->t.i32, p % 4, 0)};
+      w = jb_intrinsic_(b, "llvm.amdgcn.cvt.scalef32.pk.fp4.f32", b->t.i32, a, 5);
+      jb_val byte = jb_and_imm(b, jb_lshr_imm(b, jb_wrap(w, JB_I32), 8 * (p % 4)), 0xff);
+      bytes = n > 2 ? jb_insert(b, bytes, byte, p) : byte;
+   }
+   return bytes;
+}
+
+jb_val
+jb_cvt_f32_to_fp4(jb_builder *b, jb_val x)
+{
+   jb_type ot = JB_TYPE(JB_KIND_INT, 8, x.t.lanes / 2 ? x.t.lanes / 2 : 1);
+   if (!jb_ok(b) || !check_f32(b, "jb_cvt_f32_to_fp4", x, true))
+      return jb_poison(b, ot);
+   if (jt_has(b->target, JT_CAP_PK_FP4))
+      return jb_trunc(b, fp4_hw(b, x), ot);
+   jb_val r = fp4_soft(b, x);
+   jb_val lo = jb_undef(b, JB_TYPE(JB_KIND_INT, 32, ot.lanes)), hi = lo;
+   for (unsigned i = 0; i < ot.lanes; i++) {
+      jb_val e = jb_extract(b, r, 2 * i), o = jb_extract(b, r, 2 * i + 1);
+      lo = ot.lanes > 1 ? jb_insert(b, lo, e, i) : e;
+      hi = ot.lanes > 1 ? jb_insert(b, hi, o, i) : o;
+   }
+   return jb_trunc(b, jb_or(b, lo, jb_shl_imm(b, hi, 4)), ot);
+}
+
+/* E8M0 scale (§3.2). emax: FLOOR exponent of the largest power of two <= max_pos; rcp_bits:
+ * fp32(1/max_pos) for RCEIL's multiply (never a divide, §3.2). */
+static const struct {
+   uint32_t emax, rcp_bits;
+} elem_consts[] = {
+    [JB_ELEM_E4M3] = {8, 0x3B124925u},
+    [JB_ELEM_E5M2] = {15, 0x37924925u},
+    [JB_ELEM_E2M1] = {2, 0x3E2AAAABu},
+};
+
+jb_val
+jb_e8m0_scale(jb_builder *b, jb_val amax, enum jb_scale_mode mode, enum jb_elem elem)
+{
+   jb_type it = JB_TYPE(JB_KIND_INT, 32, amax.t.lanes);
+   if (!jb_ok(b) || !check_f32(b, "jb_e8m0_scale", amax, false))
+      return jb_poison(b, it);
+   jb_val ff = imm(b, it, 0xff);
+   if (mode == JB_SCALE_FLOOR) {
+      /* byte = clamp(Eb - emax, 0, 255); Inf/NaN amax (Eb = 255) -> 0xFF. */
+      jb_val e = jb_and_imm(b, jb_lshr_imm(b, jb_bitcast(b, amax, it), 23), 0xff);
+      jb_val sb = jb_smax(b, jb_iadd_imm(b, e, -(int64_t)elem_consts[elem].emax), imm(b, it, 0));
+      return jb_select(b, jb_cmp(b, JB_EQ, e, ff), ff, sb);
+   }
+   /* RCEIL: d = amax * fp32(1/max_pos) (IEEE, subnormals kept), then round up to a power of
+    * two (§2.4, NOSAT): E == 0 rounds up only above 2^-127 (mantissa 0x400000). */
+   jb_val d =
+       jb_bitcast(b, jb_fmul(b, amax, fimm_bits(b, amax.t.lanes, elem_consts[elem].rcp_bits)), it);
+   jb_val e = jb_and_imm(b, jb_lshr_imm(b, d, 23), 0xff);
+   jb_val m = jb_and_imm(b, d, 0x7fffff);
+   jb_val up_sub = jb_cmp(b, JB_UGT, m, imm(b, it, 0x400000));
+   jb_val up_nrm = jb_cmp(b, JB_NE, m, imm(b, it, 0));
+   jb_val up = jb_select(b, jb_cmp(b, JB_EQ, e, imm(b, it, 0)), up_sub, up_nrm);
+   jb_val r = jb_iadd(b, e, jb_zext(b, up, it));
+   return jb_select(b, jb_cmp(b, JB_EQ, e, ff), ff, r);
+}
+
+jb_val
+jb_e8m0_rcp_f32(jb_builder *b, jb_val sb)
+{
+   jb_type ft = JB_TYPE(JB_KIND_FLOAT, 32, sb.t.lanes);
+   if (!jb_ok(b))
+      return jb_poison(b, ft);
+   if (sb.t.kind != JB_KIND_INT || sb.t.bits != 32) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_e8m0_rcp_f32: scale byte must be i32 lanes");
+      return jb_poison(b, ft);
+   }
+   /* §1.1: (254 - b) << 23, except b = 254 -> 2^-127 = 0x00400000 and b = 255 -> NaN. */
+   jb_val r = jb_shl_imm(b, jb_isub(b, imm(b, sb.t, 254), sb), 23);
+   r = jb_select(b, jb_cmp(b, JB_EQ, sb, imm(b, sb.t, 254)), imm(b, sb.t, 0x00400000u), r);
+   r = jb_select(b, jb_cmp(b, JB_EQ, sb, imm(b, sb.t, 255)), imm(b, sb.t, 0x7fc00000u), r);
+   return jb_bitcast(b, r, ft);
+}

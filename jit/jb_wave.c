@@ -1,0 +1,123 @@
+/*
+ * jb_wave.c — cross-lane operations: readfirstlane and butterfly reductions over clusters of
+ * lanes with DPP (xor 1, 2), ds_swizzle (xor 4, 8, 16) and ds_bpermute (xor 32).
+ *
+ * Every lane of a cluster ends with the same bits: each step combines x with its partner's x
+ * through a commutative op, so lane i and lane i^s compute op(a, b) and op(b, a), which are
+ * equal for max and for IEEE addition alike.
+ */
+#include "jb_int.h"
+
+jb_val
+jb_readfirstlane(jb_builder *b, jb_val x)
+{
+   if (!jb_ok(b))
+      return jb_poison(b, x.t);
+   const char *name;
+   if (jb_type_eq(x.t, JB_I32))
+      name = "llvm.amdgcn.readfirstlane.i32";
+   else if (jb_type_eq(x.t, JB_F32))
+      name = "llvm.amdgcn.readfirstlane.f32";
+   else if (jb_type_eq(x.t, JB_I64))
+      name = "llvm.amdgcn.readfirstlane.i64";
+   else {
+      jb_error(b, MXJIT_ERR_UNSUPPORTED,
+               "jb_readfirstlane: type kind %u x %u bits x %u lanes; "
+               "use i32, f32 or i64",
+               x.t.kind, x.t.bits, x.t.lanes);
+      return jb_poison(b, x.t);
+   }
+   return jb_wrap(jb_intrinsic_(b, name, jb_llvm_type(b, x.t), &x.v, 1), x.t);
+}
+
+jb_val
+jb_fmax_nan(jb_builder *b, jb_val x, jb_val y)
+{
+   assert(jb_type_eq(x.t, y.t));
+   if (!jb_ok(b))
+      return jb_poison(b, x.t);
+   if (x.t.kind != JB_KIND_FLOAT || x.t.bits != 32) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_fmax_nan: operands are not f32");
+      return jb_poison(b, x.t);
+   }
+   char name[40];
+   snprintf(name, sizeof(name), x.t.lanes > 1 ? "llvm.maximum.v%uf32" : "llvm.maximum.f32",
+            x.t.lanes);
+   LLVMValueRef a[2] = {x.v, y.v};
+   return jb_wrap(jb_intrinsic_(b, name, LLVMTypeOf(x.v), a, 2), x.t);
+}
+
+/* The value of lane (lane ^ s) for s = 1..32, as i32. */
+static LLVMValueRef
+partner(jb_builder *b, LLVMValueRef x, unsigned s)
+{
+   if (s <= 2) {
+      /* DPP quad_perm: [1,0,3,2] = 0xB1 swaps neighbours, [2,3,0,1] = 0x4E swaps pairs. All
+       * rows and banks enabled; every source lane exists, so bound_ctrl does not matter. */
+      LLVMValueRef a[6] = {x,
+                           x,
+                           LLVMConstInt(b->t.i32, s == 1 ? 0xB1 : 0x4E, 0),
+                           LLVMConstInt(b->t.i32, 0xF, 0),
+                           LLVMConstInt(b->t.i32, 0xF, 0),
+                           LLVMConstInt(b->t.i1, 1, 0)};
+      return jb_intrinsic_(b, "llvm.amdgcn.update.dpp.i32", b->t.i32, a, 6);
+   }
+   if (s <= 16) {
+      /* ds_swizzle bit mode (offset bit 15 = 0): and_mask 0x1F, or_mask 0, xor_mask s, within
+       * each group of 32 lanes (CDNA3 ISA, DS_SWIZZLE_B32). No LDS is touched. */
+      LLVMValueRef a[2] = {x, LLVMConstInt(b->t.i32, 0x1Fu | (s << 10), 0)};
+      return jb_intrinsic_(b, "llvm.amdgcn.ds.swizzle", b->t.i32, a, 2);
+   }
+   /* Across the two halves of the wave: ds_bpermute with byte address (lane ^ 32) * 4. */
+   jb_val lane = jb_lane_id(b);
+   LLVMValueRef addr = LLVMBuildXor(b->llb, lane.v, LLVMConstInt(b->t.i32, 32, 0), "");
+   addr = LLVMBuildShl(b->llb, addr, LLVMConstInt(b->t.i32, 2, 0), "");
+   LLVMValueRef a[2] = {addr, x};
+   return jb_intrinsic_(b, "llvm.amdgcn.ds.bpermute", b->t.i32, a, 2);
+}
+
+static jb_val
+combine(jb_builder *b, enum jb_red op, jb_val x, jb_val y)
+{
+   switch (op) {
+   case JB_RED_FMAX:
+      return jb_fmax_nan(b, x, y);
+   case JB_RED_FSUM:
+      return jb_fadd(b, x, y);
+   case JB_RED_UMAX:
+      return jb_umax(b, x, y);
+   case JB_RED_ISUM:
+      return jb_iadd(b, x, y);
+   }
+   assert(!"unknown jb_red");
+   return x;
+}
+
+jb_val
+jb_wave_reduce_(jb_builder *b, enum jb_red op, jb_red_opts o)
+{
+   jb_val x = o.x;
+   if (!jb_ok(b))
+      return jb_poison(b, x.t);
+   unsigned cl = o.cluster ? o.cluster : b->target->wave_size;
+   bool is_f = op == JB_RED_FMAX || op == JB_RED_FSUM;
+   if (!jb_type_eq(x.t, is_f ? JB_F32 : JB_I32)) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_wave_reduce: operand must be %s",
+               is_f ? "f32" : "i32");
+      return jb_poison(b, x.t);
+   }
+   if (cl < 2 || cl > b->target->wave_size || (cl & (cl - 1))) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG,
+               "jb_wave_reduce: cluster %u is not a power of two in 2..%u", cl,
+               b->target->wave_size);
+      return jb_poison(b, x.t);
+   }
+   for (unsigned s = 1; s < cl; s <<= 1) {
+      LLVMValueRef xi = is_f ? LLVMBuildBitCast(b->llb, x.v, b->t.i32, "") : x.v;
+      LLVMValueRef p = partner(b, xi, s);
+      if (is_f)
+         p = LLVMBuildBitCast(b->llb, p, b->t.f32, "");
+      x = combine(b, op, x, jb_wrap(p, x.t));
+   }
+   return x;
+}
