@@ -126,7 +126,7 @@ int kc_os_write_atomic(kc_cache *c, const char *path, const void *buf, size_t si
 typedef bool (*kc_scan_fn)(void *user, const char *path, const char *name, off_t size,
                            int64_t mtime_ns);
 void kc_os_scan(const char *dir, unsigned first, unsigned max_shards, kc_scan_fn fn, void *user);
-/** Opens and flocks <dir>/kc_size; returns the fd or -1. */
+/** Opens and flocks <dir>/kc_size, waiting at most ~2 s; returns the fd or -1. */
 int kc_os_size_lock(const char *dir);
 void kc_os_size_unlock(int fd);
 bool kc_os_size_read(int fd, uint64_t *bytes);

@@ -5,6 +5,7 @@
 #include <criterion/parameterized.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 TestSuite(kc_disk, .init = kt_setup, .fini = kt_teardown);
@@ -368,4 +369,21 @@ ParameterizedTest(int *site, kc_disk, write_faults)
    }
    kc_key_fini(&k[0]);
    kc_key_fini(&k[1]);
+}
+
+/* A process that holds the size lock forever (stopped, stuck) delays a publish by a bounded
+ * time; the entry is still written. */
+Test(kc_disk, held_size_lock_does_not_hang_publish)
+{
+   kc_cache *c = kt_open_dir(kt_path("user"), NULL, 0);
+   int fd = open(kt_path("user/kc_size"), O_RDWR | O_CREAT, 0644);
+   cr_assert_geq(fd, 0);
+   cr_assert_eq(flock(fd, LOCK_EX), 0);
+   kc_key k;
+   kt_key(&k, 1);
+   kc_disk_publish(c, &k, &(kc_entry){.code = "x", .code_size = 1});
+   cr_assert_eq(kt_count_files(kt_path("user")).entries, 1u);
+   close(fd);
+   kc_close(c);
+   kc_key_fini(&k);
 }
