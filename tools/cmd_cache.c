@@ -1,4 +1,4 @@
-/* cmd_cache.c — `mxjit cache stats|clear|dir [--cache-dir DIR]`: the user kernel cache. */
+/* cmd_cache.c — `mxjit cache stats|clear|verify|dir [--cache-dir DIR]`: the user kernel cache. */
 #include "cmd.h"
 
 #include "kc.h"
@@ -11,9 +11,10 @@
 static void
 usage(FILE *f)
 {
-   fprintf(f, "usage: mxjit cache stats|clear|dir [--cache-dir DIR]\n"
+   fprintf(f, "usage: mxjit cache stats|clear|verify|dir [--cache-dir DIR]\n"
               "  stats  entries and bytes in the user cache directory\n"
               "  clear  remove every entry of the user cache directory\n"
+              "  verify check every entry (header, checksum, key hash); remove damaged ones\n"
               "  dir    print the directory ($MXJIT_CACHE_DIR, $XDG_CACHE_HOME/mxjit,\n"
               "         ~/.cache/mxjit)\n");
 }
@@ -43,8 +44,9 @@ cmd_cache(int argc, char **argv)
          return 2;
       }
    }
-   if (!sub || (strcmp(sub, "stats") && strcmp(sub, "clear") && strcmp(sub, "dir"))) {
-      fprintf(stderr, "mxjit cache: expected stats, clear or dir, got '%s'\n",
+   if (!sub || (strcmp(sub, "stats") && strcmp(sub, "clear") && strcmp(sub, "dir") &&
+                strcmp(sub, "verify"))) {
+      fprintf(stderr, "mxjit cache: expected stats, clear, verify or dir, got '%s'\n",
               sub ? sub : "(nothing)");
       usage(stderr);
       return 2;
@@ -64,6 +66,12 @@ cmd_cache(int argc, char **argv)
       printf("dir      %s%s\n", s.dir, s.disk_ok ? "" : " (not writable: memory only)");
       printf("entries  %" PRIu64 "\n", s.entries);
       printf("bytes    %" PRIu64 "\n", s.bytes);
+   } else if (!strcmp(sub, "verify")) {
+      uint64_t checked = 0, removed = 0;
+      mxjit_status st = kc_verify(c, &checked, &removed);
+      printf("checked %" PRIu64 " entries in %s, removed %" PRIu64 " damaged\n", checked,
+             s.dir, removed);
+      rc = st != MXJIT_OK;
    } else {
       mxjit_status st = kc_clear(c);
       if (st != MXJIT_OK) {

@@ -47,8 +47,8 @@ Test(rt_cli, usage_errors_exit_2)
                 "--param 'speed=1'");
    expect_usage("compile --bogus", "unknown option '--bogus'");
    expect_usage("dis --template scaled_copy", "--template and --target are required");
-   expect_usage("cache", "expected stats, clear or dir");
-   expect_usage("cache purge", "expected stats, clear or dir, got 'purge'");
+   expect_usage("cache", "expected stats, clear, verify or dir");
+   expect_usage("cache purge", "expected stats, clear, verify or dir, got 'purge'");
    expect_usage("bench --reps 0", "--reps 0 is out of range");
    expect_usage("demo extra", "usage: mxjit demo");
 }
@@ -82,6 +82,9 @@ Test(rt_cli, compile_then_hit_then_cache_clear)
    cr_assert(strstr(out, "cache hit") != NULL, "%s", out);
    cr_assert_eq(cli("cache stats", out, sizeof(out)), 0, "%s", out);
    cr_assert(strstr(out, "entries  1") != NULL, "%s", out);
+   cr_assert_eq(cli("cache verify", out, sizeof(out)), 0, "%s", out);
+   cr_assert(strstr(out, "checked 1 entries") != NULL, "%s", out);
+   cr_assert(strstr(out, "removed 0 damaged") != NULL, "%s", out);
    cr_assert_eq(cli("cache clear", out, sizeof(out)), 0, "%s", out);
    cr_assert(strstr(out, "cleared 1 entries") != NULL, "%s", out);
    cr_assert_eq(cli("cache stats", out, sizeof(out)), 0, "%s", out);
