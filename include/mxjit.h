@@ -170,6 +170,214 @@ MXJIT_API mxjit_status mxjit_scaled_copy(mxjit_ctx *ctx, mxjit_stream stream,
 
 /* Further operations (MX quantize, layouts, GEMMs) are declared below this line. */
 
+/* Common conventions of the operations below (issue #4; NUMERICS.md is the numerics contract):
+ *  - Tensors are contiguous row-major (strides all 0, or equal to the row-major ones); other
+ *    strides give MXJIT_ERR_INVALID_ARG_STRIDE. Output buffers are device memory of the size
+ *    each op documents; outputs must not overlap inputs.
+ *  - Every device runs every op: the host device runs the scalar reference (bit-exact by
+ *    definition); emu/hip return MXJIT_ERR_UNSUPPORTED until the op's kernel template lands.
+ *  - Padding that an op writes is 0x00 unless stated otherwise. */
+
+/** E8M0 scale rule (NUMERICS.md §3.2). FLOOR and RCEIL are what kernels implement. */
+typedef enum mxjit_scale_mode {
+   MXJIT_SCALE_FLOOR = 0, /**< exponent of the fp32 amax minus emax (OCP default) */
+   MXJIT_SCALE_RCEIL,     /**< round_up(amax · fp32(1/max_pos)) to a power of two, NOSAT */
+   MXJIT_SCALE_CEIL,      /**< ceil(log2 amax) − emax (reference only) */
+   MXJIT_SCALE_EVEN,      /**< amax mantissa rounded to the element's bits, then FLOOR */
+} mxjit_scale_mode;
+
+/** Layout of an E8M0 scale output. */
+typedef enum mxjit_scale_layout {
+   MXJIT_SCALES_PLAIN = 0, /**< row-major logical scale matrix */
+   MXJIT_SCALES_BLOCKED,   /**< torchao to_blocked (§4.4), per group with offs (§4.5) */
+   MXJIT_SCALES_SHUFFLED,  /**< aiter e8m0_shuffle (§5.1), (256·⌈rows/256⌉, 8·⌈cols/8⌉) */
+} mxjit_scale_layout;
+
+/** Orientation of an MX quantize (NUMERICS.md §4.1-4.3). */
+typedef enum mxjit_mx_kind {
+   MXJIT_MX_DIM0 = 0, /**< x (M,K), 1x32 blocks along K: q (M,K), scales (M, K/32) */
+   MXJIT_MX_DIM1,     /**< x (M,K), 32x1 blocks along M: q (K,M) row-major, scales (K, M/32) */
+   MXJIT_MX_3D,       /**< x (E,N,K), blocks along N: q (E,K,N), scales (E, N/32, K) */
+} mxjit_mx_kind;
+
+/** MX quantize (torchao to_mx HEAD semantics, NUMERICS.md §3-4).
+ *  x: bf16 or f32, (M,K) for DIM0/DIM1, (E,N,K) for 3D; the blocked dim must be a multiple of
+ *  32 (K for DIM0, M for DIM1, N for 3D; also K for 3D). elem: E4M3 or E5M2 (mxjit_mxfp8_
+ *  quantize), E2M1X2 (mxjit_mxfp4_quantize accepts only it; q then holds two values per byte
+ *  along the last dim, element 2i in the low nibble).
+ *  Scale layouts: PLAIN as above. BLOCKED: to_blocked of the logical scale matrix (DIM0: (M,
+ *  K/32), DIM1: (K, M/32)); 3D: per expert over the logical (K, N/32) matrix, expert stride
+ *  128·⌈K/128⌉·4·⌈N/32/4⌉. With offs (DIM0/DIM1, BLOCKED only): offs is an int64[ngroups]
+ *  device array of end offsets along M (torchao convention, last = M); DIM0 uses M-groups
+ *  blocking (size (M+128·G)·4·⌈K/32/4⌉), DIM1 K-groups blocking over the (K, M/32) matrix
+ *  with offs/32 (each group a multiple of 32 rows; size 128·⌈K/128⌉·(M/32+4·G)). SHUFFLED:
+ *  e8m0_shuffle of the logical matrix (2D kinds only). 3D with scale_block_k = 32: one scale
+ *  per 32x32 tile, PLAIN scales (E, N/32, K/32), BLOCKED replicates each tile scale over its
+ *  32 k rows. Use mxjit_mx_quant_sizes for the output sizes. */
+typedef struct mxjit_mx_quant_args {
+   int _;
+   mxjit_mx_kind kind;
+   mxjit_tensor x;
+   mxjit_scale_mode mode;
+   mxjit_dtype elem;
+   mxjit_scale_layout scale_layout;
+   int scale_block_k;    /**< 3D only: 1 (0 means 1) or 32 */
+   mxjit_devptr q, s;    /**< outputs */
+   mxjit_devptr offs;    /**< int64[ngroups] end offsets, or 0 */
+   int64_t ngroups;
+} mxjit_mx_quant_args;
+/** Output sizes in bytes of an MX quantize with these args (no device access). */
+MXJIT_API mxjit_status mxjit_mx_quant_sizes(const mxjit_mx_quant_args *args, size_t *q_bytes,
+                                            size_t *s_bytes);
+MXJIT_API mxjit_status mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream,
+                                            const mxjit_mx_quant_args *args);
+
+/** MXFP4 cast / cast-transpose (KERNELS.md §2): one pass producing rowwise and/or columnwise
+ *  E2M1 data and scales. x bf16/f32 (M,K) (leading dims flattened), M and K multiples of 32.
+ *  Rowwise: q_row (M, K/2), scales of (M, K/32); columnwise: q_col (K, M/2), scales of (K, M/32).
+ *  Scales in scale_layout (the aiter GEMM wants MXJIT_SCALES_SHUFFLED, padding 0).
+ *  preshuffle = 1 writes q in the shuffle_weight (16,16) layout (§5.2; rows % 16 == 0 and
+ *  packed width % 32 == 0). Sizes: mxjit_mx_quant_sizes with kind DIM0 / DIM1, elem E2M1X2. */
+typedef struct mxjit_mxfp4_quant_args {
+   int _;
+   mxjit_tensor x;
+   mxjit_scale_mode mode;
+   mxjit_scale_layout scale_layout;
+   int rowwise, colwise; /**< at least one */
+   int preshuffle;
+   mxjit_devptr q_row, s_row, q_col, s_col;
+} mxjit_mxfp4_quant_args;
+MXJIT_API mxjit_status mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream,
+                                            const mxjit_mxfp4_quant_args *args);
+
+/** Grouping of mxjit_to_blocked (NUMERICS.md §4.5). */
+typedef enum mxjit_blocked_groups {
+   MXJIT_GROUPS_NONE = 0, /**< plain to_blocked of each of `batch` (h, w) matrices */
+   MXJIT_GROUPS_M,        /**< M-groups: offs = end rows; out (h + 128·G, 4·⌈w/4⌉) */
+   MXJIT_GROUPS_K,        /**< K-groups: offs = end scale columns; out (128·⌈h/128⌉, w + 4·G) */
+} mxjit_blocked_groups;
+
+/** to_blocked / from_blocked of E8M0 scales (§4.4-4.5). s is u8 (batch, h, w) (batch 0
+ *  means 1: per-expert blocking, expert stride 128·⌈h/128⌉·4·⌈w/4⌉). inverse = 1 runs
+ *  from_blocked (GROUPS_NONE only): s becomes the output. offs: int64[ngroups] device array. */
+typedef struct mxjit_to_blocked_args {
+   int _;
+   mxjit_devptr s, out;
+   int64_t batch, h, w;
+   mxjit_blocked_groups groups;
+   mxjit_devptr offs;
+   int64_t ngroups;
+   int inverse;
+} mxjit_to_blocked_args;
+/** Size in bytes of the blocked buffer of these args. */
+MXJIT_API mxjit_status mxjit_to_blocked_size(const mxjit_to_blocked_args *args, size_t *bytes);
+MXJIT_API mxjit_status mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream,
+                                        const mxjit_to_blocked_args *args);
+
+/** aiter e8m0_shuffle (§5.1): s u8 (m, n) → out (256·⌈m/256⌉, 8·⌈n/8⌉), padding 0.
+ *  inverse = 1: out is the shuffled buffer's (m, n) unshuffled view (s = shuffled input). */
+typedef struct mxjit_e8m0_shuffle_args {
+   int _;
+   mxjit_devptr s, out;
+   int64_t m, n;
+   int inverse;
+} mxjit_e8m0_shuffle_args;
+MXJIT_API mxjit_status mxjit_e8m0_shuffle(mxjit_ctx *ctx, mxjit_stream stream,
+                                          const mxjit_e8m0_shuffle_args *args);
+
+/** aiter shuffle_weight, layout (16,16) (§5.2): w (..., N, Kb), 1-byte dtypes (u8, fp8,
+ *  E2M1X2: Kb counts bytes) or bf16/f16; N % 16 == 0, Kb % 32 == 0. out has w's shape. */
+typedef struct mxjit_shuffle_weight_args {
+   int _;
+   mxjit_tensor w;
+   mxjit_devptr out;
+   int inverse;
+} mxjit_shuffle_weight_args;
+MXJIT_API mxjit_status mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream,
+                                            const mxjit_shuffle_weight_args *args);
+
+/** aiter shuffle_weight_a16w4, NLane 16 (§5.3): w u8 (E, N, Kp) fp4x2 bytes; N % 16 == 0
+ *  (gate_up: N % 32 == 0, rows [gate(N/2), up(N/2)]), Kp % 64 == 0. out has w's size. */
+typedef struct mxjit_shuffle_a16w4_args {
+   int _;
+   mxjit_devptr src, out;
+   int64_t e, n, k; /**< weight: k = Kp bytes; scale: k = K/32 scale columns */
+   int gate_up;
+   int inverse;
+} mxjit_shuffle_a16w4_args;
+MXJIT_API mxjit_status mxjit_shuffle_weight_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
+                                                  const mxjit_shuffle_a16w4_args *args);
+/** aiter shuffle_scale_a16w4 (§5.4): src u8 (E·n, k) → out E·n·8·⌈k/8⌉ bytes, K padded with
+ *  0x7F; n % 32 == 0. inverse = 1 maps the shuffled buffer back to (E·n, k). */
+MXJIT_API mxjit_status mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
+                                                 const mxjit_shuffle_a16w4_args *args);
+
+/** FP8 tensorwise quantize (Primus-Turbo, NUMERICS.md §6.1): one fp32 scale for the whole
+ *  tensor. x bf16/f32 any shape; q has x's shape in dtype fp8 (E4M3, E5M2, E4M3FNUZ,
+ *  E5M2FNUZ); scale_inv: one f32 on the device (= 1/scale, the dequantization factor). */
+typedef struct mxjit_fp8_tensorwise_args {
+   int _;
+   mxjit_tensor x;
+   mxjit_dtype fp8;
+   mxjit_devptr q, scale_inv;
+} mxjit_fp8_tensorwise_args;
+MXJIT_API mxjit_status mxjit_fp8_tensorwise_quantize(mxjit_ctx *ctx, mxjit_stream stream,
+                                                     const mxjit_fp8_tensorwise_args *args);
+
+typedef enum mxjit_gemm_pass {
+   MXJIT_GEMM_FWD = 0, /**< out[rows g] = A[rows g] · op(B[g]) */
+   MXJIT_GEMM_DGRAD,   /**< dA[rows g] = dOut[rows g] · B[g] (NN for an NT forward) */
+   MXJIT_GEMM_WGRAD,   /**< dB[g] = dOut[rows g]ᵀ · A[rows g] (variable K; empty g → 0) */
+} mxjit_gemm_pass;
+
+/** Layout of the forward's B operand. */
+typedef enum mxjit_b_layout {
+   MXJIT_B_NK = 0, /**< B (G, N, K), forward NT (trans_b = True, the default) */
+   MXJIT_B_KN,     /**< B (G, K, N), forward NN */
+} mxjit_b_layout;
+
+/** FP8 tensorwise grouped GEMM for MoE (NUMERICS.md §6.3, KERNELS.md §3). Output bf16.
+ *  group_offs: int64[ngroups+1] device array, group_offs[0] = 0, nondecreasing (§6.2); rows
+ *  at or past group_offs[G] are not written.
+ *  FWD:   a = A (M_total, K), b = B (G,N,K) [B_NK] or (G,K,N) [B_KN]; out (M_total, N).
+ *  DGRAD: a = dOut (M_total, N), b = B as in the forward; out dA (M_total, K).
+ *  WGRAD: a = dOut (M_total, N), b = A (M_total, K); out dB (G,N,K) [B_NK] or (G,K,N) [B_KN].
+ *  a_scale_inv, b_scale_inv: one f32 each on the device (mxjit_fp8_tensorwise_quantize). The
+ *  host reference sums exactly in fp64 and rounds once; kernels match within tolerance. */
+typedef struct mxjit_grouped_gemm_fp8_args {
+   int _;
+   mxjit_gemm_pass pass;
+   mxjit_b_layout b_layout;
+   mxjit_tensor a, b;
+   mxjit_devptr a_scale_inv, b_scale_inv;
+   mxjit_devptr group_offs;
+   int64_t ngroups;
+   mxjit_devptr out;
+} mxjit_grouped_gemm_fp8_args;
+MXJIT_API mxjit_status mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream,
+                                              const mxjit_grouped_gemm_fp8_args *args);
+
+/** A16W4 MoE stage 2, the down projection (KERNELS.md §4). All arrays on the device:
+ *  a bf16 (tokens, topk, inter) stage-1 output; w E2M1X2 (E, model_dim, inter/2) and w_scale
+ *  E8M0 (E, model_dim, inter/32), plain, or with preshuffled = 1 in the shuffle_weight_a16w4 /
+ *  shuffle_scale_a16w4 layouts (gate_up = 0; scale buffer E·model_dim·8·⌈inter/256⌉ bytes);
+ *  MoE sorting output: sorted_ids int32[nsorted] = (slot << 24) | token (token ≥ tokens or
+ *  slot ≥ topk marks padding), expert_ids int32[nsorted/block_m], sorted_weights f32[nsorted],
+ *  num_valid_ids int32[1]; bias f32 (E, model_dim) or 0. out bf16 (tokens, model_dim), fully
+ *  written: out[t][n] = bf16(Σ_{valid i, token(i)=t} w_i·(Σ_k a[t][slot(i)][k]·W[e(i)][n][k] +
+ *  bias[e(i)][n])), W = decode(E2M1) · 2^(scale−127). The reference sums in fp64 and rounds
+ *  once; kernels accumulating in fp32/bf16 are compared with a tolerance. */
+typedef struct mxjit_moe_a16w4_args {
+   int _;
+   mxjit_devptr a, w, w_scale, bias;
+   int preshuffled;
+   mxjit_devptr sorted_ids, expert_ids, sorted_weights, num_valid_ids;
+   int64_t tokens, topk, experts, model_dim, inter, nsorted, block_m;
+   mxjit_devptr out;
+} mxjit_moe_a16w4_args;
+MXJIT_API mxjit_status mxjit_moe_a16w4_stage2(mxjit_ctx *ctx, mxjit_stream stream,
+                                              const mxjit_moe_a16w4_args *args);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,166 @@
+/*
+ * op_common.c — argument checks shared by the op entry points (op_int.h).
+ */
+#include "op_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+mxjit_status
+rt_op_begin(mxjit_ctx *ctx, const char *op, const void *args)
+{
+   if (!ctx)
+      return MXJIT_ERR_INVALID_ARG;
+   rt_clear_error(ctx);
+   mxjit_status st = rt_ctx_check(ctx, op);
+   if (st != MXJIT_OK)
+      return st;
+   if (!args)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "%s: args is NULL; pass &(mxjit_%s_args){...}", op, op);
+   return MXJIT_OK;
+}
+
+mxjit_status
+rt_op_no_kernel(mxjit_ctx *ctx, const char *op)
+{
+   return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
+                   "op: %s has no kernel template yet; use the host device "
+                   "(MXJIT_DEVICE_HOST, or --device host)", op);
+}
+
+mxjit_status
+rt_op_check_ptr(mxjit_ctx *ctx, const char *op, const char *name, mxjit_devptr p,
+                unsigned align)
+{
+   if (p == 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "%s: args.%s is 0 (null device pointer); pass memory from mxjit_malloc",
+                      op, name);
+   if (align > 1 && p % align)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_ALIGN,
+                      "%s: args.%s = 0x%" PRIx64 " is not %u-byte aligned", op, name, p, align);
+   return MXJIT_OK;
+}
+
+int
+rt_op_dtype_size(mxjit_dtype dt)
+{
+   switch (dt) {
+   case MXJIT_DTYPE_U8:
+   case MXJIT_DTYPE_E4M3:
+   case MXJIT_DTYPE_E5M2:
+   case MXJIT_DTYPE_E4M3FNUZ:
+   case MXJIT_DTYPE_E5M2FNUZ:
+   case MXJIT_DTYPE_E2M1X2:
+   case MXJIT_DTYPE_E8M0: return 1;
+   case MXJIT_DTYPE_BF16:
+   case MXJIT_DTYPE_F16: return 2;
+   case MXJIT_DTYPE_I32:
+   case MXJIT_DTYPE_F32: return 4;
+   case MXJIT_DTYPE_I64: return 8;
+   default: return 0;
+   }
+}
+
+int64_t
+rt_op_numel(const mxjit_tensor *t)
+{
+   int64_t n = 1;
+   for (int i = 0; i < t->ndim; i++)
+      n *= t->shape[i];
+   return n;
+}
+
+static mxjit_status
+check_strides(mxjit_ctx *ctx, const char *op, const char *name, const mxjit_tensor *t)
+{
+   int all_zero = 1;
+   for (int i = 0; i < t->ndim; i++)
+      all_zero &= t->stride[i] == 0;
+   if (all_zero)
+      return MXJIT_OK;
+   int64_t want = 1;
+   for (int i = t->ndim - 1; i >= 0; i--) {
+      if (t->stride[i] != want && t->shape[i] != 1)
+         return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                         "%s: args.%s.stride[%d] = %" PRId64 " but only contiguous row-major "
+                         "tensors are accepted (expected %" PRId64 ", or all strides 0)",
+                         op, name, i, t->stride[i], want);
+      want *= t->shape[i];
+   }
+   return MXJIT_OK;
+}
+
+mxjit_status
+rt_op_check_tensor(mxjit_ctx *ctx, const char *op, const char *name, const mxjit_tensor *t,
+                   int nmin, int nmax, const mxjit_dtype *dts, int ndt)
+{
+   if (t->ndim < nmin || t->ndim > nmax)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
+                      "%s: args.%s.ndim = %d; it must be in [%d, %d]", op, name, t->ndim, nmin,
+                      nmax);
+   for (int i = 0; i < t->ndim; i++)
+      if (t->shape[i] < 0 || t->shape[i] > (INT64_C(1) << 40))
+         return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
+                         "%s: args.%s.shape[%d] = %" PRId64 " is out of range [0, 2^40]", op,
+                         name, i, t->shape[i]);
+   int ok = 0;
+   for (int i = 0; i < ndt; i++)
+      ok |= t->dtype == dts[i];
+   if (!ok) {
+      char list[256] = "";
+      for (int i = 0; i < ndt; i++) {
+         strncat(list, i ? ", " : "", sizeof(list) - strlen(list) - 1);
+         strncat(list, mxjit_dtype_name(dts[i]), sizeof(list) - strlen(list) - 1);
+      }
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_DTYPE,
+                      "%s: args.%s.dtype is %s; use one of: %s", op, name,
+                      mxjit_dtype_name(t->dtype), list);
+   }
+   mxjit_status st = check_strides(ctx, op, name, t);
+   if (st != MXJIT_OK)
+      return st;
+   char field[64];
+   snprintf(field, sizeof(field), "%s.data", name);
+   return rt_op_check_ptr(ctx, op, field, t->data, (unsigned)rt_op_dtype_size(t->dtype));
+}
+
+mxjit_status
+rt_op_check_disjoint(mxjit_ctx *ctx, const char *op, const char *an, mxjit_devptr a,
+                     uint64_t na, const char *bn, mxjit_devptr b, uint64_t nb)
+{
+   if (na == 0 || nb == 0 || a + na <= b || b + nb <= a)
+      return MXJIT_OK;
+   return rt_error(ctx, MXJIT_ERR_INVALID_ARG_ALIAS,
+                   "%s: args.%s [0x%" PRIx64 ", +%" PRIu64 ") overlaps args.%s [0x%" PRIx64
+                   ", +%" PRIu64 "); use separate buffers",
+                   op, an, a, na, bn, b, nb);
+}
+
+int
+rt_op_host_fmt(mxjit_dtype dt)
+{
+   switch (dt) {
+   case MXJIT_DTYPE_E4M3: return HOST_FMT_E4M3;
+   case MXJIT_DTYPE_E5M2: return HOST_FMT_E5M2;
+   case MXJIT_DTYPE_E2M1X2: return HOST_FMT_E2M1;
+   case MXJIT_DTYPE_E4M3FNUZ: return HOST_FMT_E4M3FNUZ;
+   case MXJIT_DTYPE_E5M2FNUZ: return HOST_FMT_E5M2FNUZ;
+   default: return -1;
+   }
+}
+
+int
+rt_op_host_mode(int mode)
+{
+   /* mxjit_scale_mode and host_scale_mode list FLOOR, RCEIL, CEIL, EVEN in the same order */
+   return mode >= 0 && mode < HOST_SCALE_COUNT ? mode : -1;
+}
+
+mxjit_status
+rt_op_host_error(mxjit_ctx *ctx, const char *op, mxjit_status st, const char *msg)
+{
+   return rt_error(ctx, st, "%s: %s", op, msg[0] ? msg : "the host reference refused the call");
+}

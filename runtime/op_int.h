@@ -1,0 +1,57 @@
+/*
+ * op_int.h — argument checks shared by the op entry points (runtime/op_*.c).
+ *
+ * Every public op: NULL/ctx checks (rt_op_begin), tensor and pointer checks with messages that
+ * name the argument and its value, then dispatch. On the host device the op runs the scalar
+ * reference of runtime/host/ on the host pointers; on emu/hip it returns MXJIT_ERR_UNSUPPORTED
+ * until its kernel template exists (rt_op_no_kernel).
+ */
+#ifndef OP_INT_H
+#define OP_INT_H
+
+#include "host_ref.h"
+#include "rt_int.h"
+
+#include <stdint.h>
+
+/** Host pointer of a devptr on the host device. */
+#define RT_HOST_PTR(p) ((void *)(uintptr_t)(p))
+
+/** Clears the error and checks ctx and args; returns MXJIT_OK or the status to return. */
+mxjit_status rt_op_begin(mxjit_ctx *ctx, const char *op, const void *args);
+/** MXJIT_ERR_UNSUPPORTED for ops whose kernel template is a later issue. */
+mxjit_status rt_op_no_kernel(mxjit_ctx *ctx, const char *op);
+/** Nonzero, aligned device pointer. */
+mxjit_status rt_op_check_ptr(mxjit_ctx *ctx, const char *op, const char *name, mxjit_devptr p,
+                             unsigned align);
+/** Size in bytes of one element of dt (E2M1X2: 1 byte = 2 values); 0 for invalid. */
+int rt_op_dtype_size(mxjit_dtype dt);
+/** Tensor check: ndim in [nmin, nmax], shape >= 0, contiguous row-major strides (all 0 or
+ *  equal to the row-major ones), dtype among the `ndt` entries of dts, data nonzero and
+ *  aligned to its element size. */
+mxjit_status rt_op_check_tensor(mxjit_ctx *ctx, const char *op, const char *name,
+                                const mxjit_tensor *t, int nmin, int nmax,
+                                const mxjit_dtype *dts, int ndt);
+/** Number of elements of a tensor (product of its shape). */
+int64_t rt_op_numel(const mxjit_tensor *t);
+/** INVALID_ARG_ALIAS if [a, a+na) and [b, b+nb) overlap. */
+mxjit_status rt_op_check_disjoint(mxjit_ctx *ctx, const char *op, const char *an,
+                                  mxjit_devptr a, uint64_t na, const char *bn, mxjit_devptr b,
+                                  uint64_t nb);
+/** host_fmt of an element dtype; -1 if it has none. */
+int rt_op_host_fmt(mxjit_dtype dt);
+/** host_scale_mode of a public scale mode; -1 if invalid. */
+int rt_op_host_mode(int mode);
+/** Copies a host-reference error message into the context with status st. */
+mxjit_status rt_op_host_error(mxjit_ctx *ctx, const char *op, mxjit_status st,
+                              const char *msg);
+
+/* op_mx_quant.c: shared by mxjit_mxfp8_quantize and mxjit_mxfp4_quantize. */
+/** Validates an MX quantize (dtypes, shapes, layout, offs, pointers, aliasing) and computes
+ *  its output sizes; ctx may be NULL (no message). */
+mxjit_status rt_op_mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
+                            size_t *q_bytes, size_t *s_bytes);
+/** Runs a checked MX quantize on the host device. */
+mxjit_status rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a);
+
+#endif /* OP_INT_H */

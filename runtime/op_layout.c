@@ -1,0 +1,242 @@
+/*
+ * op_layout.c — scale and weight layout ops: mxjit_to_blocked (NUMERICS.md §4.4-4.5),
+ * mxjit_e8m0_shuffle (§5.1), mxjit_shuffle_weight (§5.2), mxjit_shuffle_weight_a16w4 (§5.3)
+ * and mxjit_shuffle_scale_a16w4 (§5.4). The host device runs runtime/host/host_layout.c.
+ */
+#include "op_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+#define ERR(st, ...) (ctx ? rt_error(ctx, (st), __VA_ARGS__) : (st))
+
+static mxjit_status
+check_dims(mxjit_ctx *ctx, const char *op, const char *names, const int64_t *v, int n)
+{
+   for (int i = 0; i < n; i++)
+      if (v[i] < 0 || v[i] > (INT64_C(1) << 40))
+         return ERR(MXJIT_ERR_INVALID_ARG_SHAPE,
+                    "%s: argument %d of (%s) = %" PRId64 " is out of range [0, 2^40]", op, i,
+                    names, v[i]);
+   return MXJIT_OK;
+}
+
+/* ---- to_blocked ------------------------------------------------------------------------ */
+
+static mxjit_status
+blocked_geometry(mxjit_ctx *ctx, const char *op, const mxjit_to_blocked_args *a, size_t *bytes)
+{
+   const int64_t dims[3] = {a->batch, a->h, a->w};
+   mxjit_status st = check_dims(ctx, op, "batch, h, w", dims, 3);
+   if (st != MXJIT_OK)
+      return st;
+   int64_t batch = a->batch ? a->batch : 1;
+   if ((unsigned)a->groups > MXJIT_GROUPS_K)
+      return ERR(MXJIT_ERR_INVALID_ARG,
+                 "%s: args.groups = %d; use MXJIT_GROUPS_NONE, _M or _K", op, (int)a->groups);
+   if (a->groups != MXJIT_GROUPS_NONE && (a->ngroups < 1 || a->ngroups > (1 << 24) || !a->offs))
+      return ERR(MXJIT_ERR_INVALID_ARG,
+                 "%s: grouped blocking needs args.offs and 1 <= args.ngroups (got %" PRId64 ")",
+                 op, a->ngroups);
+   if (a->groups != MXJIT_GROUPS_NONE && (batch != 1 || a->inverse))
+      return ERR(MXJIT_ERR_INVALID_ARG,
+                 "%s: grouped blocking takes batch = 1 (got %" PRId64 ") and inverse = 0 (got %d)",
+                 op, batch, a->inverse);
+   if (a->groups == MXJIT_GROUPS_NONE && (a->offs || a->ngroups))
+      return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.offs/ngroups need groups M or K", op);
+   if (a->groups == MXJIT_GROUPS_M)
+      *bytes = (size_t)host_blocked_mgroups_size(a->h, a->w, a->ngroups);
+   else if (a->groups == MXJIT_GROUPS_K)
+      *bytes = (size_t)host_blocked_kgroups_size(a->h, a->w, a->ngroups);
+   else
+      *bytes = (size_t)(batch * host_blocked_size(a->h, a->w));
+   return MXJIT_OK;
+}
+
+mxjit_status
+mxjit_to_blocked_size(const mxjit_to_blocked_args *args, size_t *bytes)
+{
+   if (!args || !bytes)
+      return MXJIT_ERR_INVALID_ARG;
+   return blocked_geometry(NULL, "to_blocked", args, bytes);
+}
+
+mxjit_status
+mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_to_blocked_args *args)
+{
+   const char *op = "to_blocked";
+   size_t nb;
+   mxjit_status st = rt_op_begin(ctx, op, args);
+   if (st == MXJIT_OK)
+      st = blocked_geometry(ctx, op, args, &nb);
+   if (st == MXJIT_OK)
+      st = rt_op_check_ptr(ctx, op, "s", args->s, 1);
+   if (st == MXJIT_OK)
+      st = rt_op_check_ptr(ctx, op, "out", args->out, 1);
+   if (st == MXJIT_OK && args->offs)
+      st = rt_op_check_ptr(ctx, op, "offs", args->offs, 8);
+   int64_t batch = args && args->batch ? args->batch : 1;
+   if (st == MXJIT_OK)
+      st = rt_op_check_disjoint(ctx, op, "s", args->s, (uint64_t)(batch * args->h * args->w),
+                                "out", args->out, nb);
+   if (st != MXJIT_OK)
+      return st;
+   if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
+      return rt_op_no_kernel(ctx, op);
+   const uint8_t *s = RT_HOST_PTR(args->s);
+   uint8_t *out = RT_HOST_PTR(args->out);
+   char msg[256] = "";
+   int rc = 0;
+   if (args->groups == MXJIT_GROUPS_M)
+      rc = host_blocked_mgroups(s, args->h, args->w, RT_HOST_PTR(args->offs), args->ngroups,
+                                out, msg, sizeof(msg));
+   else if (args->groups == MXJIT_GROUPS_K)
+      rc = host_blocked_kgroups(s, args->h, args->w, RT_HOST_PTR(args->offs), args->ngroups,
+                                out, msg, sizeof(msg));
+   else {
+      int64_t bs = host_blocked_size(args->h, args->w), ps = args->h * args->w;
+      for (int64_t b = 0; b < batch; b++) {
+         if (args->inverse) /* s is the blocked buffer, out the plain matrix */
+            host_from_blocked(s + b * bs, args->h, args->w, out + b * ps);
+         else
+            host_to_blocked(s + b * ps, args->h, args->w, out + b * bs);
+      }
+   }
+   return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG, msg) : MXJIT_OK;
+}
+
+/* ---- e8m0_shuffle ---------------------------------------------------------------------- */
+
+mxjit_status
+mxjit_e8m0_shuffle(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_e8m0_shuffle_args *args)
+{
+   const char *op = "e8m0_shuffle";
+   mxjit_status st = rt_op_begin(ctx, op, args);
+   if (st != MXJIT_OK)
+      return st;
+   const int64_t dims[2] = {args->m, args->n};
+   if ((st = check_dims(ctx, op, "m, n", dims, 2)) != MXJIT_OK ||
+       (st = rt_op_check_ptr(ctx, op, "s", args->s, 1)) != MXJIT_OK ||
+       (st = rt_op_check_ptr(ctx, op, "out", args->out, 1)) != MXJIT_OK)
+      return st;
+   uint64_t big = (uint64_t)host_e8m0_shuffle_size(args->m, args->n);
+   uint64_t small = (uint64_t)(args->m * args->n);
+   if ((st = rt_op_check_disjoint(ctx, op, "s", args->s, args->inverse ? big : small, "out",
+                                  args->out, args->inverse ? small : big)) != MXJIT_OK)
+      return st;
+   if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
+      return rt_op_no_kernel(ctx, op);
+   if (args->inverse)
+      host_e8m0_unshuffle(RT_HOST_PTR(args->s), args->m, args->n, RT_HOST_PTR(args->out));
+   else
+      host_e8m0_shuffle(RT_HOST_PTR(args->s), args->m, args->n, RT_HOST_PTR(args->out));
+   return MXJIT_OK;
+}
+
+/* ---- shuffle_weight (16,16) ------------------------------------------------------------ */
+
+mxjit_status
+mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_shuffle_weight_args *args)
+{
+   const char *op = "shuffle_weight";
+   static const mxjit_dtype dts[] = {MXJIT_DTYPE_U8,       MXJIT_DTYPE_E4M3,
+                                     MXJIT_DTYPE_E5M2,     MXJIT_DTYPE_E4M3FNUZ,
+                                     MXJIT_DTYPE_E5M2FNUZ, MXJIT_DTYPE_E2M1X2,
+                                     MXJIT_DTYPE_E8M0,     MXJIT_DTYPE_BF16,
+                                     MXJIT_DTYPE_F16};
+   mxjit_status st = rt_op_begin(ctx, op, args);
+   if (st == MXJIT_OK)
+      st = rt_op_check_tensor(ctx, op, "w", &args->w, 2, MXJIT_MAX_DIMS, dts, 9);
+   if (st == MXJIT_OK)
+      st = rt_op_check_ptr(ctx, op, "out", args->out, (unsigned)rt_op_dtype_size(args->w.dtype));
+   if (st != MXJIT_OK)
+      return st;
+   int es = rt_op_dtype_size(args->w.dtype);
+   int64_t n = args->w.shape[args->w.ndim - 2], kb = args->w.shape[args->w.ndim - 1];
+   int64_t numel = rt_op_numel(&args->w), batch = (n != 0 && kb != 0) ? numel / (n * kb) : 0;
+   if (n % 16 || kb % 32)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
+                      "%s: args.w is (..., N = %" PRId64 ", Kb = %" PRId64
+                      "); the 16x16 layout needs N %% 16 == 0 and Kb %% 32 == 0", op, n, kb);
+   if ((st = rt_op_check_disjoint(ctx, op, "w", args->w.data, (uint64_t)(numel * es), "out",
+                                  args->out, (uint64_t)(numel * es))) != MXJIT_OK)
+      return st;
+   if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
+      return rt_op_no_kernel(ctx, op);
+   char msg[256] = "";
+   if (host_shuffle_weight(RT_HOST_PTR(args->w.data), batch, n, kb, es, args->inverse != 0,
+                           RT_HOST_PTR(args->out), msg, sizeof(msg)))
+      return rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG_SHAPE, msg);
+   return MXJIT_OK;
+}
+
+/* ---- a16w4 shuffles -------------------------------------------------------------------- */
+
+static mxjit_status
+a16w4_common(mxjit_ctx *ctx, const char *op, const mxjit_shuffle_a16w4_args *a, uint64_t in_n,
+             uint64_t out_n)
+{
+   const int64_t dims[3] = {a->e, a->n, a->k};
+   mxjit_status st = check_dims(ctx, op, "e, n, k", dims, 3);
+   if (st == MXJIT_OK && a->gate_up != 0 && a->gate_up != 1)
+      st = rt_error(ctx, MXJIT_ERR_INVALID_ARG, "%s: args.gate_up = %d; use 0 or 1", op,
+                    a->gate_up);
+   if (st == MXJIT_OK)
+      st = rt_op_check_ptr(ctx, op, "src", a->src, 1);
+   if (st == MXJIT_OK)
+      st = rt_op_check_ptr(ctx, op, "out", a->out, 1);
+   if (st == MXJIT_OK)
+      st = rt_op_check_disjoint(ctx, op, "src", a->src, in_n, "out", a->out, out_n);
+   return st;
+}
+
+mxjit_status
+mxjit_shuffle_weight_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
+                           const mxjit_shuffle_a16w4_args *args)
+{
+   const char *op = "shuffle_weight_a16w4";
+   mxjit_status st = rt_op_begin(ctx, op, args);
+   if (st != MXJIT_OK)
+      return st;
+   uint64_t n = (uint64_t)(args->e * args->n * args->k);
+   if ((st = a16w4_common(ctx, op, args, n, n)) != MXJIT_OK)
+      return st;
+   if (args->n <= 0 || args->k <= 0 || args->n % (args->gate_up ? 32 : 16) || args->k % 64)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
+                      "%s: args (n = %" PRId64 ", k = %" PRId64 ") need n %% %d == 0 and "
+                      "k %% 64 == 0 (NLane 16, KPack 16)", op, args->n, args->k,
+                      args->gate_up ? 32 : 16);
+   if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
+      return rt_op_no_kernel(ctx, op);
+   char msg[256] = "";
+   host_shuffle_weight_a16w4(RT_HOST_PTR(args->src), args->e, args->n, args->k, args->gate_up,
+                             args->inverse != 0, RT_HOST_PTR(args->out), msg, sizeof(msg));
+   return MXJIT_OK;
+}
+
+mxjit_status
+mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
+                          const mxjit_shuffle_a16w4_args *args)
+{
+   const char *op = "shuffle_scale_a16w4";
+   mxjit_status st = rt_op_begin(ctx, op, args);
+   if (st != MXJIT_OK)
+      return st;
+   if (args->n <= 0 || args->k <= 0 || args->e < 0 || args->n % 32)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
+                      "%s: args (e = %" PRId64 ", n = %" PRId64 ", k = %" PRId64
+                      ") need n %% 32 == 0 and k >= 1", op, args->e, args->n, args->k);
+   uint64_t plain = (uint64_t)(args->e * args->n * args->k);
+   uint64_t shuf = (uint64_t)(args->e * args->n * host_shuffle_scale_a16w4_kpad(args->k));
+   if ((st = a16w4_common(ctx, op, args, args->inverse ? shuf : plain,
+                          args->inverse ? plain : shuf)) != MXJIT_OK)
+      return st;
+   if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
+      return rt_op_no_kernel(ctx, op);
+   char msg[256] = "";
+   if (host_shuffle_scale_a16w4(RT_HOST_PTR(args->src), args->e, args->n, args->k,
+                                args->gate_up, args->inverse != 0, RT_HOST_PTR(args->out), msg,
+                                sizeof(msg)))
+      return rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG_SHAPE, msg);
+   return MXJIT_OK;
+}

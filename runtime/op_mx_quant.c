@@ -1,0 +1,286 @@
+/*
+ * op_mx_quant.c — mxjit_mxfp8_quantize and mxjit_mx_quant_sizes (NUMERICS.md §3-4,
+ * KERNELS.md §1): argument checks, output geometry, and the host-device path, which runs the
+ * scalar reference into plain scales and then lays them out (§4.4-4.5, §5.1).
+ */
+#include "op_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ERR(st, ...) (ctx ? rt_error(ctx, (st), __VA_ARGS__) : (st))
+
+typedef struct mx_geom {
+   int64_t e, m, k;     /* 2D: e = 1, (m, k) = x; 3D: (e, m = N, k = K) */
+   int64_t srows, scols; /* logical scale matrix of one expert (blocked/shuffled view) */
+   int tile;            /* 3D scale_block_k */
+   int fp4;
+   size_t q_bytes, s_bytes;
+} mx_geom;
+
+static const char *
+kind_name(mxjit_mx_kind k)
+{
+   return k == MXJIT_MX_DIM0 ? "dim0" : k == MXJIT_MX_DIM1 ? "dim1" : "3d";
+}
+
+static mxjit_status
+check_enums(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
+{
+   if ((unsigned)a->kind > MXJIT_MX_3D)
+      return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.kind = %d; use MXJIT_MX_DIM0, _DIM1 or _3D",
+                 op, (int)a->kind);
+   if (rt_op_host_mode((int)a->mode) < 0)
+      return ERR(MXJIT_ERR_INVALID_ARG,
+                 "%s: args.mode = %d; use MXJIT_SCALE_FLOOR, _RCEIL, _CEIL or _EVEN", op,
+                 (int)a->mode);
+   if (a->elem != MXJIT_DTYPE_E4M3 && a->elem != MXJIT_DTYPE_E5M2 &&
+       a->elem != MXJIT_DTYPE_E2M1X2)
+      return ERR(MXJIT_ERR_INVALID_ARG_DTYPE, "%s: args.elem is %s; use e4m3, e5m2 or e2m1x2",
+                 op, mxjit_dtype_name(a->elem));
+   if ((unsigned)a->scale_layout > MXJIT_SCALES_SHUFFLED)
+      return ERR(MXJIT_ERR_INVALID_ARG,
+                 "%s: args.scale_layout = %d; use MXJIT_SCALES_PLAIN, _BLOCKED or _SHUFFLED", op,
+                 (int)a->scale_layout);
+   if (a->x.dtype != MXJIT_DTYPE_BF16 && a->x.dtype != MXJIT_DTYPE_F32)
+      return ERR(MXJIT_ERR_INVALID_ARG_DTYPE, "%s: args.x.dtype is %s; use bf16 or f32", op,
+                 mxjit_dtype_name(a->x.dtype));
+   return MXJIT_OK;
+}
+
+static mxjit_status
+check_shape(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geom *g)
+{
+   int want = a->kind == MXJIT_MX_3D ? 3 : 2;
+   if (a->x.ndim != want)
+      return ERR(MXJIT_ERR_INVALID_ARG_SHAPE, "%s: args.x.ndim = %d; %s takes a %dD tensor", op,
+                 a->x.ndim, kind_name(a->kind), want);
+   for (int i = 0; i < want; i++)
+      if (a->x.shape[i] < 0 || a->x.shape[i] > (INT64_C(1) << 40))
+         return ERR(MXJIT_ERR_INVALID_ARG_SHAPE, "%s: args.x.shape[%d] = %" PRId64
+                    " is out of range", op, i, a->x.shape[i]);
+   g->e = want == 3 ? a->x.shape[0] : 1;
+   g->m = a->x.shape[want - 2];
+   g->k = a->x.shape[want - 1];
+   g->fp4 = a->elem == MXJIT_DTYPE_E2M1X2;
+   g->tile = a->kind == MXJIT_MX_3D && a->scale_block_k ? a->scale_block_k : 1;
+   /* the scaled dim must hold whole 32-element blocks (the format's own constraint) */
+   const char *dn = a->kind == MXJIT_MX_DIM0 ? "K" : a->kind == MXJIT_MX_DIM1 ? "M" : "N";
+   int64_t blocked = a->kind == MXJIT_MX_DIM0 ? g->k : g->m;
+   if (blocked % 32)
+      return ERR(MXJIT_ERR_INVALID_ARG_SHAPE,
+                 "%s: %s = %" PRId64 " is not a multiple of 32 (one E8M0 scale per 32 values)",
+                 op, dn, blocked);
+   if (a->kind == MXJIT_MX_3D && (g->tile != 1 && g->tile != 32))
+      return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.scale_block_k = %d; use 1 or 32", op,
+                 a->scale_block_k);
+   if (a->kind == MXJIT_MX_3D && g->k % 32)
+      return ERR(MXJIT_ERR_INVALID_ARG_SHAPE, "%s: 3d K = %" PRId64 " is not a multiple of 32",
+                 op, g->k);
+   if (a->kind != MXJIT_MX_3D && a->scale_block_k > 1)
+      return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.scale_block_k = %d is only for MXJIT_MX_3D",
+                 op, a->scale_block_k);
+   if (g->fp4 && (a->kind == MXJIT_MX_DIM0 ? g->k : g->m) % 2)
+      return ERR(MXJIT_ERR_INVALID_ARG_SHAPE, "%s: e2m1x2 packs pairs; the packed dim is odd",
+                 op);
+   return MXJIT_OK;
+}
+
+static mxjit_status
+compute_sizes(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geom *g)
+{
+   int grouped = a->offs != 0 || a->ngroups != 0;
+   if (grouped && (a->kind == MXJIT_MX_3D || a->scale_layout != MXJIT_SCALES_BLOCKED))
+      return ERR(MXJIT_ERR_INVALID_ARG,
+                 "%s: args.offs/ngroups (%" PRId64 " groups) need kind dim0 or dim1 with "
+                 "MXJIT_SCALES_BLOCKED; pass offs = 0, ngroups = 0 otherwise", op, a->ngroups);
+   if (grouped && (a->ngroups < 1 || a->offs == 0))
+      return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.ngroups = %" PRId64 " with offs 0x%" PRIx64
+                 "; pass both (ngroups >= 1) or neither", op, a->ngroups, a->offs);
+   if (a->kind == MXJIT_MX_3D && a->scale_layout == MXJIT_SCALES_SHUFFLED)
+      return ERR(MXJIT_ERR_INVALID_ARG, "%s: MXJIT_SCALES_SHUFFLED is for 2D kinds only", op);
+   g->q_bytes = (size_t)(g->e * g->m * g->k / (g->fp4 ? 2 : 1));
+   if (a->kind == MXJIT_MX_3D) {
+      g->srows = g->k;
+      g->scols = g->m / 32;
+   } else {
+      g->srows = a->kind == MXJIT_MX_DIM0 ? g->m : g->k;
+      g->scols = (a->kind == MXJIT_MX_DIM0 ? g->k : g->m) / 32;
+   }
+   int64_t s;
+   if (a->scale_layout == MXJIT_SCALES_PLAIN)
+      s = g->e * g->srows * g->scols / g->tile;
+   else if (a->scale_layout == MXJIT_SCALES_SHUFFLED)
+      s = host_e8m0_shuffle_size(g->srows, g->scols);
+   else if (!grouped)
+      s = g->e * host_blocked_size(g->srows, g->scols);
+   else if (a->kind == MXJIT_MX_DIM0)
+      s = host_blocked_mgroups_size(g->m, g->scols, a->ngroups);
+   else
+      s = host_blocked_kgroups_size(g->k, g->scols, a->ngroups);
+   g->s_bytes = (size_t)s;
+   return MXJIT_OK;
+}
+
+static mxjit_status
+geometry(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geom *g)
+{
+   mxjit_status st = check_enums(ctx, op, a);
+   if (st == MXJIT_OK)
+      st = check_shape(ctx, op, a, g);
+   if (st == MXJIT_OK)
+      st = compute_sizes(ctx, op, a, g);
+   return st;
+}
+
+mxjit_status
+mxjit_mx_quant_sizes(const mxjit_mx_quant_args *args, size_t *q_bytes, size_t *s_bytes)
+{
+   mx_geom g;
+   if (!args || !q_bytes || !s_bytes)
+      return MXJIT_ERR_INVALID_ARG;
+   mxjit_status st = geometry(NULL, "mx_quant_sizes", args, &g);
+   if (st == MXJIT_OK) {
+      *q_bytes = g.q_bytes;
+      *s_bytes = g.s_bytes;
+   }
+   return st;
+}
+
+/* Host device only: offs must be nondecreasing end offsets ending at M (§4.5); dim1 groups
+ * must be whole 32-row blocks since its groups are scale columns. */
+static mxjit_status
+check_offs_values(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
+                  const mx_geom *g)
+{
+   const int64_t *offs = RT_HOST_PTR(a->offs);
+   int64_t prev = 0;
+   for (int64_t i = 0; i < a->ngroups; i++) {
+      if (offs[i] < prev || offs[i] > g->m)
+         return ERR(MXJIT_ERR_INVALID_ARG, "%s: offs[%" PRId64 "] = %" PRId64
+                    " is below the previous offset or past M = %" PRId64, op, i, offs[i], g->m);
+      if (a->kind == MXJIT_MX_DIM1 && offs[i] % 32)
+         return ERR(MXJIT_ERR_INVALID_ARG, "%s: dim1 offs[%" PRId64 "] = %" PRId64
+                    " is not a multiple of 32 (groups are whole scale blocks)", op, i, offs[i]);
+      prev = offs[i];
+   }
+   if (prev != g->m)
+      return ERR(MXJIT_ERR_INVALID_ARG, "%s: the last offset %" PRId64 " must equal M = %" PRId64,
+                 op, prev, g->m);
+   return MXJIT_OK;
+}
+
+mxjit_status
+rt_op_mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, size_t *q_bytes,
+               size_t *s_bytes)
+{
+   mx_geom g;
+   mxjit_status st = geometry(ctx, op, a, &g);
+   const mxjit_dtype xdt[] = {MXJIT_DTYPE_BF16, MXJIT_DTYPE_F32};
+   if (st == MXJIT_OK)
+      st = rt_op_check_tensor(ctx, op, "x", &a->x, 2, 3, xdt, 2);
+   if (st == MXJIT_OK)
+      st = rt_op_check_ptr(ctx, op, "q", a->q, 1);
+   if (st == MXJIT_OK)
+      st = rt_op_check_ptr(ctx, op, "s", a->s, 1);
+   if (st == MXJIT_OK && a->offs)
+      st = rt_op_check_ptr(ctx, op, "offs", a->offs, 8);
+   uint64_t xb = (uint64_t)rt_op_numel(&a->x) * (uint64_t)rt_op_dtype_size(a->x.dtype);
+   if (st == MXJIT_OK)
+      st = rt_op_check_disjoint(ctx, op, "x", a->x.data, xb, "q", a->q, g.q_bytes);
+   if (st == MXJIT_OK)
+      st = rt_op_check_disjoint(ctx, op, "x", a->x.data, xb, "s", a->s, g.s_bytes);
+   if (st == MXJIT_OK)
+      st = rt_op_check_disjoint(ctx, op, "q", a->q, g.q_bytes, "s", a->s, g.s_bytes);
+   if (st == MXJIT_OK && a->offs && mxjit_ctx_device(ctx) == MXJIT_DEVICE_HOST)
+      st = check_offs_values(ctx, op, a, &g);
+   if (st == MXJIT_OK && q_bytes)
+      *q_bytes = g.q_bytes;
+   if (st == MXJIT_OK && s_bytes)
+      *s_bytes = g.s_bytes;
+   return st;
+}
+
+/* Lays the plain scales out into a->s (§4.3-4.5, §5.1). */
+static void
+layout_scales(const mxjit_mx_quant_args *a, const mx_geom *g, const uint8_t *plain,
+              uint8_t *t)
+{
+   uint8_t *out = RT_HOST_PTR(a->s);
+   if (a->scale_layout == MXJIT_SCALES_PLAIN) {
+      memcpy(out, plain, g->s_bytes);
+   } else if (a->scale_layout == MXJIT_SCALES_SHUFFLED) {
+      host_e8m0_shuffle(plain, g->srows, g->scols, out);
+   } else if (a->kind == MXJIT_MX_3D) {
+      /* per expert over S_e[k][nb]; a 32x32 tile scale covers its 32 k rows (§4.3) */
+      int64_t nb = g->scols, kt = g->k / g->tile, bs = host_blocked_size(g->k, nb);
+      for (int64_t e = 0; e < g->e; e++) {
+         for (int64_t k = 0; k < g->k; k++)
+            for (int64_t b = 0; b < nb; b++)
+               t[k * nb + b] = plain[(e * nb + b) * kt + k / g->tile];
+         host_to_blocked(t, g->k, nb, out + e * bs);
+      }
+   } else if (!a->offs) {
+      host_to_blocked(plain, g->srows, g->scols, out);
+   } else if (a->kind == MXJIT_MX_DIM0) {
+      host_blocked_mgroups(plain, g->m, g->scols, RT_HOST_PTR(a->offs), a->ngroups, out, NULL,
+                           0);
+   } else {
+      const int64_t *offs = RT_HOST_PTR(a->offs);
+      int64_t *coffs = (int64_t *)(void *)t; /* t has room: srows·scols ≥ ngroups here */
+      for (int64_t i = 0; i < a->ngroups; i++)
+         coffs[i] = offs[i] / 32;
+      host_blocked_kgroups(plain, g->k, g->scols, coffs, a->ngroups, out, NULL, 0);
+   }
+}
+
+mxjit_status
+rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
+{
+   mx_geom g;
+   mxjit_status st = geometry(ctx, op, a, &g);
+   if (st != MXJIT_OK)
+      return st;
+   size_t plain_n = (size_t)(g.e * g.srows * g.scols);
+   size_t tmp_n = plain_n + 8 * (size_t)a->ngroups + 8;
+   uint8_t *plain = malloc(plain_n + 1), *tmp = malloc(tmp_n);
+   if (!plain || !tmp) {
+      free(plain);
+      free(tmp);
+      return ERR(MXJIT_ERR_NOMEM, "%s: out of host memory for %zu scale bytes", op, plain_n);
+   }
+   host_mx_input x = {RT_HOST_PTR(a->x.data), a->x.dtype == MXJIT_DTYPE_BF16};
+   host_fmt f = (host_fmt)rt_op_host_fmt(a->elem);
+   host_scale_mode m = (host_scale_mode)rt_op_host_mode((int)a->mode);
+   char msg[256] = "";
+   int rc;
+   if (a->kind == MXJIT_MX_3D)
+      rc = host_mx_quant_3d(x, g.e, g.m, g.k, g.tile, f, m, RT_HOST_PTR(a->q), plain, msg,
+                            sizeof(msg));
+   else
+      rc = host_mx_quant_2d(x, g.m, g.k, a->kind == MXJIT_MX_DIM1, f, m, RT_HOST_PTR(a->q),
+                            plain, msg, sizeof(msg));
+   if (rc == 0)
+      layout_scales(a, &g, plain, tmp);
+   free(plain);
+   free(tmp);
+   return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INTERNAL, msg) : MXJIT_OK;
+}
+
+mxjit_status
+mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mx_quant_args *args)
+{
+   const char *op = "mxfp8_quantize";
+   mxjit_status st = rt_op_begin(ctx, op, args);
+   if (st != MXJIT_OK)
+      return st;
+   if (args->elem == MXJIT_DTYPE_E2M1X2)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_DTYPE,
+                      "%s: args.elem is e2m1x2; use mxjit_mxfp4_quantize for MXFP4", op);
+   if ((st = rt_op_mx_check(ctx, op, args, NULL, NULL)) != MXJIT_OK)
+      return st;
+   if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
+      return rt_op_no_kernel(ctx, op);
+   return rt_op_mx_host(ctx, op, args);
+}
