@@ -387,3 +387,37 @@ Test(kc_disk, held_size_lock_does_not_hang_publish)
    kc_close(c);
    kc_key_fini(&k);
 }
+
+/* An existing directory that even root cannot create files in (/proc/self): the probe file
+ * fails, so the cache reads overlays but keeps new entries in memory. */
+Test(kc_disk, existing_read_only_directory_as_root)
+{
+   struct stat st;
+   if (stat("/proc/self", &st) != 0 || !S_ISDIR(st.st_mode))
+      cr_skip_test("no /proc on this system");
+   kc_key k;
+   kt_key(&k, 1);
+   seed_entry(kt_path("ov"), &k, 'O', 10);
+   kc_key k2;
+   kt_key(&k2, 2);
+   const char *ovs[] = {kt_path("ov"), NULL};
+   kc_cache *c = NULL;
+   warn_count = 0;
+   kc_options o = {.dir = "/proc/self", .overlays = ovs, .warn = count_warn};
+   cr_assert_eq(kc_open(&o, &c, NULL, 0), MXJIT_OK);
+   cr_assert_eq(warn_count, 1);
+   cr_assert_not_null(strstr(warn_text, "'/proc/self' is not writable"), "%s", warn_text);
+   struct kt_build b = {.tag = 'B'};
+   const kc_entry *e;
+   enum kc_source src;
+   cr_assert_eq(kc_get(c, &k, kt_build_fn, &b, &e, &src, NULL, 0), MXJIT_OK);
+   cr_assert_eq(src, KC_SRC_OVERLAY);
+   kt_assert_entry(e, 'O', 10);
+   cr_assert_eq(kc_get(c, &k2, kt_build_fn, &b, &e, &src, NULL, 0), MXJIT_OK);
+   cr_assert_eq(src, KC_SRC_BUILT);
+   cr_assert_eq(kc_clear(c), MXJIT_OK);
+   cr_assert_eq(warn_count, 1);
+   kc_close(c);
+   kc_key_fini(&k);
+   kc_key_fini(&k2);
+}
