@@ -100,12 +100,10 @@ rt_ctx_check(mxjit_ctx *ctx, const char *fn)
 {
    if (ctx->dev)
       return MXJIT_OK;
-   /* A context whose creation failed keeps its message; say so rather than overwrite it. */
-   char prev[sizeof(ctx->err)];
-   memcpy(prev, ctx->err, sizeof(prev));
+   /* A context whose creation failed remembers why; every later call repeats it. */
    return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
-                   "%s: ctx was not created successfully (%.800s); destroy it and create "
-                   "another", fn, prev[0] ? prev : "no device");
+                   "%s: ctx was not created successfully (%s); destroy it and create another",
+                   fn, ctx->create_err[0] ? ctx->create_err : "no device");
 }
 
 /* ---- creation ------------------------------------------------------------------------- */
@@ -265,6 +263,8 @@ mxjit_ctx_create(const mxjit_ctx_options *opts, mxjit_ctx **out)
       if (!ctx)
          return MXJIT_ERR_NOMEM;
       memcpy(ctx->err, err, sizeof(err));
+      snprintf(ctx->create_err, sizeof(ctx->create_err), "%.*s",
+               (int)sizeof(ctx->create_err) - 1, err);
    }
    return st;
 }

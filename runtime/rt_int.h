@@ -54,6 +54,7 @@ struct mxjit_ctx {
    struct rt_config *config;        /* tuned tables (rt_config.c); NULL: heuristics only */
    rt_kstats last_kstats;           /* last lookup that missed the table (not thread-safe) */
    char err[1024];
+   char create_err[512];            /* why creation failed (kept for later calls' messages) */
 };
 
 /** MXJIT_OK if ctx is a successfully created context; else sets/returns INVALID_ARG. Used by
