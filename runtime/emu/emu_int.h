@@ -136,7 +136,27 @@ typedef struct emu_inst {
     *   GLOBAL: dst[0] vdst | src[0] vdata, src[1] vaddr (1 or 2 regs), src[2] saddr (or NONE).
     *   FLAT:   as GLOBAL without saddr.
     *   DS:     dst[0] vdst, src[0] addr, src[1] data0, src[2] data1.
-    *   SMEM:   dst[0] sdst, src[0] sbase, src[1] soffset (sgpr or NONE); offset: imm. */
+    *   SMEM:   dst[0] sdst, src[0] sbase, src[1] soffset (sgpr or NONE); offset: imm.
+    *           s_store_*: src[2] sdata (no dst).
+    * Decoder contract (emu_decode.c), for every encoding:
+    *   - register operands, their counts (nregs) and AGPR flags come from the disassembly text;
+    *     "off" gives code EMU_OPND_NONE; a literal has code EMU_SRC_LITERAL and literal = the
+    *     32-bit literal dword of the encoding (64-bit ops: zero-extended by emu_src64; f64
+    *     ops must place it in the high half themselves, per the ISA's literal rule);
+    *   - offsets, simm16, waitcnt, hwreg, DPP/SDWA controls, VOP3 abs/neg (as operand flags),
+    *     VOP3P op_sel/op_sel_hi/neg_lo/neg_hi (defaults included) and MFMA cbsz/abid/blgp come
+    *     from the instruction bits; sc0/sc1/nt/offen/idxen/lds/gds/clamp/omod from the text;
+    *   - VOP*: dst[0] = first operand (vdst, or the sdst/vcc of a compare); VOP3b (v_*_co_*,
+    *     v_div_scale_*, v_mad_u64_u32, v_mad_i64_i32): dst[1] = carry/sdst; src[0..2] follow.
+    *     VOP2 e32 carry forms print vcc explicitly, so src[2] = vcc for v_addc_co_u32_e32;
+    *   - MUBUF atomics: src[0] vdata, and dst[0] = the same registers when sc0 (returns);
+    *     GLOBAL/FLAT/SCRATCH atomics likewise: dst[0] vdst only with sc0; global_load_lds_*:
+    *     no dst; MUBUF `lds` loads: no dst when the text has no vdata;
+    *   - DS: ops with a result (read, *_rtn_*, permute, bpermute, swizzle, append, consume)
+    *     have dst[0]; offset = offset1:offset0 bits (16-bit), offset0/offset1 the raw bytes;
+    *   - SOPK: s_setreg_b32: src[0] = value; s_setreg_imm32_b32: src[0] = literal;
+    *     s_cmpk_*: src[0] only; others dst[0] (also read by addk/mulk/cmovk); simm16 = imm;
+    *   - SOPP / s_call_b64: target = pc + 4 + simm16 * 4 (bytes from the kernel entry). */
    int32_t offset;
    uint8_t offset0, offset1;           /* DS read2/write2 */
    uint8_t offen, idxen, lds, gds;
@@ -187,11 +207,22 @@ typedef struct emu_wave {
    uint32_t issued[2], retired[2];     /* per counter (vm, lgkm) */
    /* counters */
    uint64_t cls_count[EMU_CLS_COUNT];
+   /* core additions (emu_sched.c owns them) */
+   uint64_t bytes[5];                  /* emu_count_bytes kinds 0..4 */
+   uint64_t lds_conflicts;             /* estimated extra LDS cycles (emu_lds_bank_conflicts) */
+   uint64_t scratch_base;              /* device address of this wave's private memory */
+   uint32_t scratch_lane_bytes;        /* private segment bytes per lane (0: none) */
+   uint32_t wave_slot;                 /* index of the wave in the dispatch (hazard shadow id) */
+   const struct emu_kernel *kern;
+   uint64_t ninst;                     /* instructions executed by this wave */
 } emu_wave;
 
 /* --- Opcode table --------------------------------------------------------------------------- */
-extern const emu_opdesc emu_ops[];
-extern const unsigned emu_num_ops;
+/* The merged table is built once at first use (emu_decode.c) from the three fragments below;
+ * index 0 is the "unimplemented" entry every unknown mnemonic decodes to. It is a pointer (not
+ * an array) because it is assembled at run time; emu_ops[i] reads the same either way. */
+extern const emu_opdesc *emu_ops;
+extern unsigned emu_num_ops;
 /** Index of mnemonic (suffix-free) in emu_ops, or -1. */
 int emu_op_lookup(const char *name);
 
@@ -238,5 +269,114 @@ bool emu_f16_denorm(const emu_wave *w);
 extern const emu_opdesc emu_ops_scalar[]; /* core */
 extern const emu_opdesc emu_ops_valu[];   /* valu */
 extern const emu_opdesc emu_ops_vmem[];   /* vmem: MUBUF/GLOBAL/FLAT/DS/MFMA */
+
+/* --- Core internals (emu_load.c, emu_decode.c, emu_sched.c, emu_mem.c, ...) ---------------- */
+#include <pthread.h>
+
+/** Kernel descriptor fields (AMDGPUUsage "Kernel Descriptor", 64 bytes). */
+typedef struct emu_kd {
+   uint32_t group_segment_fixed_size, private_segment_fixed_size, kernarg_size;
+   int64_t entry_offset;
+   uint32_t rsrc1, rsrc2, rsrc3;
+   uint16_t code_props, kernarg_preload;
+} emu_kd;
+
+struct emu_device {
+   emu_options opts;
+   char target[16];
+   pthread_mutex_t lock;   /* buffer table */
+   emu_buffer *bufs;       /* sorted by addr */
+   unsigned nbufs, cap;
+   uint64_t next_addr;
+   char msg[1024];
+};
+
+struct emu_kernel {
+   struct emu_module *mod;
+   char *name;
+   emu_kd kd;
+   uint64_t code_addr;     /* device address of the entry (s_getpc values) */
+   uint8_t *code;          /* bytes from the entry to the end of its section */
+   uint32_t code_size;
+   emu_inst *insts;
+   unsigned ninsts;
+   int32_t *pc_index;      /* (pc / 4) -> index in insts, -1 inside an instruction */
+   char *listing;
+   char *strings;          /* pool for emu_inst.text */
+};
+
+struct emu_module {
+   emu_device *dev;
+   char target[16];
+   struct emu_kernel *kernels;
+   unsigned nkernels;
+};
+
+struct emu_workgroup {
+   uint32_t id[3];
+   uint8_t *lds;
+   uint32_t lds_size;
+   uint16_t *lds_shadow;   /* per dword: 1 + wave index that wrote it since the last barrier */
+   emu_wave *waves;
+   unsigned nwaves;
+};
+
+struct emu_dispatch {
+   emu_device *dev;
+   const struct emu_kernel *kern;
+   emu_launch_params p;
+   uint64_t kernarg_addr, dispatch_ptr_addr, scratch_addr;
+   uint32_t waves_per_wg;
+   uint64_t next_wg, num_wg;   /* workgroups handed out (atomic) / in the grid */
+   volatile int faulted;   /* set once; all threads stop */
+   mxjit_status fault_status;
+   pthread_mutex_t lock;   /* fault message, counters merge */
+   char msg[1024];
+};
+
+/* MODE bits whose effect the emulator implements; s_setreg changing any other bit faults.
+ * FP_DENORM [7:4], DX10_CLAMP [8], IEEE [9]. FP_ROUND [3:0] stays round-to-nearest-even
+ * until the VALU implements the other modes (then add 0xf here). */
+#define EMU_MODE_IMPLEMENTED 0x3f0u
+
+/* Further core table fragments (merged after emu_ops_scalar, before valu/vmem). */
+extern const emu_opdesc emu_salu_ops[];        /* emu_salu.c */
+extern const emu_opdesc emu_smem_ops[];        /* emu_smem.c */
+extern const emu_opdesc emu_global_basic_ops[]; /* emu_global_basic.c */
+
+/* emu_decode.c */
+/** Builds the merged opcode table once (thread-safe). */
+void emu_ops_init(void);
+/** Decodes k->code into k->insts / k->pc_index / k->listing. */
+mxjit_status emu_decode_kernel(struct emu_kernel *k, const char *target, char *msg, size_t len);
+
+/** Like emu_fault but the message is exactly "emu: " + fmt (no pc/mnemonic prefix). */
+mxjit_status emu_fault_raw(emu_wave *w, mxjit_status st, const char *fmt, ...)
+#ifdef __GNUC__
+   __attribute__((format(printf, 3, 4)))
+#endif
+   ;
+
+/* emu_regs.c */
+uint64_t emu_sread64(const emu_wave *w, unsigned code);
+void emu_swrite64(emu_wave *w, unsigned code, uint64_t v);
+
+/* emu_mem.c */
+/** Finds the buffer containing addr (NULL if none). Caller holds no lock during launches. */
+emu_buffer *emu_find_buffer(emu_device *dev, uint64_t addr);
+/** Adds n extra cycles of LDS bank conflicts (DS helpers estimate per instruction). */
+void emu_lds_bank_conflicts(emu_wave *w, uint64_t extra_cycles);
+/** Barrier: forget which wave wrote each LDS dword (cross-wave hazard epoch). */
+void emu_lds_epoch(struct emu_workgroup *wg);
+
+/* emu_hazard.c */
+/** Faults when any source register of `in` has a load not yet waited for. */
+mxjit_status emu_hazard_check(emu_wave *w, const emu_inst *in);
+/** s_waitcnt: retires loads so at most vm / lgkm remain outstanding (-1: no wait). */
+void emu_waitcnt(emu_wave *w, int vm, int lgkm);
+
+/* emu_sched.c */
+/** Runs w until it ends, reaches a barrier, or faults. */
+mxjit_status emu_wave_run(emu_wave *w);
 
 #endif /* EMU_INT_H */

@@ -1,0 +1,117 @@
+/*
+ * emu_hazard.c — the vmcnt / lgkmcnt model (ISSUE emu #4).
+ *
+ * The emulator performs every load at issue, so a program that reads the destination before
+ * the matching s_waitcnt would still see the right value here but garbage on hardware. Each
+ * load therefore records its destination registers as pending with its position in the
+ * counter's queue; s_waitcnt vmcnt(N) retires every entry but the newest N (the counters
+ * decrement in issue order for loads of one type, CDNA3 ISA §4.4 "Data Dependency
+ * Resolution"); any instruction reading a still-pending register faults.
+ */
+#include "emu_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Register slot of operand register i: sgpr codes as they are, VGPRs 256.., AGPRs 512.. */
+static inline unsigned
+slot_of(const emu_opnd *o, unsigned i)
+{
+   unsigned c = o->code + i;
+   if (o->code >= EMU_SRC_VGPR0 && (o->flags & EMU_OPND_AGPR))
+      c += 256;
+   return c;
+}
+
+void
+emu_pending_push(emu_wave *w, const emu_inst *in, unsigned counter, unsigned first,
+                 unsigned count)
+{
+   counter &= 1;
+   uint32_t seq = ++w->issued[counter];
+   if (count == 0)
+      return;
+   if (w->npending == EMU_MAX_PENDING) {
+      /* more loads in flight than any counter can track: forget the oldest */
+      memmove(&w->pending[0], &w->pending[1], (EMU_MAX_PENDING - 1) * sizeof(emu_pending));
+      w->npending--;
+   }
+   w->pending[w->npending++] = (emu_pending){
+      .first = (uint16_t)first,
+      .count = (uint16_t)count,
+      .counter = (uint8_t)counter,
+      .seq = seq,
+      .pc = in ? in->pc : 0,
+   };
+}
+
+void
+emu_waitcnt(emu_wave *w, int vm, int lgkm)
+{
+   int lim[2] = {vm, lgkm};
+   for (unsigned c = 0; c < 2; c++) {
+      if (lim[c] < 0)
+         continue;
+      uint32_t out = w->issued[c] - w->retired[c];
+      if (out > (uint32_t)lim[c])
+         w->retired[c] = w->issued[c] - (uint32_t)lim[c];
+   }
+   unsigned j = 0;
+   for (unsigned i = 0; i < w->npending; i++) {
+      emu_pending *p = &w->pending[i];
+      if (p->seq > w->retired[p->counter])
+         w->pending[j++] = *p;
+   }
+   w->npending = j;
+}
+
+/* Pending entry covering register slot s, or NULL. */
+static const emu_pending *
+find_pending(const emu_wave *w, unsigned s)
+{
+   for (unsigned i = 0; i < w->npending; i++) {
+      const emu_pending *p = &w->pending[i];
+      if (s >= p->first && s < (unsigned)p->first + p->count)
+         return p;
+   }
+   return NULL;
+}
+
+static const char *
+slot_name(unsigned s, char *buf, size_t len)
+{
+   if (s >= 512)
+      snprintf(buf, len, "a%u", s - 512);
+   else if (s >= 256)
+      snprintf(buf, len, "v%u", s - 256);
+   else if (s == EMU_SRC_VCC_LO || s == EMU_SRC_VCC_HI)
+      snprintf(buf, len, "vcc");
+   else if (s == EMU_SRC_M0)
+      snprintf(buf, len, "m0");
+   else
+      snprintf(buf, len, "s%u", s);
+   return buf;
+}
+
+mxjit_status
+emu_hazard_check(emu_wave *w, const emu_inst *in)
+{
+   for (unsigned i = 0; i < in->nsrc; i++) {
+      const emu_opnd *o = &in->src[i];
+      if (o->code == EMU_OPND_NONE || o->code == EMU_SRC_LITERAL ||
+          (o->code >= EMU_SRC_INT0 && o->code < EMU_SRC_VGPR0))
+         continue;
+      for (unsigned r = 0; r < o->nregs; r++) {
+         const emu_pending *p = find_pending(w, slot_of(o, r));
+         if (!p)
+            continue;
+         char nm[16];
+         return emu_fault(w, in, MXJIT_ERR_EMU_FAULT_HAZARD,
+                          "hazard: reads %s, loaded by the instruction at pc 0x%x without a "
+                          "s_waitcnt %s for it",
+                          slot_name(slot_of(o, r), nm, sizeof(nm)), p->pc,
+                          p->counter ? "lgkmcnt" : "vmcnt");
+      }
+   }
+   return MXJIT_OK;
+}

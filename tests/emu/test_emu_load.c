@@ -1,0 +1,127 @@
+/*
+ * test_emu_load.c — code-object loading, kernel descriptor, initial state (AMDGPUUsage
+ * "Initial Kernel Execution State"), and the minimal s_load -> store -> s_endpgm path.
+ */
+#include "emu_harness.h"
+#include "jc.h"
+#include "jt.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Scalar path only: kernarg pointer in s[0:1], scalars after the pointers. */
+Test(emu_load, sload_sstore_endpgm)
+{
+   uint32_t out[4] = {0};
+   uint32_t sc[2] = {0x12345678u, 0xcafef00du};
+   eh_kernel k = {.body = "  s_store_dword s24, s[8:9], 0x0\n"
+                          "  s_store_dword s25, s[8:9], 0x4\n"
+                          "  s_store_dword s2, s[8:9], 0x8\n"
+                          "  s_waitcnt lgkmcnt(0)\n",
+                  .scalars = sc, .nscalars = 2, .grid = {1}, .block = {64}};
+   eh_buf b = {out, sizeof(out), 1};
+   char msg[1024];
+   mxjit_status st = eh_run(&k, &b, 1, NULL, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   cr_assert_eq(out[0], 0x12345678u);
+   cr_assert_eq(out[1], 0xcafef00du);
+   cr_assert_eq(out[2], 0u); /* workgroup id x */
+}
+
+/* The harness ABI: v1 = workitem x, v2 = 4 * x; global_store_dword saddr form. */
+Test(emu_load, global_store_lane_ids)
+{
+   uint32_t out[64];
+   memset(out, 0xee, sizeof(out));
+   eh_kernel k = {.body = "  global_store_dword v2, v1, s[8:9]\n", .block = {64}};
+   char msg[1024];
+   mxjit_status st = eh_run64(&k, out, NULL, 0, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   for (unsigned l = 0; l < 64; l++)
+      cr_assert_eq(out[l], l, "lane %u", l);
+}
+
+/* global_load_dwordx4 (vaddr64 form) then store x4 with the saddr form and an offset. */
+Test(emu_load, global_load_store_x4)
+{
+   uint32_t in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[8] = {0};
+   eh_kernel k = {.body = "  s_mov_b64 exec, 1\n"
+                          "  v_mov_b32 v4, s10\n"
+                          "  v_mov_b32 v5, s11\n"
+                          "  global_load_dwordx4 v[8:11], v[4:5], off offset:16\n"
+                          "  s_waitcnt vmcnt(0)\n"
+                          "  v_mov_b32 v3, 0\n"
+                          "  global_store_dwordx4 v3, v[8:11], s[8:9] offset:4\n",
+                  .block = {64}};
+   eh_buf b[2] = {{out, sizeof(out), 1}, {in, sizeof(in), 0}};
+   char msg[1024];
+   mxjit_status st = eh_run(&k, b, 2, NULL, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   uint32_t want[8] = {0, 5, 6, 7, 8, 0, 0, 0};
+   cr_assert_arr_eq(out, want, sizeof(want));
+}
+
+/* Workgroup ids in s2/s3/s4 and the packed work-item id in v0 (x [9:0], y [19:10], z [29:20]). */
+Test(emu_load, initial_ids)
+{
+   uint32_t out[2 * 3 * 4 * 4] = {0};
+   /* one wave per workgroup (block 4x4x2 = 32 lanes); each workgroup stores s2,s3,s4 and the
+    * lane-31 packed id at out[4 * linear_wg] */
+   eh_kernel k = {.body = "  s_mul_i32 s5, s3, 2\n"
+                          "  s_add_u32 s5, s5, s2\n"
+                          "  s_mul_i32 s6, s4, 6\n"
+                          "  s_add_u32 s5, s5, s6\n"
+                          "  s_lshl_b32 s5, s5, 4\n"
+                          "  s_store_dword s2, s[8:9], s5\n"
+                          "  s_add_u32 s5, s5, 4\n"
+                          "  s_store_dword s3, s[8:9], s5\n"
+                          "  s_add_u32 s5, s5, 4\n"
+                          "  s_store_dword s4, s[8:9], s5\n"
+                          "  s_add_u32 s5, s5, 4\n"
+                          "  v_readlane_b32 s7, v0, 31\n"
+                          "  s_store_dword s7, s[8:9], s5\n"
+                          "  s_waitcnt lgkmcnt(0)\n",
+                  .grid = {2, 3, 4}, .block = {4, 4, 2}};
+   eh_buf b = {out, sizeof(out), 1};
+   char msg[1024];
+   mxjit_status st = eh_run(&k, &b, 1, NULL, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   for (unsigned z = 0; z < 4; z++)
+      for (unsigned y = 0; y < 3; y++)
+         for (unsigned x = 0; x < 2; x++) {
+            unsigned i = 4 * (x + 2 * y + 6 * z);
+            cr_assert_eq(out[i], x);
+            cr_assert_eq(out[i + 1], y);
+            cr_assert_eq(out[i + 2], z);
+            cr_assert_eq(out[i + 3], 3u | 3u << 10 | 1u << 20); /* lane 31 = (3,3,1) */
+         }
+}
+
+/* A code object for the other arch is refused with a message naming both. */
+Test(emu_load, wrong_arch_refused)
+{
+   const char *src = ".text\n.globl k\n.p2align 8\n.type k,@function\nk:\n s_endpgm\n"
+                     ".rodata\n.p2align 6\n.amdhsa_kernel k\n .amdhsa_next_free_vgpr 4\n"
+                     " .amdhsa_next_free_sgpr 8\n .amdhsa_accum_offset 4\n.end_amdhsa_kernel\n";
+   void *h = NULL;
+   size_t hs = 0;
+   char msg[1024];
+   cr_assert_eq(jc_assemble_hsaco(&jt_gfx950, src, &h, &hs, msg, sizeof(msg)), MXJIT_OK, "%s",
+                msg);
+   emu_device *dev;
+   cr_assert_eq(emu_device_create(&(emu_options){._ = 0, .target = "gfx942"}, &dev), MXJIT_OK);
+   emu_module *m = NULL;
+   cr_assert_eq(emu_module_load(dev, h, hs, &m), MXJIT_ERR_UNSUPPORTED);
+   cr_assert(strstr(emu_last_error(dev), "gfx950") && strstr(emu_last_error(dev), "gfx942"),
+             "%s", emu_last_error(dev));
+   /* corrupt bytes: refused, no crash */
+   uint8_t junk[256];
+   memset(junk, 0x41, sizeof(junk));
+   cr_assert_eq(emu_module_load(dev, junk, sizeof(junk), &m), MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(emu_last_error(dev), "emu: "));
+   /* truncated code object: refused */
+   cr_assert_neq(emu_module_load(dev, h, 100, &m), MXJIT_OK);
+   emu_device_destroy(dev);
+   free(h);
+}
