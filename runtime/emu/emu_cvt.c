@@ -1,0 +1,291 @@
+/*
+ * emu_cvt.c — conversions: exact small-float encode/decode (f16, bf16, fp8 FNUZ and OCP, fp4),
+ * int/float converts, packed converts, and the gfx950 scalef32 family.
+ *
+ * Rounding is done in integer/double arithmetic on exact values: every f32 (and every value of
+ * a smaller format) is exact in a double, division by a power of two is exact, so the only
+ * rounding is the explicit one here (NUMERICS.md §2.1-2.3: RNE, saturation by policy).
+ * fp8 flavours (NUMERICS.md §1.2): gfx942 converts produce FNUZ (E4M3 bias 8, E5M2 bias 16,
+ * 0x80 = NaN, no -0, no Inf); gfx950 converts produce OCP E4M3FN / E5M2.
+ * Overflow policy (CDNA3/CDNA4 ISA): with the VOP3 clamp bit the converts saturate to the
+ * largest finite value; without it an out-of-range value becomes NaN for formats without Inf
+ * (FNUZ, E4M3FN) and Inf for E5M2. The scalef32 converts (gfx950) divide the input by the scale
+ * 2^(exponent(S2.f32) - 127) and turn overflow into NaN (E4M3) / Inf (E5M2) unless clamped
+ * (NUMERICS.md "Decisions": clamp before converting); fp4 E2M1 has no NaN/Inf and saturates.
+ */
+#include "emu_valu_int.h"
+
+const cvt_fmt cvt_e4m3_fnuz = {4, 3, 8, false, true};
+const cvt_fmt cvt_e5m2_fnuz = {5, 2, 16, false, true};
+const cvt_fmt cvt_e4m3 = {4, 3, 7, false, false};
+const cvt_fmt cvt_e5m2 = {5, 2, 15, true, false};
+const cvt_fmt cvt_e2m1 = {2, 1, 1, false, false};
+const cvt_fmt cvt_f16 = {5, 10, 15, true, false};
+const cvt_fmt cvt_bf16 = {8, 7, 127, true, false};
+
+static bool
+fmt_is_e4m3fn(const cvt_fmt *f)
+{
+   return f->ebits == 4 && f->mbits == 3 && !f->fnuz;
+}
+
+/* Largest finite code (without sign) of a format. */
+static uint32_t
+fmt_max_code(const cvt_fmt *f)
+{
+   uint32_t emax = (1u << f->ebits) - (f->has_inf ? 2u : 1u);
+   uint32_t mmax = (1u << f->mbits) - (fmt_is_e4m3fn(f) ? 2u : 1u);
+   return emax << f->mbits | mmax;
+}
+
+static uint32_t
+fmt_nan_code(const cvt_fmt *f, bool neg)
+{
+   uint32_t sbit = (uint32_t)neg << (f->ebits + f->mbits);
+   if (f->fnuz)
+      return 0x80;
+   if (f->ebits == 2)                /* E2M1 has no NaN: NaN saturates (documented choice) */
+      return sbit | fmt_max_code(f);
+   if (f->mbits >= 7)                /* f16 / bf16: canonical quiet NaN */
+      return sbit | ((1u << f->ebits) - 1) << f->mbits | 1u << (f->mbits - 1);
+   return sbit | ((1u << (f->ebits + f->mbits)) - 1);
+}
+
+double
+cvt_decode(const cvt_fmt *f, uint32_t c)
+{
+   unsigned nb = f->ebits + f->mbits;
+   bool neg = (c >> nb) & 1;
+   uint32_t e = (c >> f->mbits) & ((1u << f->ebits) - 1), m = c & ((1u << f->mbits) - 1);
+   double v;
+
+   if (f->fnuz && (c & ((1u << (nb + 1)) - 1)) == 1u << nb)
+      return NAN;
+   if (f->has_inf && e == (1u << f->ebits) - 1)
+      return m ? NAN : (neg ? -INFINITY : INFINITY);
+   if (fmt_is_e4m3fn(f) && e == 15 && m == 7)
+      return NAN;
+   if (e == 0)
+      v = ldexp((double)m, 1 - f->bias - (int)f->mbits);
+   else
+      v = ldexp((double)((1u << f->mbits) | m), (int)e - f->bias - (int)f->mbits);
+   return neg ? -v : v;
+}
+
+uint32_t
+cvt_encode(const cvt_fmt *f, double x, int rnd, int ovf)
+{
+   unsigned nb = f->ebits + f->mbits;
+   bool neg = signbit(x);
+   uint32_t sbit = f->fnuz ? (uint32_t)neg << nb : (uint32_t)neg << nb;
+   uint32_t maxc = fmt_max_code(f);
+   double ax = fabs(x), maxv = cvt_decode(f, maxc);
+   int emin = 1 - f->bias;
+
+   if (isnan(x))
+      return fmt_nan_code(f, neg);
+   if (isinf(x)) {
+      if (ovf == CVT_OVF_SAT)
+         return sbit | maxc;
+      return f->has_inf ? sbit | ((1u << f->ebits) - 1) << f->mbits : fmt_nan_code(f, neg);
+   }
+   if (ax == 0.0)
+      return f->fnuz ? 0 : sbit;
+   int e = ilogb(ax);
+   if (e < emin)
+      e = emin;
+   double q = ldexp(1.0, e - (int)f->mbits), y = ax / q, n = floor(y), fr = y - n;
+   if (rnd == CVT_RNE && (fr > 0.5 || (fr == 0.5 && fmod(n, 2.0) != 0.0)))
+      n += 1.0;
+   double v = n * q;
+   if (v > maxv) {
+      if (ovf == CVT_OVF_SAT || rnd == CVT_RTZ)
+         return sbit | maxc;
+      if (ovf == CVT_OVF_INF && f->has_inf)
+         return sbit | ((1u << f->ebits) - 1) << f->mbits;
+      return fmt_nan_code(f, neg);
+   }
+   if (v == 0.0)
+      return f->fnuz ? 0 : sbit;
+   int ev = ilogb(v);
+   if (ev < emin)
+      return sbit | (uint32_t)ldexp(v, (int)f->mbits - emin);
+   uint32_t mant = (uint32_t)ldexp(v, (int)f->mbits - ev) - (1u << f->mbits);
+   return sbit | (uint32_t)(ev + f->bias) << f->mbits | mant;
+}
+
+uint16_t
+cvt_f32_to_f16(float x, int rnd)
+{
+   uint32_t u = valu_fbits(x);
+   if (isnan(x)) /* quiet, payload truncated (IEEE 754 §6.2.3 convention) */
+      return (uint16_t)((u >> 16 & 0x8000) | 0x7e00 | ((u >> 13) & 0x3ff));
+   return (uint16_t)cvt_encode(&cvt_f16, x, rnd, CVT_OVF_INF);
+}
+
+float
+cvt_f16_to_f32(uint16_t h)
+{
+   if ((h & 0x7c00) == 0x7c00 && (h & 0x3ff)) /* keep the payload, as hardware does */
+      return valu_bitsf((uint32_t)(h & 0x8000) << 16 | 0x7f800000u | (uint32_t)(h & 0x3ff) << 13);
+   return (float)cvt_decode(&cvt_f16, h);
+}
+
+uint16_t
+cvt_f32_to_bf16(float x)
+{
+   uint32_t u = valu_fbits(x);
+   if (isnan(x))
+      return (uint16_t)((u >> 16) | 0x40);
+   return (uint16_t)cvt_encode(&cvt_bf16, x, CVT_RNE, CVT_OVF_INF);
+}
+
+float
+cvt_d2f(double x)
+{
+   return (float)x;
+}
+
+/* --- Instructions ----------------------------------------------------------------------------- */
+
+#define A (io.s[0][l])
+#define B (io.s[1][l])
+#define C (io.s[2][l])
+#define A64 (((uint64_t)io.shi[0][l] << 32) | io.s[0][l])
+#define FA valu_f32in(w, in, 0, A)
+#define FB valu_f32in(w, in, 1, B)
+#define DA valu_f64in(w, in, 0, A64)
+#define K1 VK(VK_B32, VK_NONE, VK_NONE)
+#define K2 VK(VK_B32, VK_B32, VK_NONE)
+
+#define CVT(fn, kinds, bits, EXPR) \
+   mxjit_status fn(emu_wave *w, const emu_inst *in) \
+   { \
+      valu_io io; \
+      mxjit_status st = valu_gather(w, in, &io, kinds); \
+      if (st != MXJIT_OK) \
+         return st; \
+      VALU_FOREACH(l, io.mask) { \
+         uint64_t r = (EXPR); \
+         io.d[l] = (uint32_t)r; \
+         io.dhi[l] = (uint32_t)(r >> 32); \
+      } \
+      valu_store(w, in, &io, bits); \
+      return MXJIT_OK; \
+   }
+
+/* f32_to_i32 / f32_to_u32 of the ISA: truncate, saturate, NaN gives 0. */
+static uint32_t
+d2i32(double x)
+{
+   if (isnan(x))
+      return 0;
+   if (x >= 2147483647.0)
+      return 0x7fffffffu;
+   if (x <= -2147483648.0)
+      return 0x80000000u;
+   return (uint32_t)(int32_t)x;
+}
+
+static uint32_t
+d2u32(double x)
+{
+   if (isnan(x) || x <= 0.0)
+      return 0;
+   if (x >= 4294967295.0)
+      return 0xffffffffu;
+   return (uint32_t)x;
+}
+
+static uint32_t
+d2i16(double x)
+{
+   if (isnan(x))
+      return 0;
+   x = x > 32767.0 ? 32767.0 : x < -32768.0 ? -32768.0 : x;
+   return (uint16_t)(int16_t)x;
+}
+
+static uint32_t
+d2u16(double x)
+{
+   if (isnan(x) || x <= 0.0)
+      return 0;
+   return x >= 65535.0 ? 0xffff : (uint32_t)x;
+}
+
+/* f32_to_snorm / f32_to_unorm: clamp to [-1, 1] / [0, 1], scale, round to nearest even. */
+static uint32_t
+snorm16(float x)
+{
+   double d = isnan(x) ? 0.0 : fmax(-1.0, fmin(1.0, (double)x)) * 32767.0;
+   return (uint16_t)(int16_t)nearbyint(d);
+}
+
+static uint32_t
+unorm16(float x)
+{
+   double d = isnan(x) ? 0.0 : fmax(0.0, fmin(1.0, (double)x)) * 65535.0;
+   return (uint16_t)nearbyint(d);
+}
+
+static uint32_t
+f32res(const emu_wave *w, const emu_inst *in, double v)
+{
+   return valu_f32out(w, in, cvt_d2f(v));
+}
+
+static uint64_t
+f64res(const emu_wave *w, const emu_inst *in, double v)
+{
+   return valu_f64out(w, in, v);
+}
+
+static uint16_t
+f16src(const emu_wave *w, const emu_inst *in, unsigned i, uint32_t h)
+{
+   if (in->src[i].flags & EMU_OPND_ABS)
+      h &= 0x7fff;
+   if (in->src[i].flags & EMU_OPND_NEG)
+      h ^= 0x8000;
+   if (!((w->mode >> 6) & 1) && (h & 0x7c00) == 0) /* FP_DENORM f16 input flush */
+      h &= 0x8000;
+   return (uint16_t)h;
+}
+
+CVT(valu_cvt_f32_i32, K1, 32, f32res(w, in, (float)(int32_t)A))
+CVT(valu_cvt_f32_u32, K1, 32, f32res(w, in, (float)A))
+CVT(valu_cvt_i32_f32, K1, 32, d2i32(FA))
+CVT(valu_cvt_u32_f32, K1, 32, d2u32(FA))
+CVT(valu_cvt_rpi_i32_f32, K1, 32, d2i32(floorf(FA + 0.5f)))
+CVT(valu_cvt_flr_i32_f32, K1, 32, d2i32(floorf(FA)))
+CVT(valu_cvt_f32_f64, VK(VK_F64, VK_NONE, VK_NONE), 32, f32res(w, in, (float)DA))
+CVT(valu_cvt_f64_f32, K1, 64, f64res(w, in, FA))
+CVT(valu_cvt_i32_f64, VK(VK_F64, VK_NONE, VK_NONE), 32, d2i32(DA))
+CVT(valu_cvt_u32_f64, VK(VK_F64, VK_NONE, VK_NONE), 32, d2u32(DA))
+CVT(valu_cvt_f64_i32, K1, 64, f64res(w, in, (int32_t)A))
+CVT(valu_cvt_f64_u32, K1, 64, f64res(w, in, A))
+CVT(valu_cvt_f32_ubyte0, K1, 32, f32res(w, in, A & 0xff))
+CVT(valu_cvt_f32_ubyte1, K1, 32, f32res(w, in, (A >> 8) & 0xff))
+CVT(valu_cvt_f32_ubyte2, K1, 32, f32res(w, in, (A >> 16) & 0xff))
+CVT(valu_cvt_f32_ubyte3, K1, 32, f32res(w, in, A >> 24))
+CVT(valu_cvt_f16_f32, K1, 16, cvt_f32_to_f16(FA, CVT_RNE))
+CVT(valu_cvt_f32_f16, VK(VK_B16, VK_NONE, VK_NONE), 32,
+    f32res(w, in, cvt_f16_to_f32(f16src(w, in, 0, A))))
+CVT(valu_cvt_f16_u16, VK(VK_B16, VK_NONE, VK_NONE), 16, cvt_f32_to_f16((float)(A & 0xffff), CVT_RNE))
+CVT(valu_cvt_f16_i16, VK(VK_B16, VK_NONE, VK_NONE), 16,
+    cvt_f32_to_f16((float)(int16_t)A, CVT_RNE))
+CVT(valu_cvt_u16_f16, VK(VK_B16, VK_NONE, VK_NONE), 16, d2u16(cvt_f16_to_f32(f16src(w, in, 0, A))))
+CVT(valu_cvt_i16_f16, VK(VK_B16, VK_NONE, VK_NONE), 16, d2i16(cvt_f16_to_f32(f16src(w, in, 0, A))))
+CVT(valu_cvt_pkrtz_f16_f32, K2, 32,
+    cvt_f32_to_f16(FA, CVT_RTZ) | (uint32_t)cvt_f32_to_f16(FB, CVT_RTZ) << 16)
+CVT(valu_cvt_pknorm_i16_f32, K2, 32, snorm16(FA) | snorm16(FB) << 16)
+CVT(valu_cvt_pknorm_u16_f32, K2, 32, unorm16(FA) | unorm16(FB) << 16)
+CVT(valu_cvt_pk_u16_u32, K2, 32, (A > 0xffff ? 0xffff : A) | (B > 0xffff ? 0xffff : B) << 16)
+CVT(valu_cvt_pk_i16_i32, K2, 32,
+    (uint16_t)((int32_t)A > 32767 ? 32767 : (int32_t)A < -32768 ? -32768 : (int32_t)A) |
+       (uint32_t)(uint16_t)((int32_t)B > 32767 ? 32767 : (int32_t)B < -32768 ? -32768 : (int32_t)B) << 16)
+CVT(valu_cvt_pk_u8_f32, VK(VK_B32, VK_B32, VK_B32), 32,
+    (C & ~(0xffu << (8 * (B & 3)))) | (d2u32(nearbyint(FA)) > 255 ? 255u : d2u32(nearbyint(FA))) << (8 * (B & 3)))
+CVT(valu_cvt_f32_bf16, VK(VK_B16, VK_NONE, VK_NONE), 32, valu_f32out(w, in, valu_bitsf((A & 0xffff) << 16)))
+CVT(valu_cvt_pk_bf16_f32, K2, 32, cvt_f32_to_bf16(FA) | (uint32_t)cvt_f32_to_bf16(FB) << 16)

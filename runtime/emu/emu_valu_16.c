@@ -1,0 +1,387 @@
+/*
+ * emu_valu_16.c — 16-bit VALU (f16/i16/u16, CDNA register naming: a 16-bit operand is the low
+ * half of a VGPR unless VOP3 op_sel selects the high half; results go to the low half with the
+ * high half zeroed, or to the high half with op_sel[3] keeping the low half), VOP3P packed
+ * ops (v_pk_* on 16-bit halves and on f32 pairs), dot2 and fma_mix.
+ *
+ * f16 arithmetic: operands are exact in double; add/mul are exact there, so rounding once to
+ * f16 is exact. fma is computed as a double fma and then rounded to f16, which can double-round
+ * only when the exact result lies within 2^-53 (relative) of an f16 rounding midpoint.
+ */
+#include "emu_valu_int.h"
+
+#define A (io.s[0][l])
+#define B (io.s[1][l])
+#define C (io.s[2][l])
+
+/* f16 input with abs/neg and FP_DENORM (f64/f16 field) input flushing, as a double. */
+static double
+h_in(const emu_wave *w, uint8_t flags, uint32_t h)
+{
+   h &= 0xffff;
+   if (flags & EMU_OPND_ABS)
+      h &= 0x7fff;
+   if (flags & EMU_OPND_NEG)
+      h ^= 0x8000;
+   if (!((w->mode >> 6) & 1) && (h & 0x7c00) == 0)
+      h &= 0x8000;
+   return (double)cvt_f16_to_f32((uint16_t)h);
+}
+
+/* f16 result: omod, clamp, round to nearest even, output denormal flushing. */
+static uint32_t
+h_out(const emu_wave *w, const emu_inst *in, double r)
+{
+   static const double omod[4] = {1.0, 2.0, 4.0, 0.5};
+   if (in->omod)
+      r *= omod[in->omod & 3];
+   if (in->clamp)
+      r = isnan(r) || r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
+   uint32_t h = isnan(r) ? 0x7e00u : cvt_encode(&cvt_f16, r, CVT_RNE, CVT_OVF_INF);
+   if (!((w->mode >> 7) & 1) && (h & 0x7c00) == 0)
+      h &= 0x8000;
+   return h;
+}
+
+static double
+hmin(const emu_wave *w, double a, double b)
+{
+   if (isnan(a))
+      return b;
+   if (isnan(b))
+      return a;
+   if (a == 0.0 && b == 0.0)
+      return signbit(a) ? a : b;
+   (void)w;
+   return a < b ? a : b;
+}
+
+static double
+hmax(const emu_wave *w, double a, double b)
+{
+   if (isnan(a))
+      return b;
+   if (isnan(b))
+      return a;
+   if (a == 0.0 && b == 0.0)
+      return signbit(a) ? b : a;
+   (void)w;
+   return a >= b ? a : b;
+}
+
+static double
+hmed3(const emu_wave *w, double a, double b, double c)
+{
+   if (isnan(a) || isnan(b) || isnan(c))
+      return hmin(w, hmin(w, a, b), c);
+   return hmax(w, hmin(w, a, b), hmin(w, hmax(w, a, b), c));
+}
+
+static double
+hrndne(double x)
+{
+   double f = floor(x), d = x - f;
+   if (d > 0.5 || (d == 0.5 && fmod(f, 2.0) != 0.0))
+      f += 1.0;
+   return copysign(f, x);
+}
+
+#define HA h_in(w, in->src[0].flags, A)
+#define HB h_in(w, in->src[1].flags, B)
+#define HC h_in(w, in->src[2].flags, C)
+#define K1 VK(VK_B16, VK_NONE, VK_NONE)
+#define K2 VK(VK_B16, VK_B16, VK_NONE)
+#define K3 VK(VK_B16, VK_B16, VK_B16)
+#define KMAC VK(VK_B16, VK_B16, VK_DST)
+
+#define OPH(fn, kinds, EXPR) \
+   mxjit_status fn(emu_wave *w, const emu_inst *in) \
+   { \
+      valu_io io; \
+      mxjit_status st = valu_gather(w, in, &io, kinds); \
+      if (st != MXJIT_OK) \
+         return st; \
+      VALU_FOREACH(l, io.mask) { io.d[l] = h_out(w, in, (EXPR)); } \
+      valu_store(w, in, &io, 16); \
+      return MXJIT_OK; \
+   }
+
+#define OPI16(fn, kinds, EXPR) \
+   mxjit_status fn(emu_wave *w, const emu_inst *in) \
+   { \
+      valu_io io; \
+      mxjit_status st = valu_gather(w, in, &io, kinds); \
+      if (st != MXJIT_OK) \
+         return st; \
+      VALU_FOREACH(l, io.mask) { io.d[l] = (uint32_t)(EXPR) & 0xffff; } \
+      valu_store(w, in, &io, 16); \
+      return MXJIT_OK; \
+   }
+
+OPH(valu_add_f16, K2, HA + HB)
+OPH(valu_sub_f16, K2, HA - HB)
+OPH(valu_subrev_f16, K2, HB - HA)
+OPH(valu_mul_f16, K2, HA * HB)
+OPH(valu_fma_f16, K3, fma(HA, HB, HC))
+OPH(valu_mad_f16, K3, (double)cvt_f16_to_f32((uint16_t)h_out(w, in, HA * HB)) + HC)
+OPH(valu_mac_f16, KMAC, HA * HB + h_in(w, 0, C))
+OPH(valu_fmac_f16, KMAC, fma(HA, HB, h_in(w, 0, C)))
+OPH(valu_min_f16, K2, hmin(w, HA, HB))
+OPH(valu_max_f16, K2, hmax(w, HA, HB))
+OPH(valu_min3_f16, K3, hmin(w, hmin(w, HA, HB), HC))
+OPH(valu_max3_f16, K3, hmax(w, hmax(w, HA, HB), HC))
+OPH(valu_med3_f16, K3, hmed3(w, HA, HB, HC))
+OPH(valu_ldexp_f16, VK(VK_B16, VK_B32, VK_NONE),
+    ldexp(HA, (int)((int32_t)B > 64 ? 64 : (int32_t)B < -64 ? -64 : (int32_t)B)))
+OPH(valu_rcp_f16, K1, 1.0 / HA)
+OPH(valu_sqrt_f16, K1, sqrt(HA))
+OPH(valu_rsq_f16, K1, 1.0 / sqrt(HA))
+OPH(valu_exp_f16, K1, exp2(HA))
+OPH(valu_log_f16, K1, log2(HA))
+OPH(valu_floor_f16, K1, floor(HA))
+OPH(valu_ceil_f16, K1, ceil(HA))
+OPH(valu_trunc_f16, K1, trunc(HA))
+OPH(valu_rndne_f16, K1, isinf(HA) || isnan(HA) ? HA : hrndne(HA))
+OPH(valu_fract_f16, K1, isinf(HA) ? NAN : HA - floor(HA))
+
+OPI16(valu_add_u16, K2, A + B)
+OPI16(valu_sub_u16, K2, A - B)
+OPI16(valu_subrev_u16, K2, B - A)
+OPI16(valu_mul_lo_u16, K2, A * B)
+OPI16(valu_lshlrev_b16, K2, (B & 0xffff) << (A & 15))
+OPI16(valu_lshrrev_b16, K2, (B & 0xffff) >> (A & 15))
+OPI16(valu_ashrrev_i16, K2, (int16_t)B >> (A & 15))
+OPI16(valu_max_u16, K2, (A & 0xffff) > (B & 0xffff) ? A : B)
+OPI16(valu_min_u16, K2, (A & 0xffff) < (B & 0xffff) ? A : B)
+OPI16(valu_max_i16, K2, (int16_t)A > (int16_t)B ? A : B)
+OPI16(valu_min_i16, K2, (int16_t)A < (int16_t)B ? A : B)
+OPI16(valu_mad_u16, K3, (A & 0xffff) * (B & 0xffff) + C)
+OPI16(valu_mad_i16, K3, (int16_t)A * (int16_t)B + (int16_t)C)
+
+/* --- VOP3P packed ops ----------------------------------------------------------------------- */
+
+/* 16-bit half of a packed source: registers give the selected half; inline constants are the
+ * same in both halves (emu_src16). */
+static uint32_t
+pk_half(const emu_wave *w, const emu_opnd *o, unsigned lane, bool hi)
+{
+   if (o->code >= EMU_SRC_VGPR0 || o->code < EMU_SRC_INT0)
+      return emu_src32(w, o, lane, 0) >> (hi ? 16 : 0) & 0xffff;
+   return emu_src16(w, o, lane, hi);
+}
+
+enum pk16 {
+   PK_ADD_F16, PK_MUL_F16, PK_FMA_F16, PK_MIN_F16, PK_MAX_F16, PK_ADD_U16, PK_SUB_U16,
+   PK_ADD_I16, PK_SUB_I16, PK_MUL_LO_U16, PK_LSHL, PK_LSHR, PK_ASHR, PK_MAX_I16, PK_MIN_I16,
+   PK_MAX_U16, PK_MIN_U16, PK_MAD_U16, PK_MAD_I16
+};
+
+static uint32_t
+pk16_half(const emu_wave *w, const emu_inst *in, enum pk16 op, const uint32_t s[3], bool hi)
+{
+   uint8_t neg = hi ? in->neg_hi : in->neg_lo;
+   double f[3];
+   for (unsigned i = 0; i < 3; i++)
+      f[i] = op <= PK_MAX_F16 ? h_in(w, (neg >> i) & 1 ? EMU_OPND_NEG : 0, s[i]) : 0.0;
+   int32_t a = (int16_t)s[0], b = (int16_t)s[1], c = (int16_t)s[2];
+   uint32_t ua = s[0], ub = s[1], uc = s[2];
+   switch (op) {
+   case PK_ADD_F16: return h_out(w, in, f[0] + f[1]);
+   case PK_MUL_F16: return h_out(w, in, f[0] * f[1]);
+   case PK_FMA_F16: return h_out(w, in, fma(f[0], f[1], f[2]));
+   case PK_MIN_F16: return h_out(w, in, hmin(w, f[0], f[1]));
+   case PK_MAX_F16: return h_out(w, in, hmax(w, f[0], f[1]));
+   case PK_ADD_U16: return in->clamp && ua + ub > 0xffff ? 0xffff : (ua + ub) & 0xffff;
+   case PK_SUB_U16: return in->clamp && ub > ua ? 0 : (ua - ub) & 0xffff;
+   case PK_ADD_I16: {
+      int32_t r = a + b;
+      if (in->clamp)
+         r = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
+      return (uint32_t)r & 0xffff;
+   }
+   case PK_SUB_I16: {
+      int32_t r = a - b;
+      if (in->clamp)
+         r = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
+      return (uint32_t)r & 0xffff;
+   }
+   case PK_MUL_LO_U16: return (ua * ub) & 0xffff;
+   case PK_LSHL: return (ub << (ua & 15)) & 0xffff;
+   case PK_LSHR: return ub >> (ua & 15);
+   case PK_ASHR: return (uint32_t)(b >> (ua & 15)) & 0xffff;
+   case PK_MAX_I16: return (uint32_t)(a > b ? a : b) & 0xffff;
+   case PK_MIN_I16: return (uint32_t)(a < b ? a : b) & 0xffff;
+   case PK_MAX_U16: return ua > ub ? ua : ub;
+   case PK_MIN_U16: return ua < ub ? ua : ub;
+   case PK_MAD_U16: return (ua * ub + uc) & 0xffff;
+   case PK_MAD_I16: return (uint32_t)(a * b + c) & 0xffff;
+   }
+   return 0;
+}
+
+static mxjit_status
+pk16_run(emu_wave *w, const emu_inst *in, enum pk16 op, unsigned nsrc)
+{
+   valu_io io;
+   io.mask = w->exec;
+   VALU_FOREACH(l, io.mask) {
+      uint32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+      for (unsigned i = 0; i < nsrc; i++) {
+         lo[i] = pk_half(w, &in->src[i], (unsigned)l, (in->op_sel >> i) & 1);
+         hi[i] = pk_half(w, &in->src[i], (unsigned)l, (in->op_sel_hi >> i) & 1);
+      }
+      io.d[l] = pk16_half(w, in, op, lo, false) | pk16_half(w, in, op, hi, true) << 16;
+   }
+   valu_store(w, in, &io, 32);
+   return MXJIT_OK;
+}
+
+#define PK16(fn, op, n) \
+   mxjit_status fn(emu_wave *w, const emu_inst *in) { return pk16_run(w, in, op, n); }
+
+PK16(valu_pk_add_f16, PK_ADD_F16, 2)
+PK16(valu_pk_mul_f16, PK_MUL_F16, 2)
+PK16(valu_pk_fma_f16, PK_FMA_F16, 3)
+PK16(valu_pk_min_f16, PK_MIN_F16, 2)
+PK16(valu_pk_max_f16, PK_MAX_F16, 2)
+PK16(valu_pk_add_u16, PK_ADD_U16, 2)
+PK16(valu_pk_sub_u16, PK_SUB_U16, 2)
+PK16(valu_pk_add_i16, PK_ADD_I16, 2)
+PK16(valu_pk_sub_i16, PK_SUB_I16, 2)
+PK16(valu_pk_mul_lo_u16, PK_MUL_LO_U16, 2)
+PK16(valu_pk_lshlrev_b16, PK_LSHL, 2)
+PK16(valu_pk_lshrrev_b16, PK_LSHR, 2)
+PK16(valu_pk_ashrrev_i16, PK_ASHR, 2)
+PK16(valu_pk_max_i16, PK_MAX_I16, 2)
+PK16(valu_pk_min_i16, PK_MIN_I16, 2)
+PK16(valu_pk_max_u16, PK_MAX_U16, 2)
+PK16(valu_pk_min_u16, PK_MIN_U16, 2)
+PK16(valu_pk_mad_u16, PK_MAD_U16, 3)
+PK16(valu_pk_mad_i16, PK_MAD_I16, 3)
+
+/* Packed f32 (gfx90a+ VOP3P on 64-bit register pairs): op_sel bit i picks the dword of source
+ * i for the low result, op_sel_hi for the high result; neg_lo/neg_hi negate. */
+enum pk32 { PK_FMA_F32, PK_MUL_F32, PK_ADD_F32, PK_MOV_B32 };
+
+static uint32_t
+pk32_src(const emu_wave *w, const emu_opnd *o, unsigned lane, bool hi)
+{
+   if (o->code >= EMU_SRC_VGPR0 || o->code < EMU_SRC_INT0)
+      return emu_src32(w, o, lane, hi ? 1 : 0);
+   return emu_src32(w, o, lane, 0);
+}
+
+static uint32_t
+pk32_half(const emu_wave *w, const emu_inst *in, enum pk32 op, const uint32_t s[3], bool hi)
+{
+   uint8_t neg = hi ? in->neg_hi : in->neg_lo;
+   float f[3];
+   for (unsigned i = 0; i < 3; i++) {
+      uint32_t b = s[i] ^ ((neg >> i) & 1 ? 0x80000000u : 0);
+      if (!((w->mode >> 4) & 1) && (b & 0x7f800000u) == 0)
+         b &= 0x80000000u;
+      f[i] = valu_bitsf(b);
+   }
+   switch (op) {
+   case PK_FMA_F32: return valu_f32out(w, in, fmaf(f[0], f[1], f[2]));
+   case PK_MUL_F32: return valu_f32out(w, in, f[0] * f[1]);
+   case PK_ADD_F32: return valu_f32out(w, in, f[0] + f[1]);
+   default: return s[hi ? 1 : 0];
+   }
+}
+
+static mxjit_status
+pk32_run(emu_wave *w, const emu_inst *in, enum pk32 op, unsigned nsrc)
+{
+   valu_io io;
+   io.mask = w->exec;
+   VALU_FOREACH(l, io.mask) {
+      uint32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+      for (unsigned i = 0; i < nsrc; i++) {
+         lo[i] = pk32_src(w, &in->src[i], (unsigned)l, (in->op_sel >> i) & 1);
+         hi[i] = pk32_src(w, &in->src[i], (unsigned)l, (in->op_sel_hi >> i) & 1);
+      }
+      if (op == PK_MOV_B32) { /* V_PK_MOV_B32: D.lo = S0[op_sel[0]], D.hi = S1[op_sel[1]] */
+         io.d[l] = lo[0];
+         io.dhi[l] = pk32_src(w, &in->src[1], (unsigned)l, (in->op_sel >> 1) & 1);
+         continue;
+      }
+      io.d[l] = pk32_half(w, in, op, lo, false);
+      io.dhi[l] = pk32_half(w, in, op, hi, true);
+   }
+   valu_store(w, in, &io, 64);
+   return MXJIT_OK;
+}
+
+mxjit_status valu_pk_fma_f32(emu_wave *w, const emu_inst *in) { return pk32_run(w, in, PK_FMA_F32, 3); }
+mxjit_status valu_pk_mul_f32(emu_wave *w, const emu_inst *in) { return pk32_run(w, in, PK_MUL_F32, 2); }
+mxjit_status valu_pk_add_f32(emu_wave *w, const emu_inst *in) { return pk32_run(w, in, PK_ADD_F32, 2); }
+mxjit_status valu_pk_mov_b32(emu_wave *w, const emu_inst *in) { return pk32_run(w, in, PK_MOV_B32, 2); }
+
+/* V_DOT2_F32_F16 / V_DOT2_F32_BF16 / V_DOT2C_F32_BF16 (pseudocode: tmp = acc; tmp += p0;
+ * tmp += p1, each sum rounded to f32; the products of 16-bit floats are exact in f32). */
+static mxjit_status
+dot2_run(emu_wave *w, const emu_inst *in, bool bf16, bool acc_dst)
+{
+   valu_io io;
+   mxjit_status st = valu_gather(w, in, &io, VK(VK_B32, VK_B32, acc_dst ? VK_DST : VK_B32));
+   if (st != MXJIT_OK)
+      return st;
+   VALU_FOREACH(l, io.mask) {
+      float p[2];
+      for (unsigned h = 0; h < 2; h++) {
+         uint32_t a = (A >> (16 * h)) & 0xffff, b = (B >> (16 * h)) & 0xffff;
+         float fa = bf16 ? valu_bitsf(a << 16) : cvt_f16_to_f32((uint16_t)a);
+         float fb = bf16 ? valu_bitsf(b << 16) : cvt_f16_to_f32((uint16_t)b);
+         p[h] = fa * fb;
+      }
+      float t = valu_bitsf(C);
+      t += p[0];
+      t += p[1];
+      io.d[l] = valu_f32out(w, in, t);
+   }
+   valu_store(w, in, &io, 32);
+   return MXJIT_OK;
+}
+
+mxjit_status valu_dot2_f32_f16(emu_wave *w, const emu_inst *in) { return dot2_run(w, in, false, false); }
+mxjit_status valu_dot2_f32_bf16(emu_wave *w, const emu_inst *in) { return dot2_run(w, in, true, false); }
+mxjit_status valu_dot2c_f32_bf16(emu_wave *w, const emu_inst *in) { return dot2_run(w, in, true, true); }
+mxjit_status valu_dot2c_f32_f16(emu_wave *w, const emu_inst *in) { return dot2_run(w, in, false, true); }
+
+/* V_FMA_MIX_F32 / _MIXLO_F16 / _MIXHI_F16: op_sel_hi[i] = 0 reads f32, else the f16 half
+ * chosen by op_sel[i]; neg_lo is neg and neg_hi is abs for these opcodes (CDNA3 ISA). */
+static mxjit_status
+mix_run(emu_wave *w, const emu_inst *in, int out) /* out: 0 f32, 1 lo f16, 2 hi f16 */
+{
+   valu_io io;
+   io.mask = w->exec;
+   VALU_FOREACH(l, io.mask) {
+      double x[3];
+      for (unsigned i = 0; i < 3; i++) {
+         const emu_opnd *o = &in->src[i];
+         if (!((in->op_sel_hi >> i) & 1)) {
+            x[i] = valu_bitsf(emu_src32(w, o, (unsigned)l, 0));
+         } else {
+            x[i] = cvt_f16_to_f32((uint16_t)pk_half(w, o, (unsigned)l, (in->op_sel >> i) & 1));
+         }
+         if ((in->neg_hi >> i) & 1)
+            x[i] = fabs(x[i]);
+         if ((in->neg_lo >> i) & 1)
+            x[i] = -x[i];
+      }
+      if (out == 0) {
+         io.d[l] = valu_f32out(w, in, fmaf((float)x[0], (float)x[1], (float)x[2]));
+      } else {
+         uint32_t h = h_out(w, in, fma(x[0], x[1], x[2]));
+         uint32_t old = emu_src32(w, &in->dst[0], (unsigned)l, 0);
+         io.d[l] = out == 1 ? (old & 0xffff0000u) | h : (old & 0xffffu) | h << 16;
+      }
+   }
+   valu_store(w, in, &io, 32);
+   return MXJIT_OK;
+}
+
+mxjit_status valu_fma_mix_f32(emu_wave *w, const emu_inst *in) { return mix_run(w, in, 0); }
+mxjit_status valu_fma_mixlo_f16(emu_wave *w, const emu_inst *in) { return mix_run(w, in, 1); }
+mxjit_status valu_fma_mixhi_f16(emu_wave *w, const emu_inst *in) { return mix_run(w, in, 2); }

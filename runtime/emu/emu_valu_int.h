@@ -1,0 +1,99 @@
+/*
+ * emu_valu_int.h — internals shared by the VALU files (emu_valu*.c, emu_dpp.c, emu_cvt.c) only.
+ *
+ * Every VALU semantic function works in two passes over the wave: valu_gather() reads all
+ * sources of all enabled lanes into a valu_io (applying DPP lane selection and SDWA source
+ * selects), the function computes io->d[] for those lanes, and valu_store() writes them (SDWA
+ * dst_sel/dst_unused, 16-bit half writes). Because nothing is written before every source is
+ * read, DPP with vdst == src0 and ops whose destination is also a source are exact (emu issue
+ * "known traps": DPP must read every source lane before writing).
+ */
+#ifndef EMU_VALU_INT_H
+#define EMU_VALU_INT_H
+
+#include "emu_int.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Source kinds for valu_gather, one nibble per source (source i at bits 4i..4i+3). */
+enum {
+   VK_B32 = 0,  /* 32-bit register / constant: emu_src32 */
+   VK_B16 = 1,  /* 16-bit: emu_src16, op_sel bit i selects the high half (CDNA VOP3 op_sel) */
+   VK_B64 = 2,  /* 64-bit pair: emu_src64 into s (low) and shi (high) */
+   VK_DST = 3,  /* the old value of vdst (v_fmac/v_mac/v_cvt_pk_* preserving halves) */
+   VK_F64 = 4,  /* as VK_B64, but a 32-bit literal is the high half of the f64 (ISA literal rule) */
+   VK_NONE = 0xf,
+};
+#define VK(a, b, c) ((unsigned)(a) | ((unsigned)(b) << 4) | ((unsigned)(c) << 8))
+
+typedef struct valu_io {
+   uint64_t mask;          /* lanes whose result is written (exec and DPP row/bank/bound) */
+   uint32_t s[3][EMU_WAVE];
+   uint32_t shi[3][EMU_WAVE];
+   uint32_t d[EMU_WAVE], dhi[EMU_WAVE];
+} valu_io;
+
+#define VALU_FOREACH(l, m) \
+   for (uint64_t l##_m = (m), l = 0; l##_m && ((l = (unsigned)__builtin_ctzll(l##_m)), 1); \
+        l##_m &= l##_m - 1)
+
+/* emu_dpp.c */
+/** Reads the sources named by `kinds` (VK()) for every lane that will be written. */
+mxjit_status valu_gather(emu_wave *w, const emu_inst *in, valu_io *io, unsigned kinds);
+/** Writes io->d (and io->dhi when wide) to dst[0] for the lanes in io->mask. `bits` is the
+ *  result width: 16 (CDNA: op_sel[3] selects the half, the other half is kept; without it the
+ *  high half is zeroed as GFX9 16-bit VALU ops do), 32 or 64. SDWA dst_sel applies to 16/32. */
+void valu_store(emu_wave *w, const emu_inst *in, const valu_io *io, unsigned bits);
+/** Lane mask of a 64-bit scalar operand (VCC, SGPR pair, EXEC, or an inline constant). */
+uint64_t valu_smask(const emu_wave *w, const emu_opnd *o);
+/** Writes a 64-bit lane mask to a scalar destination pair (VCC, s[n:n+1], EXEC). */
+void valu_swrite64(emu_wave *w, const emu_opnd *o, uint64_t v);
+
+/* emu_valu.c: float mode and f32 modifiers */
+bool valu_ieee(const emu_wave *w);
+float valu_f32in(const emu_wave *w, const emu_inst *in, unsigned i, uint32_t bits);
+uint32_t valu_f32out(const emu_wave *w, const emu_inst *in, float r);
+double valu_f64in(const emu_wave *w, const emu_inst *in, unsigned i, uint64_t bits);
+uint64_t valu_f64out(const emu_wave *w, const emu_inst *in, double r);
+/** Parses an integer modifier "key:value" from the disassembly text (bitop3, etc.). */
+bool valu_text_mod(const emu_inst *in, const char *key, unsigned *out);
+uint32_t valu_fbits(float f);
+float valu_bitsf(uint32_t u);
+uint64_t valu_dbits(double f);
+double valu_bitsd(uint64_t u);
+uint32_t valu_quiet32(uint32_t u);
+
+/* emu_cvt.c: exact conversions in integer/double arithmetic (no host rounding state) */
+typedef struct cvt_fmt {
+   unsigned ebits, mbits;
+   int bias;
+   bool has_inf, fnuz;     /* fnuz: no -0/inf, 0x80 is the only NaN */
+} cvt_fmt;
+extern const cvt_fmt cvt_e4m3_fnuz, cvt_e5m2_fnuz, cvt_e4m3, cvt_e5m2, cvt_e2m1, cvt_f16,
+   cvt_bf16;
+enum { CVT_RNE, CVT_RTZ };
+enum { CVT_OVF_INF, CVT_OVF_SAT, CVT_OVF_NAN }; /* overflow policy */
+/** Encodes the double `x` (exactly representable f32 or f64 value) in format f. */
+uint32_t cvt_encode(const cvt_fmt *f, double x, int rnd, int ovf);
+/** Decodes code `c` of format f exactly. */
+double cvt_decode(const cvt_fmt *f, uint32_t c);
+uint16_t cvt_f32_to_f16(float x, int rnd);
+float cvt_f16_to_f32(uint16_t h);
+uint16_t cvt_f32_to_bf16(float x);
+/** Rounds a double to f32 with round-to-nearest-even without relying on the host rounding. */
+float cvt_d2f(double x);
+
+/* Compare conditions (CDNA3 ISA VOPC opcode groups): float and integer. */
+#define VALU_FCOND(X, ty) \
+   X(f, ty) X(lt, ty) X(eq, ty) X(le, ty) X(gt, ty) X(lg, ty) X(ge, ty) X(o, ty) X(u, ty) \
+   X(nge, ty) X(nlg, ty) X(ngt, ty) X(nle, ty) X(neq, ty) X(nlt, ty) X(tru, ty)
+#define VALU_ICOND(X, ty) \
+   X(f, ty) X(lt, ty) X(eq, ty) X(le, ty) X(gt, ty) X(ne, ty) X(ge, ty) X(t, ty)
+
+/* Prototypes of every semantic function, from the opcode table (emu_valu_ops.def). */
+#define VOPDEF(name, enc, fn, flags) mxjit_status fn(emu_wave *w, const emu_inst *in);
+#include "emu_valu_ops.def"
+#undef VOPDEF
+
+#endif /* EMU_VALU_INT_H */
