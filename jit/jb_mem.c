@@ -119,6 +119,19 @@ check_buffer_args(jb_builder *b, const char *op, jb_val srd, jb_val voff, jb_val
    return true;
 }
 
+/* The buffer intrinsics are legal for i8, i16, i32 and i32 vectors (and f32 ones); other
+ * shapes (v4i8, v8i16, v2bf16, ...) travel as the integer type of the same size. */
+static jb_type
+transport_type(jb_type t)
+{
+   unsigned n = jb_type_bytes(t);
+   if (n == 1)
+      return JB_I8;
+   if (n == 2)
+      return JB_I16;
+   return JB_TYPE(JB_KIND_INT, 32, n / 4);
+}
+
 jb_val
 jb_buffer_load_(jb_builder *b, jb_val srd, jb_val voff, jb_load_opts o)
 {
@@ -126,12 +139,14 @@ jb_buffer_load_(jb_builder *b, jb_val srd, jb_val voff, jb_load_opts o)
    if (!jb_ok(b) || !check_width(b, "jb_buffer_load", t) ||
        !check_buffer_args(b, "jb_buffer_load", srd, voff, o.soffset))
       return jb_poison(b, t);
+   jb_type tt = transport_type(t);
    char name[80], sfx[16];
-   type_suffix(t, sfx, sizeof(sfx));
+   type_suffix(tt, sfx, sizeof(sfx));
    snprintf(name, sizeof(name), "llvm.amdgcn.raw.ptr.buffer.load.%s", sfx);
    LLVMValueRef a[4] = {srd.v, voff.v, o.soffset.v ? o.soffset.v : LLVMConstInt(b->t.i32, 0, 0),
                         aux_bits(b, o.glc, o.nontemporal)};
-   return jb_wrap(jb_intrinsic_(b, name, jb_llvm_type(b, t), a, 4), t);
+   jb_val v = jb_wrap(jb_intrinsic_(b, name, jb_llvm_type(b, tt), a, 4), tt);
+   return jb_type_eq(tt, t) ? v : jb_bitcast(b, v, t);
 }
 
 void
@@ -141,8 +156,11 @@ jb_buffer_store_(jb_builder *b, jb_val x, jb_val srd, jb_store_opts o)
    if (!jb_ok(b) || !check_width(b, "jb_buffer_store", x.t) ||
        !check_buffer_args(b, "jb_buffer_store", srd, voff, o.soffset))
       return;
+   jb_type tt = transport_type(x.t);
+   if (!jb_type_eq(tt, x.t))
+      x = jb_bitcast(b, x, tt);
    char name[80], sfx[16];
-   type_suffix(x.t, sfx, sizeof(sfx));
+   type_suffix(tt, sfx, sizeof(sfx));
    snprintf(name, sizeof(name), "llvm.amdgcn.raw.ptr.buffer.store.%s", sfx);
    LLVMValueRef a[5] = {x.v, srd.v, voff.v,
                         o.soffset.v ? o.soffset.v : LLVMConstInt(b->t.i32, 0, 0),
