@@ -26,6 +26,7 @@
 #define KC_EVICT_ATTEMPTS 8      /* per publish, as Mesa disk_cache */
 #define KC_TMP_STALE_SECONDS 600 /* temp files older than this are debris */
 #define KC_SIZE_FILE "kc_size"
+#define KC_HIT_SHARDS 16
 
 static inline void
 kc_put32(uint8_t *p, uint32_t v)
@@ -95,7 +96,12 @@ struct kc_cache {
    int (*fault)(void *user, enum kc_fault_site site);
    void *fault_user;
 
-   _Atomic uint64_t hits_mem, hits_overlay, hits_disk, builds, evictions, bad_entries;
+   _Atomic uint64_t hits_overlay, hits_disk, builds, evictions, bad_entries;
+   /* Memory hits are the hot path: one counter per cache line, picked by thread, so threads
+    * hitting the cache at once do not bounce one line between cores. */
+   struct {
+      _Alignas(64) _Atomic uint64_t n;
+   } hits_mem[KC_HIT_SHARDS];
 };
 
 /* kc_key.c */

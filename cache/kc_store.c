@@ -261,6 +261,16 @@ own_flight(kc_cache *c, struct kc_flight *f, const kc_key *key, kc_build_fn buil
    return st;
 }
 
+static unsigned
+hit_shard(void)
+{
+   static atomic_uint next;
+   static _Thread_local unsigned shard = ~0u;
+   if (shard == ~0u)
+      shard = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) % KC_HIT_SHARDS;
+   return shard;
+}
+
 mxjit_status
 kc_get(kc_cache *c, const kc_key *key, kc_build_fn build, void *user, const kc_entry **out,
        enum kc_source *src, char *msg, size_t msglen)
@@ -297,7 +307,7 @@ kc_get(kc_cache *c, const kc_key *key, kc_build_fn build, void *user, const kc_e
          return st;
    }
    if (source == KC_SRC_MEMORY)
-      atomic_fetch_add_explicit(&c->hits_mem, 1, memory_order_relaxed);
+      atomic_fetch_add_explicit(&c->hits_mem[hit_shard()].n, 1, memory_order_relaxed);
    if (msg && msglen)
       msg[0] = '\0';
    *out = &n->e;
@@ -352,7 +362,10 @@ kc_open(const kc_options *opts, kc_cache **out, char *msg, size_t msglen)
       return MXJIT_ERR_INVALID_ARG;
    }
    *out = NULL;
-   kc_cache *c = calloc(1, sizeof(*c));
+   /* aligned: the hit counters sit one per cache line */
+   kc_cache *c = aligned_alloc(_Alignof(kc_cache), sizeof(*c));
+   if (c)
+      memset(c, 0, sizeof(*c));
    struct kc_table *t = table_new(64);
    size_t nov = 0;
    while (opts->overlays && opts->overlays[nov])
@@ -416,7 +429,8 @@ kc_get_stats(kc_cache *c, kc_stats *out)
    memset(out, 0, sizeof(*out));
    if (!c)
       return;
-   out->hits_mem = atomic_load(&c->hits_mem);
+   for (int i = 0; i < KC_HIT_SHARDS; i++)
+      out->hits_mem += atomic_load(&c->hits_mem[i].n);
    out->hits_overlay = atomic_load(&c->hits_overlay);
    out->hits_disk = atomic_load(&c->hits_disk);
    out->builds = atomic_load(&c->builds);
