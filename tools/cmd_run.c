@@ -1,9 +1,706 @@
-/* placeholder until the owning change lands; replaced wholesale */
+/*
+ * cmd_run.c — `mxjit run <op> ...`: runs one op on a device from raw input files and writes
+ * raw output files (layouts of tests/golden/README.md), so anyone can produce reference
+ * outputs from the command line. Every device takes the same arguments; `--target` is accepted
+ * and ignored by the host device.
+ */
 #include "cmd.h"
+#include "mxjit.h"
+
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN_MAX_OPTS 48
+#define RUN_MAX_BUFS 16
+
+static const char run_usage[] =
+   "usage: mxjit run <op> [options] [--device host|emu|hip|auto] [--target gfx942|gfx950]\n"
+   "\n"
+   "Files are raw little-endian row-major arrays without header (tests/golden/README.md).\n"
+   "Shapes are written AxBxC. --device defaults to auto (HIP if present, else the emulator);\n"
+   "the host device runs the bit-exact scalar reference of NUMERICS.md.\n"
+   "\n"
+   "ops:\n"
+   "  mxfp8   --kind dim0|dim1|3d --in x.bin --dtype bf16|f32 --shape MxK|ExNxK\n"
+   "          --mode floor|rceil|ceil|even --elem e4m3|e5m2 --scales plain|blocked|shuffled\n"
+   "          [--offs a,b,c] [--block-k 1|32] --out-q q.bin --out-s s.bin\n"
+   "  mxfp4   --kind dim0|dim1 (rowwise|columnwise) ... as mxfp8 with --elem e2m1\n"
+   "          [--preshuffle] (shuffle_weight 16x16 data)\n"
+   "  to_blocked           --in s.bin --shape HxW|BxHxW [--groups m|k --offs a,b,c]\n"
+   "                       [--inverse] --out out.bin\n"
+   "  e8m0_shuffle         --in s.bin --shape MxN [--inverse] --out out.bin\n"
+   "  shuffle_weight       --in w.bin --shape ...xNxKb [--dtype u8|bf16] [--inverse] --out o\n"
+   "  shuffle_weight_a16w4 --in w.bin --shape ExNxKp --gate-up 0|1 [--inverse] --out o\n"
+   "  shuffle_scale_a16w4  --in s.bin --shape (E*n)xk --experts E --gate-up 0|1 [--inverse]\n"
+   "                       --out o\n"
+   "  fp8_tensorwise       --in x.bin --dtype bf16|f32 --shape ... --fp8 e4m3|e5m2|e4m3fnuz|\n"
+   "                       e5m2fnuz --out-q q.bin --out-scale-inv s.bin (one f32)\n"
+   "  grouped_gemm_fp8     --pass fwd|dgrad|wgrad --a a.bin --a-shape MxK --b b.bin\n"
+   "                       --b-shape GxNxK|MxK [--fp8 e4m3 | --a-fp8 X --b-fp8 Y]\n"
+   "                       [--b-layout nk|kn] --a-scale-inv f32 --b-scale-inv f32\n"
+   "                       --group-offs 0,a,b,... (G+1 values) --out out.bin (bf16)\n"
+   "  moe_a16w4_stage2     --a a.bin --w w.bin --w-scale s.bin [--preshuffled] [--bias b.bin]\n"
+   "                       --sorted-ids i.bin --expert-ids e.bin --sorted-weights w.bin\n"
+   "                       --num-valid N --tokens T --topk K --experts E --model-dim D\n"
+   "                       --inter I --nsorted S --block-m B --out out.bin (bf16)\n";
+
+typedef struct run_ctx {
+   const char *op;
+   const char *key[RUN_MAX_OPTS], *val[RUN_MAX_OPTS];
+   int nopt;
+   mxjit_ctx *ctx;
+   mxjit_devptr bufs[RUN_MAX_BUFS];
+   int nbufs;
+} run_ctx;
+
+static int
+is_flag(const char *k)
+{
+   return !strcmp(k, "--inverse") || !strcmp(k, "--preshuffle") ||
+          !strcmp(k, "--preshuffled");
+}
+
+static const char *
+opt(const run_ctx *r, const char *key)
+{
+   for (int i = 0; i < r->nopt; i++)
+      if (!strcmp(r->key[i] + 2, key))
+         return r->val[i];
+   return NULL;
+}
+
+static int
+bad(const run_ctx *r, const char *fmt, const char *a, const char *b)
+{
+   fprintf(stderr, "mxjit run %s: ", r->op);
+   fprintf(stderr, fmt, a, b);
+   fprintf(stderr, "\n");
+   return 2;
+}
+
+/* Required option; prints the usage error if absent. */
+static const char *
+need(const run_ctx *r, const char *key, int *err)
+{
+   const char *v = opt(r, key);
+   if (!v && !*err) {
+      bad(r, "missing --%s%s (see `mxjit run --help`)", key, "");
+      *err = 2;
+   }
+   return v;
+}
+
+/* Parses "a,b,c" or "AxBxC" into v (at most max values). Returns the count or -1. */
+static int
+parse_list(const char *s, char sep, int64_t *v, int max)
+{
+   int n = 0;
+   while (s && *s) {
+      char *end;
+      errno = 0;
+      long long x = strtoll(s, &end, 10);
+      if (end == s || errno || n == max)
+         return -1;
+      v[n++] = x;
+      s = end;
+      if (*s == sep)
+         s++;
+      else if (*s)
+         return -1;
+   }
+   return n;
+}
+
+static int64_t
+num(const run_ctx *r, const char *key, int64_t dflt, int *err)
+{
+   const char *v = opt(r, key);
+   int64_t x;
+   if (!v)
+      return dflt;
+   if (parse_list(v, ',', &x, 1) != 1) {
+      bad(r, "--%s '%s' is not an integer", key, v);
+      *err = 2;
+      return dflt;
+   }
+   return x;
+}
+
+static int
+pick(const run_ctx *r, const char *key, const char *const *names, int n, int dflt, int *err)
+{
+   const char *v = opt(r, key);
+   if (!v) {
+      if (dflt < 0 && !*err) {
+         bad(r, "missing --%s%s", key, "");
+         *err = 2;
+      }
+      return dflt;
+   }
+   for (int i = 0; i < n; i++)
+      if (names[i] && !strcmp(v, names[i]))
+         return i;
+   if (!*err)
+      bad(r, "--%s '%s' is not one of the accepted values (see `mxjit run --help`)", key, v);
+   *err = 2;
+   return dflt;
+}
+
+/* ---- device buffers ------------------------------------------------------------------- */
+
+static int
+fail_st(run_ctx *r, mxjit_status st)
+{
+   fprintf(stderr, "mxjit run %s: %s: %s\n", r->op, mxjit_status_name(st),
+           mxjit_ctx_last_error(r->ctx));
+   return 1;
+}
+
+static int
+dev_alloc(run_ctx *r, size_t bytes, mxjit_devptr *p)
+{
+   mxjit_status st = mxjit_malloc(r->ctx, bytes ? bytes : 1, p);
+   if (st == MXJIT_OK)
+      st = mxjit_memset(r->ctx, *p, 0, bytes ? bytes : 1);
+   if (st != MXJIT_OK)
+      return fail_st(r, st);
+   if (r->nbufs < RUN_MAX_BUFS)
+      r->bufs[r->nbufs++] = *p;
+   return 0;
+}
+
+/* Reads file `path` (option --key), which must hold exactly `bytes` bytes, into the device. */
+static int
+upload(run_ctx *r, const char *key, size_t bytes, mxjit_devptr *p)
+{
+   const char *path = opt(r, key);
+   if (!path)
+      return bad(r, "missing --%s FILE%s", key, "");
+   FILE *f = fopen(path, "rb");
+   if (!f)
+      return fprintf(stderr, "mxjit run %s: cannot open --%s %s: %s\n", r->op, key, path,
+                     strerror(errno)), 1;
+   fseek(f, 0, SEEK_END);
+   long len = ftell(f);
+   fseek(f, 0, SEEK_SET);
+   if (len < 0 || (size_t)len != bytes) {
+      fclose(f);
+      fprintf(stderr, "mxjit run %s: --%s %s holds %ld bytes; the shape needs %zu\n", r->op,
+              key, path, len, bytes);
+      return 1;
+   }
+   void *h = malloc(bytes ? bytes : 1);
+   int rc = !h || fread(h, 1, bytes, f) != bytes;
+   fclose(f);
+   if (rc) {
+      free(h);
+      return fprintf(stderr, "mxjit run %s: reading %s failed\n", r->op, path), 1;
+   }
+   rc = dev_alloc(r, bytes, p);
+   mxjit_status st = rc ? MXJIT_OK : mxjit_memcpy_h2d(r->ctx, *p, h, bytes);
+   free(h);
+   return rc ? rc : st != MXJIT_OK ? fail_st(r, st) : 0;
+}
+
+static int
+upload_host(run_ctx *r, const void *h, size_t bytes, mxjit_devptr *p)
+{
+   int rc = dev_alloc(r, bytes, p);
+   mxjit_status st = rc ? MXJIT_OK : mxjit_memcpy_h2d(r->ctx, *p, h, bytes);
+   return rc ? rc : st != MXJIT_OK ? fail_st(r, st) : 0;
+}
+
+/* Writes `bytes` bytes of device memory p to the file of option --key. */
+static int
+download(run_ctx *r, const char *key, mxjit_devptr p, size_t bytes)
+{
+   const char *path = opt(r, key);
+   if (!path)
+      return bad(r, "missing --%s FILE%s", key, "");
+   void *h = malloc(bytes ? bytes : 1);
+   if (!h)
+      return fprintf(stderr, "mxjit run %s: out of memory\n", r->op), 1;
+   mxjit_status st = mxjit_memcpy_d2h(r->ctx, h, p, bytes);
+   if (st != MXJIT_OK) {
+      free(h);
+      return fail_st(r, st);
+   }
+   FILE *f = fopen(path, "wb");
+   int rc = !f || fwrite(h, 1, bytes, f) != bytes;
+   if (f && fclose(f))
+      rc = 1;
+   free(h);
+   if (rc)
+      fprintf(stderr, "mxjit run %s: writing --%s %s failed: %s\n", r->op, key, path,
+              strerror(errno));
+   return rc;
+}
+
+/* Tensor from --<key> "AxBxC" and a dtype. */
+static int
+shape_of(run_ctx *r, const char *key, mxjit_dtype dt, mxjit_tensor *t)
+{
+   const char *s = opt(r, key);
+   if (!s)
+      return bad(r, "missing --%s AxBx..%s", key, "");
+   memset(t, 0, sizeof(*t));
+   t->dtype = dt;
+   t->ndim = parse_list(s, 'x', t->shape, MXJIT_MAX_DIMS);
+   if (t->ndim < 1)
+      return bad(r, "--%s '%s' is not a shape like 128x256", key, s);
+   for (int i = 0; i < t->ndim; i++)
+      if (t->shape[i] < 0 || t->shape[i] > (INT64_C(1) << 40))
+         return bad(r, "--%s '%s' has an out-of-range dimension", key, s);
+   return 0;
+}
+
+static size_t
+tensor_bytes(const mxjit_tensor *t, int esize)
+{
+   size_t n = (size_t)esize;
+   for (int i = 0; i < t->ndim; i++)
+      n *= (size_t)t->shape[i];
+   return n;
+}
+
+/* ---- ops ------------------------------------------------------------------------------ */
+
+static const char *const kind_names[] = {"dim0", "dim1", "3d"};
+static const char *const mode_names[] = {"floor", "rceil", "ceil", "even"};
+static const char *const layout_names[] = {"plain", "blocked", "shuffled"};
+static const char *const x_dtypes[] = {"bf16", "f32"};
+
+/* Common MX options: input tensor, mode, scale layout. */
+static int
+mx_common(run_ctx *r, mxjit_tensor *x, int *mode, int *layout, mxjit_devptr *xin)
+{
+   int err = 0;
+   int dt = pick(r, "dtype", x_dtypes, 2, -1, &err);
+   *mode = pick(r, "mode", mode_names, 4, -1, &err);
+   *layout = pick(r, "scales", layout_names, 3, 0, &err);
+   if (err)
+      return err;
+   (void)xin; /* uploaded by the caller once the sizes are known to be valid */
+   return shape_of(r, "shape", dt ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, x);
+}
+
+static int
+mx_upload(run_ctx *r, mxjit_tensor *x)
+{
+   return upload(r, "in", tensor_bytes(x, x->dtype == MXJIT_DTYPE_F32 ? 4 : 2), &x->data);
+}
+
+static int
+run_mxfp8(run_ctx *r)
+{
+   static const char *const elems[] = {"e4m3", "e5m2", "e2m1"};
+   int err = 0, mode, layout;
+   int kind = pick(r, "kind", kind_names, 3, -1, &err);
+   int elem = pick(r, "elem", elems, 3, -1, &err);
+   if (err)
+      return err;
+   if (elem == 2)
+      return bad(r, "--elem e2m1 is MXFP4: use `mxjit run mxfp4`%s", "", "");
+   mxjit_mx_quant_args a = {
+      .kind = (mxjit_mx_kind)kind,
+      .elem = elem ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E4M3,
+      .scale_block_k = (int)num(r, "block-k", 1, &err),
+   };
+   int rc = mx_common(r, &a.x, &mode, &layout, &a.x.data);
+   if (rc || err)
+      return rc ? rc : err;
+   a.mode = (mxjit_scale_mode)mode;
+   a.scale_layout = (mxjit_scale_layout)layout;
+   int64_t offs[4096];
+   if (opt(r, "offs")) {
+      int n = parse_list(opt(r, "offs"), ',', offs, 4096);
+      if (n < 1)
+         return bad(r, "--offs '%s' is not a list of end offsets like 128,256%s", opt(r, "offs"),
+                    "");
+      a.ngroups = n;
+      if ((rc = upload_host(r, offs, sizeof(int64_t) * (size_t)n, &a.offs)))
+         return rc;
+   }
+   size_t qb, sb;
+   mxjit_status st = mxjit_mx_quant_sizes(&a, &qb, &sb);
+   if (st != MXJIT_OK) {
+      st = mxjit_mxfp8_quantize(r->ctx, NULL, &a); /* for the message */
+      return fail_st(r, st);
+   }
+   if ((rc = mx_upload(r, &a.x)) || (rc = dev_alloc(r, qb, &a.q)) ||
+       (rc = dev_alloc(r, sb, &a.s)))
+      return rc;
+   if ((st = mxjit_mxfp8_quantize(r->ctx, NULL, &a)) != MXJIT_OK)
+      return fail_st(r, st);
+   return download(r, "out-q", a.q, qb) || download(r, "out-s", a.s, sb);
+}
+
+static int
+run_mxfp4(run_ctx *r)
+{
+   static const char *const elems[] = {"e2m1"};
+   int err = 0, mode, layout;
+   int kind = pick(r, "kind", kind_names, 2, 0, &err);
+   pick(r, "elem", elems, 1, 0, &err);
+   if (err)
+      return err;
+   if (opt(r, "offs"))
+      return bad(r, "--offs is not supported for mxfp4%s%s", "", "");
+   mxjit_mxfp4_quant_args a = {.rowwise = kind == 0, .colwise = kind == 1,
+                               .preshuffle = opt(r, "preshuffle") != NULL};
+   int rc = mx_common(r, &a.x, &mode, &layout, &a.x.data);
+   if (rc)
+      return rc;
+   a.mode = (mxjit_scale_mode)mode;
+   a.scale_layout = (mxjit_scale_layout)layout;
+   mxjit_mx_quant_args sz = {.kind = (mxjit_mx_kind)kind, .x = a.x, .mode = a.mode,
+                             .elem = MXJIT_DTYPE_E2M1X2, .scale_layout = a.scale_layout};
+   size_t qb, sb;
+   mxjit_status st = mxjit_mx_quant_sizes(&sz, &qb, &sb);
+   if (st != MXJIT_OK)
+      return fail_st(r, mxjit_mxfp4_quantize(r->ctx, NULL, &a));
+   mxjit_devptr *q = kind ? &a.q_col : &a.q_row, *s = kind ? &a.s_col : &a.s_row;
+   if ((rc = mx_upload(r, &a.x)) || (rc = dev_alloc(r, qb, q)) || (rc = dev_alloc(r, sb, s)))
+      return rc;
+   if ((st = mxjit_mxfp4_quantize(r->ctx, NULL, &a)) != MXJIT_OK)
+      return fail_st(r, st);
+   return download(r, "out-q", *q, qb) || download(r, "out-s", *s, sb);
+}
+
+static int
+run_to_blocked(run_ctx *r)
+{
+   static const char *const groups[] = {"none", "m", "k"};
+   int err = 0;
+   mxjit_tensor t;
+   int rc = shape_of(r, "shape", MXJIT_DTYPE_U8, &t);
+   if (rc)
+      return rc;
+   if (t.ndim < 2 || t.ndim > 3)
+      return bad(r, "--shape must be HxW or BxHxW%s%s", "", "");
+   mxjit_to_blocked_args a = {
+      .batch = t.ndim == 3 ? t.shape[0] : 1,
+      .h = t.shape[t.ndim - 2],
+      .w = t.shape[t.ndim - 1],
+      .groups = (mxjit_blocked_groups)pick(r, "groups", groups, 3, 0, &err),
+      .inverse = opt(r, "inverse") != NULL,
+   };
+   if (err)
+      return err;
+   int64_t offs[4096];
+   if (opt(r, "offs")) {
+      int n = parse_list(opt(r, "offs"), ',', offs, 4096);
+      if (n < 1)
+         return bad(r, "--offs '%s' is not a list of end offsets%s", opt(r, "offs"), "");
+      a.ngroups = n;
+      if ((rc = upload_host(r, offs, sizeof(int64_t) * (size_t)n, &a.offs)))
+         return rc;
+   }
+   size_t nb, plain = (size_t)(a.batch * a.h * a.w);
+   mxjit_status st = mxjit_to_blocked_size(&a, &nb);
+   if (st != MXJIT_OK)
+      return fail_st(r, mxjit_to_blocked(r->ctx, NULL, &a));
+   if ((rc = upload(r, "in", a.inverse ? nb : plain, &a.s)) ||
+       (rc = dev_alloc(r, a.inverse ? plain : nb, &a.out)))
+      return rc;
+   if ((st = mxjit_to_blocked(r->ctx, NULL, &a)) != MXJIT_OK)
+      return fail_st(r, st);
+   return download(r, "out", a.out, a.inverse ? plain : nb);
+}
+
+static size_t
+round_up(int64_t v, int64_t m)
+{
+   return (size_t)((v + m - 1) / m * m);
+}
+
+static int
+run_e8m0_shuffle(run_ctx *r)
+{
+   mxjit_tensor t;
+   int rc = shape_of(r, "shape", MXJIT_DTYPE_U8, &t);
+   if (rc)
+      return rc;
+   if (t.ndim != 2)
+      return bad(r, "--shape must be MxN%s%s", "", "");
+   mxjit_e8m0_shuffle_args a = {.m = t.shape[0], .n = t.shape[1],
+                                .inverse = opt(r, "inverse") != NULL};
+   size_t plain = (size_t)(a.m * a.n), big = round_up(a.m, 256) * round_up(a.n, 8);
+   if ((rc = upload(r, "in", a.inverse ? big : plain, &a.s)) ||
+       (rc = dev_alloc(r, a.inverse ? plain : big, &a.out)))
+      return rc;
+   mxjit_status st = mxjit_e8m0_shuffle(r->ctx, NULL, &a);
+   if (st != MXJIT_OK)
+      return fail_st(r, st);
+   return download(r, "out", a.out, a.inverse ? plain : big);
+}
+
+static int
+run_shuffle_weight(run_ctx *r)
+{
+   static const char *const dts[] = {"u8", "bf16"};
+   int err = 0;
+   int dt = pick(r, "dtype", dts, 2, 0, &err);
+   if (err)
+      return err;
+   mxjit_shuffle_weight_args a = {.inverse = opt(r, "inverse") != NULL};
+   int rc = shape_of(r, "shape", dt ? MXJIT_DTYPE_BF16 : MXJIT_DTYPE_U8, &a.w);
+   size_t n = rc ? 0 : tensor_bytes(&a.w, dt ? 2 : 1);
+   if (rc || (rc = upload(r, "in", n, &a.w.data)) || (rc = dev_alloc(r, n, &a.out)))
+      return rc;
+   mxjit_status st = mxjit_shuffle_weight(r->ctx, NULL, &a);
+   if (st != MXJIT_OK)
+      return fail_st(r, st);
+   return download(r, "out", a.out, n);
+}
+
+static int
+run_shuffle_a16w4(run_ctx *r)
+{
+   int err = 0, scale = !strcmp(r->op, "shuffle_scale_a16w4");
+   mxjit_tensor t;
+   int rc = shape_of(r, "shape", MXJIT_DTYPE_U8, &t);
+   if (rc)
+      return rc;
+   mxjit_shuffle_a16w4_args a = {.gate_up = (int)num(r, "gate-up", 0, &err),
+                                 .inverse = opt(r, "inverse") != NULL};
+   if (err)
+      return err;
+   size_t in, out;
+   if (scale) {
+      int64_t e = num(r, "experts", 1, &err);
+      if (err || t.ndim != 2 || e < 1 || t.shape[0] % e)
+         return bad(r, "--shape must be (E*n)xk with --experts E dividing the rows%s%s", "",
+                    "");
+      a.e = e;
+      a.n = t.shape[0] / e;
+      a.k = t.shape[1];
+      in = (size_t)(t.shape[0] * t.shape[1]);
+      out = (size_t)t.shape[0] * round_up(a.k, 8);
+   } else {
+      if (t.ndim != 3)
+         return bad(r, "--shape must be ExNxKp%s%s", "", "");
+      a.e = t.shape[0];
+      a.n = t.shape[1];
+      a.k = t.shape[2];
+      in = out = tensor_bytes(&t, 1);
+   }
+   if (a.inverse) {
+      size_t sw = in;
+      in = out;
+      out = sw;
+   }
+   if ((rc = upload(r, "in", in, &a.src)) || (rc = dev_alloc(r, out, &a.out)))
+      return rc;
+   mxjit_status st = scale ? mxjit_shuffle_scale_a16w4(r->ctx, NULL, &a)
+                           : mxjit_shuffle_weight_a16w4(r->ctx, NULL, &a);
+   if (st != MXJIT_OK)
+      return fail_st(r, st);
+   return download(r, "out", a.out, out);
+}
+
+static const char *const fp8_names[] = {"e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz"};
+static const mxjit_dtype fp8_types[] = {MXJIT_DTYPE_E4M3, MXJIT_DTYPE_E5M2,
+                                        MXJIT_DTYPE_E4M3FNUZ, MXJIT_DTYPE_E5M2FNUZ};
+
+static int
+run_fp8_tensorwise(run_ctx *r)
+{
+   int err = 0;
+   int dt = pick(r, "dtype", x_dtypes, 2, -1, &err);
+   int f = pick(r, "fp8", fp8_names, 4, 0, &err);
+   if (err)
+      return err;
+   mxjit_fp8_tensorwise_args a = {.fp8 = fp8_types[f]};
+   int rc = shape_of(r, "shape", dt ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, &a.x);
+   if (rc || (rc = upload(r, "in", tensor_bytes(&a.x, dt ? 4 : 2), &a.x.data)) ||
+       (rc = dev_alloc(r, tensor_bytes(&a.x, 1), &a.q)) || (rc = dev_alloc(r, 4, &a.scale_inv)))
+      return rc;
+   mxjit_status st = mxjit_fp8_tensorwise_quantize(r->ctx, NULL, &a);
+   if (st != MXJIT_OK)
+      return fail_st(r, st);
+   return download(r, "out-q", a.q, tensor_bytes(&a.x, 1)) ||
+          download(r, "out-scale-inv", a.scale_inv, 4);
+}
+
+static int
+run_grouped_gemm(run_ctx *r)
+{
+   static const char *const passes[] = {"fwd", "dgrad", "wgrad"};
+   static const char *const layouts[] = {"nk", "kn"};
+   int err = 0;
+   int f = pick(r, "fp8", fp8_names, 4, 0, &err);
+   mxjit_grouped_gemm_fp8_args a = {
+      .pass = (mxjit_gemm_pass)pick(r, "pass", passes, 3, -1, &err),
+      .b_layout = (mxjit_b_layout)pick(r, "b-layout", layouts, 2, 0, &err),
+   };
+   int fa = pick(r, "a-fp8", fp8_names, 4, f, &err), fb = pick(r, "b-fp8", fp8_names, 4, f, &err);
+   if (err)
+      return err;
+   int64_t offs[4097];
+   int n = parse_list(need(r, "group-offs", &err), ',', offs, 4097);
+   if (err)
+      return err;
+   if (n < 2)
+      return bad(r, "--group-offs needs G+1 >= 2 values like 0,128,256%s%s", "", "");
+   a.ngroups = n - 1;
+   int rc;
+   if ((rc = shape_of(r, "a-shape", fp8_types[fa], &a.a)) ||
+       (rc = shape_of(r, "b-shape", fp8_types[fb], &a.b)) ||
+       (rc = upload(r, "a", tensor_bytes(&a.a, 1), &a.a.data)) ||
+       (rc = upload(r, "b", tensor_bytes(&a.b, 1), &a.b.data)) ||
+       (rc = upload(r, "a-scale-inv", 4, &a.a_scale_inv)) ||
+       (rc = upload(r, "b-scale-inv", 4, &a.b_scale_inv)) ||
+       (rc = upload_host(r, offs, sizeof(int64_t) * (size_t)n, &a.group_offs)))
+      return rc;
+   /* output shape per pass (mxjit.h): FWD (M, N), DGRAD (M, K), WGRAD (G, P, Q) */
+   int nk = a.b_layout == MXJIT_B_NK;
+   size_t elems;
+   if (a.pass == MXJIT_GEMM_WGRAD)
+      elems = (size_t)(a.ngroups * a.a.shape[1] * a.b.shape[a.b.ndim - 1]);
+   else if (a.b.ndim == 3)
+      elems = (size_t)(a.a.shape[0] *
+                       (a.pass == MXJIT_GEMM_FWD ? a.b.shape[nk ? 1 : 2] : a.b.shape[nk ? 2 : 1]));
+   else
+      elems = 0;
+   if ((rc = dev_alloc(r, 2 * elems, &a.out)))
+      return rc;
+   mxjit_status st = mxjit_grouped_gemm_fp8(r->ctx, NULL, &a);
+   if (st != MXJIT_OK)
+      return fail_st(r, st);
+   return download(r, "out", a.out, 2 * elems);
+}
+
+static int
+run_moe(run_ctx *r)
+{
+   int err = 0;
+   mxjit_moe_a16w4_args a = {
+      .tokens = num(r, "tokens", -1, &err),
+      .topk = num(r, "topk", -1, &err),
+      .experts = num(r, "experts", -1, &err),
+      .model_dim = num(r, "model-dim", -1, &err),
+      .inter = num(r, "inter", -1, &err),
+      .nsorted = num(r, "nsorted", -1, &err),
+      .block_m = num(r, "block-m", -1, &err),
+      .preshuffled = opt(r, "preshuffled") != NULL,
+   };
+   int32_t nv = (int32_t)num(r, "num-valid", -1, &err);
+   if (err)
+      return err;
+   if (a.tokens < 0 || a.topk < 1 || a.experts < 1 || a.model_dim < 1 || a.inter < 32 ||
+       a.nsorted < 0 || a.block_m < 1 || nv < 0)
+      return bad(r, "--tokens --topk --experts --model-dim --inter --nsorted --block-m "
+                    "--num-valid are all required and must be positive%s%s", "", "");
+   size_t ws = (size_t)(a.experts * a.model_dim) *
+               (a.preshuffled ? round_up(a.inter / 32, 8) : (size_t)(a.inter / 32));
+   int rc;
+   if ((rc = upload(r, "a", (size_t)(2 * a.tokens * a.topk * a.inter), &a.a)) ||
+       (rc = upload(r, "w", (size_t)(a.experts * a.model_dim * a.inter / 2), &a.w)) ||
+       (rc = upload(r, "w-scale", ws, &a.w_scale)) ||
+       (opt(r, "bias") && (rc = upload(r, "bias", (size_t)(4 * a.experts * a.model_dim),
+                                       &a.bias))) ||
+       (rc = upload(r, "sorted-ids", (size_t)(4 * a.nsorted), &a.sorted_ids)) ||
+       (rc = upload(r, "expert-ids", (size_t)(4 * (a.nsorted / a.block_m)), &a.expert_ids)) ||
+       (rc = upload(r, "sorted-weights", (size_t)(4 * a.nsorted), &a.sorted_weights)) ||
+       (rc = upload_host(r, &nv, 4, &a.num_valid_ids)) ||
+       (rc = dev_alloc(r, (size_t)(2 * a.tokens * a.model_dim), &a.out)))
+      return rc;
+   mxjit_status st = mxjit_moe_a16w4_stage2(r->ctx, NULL, &a);
+   if (st != MXJIT_OK)
+      return fail_st(r, st);
+   return download(r, "out", a.out, (size_t)(2 * a.tokens * a.model_dim));
+}
+
+static const struct {
+   const char *name;
+   int (*fn)(run_ctx *r);
+} run_ops[] = {
+   {"mxfp8", run_mxfp8},
+   {"mxfp4", run_mxfp4},
+   {"to_blocked", run_to_blocked},
+   {"e8m0_shuffle", run_e8m0_shuffle},
+   {"shuffle_weight", run_shuffle_weight},
+   {"shuffle_weight_a16w4", run_shuffle_a16w4},
+   {"shuffle_scale_a16w4", run_shuffle_a16w4},
+   {"fp8_tensorwise", run_fp8_tensorwise},
+   {"grouped_gemm_fp8", run_grouped_gemm},
+   {"moe_a16w4_stage2", run_moe},
+};
+
+static int
+parse_opts(run_ctx *r, int argc, char **argv)
+{
+   for (int i = 2; i < argc; i++) {
+      if (strncmp(argv[i], "--", 2) || r->nopt == RUN_MAX_OPTS)
+         return bad(r, "unexpected argument '%s'%s", argv[i], "");
+      r->key[r->nopt] = argv[i];
+      if (is_flag(argv[i])) {
+         r->val[r->nopt++] = "1";
+         continue;
+      }
+      if (i + 1 >= argc)
+         return bad(r, "option %s needs a value%s", argv[i], "");
+      r->val[r->nopt++] = argv[++i];
+   }
+   return 0;
+}
+
+static int
+open_ctx(run_ctx *r)
+{
+   static const char *const devs[] = {"auto", "hip", "emu", "host"};
+   int err = 0;
+   int d = pick(r, "device", devs, 4, 0, &err);
+   if (err)
+      return err;
+   const char *target = opt(r, "target");
+   if (target && strcmp(target, "gfx942") && strcmp(target, "gfx950"))
+      return bad(r, "--target '%s' is not gfx942 or gfx950%s", target, "");
+   mxjit_ctx_options o = {
+      .device = (mxjit_device_kind)d,
+      .target = d == MXJIT_DEVICE_HOST ? NULL : target, /* accepted and ignored by host */
+   };
+   mxjit_status st = mxjit_ctx_create(&o, &r->ctx);
+   if (st != MXJIT_OK) {
+      fprintf(stderr, "mxjit run %s: %s: %s\n", r->op, mxjit_status_name(st),
+              r->ctx ? mxjit_ctx_last_error(r->ctx) : "out of memory");
+      return 1;
+   }
+   return 0;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
-   fprintf(stderr, "mxjit run: not built yet\n");
-   return 1;
+   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+      fputs(run_usage, argc < 2 ? stderr : stdout);
+      return argc < 2 ? 2 : 0;
+   }
+   run_ctx r = {.op = argv[1]};
+   int which = -1;
+   for (size_t i = 0; i < sizeof(run_ops) / sizeof(run_ops[0]); i++)
+      if (!strcmp(argv[1], run_ops[i].name))
+         which = (int)i;
+   if (which < 0) {
+      fprintf(stderr, "mxjit run: unknown op '%s'\n\n%s", argv[1], run_usage);
+      return 2;
+   }
+   for (int i = 2; i < argc; i++)
+      if (!strcmp(argv[i], "--help")) {
+         fputs(run_usage, stdout);
+         return 0;
+      }
+   int rc = parse_opts(&r, argc, argv);
+   if (rc == 0)
+      rc = open_ctx(&r);
+   if (rc == 0)
+      rc = run_ops[which].fn(&r);
+   for (int i = 0; i < r.nbufs; i++)
+      mxjit_free(r.ctx, r.bufs[i]);
+   mxjit_ctx_destroy(r.ctx);
+   return rc;
 }
