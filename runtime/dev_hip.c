@@ -241,7 +241,7 @@ static int
 arch_from_props(const unsigned char *props, size_t size, char *arch, size_t archlen)
 {
    for (size_t i = 0; i + 4 < size; i++) {
-      if (memcmp(props + i, "gfx", 3) != 0 || (i > 0 && props[i - 1] != 0))
+      if (memcmp(props + i, "gfx", 3) != 0 || props[i + 3] < '0' || props[i + 3] > '9')
          continue;
       size_t n = strnlen((const char *)props + i, size - i);
       if (n >= archlen || n == size - i)

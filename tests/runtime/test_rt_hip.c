@@ -1,0 +1,153 @@
+/*
+ * test_rt_hip.c — the HIP backend against a fake libamdhip64 built by the test (cc -shared):
+ * "library present, no GPU" is MXJIT_ERR_NO_DEVICE with a message; a fake gfx942 GPU gives a
+ * HIP context whose target comes from gcnArchName, memory goes through hipMalloc/hipMemcpy,
+ * and a launch passes grid, block and the kernarg bytes through HIP_LAUNCH_PARAM_BUFFER_*.
+ */
+#include "jt.h"
+#include "mxjit.h"
+#include "scaled_copy.h"
+
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The fake runtime. FAKE_NDEV picks the device count; props carry the arch string at an
+ * offset no real layout uses, which the backend's scan must still find. */
+static const char fake_src[] =
+   "#include <stdlib.h>\n#include <string.h>\n#include <stdint.h>\n"
+   "int fake_grid[6]; unsigned char fake_args[256]; size_t fake_args_size; int fake_loads;\n"
+   "int hipInit(unsigned f){return 0;}\n"
+   "int hipGetDeviceCount(int*n){*n=FAKE_NDEV;return 0;}\n"
+   "int hipSetDevice(int d){return 0;}\n"
+   "const char*hipGetErrorString(int e){return \"fake error\";}\n"
+   "int hipGetDevicePropertiesR0600(void*p,int d){memset(p,0,1500);"
+   "strcpy((char*)p,\"AMD Instinct MI300X\");strcpy((char*)p+1000,\"gfx942:sramecc+:xnack-\");"
+   "return 0;}\n"
+   "int hipModuleLoadData(void**m,const void*img){fake_loads++;*m=(void*)1;return 0;}\n"
+   "int hipModuleUnload(void*m){return 0;}\n"
+   "int hipModuleGetFunction(void**f,void*m,const char*n){*f=(void*)2;return 0;}\n"
+   "int hipModuleLaunchKernel(void*f,unsigned gx,unsigned gy,unsigned gz,unsigned bx,"
+   "unsigned by,unsigned bz,unsigned lds,void*s,void**p,void**extra){"
+   "int g[6]={gx,gy,gz,bx,by,bz};memcpy(fake_grid,g,sizeof g);"
+   "if(extra[0]!=(void*)1||extra[2]!=(void*)2||extra[4]!=(void*)3)return 1;"
+   "fake_args_size=*(size_t*)extra[3];memcpy(fake_args,extra[1],fake_args_size);return 0;}\n"
+   "int hipMalloc(void**p,size_t n){*p=malloc(n);return *p?0:2;}\n"
+   "int hipFree(void*p){free(p);return 0;}\n"
+   "int hipMemcpy(void*d,const void*s,size_t n,int k){memcpy(d,s,n);return 0;}\n"
+   "int hipMemset(void*d,int v,size_t n){memset(d,v,n);return 0;}\n"
+   "int hipStreamSynchronize(void*s){return 0;}\n"
+   "int hipEventCreate(void**e){*e=(void*)3;return 0;}\n"
+   "int hipEventDestroy(void*e){return 0;}\n"
+   "int hipEventRecord(void*e,void*s){return 0;}\n"
+   "int hipEventSynchronize(void*e){return 0;}\n"
+   "int hipEventElapsedTime(float*ms,void*a,void*b){*ms=1;return 0;}\n";
+
+static char lib[256];
+
+static void
+build_fake(int ndev)
+{
+   char src[256], cmd[1024];
+   snprintf(src, sizeof(src), "/tmp/mxjit-fakehip-%d.c", (int)getpid());
+   snprintf(lib, sizeof(lib), "/tmp/mxjit-fakehip-%d-%d.so", (int)getpid(), ndev);
+   FILE *f = fopen(src, "w");
+   cr_assert_not_null(f);
+   fputs(fake_src, f);
+   fclose(f);
+   snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -DFAKE_NDEV=%d -o %s %s", ndev, lib, src);
+   if (system(cmd) != 0)
+      cr_skip_test("no C compiler to build the fake HIP runtime");
+   unlink(src);
+   setenv("MXJIT_HIP_LIBRARY", lib, 1);
+}
+
+Test(rt_hip, library_present_no_gpu)
+{
+   build_fake(0);
+   mxjit_ctx *ctx = NULL;
+   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP}, &ctx);
+   cr_assert_eq(st, MXJIT_ERR_NO_DEVICE, "%s", mxjit_ctx_last_error(ctx));
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "hip: no AMD GPU found by") != NULL, "%s",
+             mxjit_ctx_last_error(ctx));
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "0 devices") != NULL);
+   mxjit_ctx_destroy(ctx);
+   /* AUTO falls back to the emulator (or fails only for the emulator's own reasons). */
+   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO}, &ctx);
+   cr_assert_eq(mxjit_ctx_device(ctx), st == MXJIT_OK ? MXJIT_DEVICE_EMU : MXJIT_DEVICE_AUTO);
+   mxjit_ctx_destroy(ctx);
+   unlink(lib);
+}
+
+Test(rt_hip, fake_gpu_target_memory_launch)
+{
+   build_fake(1);
+   mxjit_ctx *ctx = NULL;
+   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO,
+                                                           .no_disk_cache = 1},
+                                      &ctx);
+   cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   cr_assert_eq(mxjit_ctx_device(ctx), MXJIT_DEVICE_HIP);
+   cr_assert_str_eq(mxjit_ctx_target(ctx), "gfx942");
+
+   uint16_t x[6] = {0x3f80, 0x4000, 0x4040, 0x4080, 0x40a0, 0x40c0};
+   uint16_t back[6] = {0};
+   mxjit_devptr dx = 0, dout = 0;
+   cr_assert_eq(mxjit_malloc(ctx, sizeof(x), &dx), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, 6 * 4, &dout), MXJIT_OK);
+   cr_assert_eq(mxjit_memcpy_h2d(ctx, dx, x, sizeof(x)), MXJIT_OK);
+   cr_assert_eq(mxjit_memcpy_d2h(ctx, back, dx, sizeof(x)), MXJIT_OK);
+   cr_assert(!memcmp(back, x, sizeof(x)));
+
+   st = mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){
+      .x = dx, .out = dout, .m = 2, .n = 3, .scale = 2.0f});
+   cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+   cr_assert_not_null(h, "the backend should keep the runtime loaded");
+   const int *grid = dlsym(h, "fake_grid");
+   const unsigned char *args = dlsym(h, "fake_args");
+   const size_t *args_size = dlsym(h, "fake_args_size");
+   const int *loads = dlsym(h, "fake_loads");
+   struct tpl_scaled_copy_params p;
+   tpl_scaled_copy_pick(jt_lookup("gfx942"), 2, 3, &p);
+   uint32_t g[3], b[3];
+   tpl_scaled_copy_grid(&p, 2, 3, g, b);
+   for (int i = 0; i < 3; i++) {
+      cr_assert_eq((uint32_t)grid[i], g[i]);
+      cr_assert_eq((uint32_t)grid[3 + i], b[i]);
+   }
+   cr_assert_eq(*args_size, sizeof(struct tpl_scaled_copy_kernargs));
+   struct tpl_scaled_copy_kernargs ka;
+   memcpy(&ka, args, sizeof(ka));
+   cr_assert_eq(ka.x, dx);
+   cr_assert_eq(ka.out, dout);
+   cr_assert_eq(ka.m, 2);
+   cr_assert_eq(ka.n, 3);
+   cr_assert_eq(ka.ld_x, 3);
+   cr_assert_eq(ka.ld_out, 3);
+   cr_assert_eq(ka.scale, 2.0f);
+   /* Second call: the kernel table hits, no second hipModuleLoadData. */
+   cr_assert_eq(*loads, 1);
+   cr_assert_eq(mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){
+                   .x = dx, .out = dout, .m = 2, .n = 3, .scale = 3.0f}),
+                MXJIT_OK);
+   cr_assert_eq(*loads, 1);
+   cr_assert_eq(mxjit_synchronize(ctx, NULL), MXJIT_OK);
+   cr_assert_eq(mxjit_free(ctx, dx), MXJIT_OK);
+   cr_assert_eq(mxjit_free(ctx, dout), MXJIT_OK);
+   mxjit_ctx_destroy(ctx);
+
+   /* Asking for the other arch on this GPU names both. */
+   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP, .target = "gfx950"},
+                         &ctx);
+   cr_assert_eq(st, MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "'gfx950'") != NULL, "%s",
+             mxjit_ctx_last_error(ctx));
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "gfx942") != NULL);
+   mxjit_ctx_destroy(ctx);
+   dlclose(h);
+   unlink(lib);
+}
