@@ -115,7 +115,7 @@ static inline uint32_t
 ffbh_i32(uint32_t x)
 {
    uint32_t y = (x >> 31) ? ~x : x;
-   return y ? (uint32_t)__builtin_clz(y) - 1 : 0xffffffffu;
+   return y ? (uint32_t)__builtin_clz(y) : 0xffffffffu; /* first bit != sign, from bit 30 */
 }
 
 static inline uint32_t
