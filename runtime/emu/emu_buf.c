@@ -1,0 +1,359 @@
+/*
+ * emu_buf.c — MUBUF (buffer_*) instructions and the vmem opcode table.
+ *
+ * Address and range rules (CDNA3 ISA "Vector Memory Buffer Instructions", same as GCN5/Vega
+ * "Buffer Addressing" and "Range Checking", swizzle disabled):
+ *   SRD  word0 = base[31:0]; word1 = base[47:32] | stride[29:16] | cache_swizzle[30] |
+ *        swizzle_en[31]; word2 = num_records; word3 = dst_sel/format/... | add_tid_en[23].
+ *   index  = idxen ? VGPR[vaddr] : 0
+ *   offset = (offen ? VGPR[vaddr + idxen] : 0) + inst_offset
+ *   addr   = base + soffset + offset + index * stride
+ *   Raw buffer (stride == 0): a component of n bytes at `offset` is in range iff
+ *     offset + n <= num_records. soffset is not part of the check (GCN5/CDNA: "out of range if
+ *     (inst_offset + vgpr_offset) >= num_records"); the whole-component form follows LLVM
+ *     AMDGPUUsage "Relaxed Buffer OOB mode" (a dword starting 2 bytes before the end is OOB).
+ *   Structured buffer (stride != 0): in range iff index < num_records (all components).
+ *   dword x2/x3/x4 loads and stores are checked per dword; atomics all-or-nothing.
+ *   Out-of-range loads return 0 (also into LDS for `lds` loads); out-of-range stores and
+ *   atomics write nothing and atomics return 0.
+ * Swizzled SRDs (word1 bit 31) and ADD_TID_ENABLE (word3 bit 23) are not emulated: they stop
+ * the launch with MXJIT_ERR_EMU_UNIMPLEMENTED instead of guessing the hardware's layout.
+ */
+#include "emu_vmem.h"
+
+#include <string.h>
+
+typedef struct buf_srd {
+   uint64_t base;
+   uint32_t stride, num_records;
+} buf_srd;
+
+static mxjit_status
+read_srd(emu_wave *w, const emu_inst *in, buf_srd *r)
+{
+   unsigned code = in->src[2].code;
+   uint32_t d[4];
+   for (unsigned i = 0; i < 4; i++)
+      d[i] = emu_sread(w, code + i);
+   r->base = (uint64_t)d[0] | ((uint64_t)(d[1] & 0xffffu) << 32);
+   r->stride = (d[1] >> 16) & 0x3fffu;
+   r->num_records = d[2];
+   if (d[1] >> 31)
+      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                       "swizzled buffer resource (SRD word1 0x%08x bit 31) is not emulated; "
+                       "build SRDs with swizzle_en = 0",
+                       d[1]);
+   if ((d[3] >> 23) & 1u)
+      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                       "buffer resource with ADD_TID_ENABLE (SRD word3 0x%08x bit 23) is not "
+                       "emulated",
+                       d[3]);
+   return MXJIT_OK;
+}
+
+/* Per-lane index and offset (without inst_offset) from vaddr. */
+static void
+lane_addr(const emu_wave *w, const emu_inst *in, unsigned lane, uint32_t *index, uint64_t *off)
+{
+   *index = in->idxen ? emu_src32(w, &in->src[1], lane, 0) : 0;
+   *off = (uint64_t)(in->offen ? emu_src32(w, &in->src[1], lane, in->idxen ? 1 : 0) : 0) +
+          (uint64_t)(uint32_t)in->offset;
+}
+
+static bool
+in_range(const buf_srd *r, uint32_t index, uint64_t off, unsigned n)
+{
+   if (r->stride == 0)
+      return off + n <= (uint64_t)r->num_records;
+   return index < r->num_records;
+}
+
+static uint64_t
+soffset_of(const emu_wave *w, const emu_inst *in)
+{
+   if (in->src[3].code == EMU_OPND_NONE)
+      return 0;
+   return emu_src32(w, &in->src[3], 0, 0);
+}
+
+/* Loads `bytes` (1, 2, 4, 8, 12, 16) per lane; sub-dword values are extended per `ext`. */
+static mxjit_status
+buf_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
+{
+   buf_srd r;
+   mxjit_status st = read_srd(w, in, &r);
+   if (st != MXJIT_OK)
+      return st;
+   uint64_t soff = soffset_of(w, in), moved = 0;
+   unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
+   if (in->lds)
+      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                       "sub-dword or x2 buffer loads to LDS are not emulated");
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      uint32_t index;
+      uint64_t off;
+      lane_addr(w, in, lane, &index, &off);
+      uint64_t addr = r.base + soff + off + (uint64_t)index * r.stride;
+      for (unsigned c = 0; c < ncomp; c++) {
+         uint32_t raw = 0;
+         if (in_range(&r, index, off + 4u * c, csize)) {
+            const uint8_t *p = emu_mem(w, in, addr + 4u * c, csize, false);
+            if (!p)
+               return MXJIT_ERR_EMU_FAULT_OOB;
+            raw = emu_vm_le32(p, csize);
+            moved += csize;
+         }
+         uint32_t old = emu_src32(w, &in->dst[0], lane, c);
+         emu_vwrite(w, &in->dst[0], lane, c, csize == 4 ? raw : emu_vm_extend(old, raw, csize, ext));
+      }
+   }
+   emu_vm_issue(w, in, 0, &in->dst[0], ncomp);
+   emu_count_bytes(w, 0, moved);
+   return MXJIT_OK;
+}
+
+/* `lds` form: each lane's dwords go to LDS at M0 + inst_offset + lane * bytes (CDNA3 ISA
+ * "Buffer/Global Load to LDS": LDS_ADDR = LDS_base + M0 offset + inst_offset + TID * size;
+ * the instruction offset applies to both addresses, as LLVM's buffer.load.lds documents). */
+static mxjit_status
+buf_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
+{
+   buf_srd r;
+   mxjit_status st = read_srd(w, in, &r);
+   if (st != MXJIT_OK)
+      return st;
+   uint64_t soff = soffset_of(w, in), moved = 0;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      uint32_t index;
+      uint64_t off;
+      lane_addr(w, in, lane, &index, &off);
+      uint64_t addr = r.base + soff + off + (uint64_t)index * r.stride;
+      uint32_t lds_off = w->m0 + (uint32_t)in->offset + lane * bytes;
+      uint8_t *d = emu_lds(w, in, lds_off, bytes, true);
+      if (!d)
+         return MXJIT_ERR_EMU_FAULT_OOB;
+      for (unsigned c = 0; c < bytes / 4; c++) {
+         uint32_t v = 0;
+         if (in_range(&r, index, off + 4u * c, 4)) {
+            const uint8_t *p = emu_mem(w, in, addr + 4u * c, 4, false);
+            if (!p)
+               return MXJIT_ERR_EMU_FAULT_OOB;
+            memcpy(&v, p, 4);
+            moved += 4;
+         }
+         memcpy(d + 4u * c, &v, 4);
+      }
+   }
+   /* The LDS write completes on vmcnt; no VGPR is written, so nothing becomes pending. */
+   emu_vm_issue(w, in, 0, NULL, 0);
+   emu_count_bytes(w, 0, moved);
+   emu_count_bytes(w, 3, moved);
+   return MXJIT_OK;
+}
+
+/* Stores `bytes` per lane; `hi` stores bits 31:16 (short) or 23:16 (byte) of the VGPR. */
+static mxjit_status
+buf_store(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
+{
+   buf_srd r;
+   mxjit_status st = read_srd(w, in, &r);
+   if (st != MXJIT_OK)
+      return st;
+   const emu_opnd *data = emu_vm_data_opnd(in);
+   uint64_t soff = soffset_of(w, in), moved = 0;
+   unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      uint32_t index;
+      uint64_t off;
+      lane_addr(w, in, lane, &index, &off);
+      uint64_t addr = r.base + soff + off + (uint64_t)index * r.stride;
+      for (unsigned c = 0; c < ncomp; c++) {
+         if (!in_range(&r, index, off + 4u * c, csize))
+            continue; /* dropped, as the ISA says for out-of-range writes */
+         uint32_t v = emu_src32(w, data, lane, c);
+         if (hi)
+            v >>= 16;
+         uint8_t *p = emu_mem(w, in, addr + 4u * c, csize, true);
+         if (!p)
+            return MXJIT_ERR_EMU_FAULT_OOB;
+         for (unsigned i = 0; i < csize; i++)
+            p[i] = (uint8_t)(v >> (8 * i));
+         moved += csize;
+      }
+   }
+   emu_vm_issue(w, in, 0, NULL, 0);
+   emu_count_bytes(w, 1, moved);
+   return MXJIT_OK;
+}
+
+uint64_t
+emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src, uint64_t cmp)
+{
+   uint64_t mask = bits == 64 ? ~0ull : 0xffffffffull;
+   int64_t st = bits == 64 ? (int64_t)tmp : (int64_t)(int32_t)tmp;
+   int64_t ss = bits == 64 ? (int64_t)src : (int64_t)(int32_t)src;
+   tmp &= mask;
+   src &= mask;
+   switch (op) {
+   case EMU_VM_SWAP: return src;
+   case EMU_VM_CMPSWAP: return tmp == (cmp & mask) ? src : tmp;
+   case EMU_VM_ADD: return (tmp + src) & mask;
+   case EMU_VM_SUB: return (tmp - src) & mask;
+   case EMU_VM_RSUB: return (src - tmp) & mask;
+   case EMU_VM_SMIN: return (ss < st ? src : tmp);
+   case EMU_VM_UMIN: return src < tmp ? src : tmp;
+   case EMU_VM_SMAX: return (ss > st ? src : tmp);
+   case EMU_VM_UMAX: return src > tmp ? src : tmp;
+   case EMU_VM_AND: return tmp & src;
+   case EMU_VM_OR: return tmp | src;
+   case EMU_VM_XOR: return tmp ^ src;
+   /* ISA pseudocode: INC: tmp >= src ? 0 : tmp + 1; DEC: (tmp == 0 || tmp > src) ? src : tmp - 1 */
+   case EMU_VM_INC: return tmp >= src ? 0 : tmp + 1;
+   case EMU_VM_DEC: return (tmp == 0 || tmp > src) ? src : tmp - 1;
+   case EMU_VM_ADD_F32: {
+      float a, b;
+      uint32_t ta = (uint32_t)tmp, sb = (uint32_t)src, r;
+      memcpy(&a, &ta, 4);
+      memcpy(&b, &sb, 4);
+      a += b; /* host f32 add, round-to-nearest-even; denormals kept (no FTZ in mxjit) */
+      memcpy(&r, &a, 4);
+      return r;
+   }
+   }
+   return tmp;
+}
+
+/* Atomics: vdata holds src (and cmp in the next register(s) for CMPSWAP: DATA[31:0] = src,
+ * DATA[63:32] = cmp per BUFFER_ATOMIC_CMPSWAP pseudocode). With sc0 (CDNA's GLC) the
+ * pre-op memory value is returned into the first vdata register(s). */
+static mxjit_status
+buf_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, unsigned bits)
+{
+   buf_srd r;
+   mxjit_status st = read_srd(w, in, &r);
+   if (st != MXJIT_OK)
+      return st;
+   const emu_opnd *data = emu_vm_data_opnd(in), *ret = emu_vm_ret_opnd(in);
+   unsigned n = bits / 8, dw = bits / 32;
+   uint64_t soff = soffset_of(w, in), moved = 0;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      uint32_t index;
+      uint64_t off, old = 0;
+      lane_addr(w, in, lane, &index, &off);
+      uint64_t addr = r.base + soff + off + (uint64_t)index * r.stride;
+      uint64_t src = emu_src32(w, data, lane, 0), cmp = 0;
+      if (dw == 2)
+         src |= (uint64_t)emu_src32(w, data, lane, 1) << 32;
+      if (op == EMU_VM_CMPSWAP) {
+         cmp = emu_src32(w, data, lane, dw);
+         if (dw == 2)
+            cmp |= (uint64_t)emu_src32(w, data, lane, dw + 1) << 32;
+      }
+      if (in_range(&r, index, off, n)) {
+         uint8_t *p = emu_mem(w, in, addr, n, true);
+         if (!p)
+            return MXJIT_ERR_EMU_FAULT_OOB;
+         memcpy(&old, p, n);
+         uint64_t nv = emu_vm_atomic_apply(op, bits, old, src, cmp);
+         memcpy(p, &nv, n);
+         moved += n;
+      }
+      if (in->sc0)
+         for (unsigned c = 0; c < dw; c++)
+            emu_vwrite(w, ret, lane, c, (uint32_t)(old >> (32 * c)));
+   }
+   emu_vm_issue(w, in, 0, in->sc0 ? ret : NULL, dw);
+   emu_count_bytes(w, 0, in->sc0 ? moved : 0);
+   emu_count_bytes(w, 1, moved);
+   return MXJIT_OK;
+}
+
+/* --- Semantic functions ------------------------------------------------------------------- */
+#define BUF_LOAD(name, bytes, ext)                                                               \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
+   {                                                                                             \
+      return buf_load(w, in, bytes, ext);                                                        \
+   }
+#define BUF_LOAD_LDS(name, bytes)                                                                \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
+   {                                                                                             \
+      return in->lds ? buf_load_lds(w, in, bytes) : buf_load(w, in, bytes, EMU_VM_EXT_U);        \
+   }
+#define BUF_STORE(name, bytes, hi)                                                               \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
+   {                                                                                             \
+      return buf_store(w, in, bytes, hi);                                                        \
+   }
+#define BUF_ATOMIC(name, op, bits)                                                               \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
+   {                                                                                             \
+      return buf_atomic(w, in, op, bits);                                                        \
+   }
+
+BUF_LOAD(buffer_load_ubyte, 1, EMU_VM_EXT_U)
+BUF_LOAD(buffer_load_sbyte, 1, EMU_VM_EXT_S)
+BUF_LOAD(buffer_load_ushort, 2, EMU_VM_EXT_U)
+BUF_LOAD(buffer_load_sshort, 2, EMU_VM_EXT_S)
+BUF_LOAD_LDS(buffer_load_dword, 4)
+BUF_LOAD(buffer_load_dwordx2, 8, EMU_VM_EXT_U)
+BUF_LOAD_LDS(buffer_load_dwordx3, 12)
+BUF_LOAD_LDS(buffer_load_dwordx4, 16)
+BUF_LOAD(buffer_load_ubyte_d16, 1, EMU_VM_D16_U)
+BUF_LOAD(buffer_load_ubyte_d16_hi, 1, EMU_VM_D16HI_U)
+BUF_LOAD(buffer_load_sbyte_d16, 1, EMU_VM_D16_S)
+BUF_LOAD(buffer_load_sbyte_d16_hi, 1, EMU_VM_D16HI_S)
+BUF_LOAD(buffer_load_short_d16, 2, EMU_VM_D16_U)
+BUF_LOAD(buffer_load_short_d16_hi, 2, EMU_VM_D16HI_U)
+BUF_STORE(buffer_store_byte, 1, false)
+BUF_STORE(buffer_store_byte_d16_hi, 1, true)
+BUF_STORE(buffer_store_short, 2, false)
+BUF_STORE(buffer_store_short_d16_hi, 2, true)
+BUF_STORE(buffer_store_dword, 4, false)
+BUF_STORE(buffer_store_dwordx2, 8, false)
+BUF_STORE(buffer_store_dwordx3, 12, false)
+BUF_STORE(buffer_store_dwordx4, 16, false)
+BUF_ATOMIC(buffer_atomic_swap, EMU_VM_SWAP, 32)
+BUF_ATOMIC(buffer_atomic_cmpswap, EMU_VM_CMPSWAP, 32)
+BUF_ATOMIC(buffer_atomic_add, EMU_VM_ADD, 32)
+BUF_ATOMIC(buffer_atomic_sub, EMU_VM_SUB, 32)
+BUF_ATOMIC(buffer_atomic_smin, EMU_VM_SMIN, 32)
+BUF_ATOMIC(buffer_atomic_umin, EMU_VM_UMIN, 32)
+BUF_ATOMIC(buffer_atomic_smax, EMU_VM_SMAX, 32)
+BUF_ATOMIC(buffer_atomic_umax, EMU_VM_UMAX, 32)
+BUF_ATOMIC(buffer_atomic_and, EMU_VM_AND, 32)
+BUF_ATOMIC(buffer_atomic_or, EMU_VM_OR, 32)
+BUF_ATOMIC(buffer_atomic_xor, EMU_VM_XOR, 32)
+BUF_ATOMIC(buffer_atomic_inc, EMU_VM_INC, 32)
+BUF_ATOMIC(buffer_atomic_dec, EMU_VM_DEC, 32)
+BUF_ATOMIC(buffer_atomic_add_f32, EMU_VM_ADD_F32, 32)
+BUF_ATOMIC(buffer_atomic_swap_x2, EMU_VM_SWAP, 64)
+BUF_ATOMIC(buffer_atomic_cmpswap_x2, EMU_VM_CMPSWAP, 64)
+BUF_ATOMIC(buffer_atomic_add_x2, EMU_VM_ADD, 64)
+BUF_ATOMIC(buffer_atomic_sub_x2, EMU_VM_SUB, 64)
+BUF_ATOMIC(buffer_atomic_smin_x2, EMU_VM_SMIN, 64)
+BUF_ATOMIC(buffer_atomic_umin_x2, EMU_VM_UMIN, 64)
+BUF_ATOMIC(buffer_atomic_smax_x2, EMU_VM_SMAX, 64)
+BUF_ATOMIC(buffer_atomic_umax_x2, EMU_VM_UMAX, 64)
+BUF_ATOMIC(buffer_atomic_and_x2, EMU_VM_AND, 64)
+BUF_ATOMIC(buffer_atomic_or_x2, EMU_VM_OR, 64)
+BUF_ATOMIC(buffer_atomic_xor_x2, EMU_VM_XOR, 64)
+BUF_ATOMIC(buffer_atomic_inc_x2, EMU_VM_INC, 64)
+BUF_ATOMIC(buffer_atomic_dec_x2, EMU_VM_DEC, 64)
+
+/* --- The vmem table (emu_int.h): every row of emu_vmem_ops.def ----------------------------- */
+#define VM_OP(n, e, c, f) {#n, EMU_ENC_##e, EMU_CLS_##c, emu_vm_##n, f},
+#define VM_OP2(n, v, e, c, f) {#n, EMU_ENC_##e, EMU_CLS_##c, emu_vm_##n##_##v, f},
+const emu_opdesc emu_ops_vmem[] = {
+#include "emu_vmem_ops.def"
+   {.name = NULL},
+};
+#undef VM_OP
+#undef VM_OP2

@@ -1,0 +1,339 @@
+/*
+ * emu_ds.c — LDS (DS encoding) instructions: reads/writes of 1-16 bytes, read2/write2 (st64),
+ * ds_swizzle_b32, ds_permute_b32/ds_bpermute_b32, and the 32-bit atomics, plus the LDS
+ * bank-conflict estimate for the launch counters.
+ *
+ * Addressing (CDNA3 ISA "Data Share Operations", CalcDsAddr): addr = VGPR[ADDR] + OFFSET
+ * (16 bits) for single-address forms; read2/write2 use ADDR + OFFSET0 * size and
+ * ADDR + OFFSET1 * size (st64 variants: * 64 * size). Every access goes through emu_lds(), which
+ * checks it against the workgroup's allocation and records it for the cross-wave LDS hazard
+ * shadow. All loads register their VGPRs on lgkmcnt.
+ *
+ * Bank conflicts: CDNA3 LDS has 32 banks, each 4 bytes wide (CDNA3 ISA "Local Data Share":
+ * "32 banks, each 512 entries of 4 bytes"). A wave64 request is served 32 dwords per cycle:
+ * lanes are taken in groups moving 32 dwords (32 lanes for b32, 16 for b64, 8 for b128); in each
+ * group, distinct dword addresses that fall in the same bank serialize, equal addresses
+ * broadcast. The estimate adds, per group, (max distinct addresses in one bank) - 1 cycles.
+ * gfx950 (CDNA4, 160 KB LDS) is estimated with the same 32-bank model: the emulator does not
+ * give semantic functions the target, and CDNA4's wider LDS datapath is not modelled.
+ */
+#include "emu_vmem.h"
+
+#include <string.h>
+
+#define DS_BANKS 32
+
+static inline uint32_t
+ds_base(const emu_wave *w, const emu_inst *in, unsigned lane)
+{
+   return emu_src32(w, &in->src[0], lane, 0);
+}
+
+/* Adds the bank-conflict estimate for one instruction; addr[lane] is each active lane's first
+ * byte address, `dwords` the dwords it moves (contiguous). */
+static void
+count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords)
+{
+   unsigned per_group = dwords >= DS_BANKS ? 1 : DS_BANKS / dwords;
+   uint64_t extra = 0;
+   for (unsigned g = 0; g < EMU_WAVE; g += per_group) {
+      uint32_t seen[DS_BANKS][DS_BANKS];
+      unsigned nseen[DS_BANKS] = {0}, worst = 0;
+      for (unsigned lane = g; lane < g + per_group && lane < EMU_WAVE; lane++) {
+         if (!((w->exec >> lane) & 1))
+            continue;
+         for (unsigned d = 0; d < dwords; d++) {
+            uint32_t dw = (addr[lane] >> 2) + d, b = dw % DS_BANKS;
+            unsigned i = 0;
+            while (i < nseen[b] && seen[b][i] != dw)
+               i++;
+            if (i == nseen[b] && nseen[b] < DS_BANKS)
+               seen[b][nseen[b]++] = dw;
+            if (nseen[b] > worst)
+               worst = nseen[b];
+         }
+      }
+      if (worst > 1)
+         extra += worst - 1;
+   }
+   if (extra)
+      emu_lds_bank_conflicts(w, extra);
+}
+
+static mxjit_status
+ds_read(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
+{
+   unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
+   uint32_t addr[EMU_WAVE];
+   uint64_t moved = 0;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      addr[lane] = ds_base(w, in, lane) + (uint32_t)(uint16_t)in->offset;
+      const uint8_t *p = emu_lds(w, in, addr[lane], bytes, false);
+      if (!p)
+         return MXJIT_ERR_EMU_FAULT_OOB;
+      for (unsigned c = 0; c < ncomp; c++) {
+         uint32_t raw = emu_vm_le32(p + 4u * c, csize);
+         if (csize < 4)
+            raw = emu_vm_extend(emu_src32(w, &in->dst[0], lane, c), raw, csize, ext);
+         emu_vwrite(w, &in->dst[0], lane, c, raw);
+      }
+      moved += bytes;
+   }
+   emu_vm_issue(w, in, 1, &in->dst[0], ncomp);
+   emu_count_bytes(w, 2, moved);
+   count_conflicts(w, addr, ncomp);
+   return MXJIT_OK;
+}
+
+static mxjit_status
+ds_write(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
+{
+   unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
+   uint32_t addr[EMU_WAVE];
+   uint64_t moved = 0;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      addr[lane] = ds_base(w, in, lane) + (uint32_t)(uint16_t)in->offset;
+      uint8_t *p = emu_lds(w, in, addr[lane], bytes, true);
+      if (!p)
+         return MXJIT_ERR_EMU_FAULT_OOB;
+      for (unsigned c = 0; c < ncomp; c++) {
+         uint32_t v = emu_src32(w, &in->src[1], lane, c);
+         if (hi)
+            v >>= 16; /* DS_WRITE_B8_D16_HI / B16_D16_HI store bits 23:16 / 31:16 */
+         for (unsigned i = 0; i < csize; i++)
+            p[4u * c + i] = (uint8_t)(v >> (8 * i));
+      }
+      moved += bytes;
+   }
+   emu_vm_issue(w, in, 1, NULL, 0);
+   emu_count_bytes(w, 3, moved);
+   count_conflicts(w, addr, ncomp);
+   return MXJIT_OK;
+}
+
+/* read2/write2: two elements of `esize` (4 or 8) bytes at ADDR + OFFSETn * esize * (st64?64:1);
+ * read2 returns them in consecutive VGPRs, element 0 first (DS_READ2_B32 pseudocode:
+ * RETURN_DATA[31:0] = MEM[addr + OFFSET0 * 4], RETURN_DATA[63:32] = MEM[addr + OFFSET1 * 4]). */
+static mxjit_status
+ds_rw2(emu_wave *w, const emu_inst *in, unsigned esize, unsigned stride_mul, bool write)
+{
+   unsigned edw = esize / 4;
+   uint32_t addr[EMU_WAVE];
+   uint64_t moved = 0;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      uint32_t base = ds_base(w, in, lane);
+      addr[lane] = base + in->offset0 * esize * stride_mul;
+      for (unsigned e = 0; e < 2; e++) {
+         uint32_t a = base + (e ? in->offset1 : in->offset0) * esize * stride_mul;
+         uint8_t *p = emu_lds(w, in, a, esize, write);
+         if (!p)
+            return MXJIT_ERR_EMU_FAULT_OOB;
+         for (unsigned c = 0; c < edw; c++) {
+            uint32_t v;
+            if (write) {
+               v = emu_src32(w, &in->src[1 + e], lane, c);
+               memcpy(p + 4u * c, &v, 4);
+            } else {
+               memcpy(&v, p + 4u * c, 4);
+               emu_vwrite(w, &in->dst[0], lane, e * edw + c, v);
+            }
+         }
+      }
+      moved += 2u * esize;
+   }
+   emu_vm_issue(w, in, 1, write ? NULL : &in->dst[0], 2 * edw);
+   emu_count_bytes(w, write ? 3 : 2, moved);
+   count_conflicts(w, addr, 2 * edw); /* approximation: both elements as one contiguous run */
+   return MXJIT_OK;
+}
+
+/* Source lane of ds_swizzle_b32 for output lane i (GCN5/CDNA3 ISA DS_SWIZZLE_B32; the FFT
+ * table of the CDNA3 pseudocode, "0x00: {1,11,9,19,...}", is reproduced by the bit-reverse
+ * formula below). offset = {offset1, offset0}. */
+static unsigned
+swizzle_src(uint16_t off, unsigned i)
+{
+   if (off >= 0xe000) { /* FFT: j = reverse5(i & 31) >> popcount(mask) | (i & mask) */
+      unsigned mask = off & 0x1fu, r = 0, x = i & 0x1fu;
+      for (unsigned b = 0; b < 5; b++)
+         r |= ((x >> b) & 1u) << (4 - b);
+      unsigned ones = (unsigned)__builtin_popcount(mask);
+      return ((r >> ones) | (i & mask)) | (i & 0x20u);
+   }
+   if (off >= 0xc000) { /* rotate within 32 lanes: j = (i & mask) | ((i + rot) & ~mask) */
+      unsigned mask = off & 0x1fu, rot = (off >> 5) & 0x1fu;
+      if ((off >> 10) & 1u)
+         rot = (unsigned)-(int)rot;
+      return (((i & mask) | ((i + rot) & ~mask)) & 0x1fu) | (i & 0x20u);
+   }
+   if (off & 0x8000u) /* quad permute: lane (i & ~3) + offset[2*(i&3)+1 : 2*(i&3)] */
+      return (i & ~3u) + ((off >> (2 * (i & 3u))) & 3u);
+   /* bitmask mode within 32 lanes: and = offset[4:0], or = offset[9:5], xor = offset[14:10] */
+   unsigned and_m = off & 0x1fu, or_m = (off >> 5) & 0x1fu, xor_m = (off >> 10) & 0x1fu;
+   return ((((i & 0x1fu) & and_m) | or_m) ^ xor_m) | (i & 0x20u);
+}
+
+mxjit_status
+emu_vm_ds_swizzle_b32(emu_wave *w, const emu_inst *in)
+{
+   uint32_t src[EMU_WAVE];
+   uint16_t off = (uint16_t)in->offset;
+   /* Read every source lane before writing any: vdst may equal the source register. */
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++)
+      src[lane] = emu_src32(w, &in->src[0], lane, 0);
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      unsigned j = swizzle_src(off, lane);
+      emu_vwrite(w, &in->dst[0], lane, 0, ((w->exec >> j) & 1) ? src[j] : 0);
+   }
+   emu_vm_issue(w, in, 1, &in->dst[0], 1);
+   return MXJIT_OK;
+}
+
+/* DS_PERMUTE_B32 / DS_BPERMUTE_B32 pseudocode: lane = (VGPR[ADDR] + OFFSET) / 4 % 64; permute
+ * scatters from active source lanes (highest source lane wins), bpermute gathers from the
+ * selected lane if it is active (else 0). Neither touches LDS memory. */
+static mxjit_status
+ds_permute(emu_wave *w, const emu_inst *in, bool backward)
+{
+   uint32_t tmp[EMU_WAVE] = {0}, data[EMU_WAVE], sel[EMU_WAVE];
+   for (unsigned i = 0; i < EMU_WAVE; i++) {
+      data[i] = emu_src32(w, &in->src[1], i, 0);
+      sel[i] = ((emu_src32(w, &in->src[0], i, 0) + (uint32_t)(uint16_t)in->offset) / 4u) % 64u;
+   }
+   for (unsigned i = 0; i < EMU_WAVE; i++) {
+      if (backward) {
+         if ((w->exec >> sel[i]) & 1)
+            tmp[i] = data[sel[i]];
+      } else if ((w->exec >> i) & 1) {
+         tmp[sel[i]] = data[i];
+      }
+   }
+   for (unsigned i = 0; i < EMU_WAVE; i++)
+      if ((w->exec >> i) & 1)
+         emu_vwrite(w, &in->dst[0], i, 0, tmp[i]);
+   emu_vm_issue(w, in, 1, &in->dst[0], 1);
+   return MXJIT_OK;
+}
+
+mxjit_status
+emu_vm_ds_permute_b32(emu_wave *w, const emu_inst *in)
+{
+   return ds_permute(w, in, false);
+}
+
+mxjit_status
+emu_vm_ds_bpermute_b32(emu_wave *w, const emu_inst *in)
+{
+   return ds_permute(w, in, true);
+}
+
+/* 32-bit LDS atomics. DATA = data0 (src[1]), DATA2 = data1 (src[2]); DS_CMPST_B32 pseudocode:
+ * cmp = DATA, src = DATA2, MEM = (tmp == cmp) ? src : tmp. Lanes run in order 0..63, so two
+ * lanes hitting one address see each other's results as the hardware's serialization does. */
+static mxjit_status
+ds_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn)
+{
+   uint32_t addr[EMU_WAVE];
+   uint64_t moved = 0;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      addr[lane] = ds_base(w, in, lane) + (uint32_t)(uint16_t)in->offset;
+      uint8_t *p = emu_lds(w, in, addr[lane], 4, true);
+      if (!p)
+         return MXJIT_ERR_EMU_FAULT_OOB;
+      uint32_t old, d0 = emu_src32(w, &in->src[1], lane, 0), src = d0, cmp = 0;
+      if (op == EMU_VM_CMPSWAP) {
+         cmp = d0;
+         src = emu_src32(w, &in->src[2], lane, 0);
+      }
+      memcpy(&old, p, 4);
+      uint32_t nv = (uint32_t)emu_vm_atomic_apply(op, 32, old, src, cmp);
+      memcpy(p, &nv, 4);
+      if (rtn)
+         emu_vwrite(w, &in->dst[0], lane, 0, old);
+      moved += 4;
+   }
+   emu_vm_issue(w, in, 1, rtn ? &in->dst[0] : NULL, 1);
+   emu_count_bytes(w, 2, moved);
+   emu_count_bytes(w, 3, moved);
+   count_conflicts(w, addr, 1);
+   return MXJIT_OK;
+}
+
+#define DS_READ(name, bytes, ext)                                                                \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
+   {                                                                                             \
+      return ds_read(w, in, bytes, ext);                                                         \
+   }
+#define DS_WRITE(name, bytes, hi)                                                                \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
+   {                                                                                             \
+      return ds_write(w, in, bytes, hi);                                                         \
+   }
+#define DS_RW2(name, esize, mul, wr)                                                             \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
+   {                                                                                             \
+      return ds_rw2(w, in, esize, mul, wr);                                                      \
+   }
+#define DS_ATOMIC(name, op, rtn)                                                                 \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
+   {                                                                                             \
+      return ds_atomic(w, in, op, rtn);                                                          \
+   }
+#define DS_ATOMIC2(base, sfx, op)                                                                \
+   DS_ATOMIC(ds_##base##_##sfx, op, false) DS_ATOMIC(ds_##base##_rtn_##sfx, op, true)
+
+DS_READ(ds_read_b32, 4, EMU_VM_EXT_U)
+DS_READ(ds_read_b64, 8, EMU_VM_EXT_U)
+DS_READ(ds_read_b96, 12, EMU_VM_EXT_U)
+DS_READ(ds_read_b128, 16, EMU_VM_EXT_U)
+DS_READ(ds_read_u8, 1, EMU_VM_EXT_U)
+DS_READ(ds_read_i8, 1, EMU_VM_EXT_S)
+DS_READ(ds_read_u16, 2, EMU_VM_EXT_U)
+DS_READ(ds_read_i16, 2, EMU_VM_EXT_S)
+DS_READ(ds_read_u8_d16, 1, EMU_VM_D16_U)
+DS_READ(ds_read_u8_d16_hi, 1, EMU_VM_D16HI_U)
+DS_READ(ds_read_i8_d16, 1, EMU_VM_D16_S)
+DS_READ(ds_read_i8_d16_hi, 1, EMU_VM_D16HI_S)
+DS_READ(ds_read_u16_d16, 2, EMU_VM_D16_U)
+DS_READ(ds_read_u16_d16_hi, 2, EMU_VM_D16HI_U)
+DS_WRITE(ds_write_b8, 1, false)
+DS_WRITE(ds_write_b16, 2, false)
+DS_WRITE(ds_write_b32, 4, false)
+DS_WRITE(ds_write_b64, 8, false)
+DS_WRITE(ds_write_b96, 12, false)
+DS_WRITE(ds_write_b128, 16, false)
+DS_WRITE(ds_write_b8_d16_hi, 1, true)
+DS_WRITE(ds_write_b16_d16_hi, 2, true)
+DS_RW2(ds_read2_b32, 4, 1, false)
+DS_RW2(ds_read2_b64, 8, 1, false)
+DS_RW2(ds_read2st64_b32, 4, 64, false)
+DS_RW2(ds_read2st64_b64, 8, 64, false)
+DS_RW2(ds_write2_b32, 4, 1, true)
+DS_RW2(ds_write2_b64, 8, 1, true)
+DS_RW2(ds_write2st64_b32, 4, 64, true)
+DS_RW2(ds_write2st64_b64, 8, 64, true)
+DS_ATOMIC2(add, u32, EMU_VM_ADD)
+DS_ATOMIC2(sub, u32, EMU_VM_SUB)
+DS_ATOMIC2(rsub, u32, EMU_VM_RSUB)
+DS_ATOMIC2(inc, u32, EMU_VM_INC)
+DS_ATOMIC2(dec, u32, EMU_VM_DEC)
+DS_ATOMIC2(min, i32, EMU_VM_SMIN)
+DS_ATOMIC2(max, i32, EMU_VM_SMAX)
+DS_ATOMIC2(min, u32, EMU_VM_UMIN)
+DS_ATOMIC2(max, u32, EMU_VM_UMAX)
+DS_ATOMIC2(and, b32, EMU_VM_AND)
+DS_ATOMIC2(or, b32, EMU_VM_OR)
+DS_ATOMIC2(xor, b32, EMU_VM_XOR)
+DS_ATOMIC2(cmpst, b32, EMU_VM_CMPSWAP)
+DS_ATOMIC2(add, f32, EMU_VM_ADD_F32)
+DS_ATOMIC(ds_wrxchg_rtn_b32, EMU_VM_SWAP, true)

@@ -1,0 +1,110 @@
+/*
+ * emu_vmem.h — internals shared by the vmem section of the emulator only (emu_buf.c,
+ * emu_flat.c, emu_ds.c, emu_mfma.c): the semantic functions named by emu_vmem_ops.def and the
+ * small helpers the four files share. Nothing outside runtime/emu/emu_{buf,flat,ds,mfma}.c
+ * includes this header; the rest of the emulator sees only emu_ops_vmem[] (emu_int.h).
+ */
+#ifndef EMU_VMEM_H
+#define EMU_VMEM_H
+
+#include "emu_int.h"
+
+/* One prototype per row of emu_vmem_ops.def. VM_OP2 rows carry a variant tag so the same
+ * mnemonic can have one function per arch (emu_vm_<name>_<variant>). */
+#define VM_OP(n, e, c, f) mxjit_status emu_vm_##n(emu_wave *w, const emu_inst *in);
+#define VM_OP2(n, v, e, c, f) mxjit_status emu_vm_##n##_##v(emu_wave *w, const emu_inst *in);
+#include "emu_vmem_ops.def"
+#undef VM_OP
+#undef VM_OP2
+
+
+/* Returned-data destination and data source of a memory atomic / store. The decoder names the
+ * vdata operand src[0] for stores; for atomics with return it may give the same register as
+ * dst[0] (MUBUF: vdata is both) — these helpers accept either spelling. */
+static inline const emu_opnd *
+emu_vm_data_opnd(const emu_inst *in)
+{
+   return in->src[0].code != EMU_OPND_NONE ? &in->src[0] : &in->dst[0];
+}
+
+static inline const emu_opnd *
+emu_vm_ret_opnd(const emu_inst *in)
+{
+   return (in->ndst > 0 && in->dst[0].code != EMU_OPND_NONE) ? &in->dst[0] : &in->src[0];
+}
+
+/** Register index (0..511 in emu_wave.v, AGPRs at 256..) of VGPR operand o, or -1 if o is not
+ *  a vector register. */
+static inline int
+emu_vm_vreg(const emu_opnd *o)
+{
+   if (o->code < EMU_SRC_VGPR0 || o->code == EMU_OPND_NONE)
+      return -1;
+   return (int)(o->code - EMU_SRC_VGPR0) + ((o->flags & EMU_OPND_AGPR) ? 256 : 0);
+}
+
+/** Registers one issued memory instruction on `counter` (0 vmcnt, 1 lgkmcnt). Every VMEM
+ *  instruction counts on vmcnt and every DS instruction on lgkmcnt, stores included (CDNA3 ISA
+ *  "S_WAITCNT"), so that a later s_waitcnt retires loads in issue order; `dst` (or NULL) with
+ *  `count` dwords becomes pending until then. */
+static inline void
+emu_vm_issue(emu_wave *w, const emu_inst *in, unsigned counter, const emu_opnd *dst,
+             unsigned count)
+{
+   int reg = dst ? emu_vm_vreg(dst) : -1;
+   emu_pending_push(w, in, counter, reg >= 0 ? 256u + (unsigned)reg : 0, reg >= 0 ? count : 0);
+}
+
+/* Atomic read-modify-write kinds shared by MUBUF, GLOBAL/FLAT and DS (ISA pseudocode of
+ * *_ATOMIC_* and DS_*: same operation, different address computation). */
+typedef enum emu_vm_atomic {
+   EMU_VM_SWAP, EMU_VM_CMPSWAP, EMU_VM_ADD, EMU_VM_SUB, EMU_VM_RSUB, EMU_VM_SMIN, EMU_VM_UMIN,
+   EMU_VM_SMAX, EMU_VM_UMAX, EMU_VM_AND, EMU_VM_OR, EMU_VM_XOR, EMU_VM_INC, EMU_VM_DEC,
+   EMU_VM_ADD_F32,
+} emu_vm_atomic;
+
+/* How a loaded 1/2-byte value lands in its 32-bit VGPR (ISA: *_LOAD_UBYTE/SBYTE/USHORT/SSHORT
+ * extend to 32 bits; *_D16 forms write bits 15:0 and *_D16_HI bits 31:16, keeping the other
+ * half of the register). */
+typedef enum emu_vm_ext {
+   EMU_VM_EXT_U, EMU_VM_EXT_S, EMU_VM_D16_U, EMU_VM_D16_S, EMU_VM_D16HI_U, EMU_VM_D16HI_S,
+} emu_vm_ext;
+
+static inline uint32_t
+emu_vm_extend(uint32_t old, uint32_t raw, unsigned size, emu_vm_ext ext)
+{
+   uint32_t v = raw;
+   if (size == 1)
+      v = (ext == EMU_VM_EXT_S || ext == EMU_VM_D16_S || ext == EMU_VM_D16HI_S)
+             ? (uint32_t)(int32_t)(int8_t)raw : (raw & 0xffu);
+   else if (size == 2)
+      v = (ext == EMU_VM_EXT_S) ? (uint32_t)(int32_t)(int16_t)raw : (raw & 0xffffu);
+   switch (ext) {
+   case EMU_VM_D16_U:
+   case EMU_VM_D16_S:
+      return (old & 0xffff0000u) | (v & 0xffffu);
+   case EMU_VM_D16HI_U:
+   case EMU_VM_D16HI_S:
+      return (old & 0xffffu) | (v << 16);
+   default:
+      return v;
+   }
+}
+
+/** Value of bytes loaded from little-endian memory (size 1, 2 or 4). */
+static inline uint32_t
+emu_vm_le32(const uint8_t *p, unsigned size)
+{
+   uint32_t v = 0;
+   for (unsigned i = 0; i < size; i++)
+      v |= (uint32_t)p[i] << (8 * i);
+   return v;
+}
+
+/* emu_buf.c */
+/** New memory value of a 32- or 64-bit atomic `op` on old value `tmp` with data `src` (and
+ *  `cmp` for CMPSWAP). `bits` is 32 or 64. */
+uint64_t emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src,
+                             uint64_t cmp);
+
+#endif /* EMU_VMEM_H */

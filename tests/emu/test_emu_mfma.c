@@ -1,0 +1,303 @@
+/*
+ * test_emu_mfma.c — MFMA results on small integer-valued matrices (exact in any summation
+ * order), checked through the operand/accumulator lane layouts of the CDNA3/CDNA4 ISA "Matrix
+ * Fused Multiply Add" sections (documented in runtime/emu/emu_mfma.c):
+ *   A[i][k]: lane i + mn * (k / kpl), element k % kpl;  B[k][j]: lane j + mn * (k / kpl);
+ *   D[i][j]: lane j + mn * ((i / 4) % (64 / mn)), register 4 * (i / (4 * 64 / mn)) + i % 4.
+ * Covers f16/bf16 16x16x16 and 32x32x8 (VGPR and AGPR accumulators), the gfx950 double-K
+ * shapes, fp8/bf8 decoding FNUZ on gfx942 vs OCP on gfx950 (same bytes, 4x the products, and
+ * 0x80 = NaN vs -0), an f16 denormal input, and the v_accvgpr moves.
+ */
+#include "emu_harness.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { T_F16, T_BF16, T_FP8, T_BF8 };
+
+static uint32_t g_out[1024];
+static uint32_t g_a[256], g_b[256];
+
+static uint16_t
+f16_of_int(int v)
+{
+   /* exact for |v| <= 2048: normalise the integer into 1.m * 2^e */
+   if (v == 0)
+      return 0;
+   uint16_t s = v < 0 ? 0x8000 : 0;
+   unsigned a = (unsigned)(v < 0 ? -v : v), e = 0;
+   while ((a >> e) > 1)
+      e++;
+   unsigned m = (a << 10 >> e) & 0x3ffu;
+   return (uint16_t)(s | ((e + 15) << 10) | m);
+}
+
+static uint16_t
+bf16_of_int(int v)
+{
+   float f = (float)v;
+   uint32_t u;
+   memcpy(&u, &f, 4);
+   return (uint16_t)(u >> 16); /* small integers are exact in bf16 */
+}
+
+/* fp8 bytes whose FNUZ value is {-1, 0, 1, 2} and OCP value twice that (module comment). */
+static uint8_t
+f8_of_small(int v, bool bf8)
+{
+   switch (v) {
+   case -1: return 0xc0;
+   case 1: return 0x40;
+   case 2: return bf8 ? 0x44 : 0x48;
+   default: return 0x00;
+   }
+}
+
+static void
+put_elem(uint32_t *buf, unsigned lane, unsigned kpl, unsigned j, int type, int v)
+{
+   if (type == T_F16 || type == T_BF16) {
+      unsigned dw = lane * (kpl / 2) + j / 2, sh = 16 * (j % 2);
+      uint16_t h = type == T_F16 ? f16_of_int(v) : bf16_of_int(v);
+      buf[dw] = (buf[dw] & ~(0xffffu << sh)) | ((uint32_t)h << sh);
+   } else {
+      unsigned dw = lane * (kpl / 4) + j / 4, sh = 8 * (j % 4);
+      buf[dw] = (buf[dw] & ~(0xffu << sh)) | ((uint32_t)f8_of_small(v, type == T_BF8) << sh);
+   }
+}
+
+static int
+aval(unsigned i, unsigned k, bool f8)
+{
+   return f8 ? (int)((i + 2 * k) % 4) - 1 : (int)((i + 2 * k) % 7) - 3;
+}
+
+static int
+bval(unsigned k, unsigned j, bool f8)
+{
+   return f8 ? (int)((3 * k + j) % 4) - 1 : (int)((3 * k + j) % 5) - 2;
+}
+
+static unsigned
+d_index(unsigned mn, unsigned i, unsigned j)
+{
+   unsigned nregs = mn * mn / 64, groups = 64 / mn;
+   unsigned lane = j + mn * ((i / 4) % groups), r = 4 * (i / (4 * groups)) + i % 4;
+   return lane * nregs + r;
+}
+
+/* Builds the kernel, runs it and compares D with C + scale * A*B. */
+static void
+mfma_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ta, int tb,
+          bool agpr, float scale)
+{
+   bool f8 = ta == T_FP8 || ta == T_BF8;
+   unsigned kpl = mn * k / 64, nregs = mn * mn / 64;
+   unsigned opregs = f8 ? kpl / 4 : kpl / 2, opsh = opregs == 2 ? 3 : 4;
+   memset(g_a, 0, sizeof(g_a));
+   memset(g_b, 0, sizeof(g_b));
+   for (unsigned lane = 0; lane < 64; lane++)
+      for (unsigned j = 0; j < kpl; j++) {
+         unsigned kk = (lane / mn) * kpl + j, rc = lane % mn;
+         put_elem(g_a, lane, kpl, j, ta, aval(rc, kk, f8));
+         put_elem(g_b, lane, kpl, j, tb, bval(kk, rc, f8));
+      }
+   for (unsigned i = 0; i < mn; i++)
+      for (unsigned j = 0; j < mn; j++) {
+         float c = (float)(i * 32 + j);
+         memcpy(&g_out[d_index(mn, i, j)], &c, 4);
+      }
+
+   char body[4096];
+   int n = snprintf(body, sizeof(body),
+                    "v_lshlrev_b32 v3, %u, v1\n"
+                    "v_lshlrev_b32 v12, %u, v1\n"
+                    "global_load_dwordx%u v[4:%u], v3, s[10:11]\n"
+                    "global_load_dwordx%u v[8:%u], v3, s[12:13]\n",
+                    opsh, nregs == 4 ? 4u : 6u, opregs, 3 + opregs, opregs, 7 + opregs);
+   for (unsigned q = 0; q < nregs / 4; q++)
+      n += snprintf(body + n, sizeof(body) - n,
+                    "global_load_dwordx4 v[%u:%u], v12, s[8:9] offset:%u\n", 16 + 4 * q,
+                    19 + 4 * q, 16 * q);
+   n += snprintf(body + n, sizeof(body) - n, "s_waitcnt vmcnt(0)\n");
+   const char *acc = agpr ? "a" : "v";
+   unsigned accbase = agpr ? 0 : 16;
+   if (agpr)
+      for (unsigned r = 0; r < nregs; r++)
+         n += snprintf(body + n, sizeof(body) - n, "v_accvgpr_write_b32 a%u, v%u\n", r, 16 + r);
+   n += snprintf(body + n, sizeof(body) - n, "%s %s[%u:%u], v[4:%u], v[8:%u], %s[%u:%u]\n",
+                 mnem, acc, accbase, accbase + nregs - 1, 3 + opregs, 7 + opregs, acc, accbase,
+                 accbase + nregs - 1);
+   n += snprintf(body + n, sizeof(body) - n, "s_nop 7\ns_nop 7\ns_nop 2\n");
+   if (agpr)
+      for (unsigned r = 0; r < nregs; r++)
+         n += snprintf(body + n, sizeof(body) - n, "v_accvgpr_read_b32 v%u, a%u\n", 16 + r, r);
+   for (unsigned q = 0; q < nregs / 4; q++)
+      n += snprintf(body + n, sizeof(body) - n,
+                    "global_store_dwordx4 v12, v[%u:%u], s[8:9] offset:%u\n", 16 + 4 * q,
+                    19 + 4 * q, 16 * q);
+
+   char msg[1024] = "";
+   rt_counters cnt;
+   eh_kernel kern = {.target = target, .body = body, .agprs = agpr ? 16 : 0,
+                     .block = {64, 1, 1}};
+   eh_buf b[3] = {{g_out, sizeof(g_out), 1}, {g_a, sizeof(g_a), 0}, {g_b, sizeof(g_b), 0}};
+   mxjit_status st = eh_run(&kern, b, 3, &cnt, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s: %s", mnem, msg);
+   for (unsigned i = 0; i < mn; i++)
+      for (unsigned j = 0; j < mn; j++) {
+         long s = 0;
+         for (unsigned kk = 0; kk < k; kk++)
+            s += (long)aval(i, kk, f8) * bval(kk, j, f8);
+         float want = (float)(i * 32 + j) + scale * (float)s, got;
+         memcpy(&got, &g_out[d_index(mn, i, j)], 4);
+         cr_assert_eq(got, want, "%s %s D[%u][%u] = %g, want %g", target, mnem, i, j, got,
+                      want);
+      }
+}
+
+Test(emu_mfma, f16_16x16x16_vgpr)
+{
+   mfma_case("gfx942", "v_mfma_f32_16x16x16_f16", 16, 16, T_F16, T_F16, false, 1);
+}
+
+Test(emu_mfma, bf16_16x16x16_agpr)
+{
+   mfma_case("gfx942", "v_mfma_f32_16x16x16_bf16", 16, 16, T_BF16, T_BF16, true, 1);
+}
+
+Test(emu_mfma, f16_32x32x8_agpr)
+{
+   mfma_case("gfx942", "v_mfma_f32_32x32x8_f16", 32, 8, T_F16, T_F16, true, 1);
+}
+
+Test(emu_mfma, bf16_32x32x8_vgpr_gfx950)
+{
+   mfma_case("gfx950", "v_mfma_f32_32x32x8_bf16", 32, 8, T_BF16, T_BF16, false, 1);
+}
+
+Test(emu_mfma, gfx950_bf16_16x16x32)
+{
+   mfma_case("gfx950", "v_mfma_f32_16x16x32_bf16", 16, 32, T_BF16, T_BF16, true, 1);
+}
+
+Test(emu_mfma, gfx950_f16_32x32x16)
+{
+   mfma_case("gfx950", "v_mfma_f32_32x32x16_f16", 32, 16, T_F16, T_F16, false, 1);
+}
+
+/* gfx942 decodes fp8/bf8 as FNUZ (bias 8 / 16): 0x40 = 1.0. */
+Test(emu_mfma, fp8_16x16x32_fnuz_gfx942)
+{
+   mfma_case("gfx942", "v_mfma_f32_16x16x32_fp8_fp8", 16, 32, T_FP8, T_FP8, true, 1);
+   mfma_case("gfx942", "v_mfma_f32_16x16x32_bf8_fp8", 16, 32, T_BF8, T_FP8, true, 1);
+}
+
+/* gfx950 decodes the same bytes as OCP (bias 7 / 15): 0x40 = 2.0, so products are 4x. */
+Test(emu_mfma, fp8_16x16x32_ocp_gfx950)
+{
+   mfma_case("gfx950", "v_mfma_f32_16x16x32_fp8_fp8", 16, 32, T_FP8, T_FP8, true, 4);
+   mfma_case("gfx950", "v_mfma_f32_16x16x32_fp8_bf8", 16, 32, T_FP8, T_BF8, false, 4);
+}
+
+Test(emu_mfma, fp8_32x32x16_both_arches)
+{
+   mfma_case("gfx942", "v_mfma_f32_32x32x16_bf8_bf8", 32, 16, T_BF8, T_BF8, true, 1);
+   mfma_case("gfx950", "v_mfma_f32_32x32x16_fp8_fp8", 32, 16, T_FP8, T_FP8, true, 4);
+}
+
+/* Byte 0x80 in B[0][0]: FNUZ NaN (column 0 becomes NaN), OCP -0 (column 0 loses one term).
+ * A and B are otherwise all 0x40 and C = 0. */
+static void
+nan_case(const char *target, float col0, float rest)
+{
+   for (unsigned i = 0; i < 64 * 2; i++)
+      g_a[i] = g_b[i] = 0x40404040u;
+   g_b[0] = 0x40404080u; /* lane 0 (column 0), element 0 = k 0 */
+   memset(g_out, 0, sizeof(g_out));
+   char msg[1024] = "";
+   rt_counters cnt;
+   eh_kernel kern = {.target = target,
+                     .body = "v_lshlrev_b32 v3, 3, v1\n"
+                             "v_lshlrev_b32 v12, 4, v1\n"
+                             "global_load_dwordx2 v[4:5], v3, s[10:11]\n"
+                             "global_load_dwordx2 v[8:9], v3, s[12:13]\n"
+                             "s_waitcnt vmcnt(0)\n"
+                             "v_mfma_f32_16x16x32_fp8_fp8 v[16:19], v[4:5], v[8:9], 0\n"
+                             "s_nop 7\ns_nop 7\n"
+                             "global_store_dwordx4 v12, v[16:19], s[8:9]\n",
+                     .block = {64, 1, 1}};
+   eh_buf b[3] = {{g_out, sizeof(g_out), 1}, {g_a, sizeof(g_a), 0}, {g_b, sizeof(g_b), 0}};
+   mxjit_status st = eh_run(&kern, b, 3, &cnt, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   for (unsigned i = 0; i < 16; i++)
+      for (unsigned j = 0; j < 16; j++) {
+         float got;
+         memcpy(&got, &g_out[d_index(16, i, j)], 4);
+         float want = j == 0 ? col0 : rest;
+         if (isnan(want))
+            cr_assert(isnan(got), "%s D[%u][%u] = %g, want NaN", target, i, j, got);
+         else
+            cr_assert_eq(got, want, "%s D[%u][%u] = %g, want %g", target, i, j, got, want);
+      }
+}
+
+Test(emu_mfma, fp8_0x80_nan_fnuz_vs_negzero_ocp)
+{
+   nan_case("gfx942", NAN, 32.0f);
+   nan_case("gfx950", 31.0f * 4.0f, 32.0f * 4.0f);
+}
+
+/* f16 denormal input is kept: A[0][0] = 2^-24 (0x0001), B[0][0] = 1024 -> D[0][0] = 2^-14. */
+Test(emu_mfma, f16_denormal_input)
+{
+   memset(g_a, 0, sizeof(g_a));
+   memset(g_b, 0, sizeof(g_b));
+   memset(g_out, 0, sizeof(g_out));
+   g_a[0] = 0x0001;
+   g_b[0] = 0x6400;
+   char msg[1024] = "";
+   rt_counters cnt;
+   eh_kernel kern = {.target = "gfx942",
+                     .body = "v_lshlrev_b32 v3, 3, v1\n"
+                             "v_lshlrev_b32 v12, 4, v1\n"
+                             "global_load_dwordx2 v[4:5], v3, s[10:11]\n"
+                             "global_load_dwordx2 v[8:9], v3, s[12:13]\n"
+                             "s_waitcnt vmcnt(0)\n"
+                             "v_mfma_f32_16x16x16_f16 v[16:19], v[4:5], v[8:9], 0\n"
+                             "s_nop 7\ns_nop 7\n"
+                             "global_store_dwordx4 v12, v[16:19], s[8:9]\n",
+                     .block = {64, 1, 1}};
+   eh_buf b[3] = {{g_out, sizeof(g_out), 1}, {g_a, sizeof(g_a), 0}, {g_b, sizeof(g_b), 0}};
+   mxjit_status st = eh_run(&kern, b, 3, &cnt, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   cr_assert_eq(g_out[0], 0x38800000u, "D[0][0] = 0x%08x, want 2^-14", g_out[0]);
+   for (unsigned i = 1; i < 256; i++)
+      cr_assert_eq(g_out[i], 0u, "dword %u", i);
+}
+
+/* accvgpr moves are exec-masked 32-bit copies. */
+Test(emu_mfma, accvgpr_moves)
+{
+   memset(g_out, 0, sizeof(g_out));
+   char msg[1024] = "";
+   rt_counters cnt;
+   eh_kernel kern = {.target = "gfx942",
+                     .body = "v_add_u32 v4, 0x500, v1\n"
+                             "v_accvgpr_write_b32 a3, v4\n"
+                             "v_accvgpr_write_b32 a4, 7\n"
+                             "s_mov_b32 exec_hi, 0\n"
+                             "v_accvgpr_mov_b32 a4, a3\n"
+                             "s_mov_b64 exec, -1\n"
+                             "v_accvgpr_read_b32 v5, a4\n"
+                             "global_store_dword v2, v5, s[8:9]\n",
+                     .agprs = 8,
+                     .block = {64, 1, 1}};
+   eh_buf b[1] = {{g_out, sizeof(g_out), 1}};
+   mxjit_status st = eh_run(&kern, b, 1, &cnt, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   for (unsigned i = 0; i < 64; i++)
+      cr_assert_eq(g_out[i], i < 32 ? 0x500 + i : 7u, "lane %u", i);
+}
