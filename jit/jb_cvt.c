@@ -235,12 +235,21 @@ jb_e8m0_scale(jb_builder *b, jb_val amax, enum jb_scale_mode mode, enum jb_elem 
       jb_val sb = jb_smax(b, jb_iadd_imm(b, e, -(int64_t)elem_consts[elem].emax), imm(b, it, 0));
       return jb_select(b, jb_cmp(b, JB_EQ, e, ff), ff, sb);
    }
-   /* RCEIL: d = amax * fp32(1/max_pos) (IEEE, subnormals kept), then round up to a power of
-    * two (§2.4, NOSAT): E == 0 rounds up only above 2^-127 (mantissa 0x400000). */
-   jb_val d =
-       jb_bitcast(b, jb_fmul(b, amax, fimm_bits(b, amax.t.lanes, elem_consts[elem].rcp_bits)), it);
-   jb_val e = jb_and_imm(b, jb_lshr_imm(b, d, 23), 0xff);
-   jb_val m = jb_and_imm(b, d, 0x7fffff);
+   /* RCEIL: d = amax * fp32(1/max_pos) (IEEE, subnormals kept), then round up (§2.4). */
+   jb_val d = jb_fmul(b, amax, fimm_bits(b, amax.t.lanes, elem_consts[elem].rcp_bits));
+   return jb_e8m0_roundup_(b, d);
+}
+
+/* §2.4, NOSAT: E8M0 byte of d rounded up to a power of two; E == 0 rounds up only above
+ * 2^-127 (mantissa 0x400000, which byte 0 already means); Inf/NaN and d > 2^127 give 0xFF. */
+jb_val
+jb_e8m0_roundup_(jb_builder *b, jb_val d)
+{
+   jb_type it = JB_TYPE(JB_KIND_INT, 32, d.t.lanes);
+   jb_val ff = imm(b, it, 0xff);
+   jb_val u = jb_bitcast(b, d, it);
+   jb_val e = jb_and_imm(b, jb_lshr_imm(b, u, 23), 0xff);
+   jb_val m = jb_and_imm(b, u, 0x7fffff);
    jb_val up_sub = jb_cmp(b, JB_UGT, m, imm(b, it, 0x400000));
    jb_val up_nrm = jb_cmp(b, JB_NE, m, imm(b, it, 0));
    jb_val up = jb_select(b, jb_cmp(b, JB_EQ, e, imm(b, it, 0)), up_sub, up_nrm);

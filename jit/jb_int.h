@@ -73,4 +73,8 @@ unsigned jb_type_bytes(jb_type t);
 jb_val jb_imm_int(jb_builder *b, jb_type t, uint64_t v); /* splat for vectors */
 jb_val jb_imm_float(jb_builder *b, jb_type t, float v);
 
+/* jb_cvt.c */
+/** The RCEIL primitive (NUMERICS.md §2.4, NOSAT) on f32 lanes: i32 lanes of E8M0 bytes. */
+jb_val jb_e8m0_roundup_(jb_builder *b, jb_val d);
+
 #endif /* JB_INT_H */
