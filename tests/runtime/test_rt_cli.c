@@ -101,6 +101,17 @@ Test(rt_cli, dis_prints_isa)
    cr_assert(strstr(out, "s_endpgm") != NULL, "no s_endpgm in:\n%.2000s", out);
 }
 
+Test(rt_cli, bench_json)
+{
+   static char out[1 << 16];
+   int rc = cli("bench --reps 2 --json", out, sizeof(out));
+   cr_assert_eq(rc, 0, "%s", out);
+   cr_assert(strstr(out, "{\"template\": \"scaled_copy\", \"reps\": 2,") != NULL, "%s", out);
+   cr_assert(strstr(out, "\"target\": \"gfx942\"") != NULL, "%s", out);
+   cr_assert(strstr(out, "\"lookup_ns\"") != NULL, "%s", out);
+   cr_assert(strstr(out, "\"error\": \"\"") != NULL, "%s", out);
+}
+
 Test(rt_cli, shared_library_exports_only_mxjit)
 {
    char cmd[1024];

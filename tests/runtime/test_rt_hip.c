@@ -8,8 +8,12 @@
 #include "mxjit.h"
 #include "scaled_copy.h"
 
+#include "rt_int.h"
+#include "rt_kernels.h"
+
 #include <criterion/criterion.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,5 +153,50 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "gfx942") != NULL);
    mxjit_ctx_destroy(ctx);
    dlclose(h);
+   unlink(lib);
+}
+
+/* Many threads asking one context for one kernel: one module load, one table entry. */
+struct race {
+   mxjit_ctx *ctx;
+   const rt_lkernel *k;
+   mxjit_status st;
+};
+
+static void *
+race_get(void *arg)
+{
+   struct race *r = arg;
+   struct tpl_scaled_copy_params p = {.waves = 2, .vec = 4, .rebase = 1};
+   r->st = rt_kernel_get(r->ctx, &tpl_scaled_copy, &p, &r->k);
+   return NULL;
+}
+
+Test(rt_hip, threads_share_one_load)
+{
+   build_fake(1);
+   mxjit_ctx *ctx = NULL;
+   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP,
+                                                      .no_disk_cache = 1},
+                                 &ctx),
+                MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   enum { N = 8 };
+   pthread_t th[N];
+   struct race r[N];
+   for (int i = 0; i < N; i++) {
+      r[i] = (struct race){.ctx = ctx};
+      cr_assert_eq(pthread_create(&th[i], NULL, race_get, &r[i]), 0);
+   }
+   for (int i = 0; i < N; i++)
+      pthread_join(th[i], NULL);
+   for (int i = 0; i < N; i++) {
+      cr_assert_eq(r[i].st, MXJIT_OK);
+      cr_assert_eq(r[i].k, r[0].k, "thread %d got another entry", i);
+   }
+   void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+   cr_assert_not_null(h);
+   cr_assert_eq(*(const int *)dlsym(h, "fake_loads"), 1);
+   dlclose(h);
+   mxjit_ctx_destroy(ctx);
    unlink(lib);
 }

@@ -181,6 +181,42 @@ Test(rt_scaled_copy, kernel_table_and_disk_cache)
    cr_assert_eq(system(cmd), 0);
 }
 
+/* `mxjit compile --overlay-out DIR` writes an entry that a context with DIR as an overlay
+ * loads without compiling, even with an empty user cache. */
+Test(rt_scaled_copy, cli_overlay_is_used)
+{
+   char ov[] = "/tmp/mxjit-ov-XXXXXX", user[] = "/tmp/mxjit-user-XXXXXX", cmd[1024];
+   cr_assert_not_null(mkdtemp(ov));
+   cr_assert_not_null(mkdtemp(user));
+   snprintf(cmd, sizeof(cmd),
+            "MXJIT_CACHE_DIR=%s '%s' compile --template scaled_copy --target gfx950 "
+            "--param waves=2 --param vec=4 --param rebase=0 --overlay-out %s >/dev/null",
+            user, MXJIT_CLI, ov);
+   cr_assert_eq(system(cmd), 0);
+   snprintf(cmd, sizeof(cmd), "rm -rf %s/*", user);
+   cr_assert_eq(system(cmd), 0);
+   const char *const overlays[] = {ov, NULL};
+   mxjit_ctx *ctx = NULL;
+   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
+                                                           .target = "gfx950",
+                                                           .cache_dir = user,
+                                                           .overlays = overlays},
+                                      &ctx);
+   if (st != MXJIT_OK) {
+      mxjit_ctx_destroy(ctx);
+      cr_skip_test("emulator unavailable");
+   }
+   struct tpl_scaled_copy_params p = {.waves = 2, .vec = 4, .rebase = 0};
+   const rt_lkernel *k = NULL;
+   cr_assert_eq(rt_kernel_get(ctx, &tpl_scaled_copy, &p, &k), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   cr_assert_eq(ctx->last_kstats.source, RT_KSRC_OVERLAY);
+   cr_assert_eq(ctx->last_kstats.ms_ir, 0.0);
+   mxjit_ctx_destroy(ctx);
+   snprintf(cmd, sizeof(cmd), "rm -rf %s %s", ov, user);
+   cr_assert_eq(system(cmd), 0);
+}
+
 Test(rt_scaled_copy, invalid_params_named)
 {
    mxjit_ctx *ctx = make(MXJIT_DEVICE_EMU, "gfx950", NULL);
