@@ -4,7 +4,9 @@
  *      (tpl_compile's step timers), median of N;
  *   2. warm disk-cache hit to a loaded module: a fresh context over a populated cache dir,
  *      rt_kernel_get = disk lookup (read, verify checksum and key) + module load + kernel get;
- *   3. in-process lookup of a loaded kernel (rt_kernel_get on a hit), ns per call.
+ *   3. in-process lookup of a loaded kernel (rt_kernel_get on a hit), ns per call;
+ *   4. emulator speed: mxjit_scaled_copy of 256x1024 on the emulator, wall time and executed
+ *      wave-instructions per second (reported, not judged: the emulator is a test vehicle).
  * Everything uses a temporary cache directory, removed at the end.
  */
 #include "cmd.h"
@@ -24,6 +26,8 @@ typedef struct bench_target {
    double ir, opt, link, total;       /* cold compile medians, ms */
    double hit, hit_cache, hit_load;   /* disk hit medians, ms */
    double lookup_ns;                  /* in-process lookup median, ns */
+   double emu_ms, emu_minst_s;        /* emulator run of 256x1024, median ms; Minstr/s */
+   char emu_err[300];
    char err[300];
 } bench_target;
 
@@ -135,6 +139,47 @@ bench_lookup(const tpl_family *f, const void *params, const char *dir, bench_tar
 }
 
 static void
+bench_emu(const char *dir, int reps, bench_target *b)
+{
+   enum { M = 256, N = 1024 };
+   mxjit_ctx *ctx = NULL;
+   mxjit_devptr x = 0, out = 0;
+   mxjit_status st = ctx_for(b->target, dir, &ctx);
+   if (!st)
+      st = mxjit_malloc(ctx, M * N * 2, &x);
+   if (!st)
+      st = mxjit_malloc(ctx, M * N * 4, &out);
+   if (!st)
+      st = mxjit_memset(ctx, x, 0x3f, M * N * 2);
+   const mxjit_scaled_copy_args a = {.x = x, .out = out, .m = M, .n = N, .scale = 0.5f};
+   if (!st)
+      st = mxjit_scaled_copy(ctx, NULL, &a); /* compile + first run */
+   double *v = calloc((size_t)reps, sizeof(double));
+   for (int i = 0; !st && v && i < reps; i++) {
+      double t0 = cu_now_ms();
+      st = mxjit_scaled_copy(ctx, NULL, &a);
+      v[i] = cu_now_ms() - t0;
+   }
+   if (st) {
+      snprintf(b->emu_err, sizeof(b->emu_err), "%s: %.250s", mxjit_status_name(st),
+               mxjit_ctx_last_error(ctx));
+   } else if (v) {
+      b->emu_ms = cu_median(v, reps);
+      rt_counters c = {0};
+      rt_device *dev = rt_ctx_device(ctx);
+      if (dev->ops->last_counters)
+         dev->ops->last_counters(dev, &c);
+      b->emu_minst_s = b->emu_ms > 0 ? (double)c.total / (b->emu_ms * 1e3) : 0;
+   }
+   free(v);
+   if (ctx) {
+      mxjit_free(ctx, x);
+      mxjit_free(ctx, out);
+   }
+   mxjit_ctx_destroy(ctx);
+}
+
+static void
 print_text(const bench_target *b, int n, int reps, const char *tpl)
 {
    printf("mxjit bench: template %s, medians of %d (lookup: median of 15 batches of 200000)\n",
@@ -151,18 +196,37 @@ print_text(const bench_target *b, int n, int reps, const char *tpl)
              b[i].lookup_ns);
    }
    printf("goals: cold <= 30 ms, disk hit <= 0.3 ms, in-process lookup <= 500 ns\n");
+   for (int i = 0; i < n; i++) {
+      if (b[i].emu_err[0])
+         printf("emulator %s, scaled_copy 256x1024: %s\n", b[i].target, b[i].emu_err);
+      else
+         printf("emulator %s, scaled_copy 256x1024: %.2f ms, %.2f M wave-instructions/s\n",
+                b[i].target, b[i].emu_ms, b[i].emu_minst_s);
+   }
+}
+
+/* Messages go into JSON strings: drop quotes and backslashes rather than escape them. */
+static const char *
+json_safe(char *s)
+{
+   for (char *p = s; *p; p++)
+      if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
+         *p = '\'';
+   return s;
 }
 
 static void
-print_json(const bench_target *b, int n, int reps, const char *tpl)
+print_json(bench_target *b, int n, int reps, const char *tpl)
 {
    printf("{\"template\": \"%s\", \"reps\": %d, \"targets\": [", tpl, reps);
    for (int i = 0; i < n; i++)
       printf("%s{\"target\": \"%s\", \"cold_ms\": {\"ir\": %.4f, \"opt_codegen\": %.4f, "
              "\"link\": %.4f, \"total\": %.4f}, \"disk_hit_ms\": {\"total\": %.5f, "
-             "\"cache\": %.5f, \"load\": %.5f}, \"lookup_ns\": %.2f, \"error\": \"%s\"}",
+             "\"cache\": %.5f, \"load\": %.5f}, \"lookup_ns\": %.2f, \"error\": \"%s\", "
+             "\"emu_256x1024\": {\"ms\": %.4f, \"minst_per_s\": %.3f, \"error\": \"%s\"}}",
              i ? ", " : "", b[i].target, b[i].ir, b[i].opt, b[i].link, b[i].total, b[i].hit,
-             b[i].hit_cache, b[i].hit_load, b[i].lookup_ns, b[i].err);
+             b[i].hit_cache, b[i].hit_load, b[i].lookup_ns, json_safe(b[i].err), b[i].emu_ms,
+             b[i].emu_minst_s, json_safe(b[i].emu_err));
    printf("]}\n");
 }
 
@@ -198,6 +262,7 @@ cmd_bench(int argc, char **argv)
       int err = bench_cold(t, f, params, reps, &b[i]) || bench_hit(f, params, dir, reps, &b[i]) ||
                 bench_lookup(f, params, dir, &b[i]);
       rc |= err;
+      bench_emu(dir, reps < 5 ? reps : 5, &b[i]);
       cu_rmtree(dir);
    }
    if (json)
