@@ -77,8 +77,10 @@ mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_to_blocked_arg
       st = rt_op_check_ptr(ctx, op, "offs", args->offs, 8);
    int64_t batch = args && args->batch ? args->batch : 1;
    if (st == MXJIT_OK)
-      st = rt_op_check_disjoint(ctx, op, "s", args->s, (uint64_t)(batch * args->h * args->w),
-                                "out", args->out, nb);
+      st = rt_op_check_disjoint(ctx, op, "s", args->s,
+                                args->inverse ? nb : (uint64_t)(batch * args->h * args->w),
+                                "out", args->out,
+                                args->inverse ? (uint64_t)(batch * args->h * args->w) : nb);
    if (st != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
