@@ -36,7 +36,7 @@ static const char fake_src[] =
    "int hipModuleGetFunction(void**f,void*m,const char*n){*f=(void*)2;return 0;}\n"
    "int hipModuleLaunchKernel(void*f,unsigned gx,unsigned gy,unsigned gz,unsigned bx,"
    "unsigned by,unsigned bz,unsigned lds,void*s,void**p,void**extra){"
-   "int g[6]={gx,gy,gz,bx,by,bz};memcpy(fake_grid,g,sizeof g);"
+   "int g[6]={gx,gy,gz,bx,by,bz};memcpy(fake_grid,g,sizeof g);if(gx*gy>5000)return 98;"
    "if(extra[0]!=(void*)1||extra[2]!=(void*)2||extra[4]!=(void*)3)return 1;"
    "fake_args_size=*(size_t*)extra[3];memcpy(fake_args,extra[1],fake_args_size);return 0;}\n"
    "int hipMalloc(void**p,size_t n){*p=malloc(n);return *p?0:2;}\n"
@@ -140,6 +140,29 @@ Test(rt_hip, fake_gpu_target_memory_launch)
                 MXJIT_OK);
    cr_assert_eq(*loads, 1);
    cr_assert_eq(mxjit_synchronize(ctx, NULL), MXJIT_OK);
+
+   /* Device timing through HIP events (the fake reports 1 ms for the whole batch). */
+   const rt_lkernel *k = NULL;
+   cr_assert_eq(rt_kernel_get(ctx, &tpl_scaled_copy, &p, &k), MXJIT_OK);
+   rt_device *dev = rt_ctx_device(ctx);
+   const rt_launch l = {.grid = {1, 1, 1}, .block = {64, 1, 1}, .kernargs = &ka,
+                        .kernarg_size = sizeof(ka)};
+   double ms = 0;
+   cr_assert_eq(dev->ops->time_launch(dev, k->kernel, &l, 4, &ms), MXJIT_OK, "%s", dev->msg);
+   cr_assert_eq(ms, 0.25);
+
+   /* A launch the runtime rejects comes back as MXJIT_ERR_DEVICE with HIP's words. */
+   mxjit_devptr big = 0, bigout = 0;
+   cr_assert_eq(mxjit_malloc(ctx, 200000 * 2, &big), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, 200000 * 4, &bigout), MXJIT_OK);
+   st = mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){
+      .x = big, .out = bigout, .m = 200000, .n = 1, .scale = 1.0f});
+   cr_assert_eq(st, MXJIT_ERR_DEVICE, "%s", mxjit_status_name(st));
+   cr_assert(strstr(mxjit_ctx_last_error(ctx),
+                    "hip: hipModuleLaunchKernel failed: fake error (hipError 98)") != NULL,
+             "%s", mxjit_ctx_last_error(ctx));
+   mxjit_free(ctx, big);
+   mxjit_free(ctx, bigout);
    cr_assert_eq(mxjit_free(ctx, dx), MXJIT_OK);
    cr_assert_eq(mxjit_free(ctx, dout), MXJIT_OK);
    mxjit_ctx_destroy(ctx);
