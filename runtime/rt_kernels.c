@@ -304,10 +304,12 @@ miss(mxjit_ctx *ctx, const tpl_family *f, const void *params, uint64_t h, const 
 mxjit_status
 rt_kernel_get(mxjit_ctx *ctx, const tpl_family *f, const void *params, const rt_lkernel **out)
 {
+   if (!ctx->dev)
+      return rt_ctx_check(ctx, "runtime");
    if (!ctx->ktable)
       return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
                       "runtime: the %s device runs no kernels (it computes each op in scalar "
-                      "C); use the emu or hip device", ctx->dev ? ctx->dev->ops->name : "host");
+                      "C); use the emu or hip device", ctx->dev->ops->name);
    if (f->params_size > RT_MAX_PARAMS_BYTES)
       return rt_error(ctx, MXJIT_ERR_INTERNAL, "runtime: %s params are %zu bytes (limit %d)",
                       f->name, f->params_size, RT_MAX_PARAMS_BYTES);
