@@ -305,3 +305,51 @@ Test(ops_cli, mx_rows_through_mxjit_run)
    cr_assert_gt(ran, 0);
    cr_assert_eq(failed, 0);
 }
+
+/* The layout rows through `mxjit run <op> --device host`. */
+Test(ops_cli, layout_rows_through_mxjit_run)
+{
+   golden_case *cases;
+   int n = golden_load_manifest(&cases);
+   cr_assert_gt(n, 0);
+   char dir[] = "/tmp/mxjit_ops_cliXXXXXX";
+   cr_assert_not_null(mkdtemp(dir));
+   char out[300], in[4200], shape[64], extra[32];
+   snprintf(out, sizeof(out), "%s/out.bin", dir);
+   int ran = 0, failed = 0;
+   for (int i = 0; i < n; i++) {
+      const golden_case *c = &cases[i];
+      const char *op = !strcmp(c->op, "shuffle_weight_16x16") ? "shuffle_weight" : c->op;
+      if (!strncmp(c->op, "mx_quant", 8))
+         continue;
+      snprintf(in, sizeof(in), "%s/%s", golden_dir(), c->files[0]);
+      snprintf(shape, sizeof(shape), "%s", c->shape);
+      char *argv[16] = {MXJIT_CLI, "run", (char *)op, "--in", in, "--shape", shape, "--out", out,
+                        "--device", "host"};
+      int ac = 11;
+      if (strstr(c->op, "a16w4")) {
+         snprintf(extra, sizeof(extra), "%lld", (long long)kv(c->mode, "gate_up="));
+         argv[ac++] = "--gate-up";
+         argv[ac++] = extra;
+      }
+      char experts[32];
+      if (!strcmp(c->op, "shuffle_scale_a16w4")) {
+         snprintf(experts, sizeof(experts), "%lld", (long long)kv(c->elem, "experts="));
+         argv[ac++] = "--experts";
+         argv[ac++] = experts;
+      }
+      argv[ac] = NULL;
+      ran++;
+      int rc = run_cli(argv);
+      if (rc != 0 || !same_file(out, c->files[1], c, 1)) {
+         failed++;
+         cr_log_error("%s: mxjit run %s exit %d or output differs", c->name, op, rc);
+      }
+   }
+   unlink(out);
+   rmdir(dir);
+   free(cases);
+   cr_log_info("mxjit run --device host: %d/%d layout golden rows pass", ran - failed, ran);
+   cr_assert_gt(ran, 0);
+   cr_assert_eq(failed, 0);
+}
