@@ -215,7 +215,35 @@ typedef struct emu_wave {
    uint32_t wave_slot;                 /* index of the wave in the dispatch (hazard shadow id) */
    const struct emu_kernel *kern;
    uint64_t ninst;                     /* instructions executed by this wave */
+   emu_buffer last_buf;                /* emu_mem's one-entry lookup cache */
 } emu_wave;
+
+/* Out-of-line parts of emu_src32 / emu_vwrite (scalar sources and destinations). */
+uint32_t emu_src32_scalar(const emu_wave *w, const emu_opnd *o, unsigned reg_off);
+void emu_vwrite_scalar(emu_wave *w, const emu_opnd *o, unsigned reg_off, uint32_t v);
+
+/* VGPR/AGPR fast paths of emu_src32 / emu_vwrite: inline, since every semantic function calls
+ * them once per lane and operand. */
+static inline uint32_t
+emu_src32(const emu_wave *w, const emu_opnd *o, unsigned lane, unsigned reg_off)
+{
+   unsigned c = o->code;
+   if (c >= EMU_SRC_VGPR0 && c != EMU_OPND_NONE)
+      return w->v[(c - EMU_SRC_VGPR0 + reg_off + ((o->flags & EMU_OPND_AGPR) ? 256u : 0u)) &
+                  (EMU_NUM_VGPR - 1)][lane];
+   return emu_src32_scalar(w, o, reg_off);
+}
+
+static inline void
+emu_vwrite(emu_wave *w, const emu_opnd *o, unsigned lane, unsigned reg_off, uint32_t v)
+{
+   unsigned c = o->code;
+   if (c >= EMU_SRC_VGPR0 && c != EMU_OPND_NONE)
+      w->v[(c - EMU_SRC_VGPR0 + reg_off + ((o->flags & EMU_OPND_AGPR) ? 256u : 0u)) &
+           (EMU_NUM_VGPR - 1)][lane] = v;
+   else
+      emu_vwrite_scalar(w, o, reg_off, v);
+}
 
 /* --- Opcode table --------------------------------------------------------------------------- */
 /* The merged table is built once at first use (emu_decode.c) from the three fragments below;
@@ -230,7 +258,8 @@ int emu_op_lookup(const char *name);
 /** 32-bit value of source operand register/constant `reg_off` dwords into `o` for `lane`.
  *  Inline float constants resolve to f32 bits; use emu_src_f16/emu_src64 for other widths.
  *  Does not apply NEG/ABS; semantic functions apply float modifiers themselves. */
-uint32_t emu_src32(const emu_wave *w, const emu_opnd *o, unsigned lane, unsigned reg_off);
+static inline uint32_t emu_src32(const emu_wave *w, const emu_opnd *o, unsigned lane,
+                                 unsigned reg_off);
 /** 64-bit value (two consecutive registers; inline constants as f64 bits / sign-extended ints). */
 uint64_t emu_src64(const emu_wave *w, const emu_opnd *o, unsigned lane);
 /** 16-bit inline-constant-aware read (f16 bits for float constants), hi selects bits 31:16. */
@@ -239,7 +268,9 @@ uint16_t emu_src16(const emu_wave *w, const emu_opnd *o, unsigned lane, bool hi)
 uint32_t emu_sread(const emu_wave *w, unsigned code);
 void emu_swrite(emu_wave *w, unsigned code, uint32_t v);
 /** Destination writes (VGPR or AGPR per flags; SGPR codes for scalar destinations). */
-void emu_vwrite(emu_wave *w, const emu_opnd *o, unsigned lane, unsigned reg_off, uint32_t v);
+static inline void emu_vwrite(emu_wave *w, const emu_opnd *o, unsigned lane, unsigned reg_off,
+                              uint32_t v);
+
 
 /** Records a fault message on the running dispatch and returns st. */
 mxjit_status emu_fault(emu_wave *w, const emu_inst *in, mxjit_status st, const char *fmt, ...)

@@ -221,10 +221,15 @@ nearest_buffer(emu_device *dev, uint64_t addr, char *out, size_t len)
 uint8_t *
 emu_mem(emu_wave *w, const emu_inst *in, uint64_t addr, unsigned n, bool write)
 {
+   const emu_buffer *c = &w->last_buf;
+   if (addr - c->addr < c->size && n <= c->size - (addr - c->addr))
+      return c->host + (addr - c->addr);
    emu_device *dev = w->disp->dev;
    emu_buffer *b = emu_find_buffer(dev, addr);
-   if (b && n <= b->size - (addr - b->addr))
+   if (b && n <= b->size - (addr - b->addr)) {
+      w->last_buf = *b; /* the table does not change while a launch runs */
       return b->host + (addr - b->addr);
+   }
    char near[256];
    nearest_buffer(dev, addr, near, sizeof(near));
    emu_fault(w, in, MXJIT_ERR_EMU_FAULT_OOB,

@@ -94,16 +94,14 @@ vreg(const emu_opnd *o, unsigned reg_off)
 }
 
 uint32_t
-emu_src32(const emu_wave *w, const emu_opnd *o, unsigned lane, unsigned reg_off)
+emu_src32_scalar(const emu_wave *w, const emu_opnd *o, unsigned reg_off)
 {
-   if (o->code >= EMU_SRC_VGPR0 && o->code != EMU_OPND_NONE)
-      return w->v[vreg(o, reg_off) & (EMU_NUM_VGPR - 1)][lane];
    if (o->code == EMU_SRC_LITERAL)
       return reg_off ? 0 : o->literal;
    if (o->code < 128 || o->code == EMU_SRC_SCC || o->code == EMU_SRC_VCCZ ||
        o->code == EMU_SRC_EXECZ)
       return emu_sread(w, o->code + reg_off);
-   return reg_off ? 0 : emu_sread(w, o->code);
+   return reg_off || o->code == EMU_OPND_NONE ? 0 : emu_sread(w, o->code);
 }
 
 uint64_t
@@ -130,10 +128,8 @@ emu_src16(const emu_wave *w, const emu_opnd *o, unsigned lane, bool hi)
 }
 
 void
-emu_vwrite(emu_wave *w, const emu_opnd *o, unsigned lane, unsigned reg_off, uint32_t v)
+emu_vwrite_scalar(emu_wave *w, const emu_opnd *o, unsigned reg_off, uint32_t v)
 {
-   if (o->code >= EMU_SRC_VGPR0 && o->code != EMU_OPND_NONE)
-      w->v[vreg(o, reg_off) & (EMU_NUM_VGPR - 1)][lane] = v;
-   else if (o->code != EMU_OPND_NONE)
+   if (o->code != EMU_OPND_NONE)
       emu_swrite(w, o->code + reg_off, v);
 }

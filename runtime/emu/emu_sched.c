@@ -140,6 +140,7 @@ wave_init(emu_wave *w, struct emu_dispatch *d, struct emu_workgroup *wg, unsigne
    w->scratch_lane_bytes = kd->private_segment_fixed_size;
    w->scratch_base = scratch;
    w->wave_slot = idx;
+   memset(&w->last_buf, 0, sizeof(w->last_buf));
    /* work-item ids, packed in v0 on gfx90a+: x [9:0], y [19:10], z [29:20] */
    const uint32_t *b = d->p.block;
    uint32_t total = b[0] * b[1] * b[2];
