@@ -90,6 +90,57 @@ struct mp_item {
    const uint8_t *data; /* str/bin/ext bytes */
 };
 
+/* Markers 0xc0..0xdf (msgpack spec "Formats"). Legend: kind of the item; n = bytes after the
+ * marker; how they are read: VAL an unsigned value (uint, array/map count), SGN a signed value,
+ * LEN the length of a payload that follows, SKIP ignored (floats), EXT length then type byte,
+ * FIX a type byte and a payload of 2^(marker - 0xd4) bytes. Kind 0 (MP_BAD) marks 0xc1. */
+enum { VAL, SGN, LEN, SKIP, EXT, FIX };
+static const struct {
+   uint8_t kind, n, how;
+} mp_markers[32] = {
+    [0x00] = {MP_NIL, 0, VAL},    [0x02] = {MP_BOOL, 0, VAL},   [0x03] = {MP_BOOL, 0, VAL},
+    [0x04] = {MP_BIN, 1, LEN},    [0x05] = {MP_BIN, 2, LEN},    [0x06] = {MP_BIN, 4, LEN},
+    [0x07] = {MP_EXT, 1, EXT},    [0x08] = {MP_EXT, 2, EXT},    [0x09] = {MP_EXT, 4, EXT},
+    [0x0a] = {MP_FLOAT, 4, SKIP}, [0x0b] = {MP_FLOAT, 8, SKIP}, [0x0c] = {MP_UINT, 1, VAL},
+    [0x0d] = {MP_UINT, 2, VAL},   [0x0e] = {MP_UINT, 4, VAL},   [0x0f] = {MP_UINT, 8, VAL},
+    [0x10] = {MP_INT, 1, SGN},    [0x11] = {MP_INT, 2, SGN},    [0x12] = {MP_INT, 4, SGN},
+    [0x13] = {MP_INT, 8, SGN},    [0x14] = {MP_EXT, 1, FIX},    [0x15] = {MP_EXT, 1, FIX},
+    [0x16] = {MP_EXT, 1, FIX},    [0x17] = {MP_EXT, 1, FIX},    [0x18] = {MP_EXT, 1, FIX},
+    [0x19] = {MP_STR, 1, LEN},    [0x1a] = {MP_STR, 2, LEN},    [0x1b] = {MP_STR, 4, LEN},
+    [0x1c] = {MP_ARRAY, 2, VAL},  [0x1d] = {MP_ARRAY, 4, VAL},  [0x1e] = {MP_MAP, 2, VAL},
+    [0x1f] = {MP_MAP, 4, VAL},
+};
+
+/* One item of marker c in 0xc0..0xdf, per mp_markers. */
+static void
+mp_marker(struct mp *m, uint8_t c, struct mp_item *it)
+{
+   unsigned i = c - 0xc0u;
+   it->kind = mp_markers[i].kind;
+   uint64_t v = mp_take(m, mp_markers[i].n);
+   switch (mp_markers[i].how) {
+   case SGN: {
+      unsigned sh = 64 - 8 * mp_markers[i].n; /* sign-extend n bytes */
+      it->i = (int64_t)(v << sh) >> sh;
+      break;
+   }
+   case EXT:
+      it->u = v;
+      mp_take(m, 1);
+      break;
+   case FIX:
+      it->u = 1u << (c - 0xd4);
+      break;
+   case SKIP:
+      break;
+   default:
+      it->u = c == 0xc3 ? 1 : v;
+      break;
+   }
+   if (it->kind == MP_BAD)
+      m->bad = true;
+}
+
 static struct mp_item
 mp_next(struct mp *m)
 {
@@ -97,98 +148,25 @@ mp_next(struct mp *m)
    uint8_t c = (uint8_t)mp_take(m, 1);
    if (m->bad)
       return it;
-   if (c <= 0x7f) {
+   if (c <= 0x7f)
       it.kind = MP_UINT, it.u = c;
-   } else if (c >= 0xe0) {
+   else if (c >= 0xe0)
       it.kind = MP_INT, it.i = (int8_t)c;
-   } else if ((c & 0xf0) == 0x80) {
+   else if ((c & 0xf0) == 0x80)
       it.kind = MP_MAP, it.u = c & 0x0f;
-   } else if ((c & 0xf0) == 0x90) {
+   else if ((c & 0xf0) == 0x90)
       it.kind = MP_ARRAY, it.u = c & 0x0f;
-   } else if ((c & 0xe0) == 0xa0) {
+   else if ((c & 0xe0) == 0xa0)
       it.kind = MP_STR, it.u = c & 0x1f;
-   } else {
-      switch (c) {
-      case 0xc0:
-         it.kind = MP_NIL;
-         break;
-      case 0xc2:
-      case 0xc3:
-         it.kind = MP_BOOL, it.u = c & 1;
-         break;
-      case 0xc4:
-      case 0xc5:
-      case 0xc6:
-         it.kind = MP_BIN, it.u = mp_take(m, 1u << (c - 0xc4));
-         break;
-      case 0xca:
-         it.kind = MP_FLOAT, mp_take(m, 4);
-         break;
-      case 0xcb:
-         it.kind = MP_FLOAT, mp_take(m, 8);
-         break;
-      case 0xcc:
-      case 0xcd:
-      case 0xce:
-      case 0xcf:
-         it.kind = MP_UINT, it.u = mp_take(m, 1u << (c - 0xcc));
-         break;
-      case 0xd0:
-         it.kind = MP_INT, it.i = (int8_t)mp_take(m, 1);
-         break;
-      case 0xd1:
-         it.kind = MP_INT, it.i = (int16_t)mp_take(m, 2);
-         break;
-      case 0xd2:
-         it.kind = MP_INT, it.i = (int32_t)mp_take(m, 4);
-         break;
-      case 0xd3:
-         it.kind = MP_INT, it.i = (int64_t)mp_take(m, 8);
-         break;
-      case 0xd9:
-      case 0xda:
-      case 0xdb:
-         it.kind = MP_STR, it.u = mp_take(m, 1u << (c - 0xd9));
-         break;
-      case 0xdc:
-         it.kind = MP_ARRAY, it.u = mp_take(m, 2);
-         break;
-      case 0xdd:
-         it.kind = MP_ARRAY, it.u = mp_take(m, 4);
-         break;
-      case 0xde:
-         it.kind = MP_MAP, it.u = mp_take(m, 2);
-         break;
-      case 0xdf:
-         it.kind = MP_MAP, it.u = mp_take(m, 4);
-         break;
-      case 0xd4:
-      case 0xd5:
-      case 0xd6:
-      case 0xd7:
-      case 0xd8:
-         mp_take(m, 1); /* ext type */
-         it.kind = MP_EXT, it.u = 1u << (c - 0xd4);
-         break;
-      case 0xc7:
-      case 0xc8:
-      case 0xc9:
-         it.kind = MP_EXT, it.u = mp_take(m, 1u << (c - 0xc7));
-         mp_take(m, 1);
-         break;
-      default:
+   else
+      mp_marker(m, c, &it);
+   if (!m->bad && (it.kind == MP_STR || it.kind == MP_BIN || it.kind == MP_EXT)) {
+      if ((uint64_t)(m->end - m->p) < it.u) {
          m->bad = true;
-         return it;
+      } else {
+         it.data = m->p;
+         m->p += it.u;
       }
-   }
-   if (it.kind == MP_STR || it.kind == MP_BIN || it.kind == MP_EXT) {
-      if (m->bad || (uint64_t)(m->end - m->p) < it.u) {
-         m->bad = true;
-         it.kind = MP_BAD;
-         return it;
-      }
-      it.data = m->p;
-      m->p += it.u;
    }
    if (m->bad)
       it.kind = MP_BAD;
