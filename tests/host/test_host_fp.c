@@ -358,3 +358,43 @@ Test(host_fp8t, clamp_nan_inf)
    cr_expect_eq(q[2], 0x7F); /* NaN → +q_max */
    cr_expect_eq(host_f32_bits(sinv), host_f32_bits(1.0f / (240.0f / 2.0f)));
 }
+
+/* 1M pseudo-random fp32 bit patterns (all exponents, subnormals included) against the brute
+ * force: covers the fp32 inputs that bf16 cannot express (ties below the bf16 grid). */
+Test(host_encode, random_fp32_against_brute_force)
+{
+   const host_fmt fmts[] = {HOST_FMT_E4M3, HOST_FMT_E5M2, HOST_FMT_E2M1, HOST_FMT_E4M3FNUZ};
+   uint64_t s = 0x9E3779B97F4A7C15ull;
+   int bad = 0;
+   for (int i = 0; i < 1000000; i++) {
+      s ^= s << 13;
+      s ^= s >> 7;
+      s ^= s << 17;
+      uint32_t b = (uint32_t)s;
+      if (i % 2) /* half of them near the formats' range: exponent field 100..150 */
+         b = (b & 0x807FFFFFu) | ((100u + (uint32_t)(s >> 40) % 51u) << 23);
+      float x = f(b);
+      if (isnan(x))
+         continue;
+      host_fmt fm = fmts[i % 4];
+      uint8_t got = host_fmt_encode(fm, x), want = brute_encode(fm, x);
+      if (got != want && bad++ < 5)
+         cr_log_error("%s: 0x%08x → 0x%02x, brute force 0x%02x", host_fmt_name(fm), b, got,
+                      want);
+   }
+   cr_assert_eq(bad, 0);
+}
+
+/* FLOOR over every positive finite bf16 amax is floor(log2 amax) − emax, clamped (§3.2). */
+Test(host_scale, floor_matches_log2_over_bf16)
+{
+   for (uint32_t h = 1; h < 0x7F80; h++) {
+      float a = host_bf16_to_f32((uint16_t)h);
+      int e;
+      frexp(a, &e);
+      int u = (e - 1) - 8;
+      if (u < -127)
+         u = -127;
+      cr_assert_eq(host_mx_scale(a, HOST_FMT_E4M3, HOST_SCALE_FLOOR), u + 127, "bf16 0x%04x", h);
+   }
+}
