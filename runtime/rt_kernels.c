@@ -2,7 +2,7 @@
  * rt_kernels.c — the per-context table of loaded kernels and the miss path through the cache.
  *
  * Table: open addressing over RT_KT_SLOTS atomic pointers. Readers probe with acquire loads
- * and never lock; a writer (holding the context's mutex) fills an rt_lkernel completely and
+ * and never lock; a writer (holding the context's mutex, taken only to load and insert) fills an rt_lkernel completely and
  * then publishes it with a release store, so a reader that sees the pointer sees the whole
  * entry. Entries are never removed before mxjit_ctx_destroy, which is why a reader never
  * meets a freed one. The key is (family pointer, raw params bytes): both are stable within a
@@ -25,7 +25,7 @@
 
 struct rt_ktable {
    _Atomic(rt_lkernel *) slot[RT_KT_SLOTS];
-   pthread_mutex_t lock; /* serializes misses of this context only */
+   pthread_mutex_t lock; /* serializes device loads + inserts of this context only */
    unsigned count;
 };
 
@@ -243,10 +243,13 @@ load_entry(mxjit_ctx *ctx, const tpl_family *f, const kc_entry *ke, rt_lkernel *
    return MXJIT_OK;
 }
 
+/* Cache entry for (f, params): memory, overlay, disk or a compile. Runs without the context's
+ * lock, so different kernels of one context compile in parallel; kc_get compiles each key once
+ * however many threads ask. */
 static mxjit_status
-miss(mxjit_ctx *ctx, const tpl_family *f, const void *params, uint64_t h, const rt_lkernel **out)
+fetch(mxjit_ctx *ctx, const tpl_family *f, const void *params, const kc_entry **ke,
+      struct build_ctx *b, enum kc_source *src)
 {
-   double t0 = now_ms();
    char msg[1024] = "";
    mxjit_status st = tpl_params_check(f, params, msg, sizeof(msg));
    if (st != MXJIT_OK)
@@ -254,39 +257,64 @@ miss(mxjit_ctx *ctx, const tpl_family *f, const void *params, uint64_t h, const 
    kc_key key = {0};
    if ((st = rt_kernel_key(ctx->target, f, params, &key, msg, sizeof(msg))) != MXJIT_OK)
       return rt_error(ctx, st, "%s", msg);
-   struct build_ctx b = {.t = ctx->target, .f = f, .params = params};
-   const kc_entry *ke = NULL;
-   enum kc_source src = KC_SRC_BUILT;
-   st = kc_get(ctx->cache, &key, build_cb, &b, &ke, &src, msg, sizeof(msg));
+   *b = (struct build_ctx){.t = ctx->target, .f = f, .params = params};
+   st = kc_get(ctx->cache, &key, build_cb, b, ke, src, msg, sizeof(msg));
    kc_key_fini(&key);
-   if (st != MXJIT_OK)
-      return rt_error(ctx, st, "%s", msg);
-   double t1 = now_ms();
+   return st == MXJIT_OK ? st : rt_error(ctx, st, "%s", msg);
+}
 
+/* Loads ke on the device and publishes it. Caller holds the context's lock and has checked
+ * that no other thread published the kernel meanwhile. */
+static mxjit_status
+install(mxjit_ctx *ctx, const tpl_family *f, const void *params, uint64_t h,
+        const kc_entry *ke, const rt_lkernel **out)
+{
+   struct rt_ktable *t = ctx->ktable;
+   if (t->count + 1 >= RT_KT_SLOTS * 3 / 4)
+      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
+                      "runtime: this context already holds %u kernels (limit %u); use another "
+                      "context", t->count, RT_KT_SLOTS * 3 / 4);
    rt_lkernel *e = calloc(1, sizeof(*e));
    if (!e)
       return rt_error(ctx, MXJIT_ERR_NOMEM, "runtime: out of host memory for a kernel entry");
    e->family = f;
    e->hash = h;
    memcpy(e->params, params, f->params_size);
-   if ((st = load_entry(ctx, f, ke, e)) != MXJIT_OK) {
+   mxjit_status st = load_entry(ctx, f, ke, e);
+   if (st != MXJIT_OK) {
       free(e);
       return st;
    }
-   struct rt_ktable *t = ctx->ktable;
+   /* The load factor bound above guarantees a free slot. */
    unsigned i = 0;
-   while (i < RT_KT_SLOTS && atomic_load_explicit(&t->slot[(h + i) & (RT_KT_SLOTS - 1)],
-                                                  memory_order_relaxed))
+   while (atomic_load_explicit(&t->slot[(h + i) & (RT_KT_SLOTS - 1)], memory_order_relaxed))
       i++;
-   if (i == RT_KT_SLOTS || t->count + 1 >= RT_KT_SLOTS * 3 / 4) {
-      ctx->dev->ops->module_unload(ctx->dev, e->module);
-      free(e);
-      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
-                      "runtime: this context already holds %u kernels (limit %u); use another "
-                      "context", t->count, RT_KT_SLOTS * 3 / 4);
-   }
    atomic_store_explicit(&t->slot[(h + i) & (RT_KT_SLOTS - 1)], e, memory_order_release);
    t->count++;
+   *out = e;
+   return MXJIT_OK;
+}
+
+static mxjit_status
+miss(mxjit_ctx *ctx, const tpl_family *f, const void *params, uint64_t h, const rt_lkernel **out)
+{
+   double t0 = now_ms();
+   const kc_entry *ke = NULL;
+   struct build_ctx b;
+   enum kc_source src = KC_SRC_BUILT;
+   mxjit_status st = fetch(ctx, f, params, &ke, &b, &src);
+   if (st != MXJIT_OK)
+      return st;
+   double t1 = now_ms();
+   pthread_mutex_lock(&ctx->ktable->lock);
+   const rt_lkernel *e = table_find(ctx->ktable, f, params, h);
+   if (e) /* another thread of this context loaded it while we fetched */
+      *out = e;
+   else
+      st = install(ctx, f, params, h, ke, out);
+   pthread_mutex_unlock(&ctx->ktable->lock);
+   if (st != MXJIT_OK || e)
+      return st;
    double t2 = now_ms();
    ctx->last_kstats = (rt_kstats){
       .source = b.built ? RT_KSRC_BUILT : to_source(src),
@@ -297,7 +325,6 @@ miss(mxjit_ctx *ctx, const tpl_family *f, const void *params, uint64_t h, const 
       .ms_load = t2 - t1,
       .ms_total = t2 - t0,
    };
-   *out = e;
    return MXJIT_OK;
 }
 
@@ -319,15 +346,7 @@ rt_kernel_get(mxjit_ctx *ctx, const tpl_family *f, const void *params, const rt_
       *out = e;
       return MXJIT_OK;
    }
-   pthread_mutex_lock(&ctx->ktable->lock);
-   e = table_find(ctx->ktable, f, params, h); /* another thread may have loaded it */
-   mxjit_status st = MXJIT_OK;
-   if (e)
-      *out = e;
-   else
-      st = miss(ctx, f, params, h, out);
-   pthread_mutex_unlock(&ctx->ktable->lock);
-   return st;
+   return miss(ctx, f, params, h, out);
 }
 
 mxjit_status

@@ -2,10 +2,11 @@
  * rt_kernels.h — (family, params) -> a kernel loaded on the context's device.
  *
  * Steady state is one lock-free probe of a per-context table keyed by (family, raw params)
- * and a launch: no allocation, no lock (ARCHITECTURE.md "Data flow of one call"). A miss takes
- * the context's mutex, builds the cache key (template name+version, canonical params, target
- * and features, LLVM version, ABI), asks the cache (memory, overlays, disk, else compile with
- * tpl_compile), loads the code object on the device and publishes the kernel in the table.
+ * and a launch: no allocation, no lock (ARCHITECTURE.md "Data flow of one call"). A miss
+ * builds the cache key (template name+version, canonical params, target and features, LLVM
+ * version, ABI) and asks the cache (memory, overlays, disk, else compile with tpl_compile; once
+ * per key however many threads ask), then takes the context's mutex only to load the code
+ * object on the device and publish the kernel in the table.
  */
 #ifndef RT_KERNELS_H
 #define RT_KERNELS_H
