@@ -1,0 +1,111 @@
+/*
+ * test_emu_valu_16.c — 16-bit VALU with CDNA register naming (low half unless VOP3 op_sel picks
+ * the high half; op_sel[3] writes the high half and keeps the low one; plain 16-bit results
+ * zero the high half as GFX9 does), f16 inline constants, and VOP3P packed ops: per-half
+ * op_sel/op_sel_hi selection, neg_lo/neg_hi, packed f32 on register pairs, dot2.
+ * f16 values: 1.0 = 0x3c00, 2.0 = 0x4000, 3.0 = 0x4200, 0.5 = 0x3800, 4.0 = 0x4400.
+ */
+#include "test_emu_valu_util.h"
+
+TestSuite(emu_valu_16);
+
+Test(emu_valu_16, f16_low_half_and_inline_constant)
+{
+   vt_fill(0x12343c00u, 0xabcd4000u, 0x44003800u);
+   vt_run("gfx942", VT_LOAD "v_mov_b32 v20, -1\n v_add_f16 v20, v10, v11\n"
+                    "v_add_f16 v21, 1.0, v11\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], 0x4200u);
+      vt_expect(l, vt_out[1][l], 0x4200u);
+   }
+}
+
+Test(emu_valu_16, vop3_op_sel_halves)
+{
+   /* fma(v10.hi = 0x1234?, ...) — use v12 = {4.0 : 0.5}: op_sel:[1,0,0,1] takes v10's high
+    * half (0x4000 = 2.0 here), v11 low (3.0), v12 low (0.5) -> 6.5 = 0x4680 into the high half,
+    * keeping the low half of the old v20. */
+   vt_fill(0x40003c00u, 0xabcd4200u, 0x44003800u);
+   vt_run("gfx942", VT_LOAD "v_mov_b32 v20, 0x5555aaaa\n"
+                    "v_fma_f16 v20, v10, v11, v12 op_sel:[1,0,0,1]\n"
+                    "v_fma_f16 v21, v10, v11, v12 op_sel:[0,0,1,0]\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], 0x4680aaaau);
+      vt_expect(l, vt_out[1][l], 0x4700u); /* 1*3 + 4 = 7.0 */
+   }
+}
+
+Test(emu_valu_16, int16_ops)
+{
+   vt_fill(0x1234fffeu, 0x00000003u, 0x00000010u);
+   vt_run("gfx942", VT_LOAD "v_add_u16 v20, v10, v11\n"
+                    "v_mad_u16 v21, v10, v11, v12\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], 0x0001u);              /* 0xfffe + 3 wraps in 16 bits */
+      vt_expect(l, vt_out[1][l], (0xfffeu * 3 + 0x10) & 0xffff);
+   }
+}
+
+Test(emu_valu_16, pk_f16_op_sel_and_neg)
+{
+   /* v10 = {hi 2.0, lo 1.0}, v11 = {hi 4.0, lo 0.5}.
+    * op_sel:[1,0] op_sel_hi:[0,1]: lo = v10.hi + v11.lo = 2.5 (0x4100), hi = v10.lo + v11.hi =
+    * 5.0 (0x4500). neg_lo:[0,1]: lo = 1.0 - 0.5 = 0.5 (0x3800); hi = 2 + 4 = 6 (0x4600). */
+   vt_fill(0x40003c00u, 0x44003800u, 0);
+   vt_run("gfx942", VT_LOAD "v_pk_add_f16 v20, v10, v11 op_sel:[1,0] op_sel_hi:[0,1]\n"
+                    "v_pk_add_f16 v21, v10, v11 neg_lo:[0,1]\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], 0x45004100u);
+      vt_expect(l, vt_out[1][l], 0x46003800u);
+   }
+}
+
+Test(emu_valu_16, pk_u16_clamp_and_shift)
+{
+   vt_fill(0x0001fff0u, 0x00040020u, 0);
+   vt_run("gfx942", VT_LOAD "v_pk_add_u16 v20, v10, v11 clamp\n"
+                    "v_pk_lshlrev_b16 v21, v11, v10\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], 0x0005ffffu);     /* lo saturates: 0xfff0 + 0x20 */
+      vt_expect(l, vt_out[1][l], 0x0010fff0u);     /* lo: 0xfff0 << (0x20 & 15 = 0); hi: 1 << 4 */
+   }
+}
+
+Test(emu_valu_16, pk_f32_pairs_and_mov)
+{
+   static const float a0 = 1.5f, a1 = -3.0f, b0 = 0.1f, b1 = 2.0f;
+   for (unsigned l = 0; l < 64; l++) {
+      vt_in[0][l] = vt_f2u(a0);
+      vt_in[1][l] = vt_f2u(a1);
+      vt_in[2][l] = vt_f2u(b0);
+   }
+   vt_run("gfx942", VT_LOAD "v_mov_b32 v13, 2.0\n v_mov_b32 v14, 1.0\n v_mov_b32 v15, -1.0\n"
+                    "v_pk_fma_f32 v[20:21], v[10:11], v[12:13], v[14:15]\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], vt_f2u(fmaf(a0, b0, 1.0f)));
+      vt_expect(l, vt_out[1][l], vt_f2u(fmaf(a1, b1, -1.0f)));
+   }
+   /* pk_mul with op_sel_hi:[0,1] (hi takes a0) and neg_hi:[1,0] */
+   vt_run("gfx942", VT_LOAD "v_mov_b32 v13, 2.0\n"
+                    "v_pk_mul_f32 v[20:21], v[10:11], v[12:13] op_sel_hi:[0,1] neg_hi:[1,0]\n"
+                    VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], vt_f2u(a0 * b0));
+      vt_expect(l, vt_out[1][l], vt_f2u(-a0 * b1));
+   }
+   vt_run("gfx942", VT_LOAD "v_pk_mov_b32 v[20:21], v[10:11], v[12:13] op_sel:[1,0]\n" VT_STORE,
+          0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], vt_f2u(a1));
+      vt_expect(l, vt_out[1][l], vt_f2u(b0));
+   }
+}
+
+Test(emu_valu_16, dot2_f32_f16)
+{
+   /* (1.0 * 0.5) + (2.0 * 4.0) + 0.25 = 8.75 */
+   vt_fill(0x40003c00u, 0x44003800u, vt_f2u(0.25f));
+   vt_run("gfx942", VT_LOAD "v_dot2_f32_f16 v20, v10, v11, v12\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++)
+      vt_expect(l, vt_out[0][l], vt_f2u(8.75f));
+}
