@@ -27,8 +27,9 @@ void
 emu_pending_push(emu_wave *w, const emu_inst *in, unsigned counter, unsigned first,
                  unsigned count)
 {
-   counter &= 1;
-   uint32_t seq = ++w->issued[counter];
+   /* counter 2: lgkmcnt, but out of order (scalar memory, see emu_waitcnt) */
+   counter = counter > 2 ? 1 : counter;
+   uint32_t seq = ++w->issued[counter ? 1 : 0];
    if (count == 0)
       return;
    if (w->npending == EMU_MAX_PENDING) {
@@ -56,10 +57,13 @@ emu_waitcnt(emu_wave *w, int vm, int lgkm)
       if (out > (uint32_t)lim[c])
          w->retired[c] = w->issued[c] - (uint32_t)lim[c];
    }
+   /* Scalar memory loads return out of order, so only lgkmcnt(0) is known to cover them
+    * (CDNA3 ISA §4.4); DS and other lgkm events complete in order. */
    unsigned j = 0;
    for (unsigned i = 0; i < w->npending; i++) {
       emu_pending *p = &w->pending[i];
-      if (p->seq > w->retired[p->counter])
+      bool done = p->counter == 2 ? lgkm == 0 : p->seq <= w->retired[p->counter];
+      if (!done)
          w->pending[j++] = *p;
    }
    w->npending = j;
@@ -110,7 +114,8 @@ emu_hazard_check(emu_wave *w, const emu_inst *in)
                           "hazard: reads %s, loaded by the instruction at pc 0x%x without a "
                           "s_waitcnt %s for it",
                           slot_name(slot_of(o, r), nm, sizeof(nm)), p->pc,
-                          p->counter ? "lgkmcnt" : "vmcnt");
+                          p->counter == 2 ? "lgkmcnt(0) (scalar loads return out of order)"
+                          : p->counter ? "lgkmcnt" : "vmcnt");
       }
    }
    return MXJIT_OK;

@@ -182,7 +182,7 @@ struct emu_workgroup;
  * until s_waitcnt brings the matching counter at or below the load's position. */
 typedef struct emu_pending {
    uint16_t first, count;  /* register range: sgpr codes or 256+vgpr */
-   uint8_t counter;        /* 0: vmcnt, 1: lgkmcnt */
+   uint8_t counter;        /* 0: vmcnt, 1: lgkmcnt, 2: lgkmcnt out of order (SMEM) */
    uint32_t seq;           /* issue index within that counter's queue */
    uint32_t pc;
 } emu_pending;
@@ -285,7 +285,10 @@ mxjit_status emu_fault(emu_wave *w, const emu_inst *in, mxjit_status st, const c
 uint8_t *emu_mem(emu_wave *w, const emu_inst *in, uint64_t addr, unsigned n, bool write);
 /** LDS of the wave's workgroup; NULL (and a fault) when [off, off+n) exceeds the allocation. */
 uint8_t *emu_lds(emu_wave *w, const emu_inst *in, uint32_t off, unsigned n, bool write);
-/** Records a pending load into registers [first, first+count) on counter (0 vm, 1 lgkm). */
+/** Records a pending load into registers [first, first+count) on counter (0 vm, 1 lgkm,
+ *  2 lgkm out of order = scalar memory: retired only by lgkmcnt(0)). Register slots: SGPR
+ *  codes, 256 + n for v[n], 512 + n for a[n]. count 0 records an issue without registers
+ *  (stores: they still count on vmcnt). */
 void emu_pending_push(emu_wave *w, const emu_inst *in, unsigned counter, unsigned first,
                       unsigned count);
 /** Counts bytes moved: kind 0 global load, 1 global store, 2 lds load, 3 lds store, 4 smem. */

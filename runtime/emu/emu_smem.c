@@ -33,7 +33,7 @@ emu_s_load(emu_wave *w, const emu_inst *in)
       memcpy(&v, p + 4 * i, 4);
       emu_swrite(w, in->dst[0].code + i, v);
    }
-   emu_pending_push(w, in, 1, in->dst[0].code, n);
+   emu_pending_push(w, in, 2, in->dst[0].code, n);
    emu_count_bytes(w, 4, 4ull * n);
    return MXJIT_OK;
 }
@@ -62,7 +62,7 @@ emu_s_buffer_load(emu_wave *w, const emu_inst *in)
       }
       emu_swrite(w, in->dst[0].code + i, v);
    }
-   emu_pending_push(w, in, 1, in->dst[0].code, n);
+   emu_pending_push(w, in, 2, in->dst[0].code, n);
    emu_count_bytes(w, 4, 4ull * n);
    return MXJIT_OK;
 }
@@ -89,7 +89,7 @@ static mxjit_status
 emu_s_memtime(emu_wave *w, const emu_inst *in)
 {
    emu_swrite64(w, in->dst[0].code, w->ninst * 4);
-   emu_pending_push(w, in, 1, in->dst[0].code, 2);
+   emu_pending_push(w, in, 2, in->dst[0].code, 2);
    return MXJIT_OK;
 }
 

@@ -40,6 +40,19 @@ Test(emu_hazard, smem_with_waitcnt_ok)
    cr_assert_eq(st, MXJIT_OK, "%s", msg);
 }
 
+/* Scalar loads may return out of order: lgkmcnt(1) after two of them covers neither. */
+Test(emu_hazard, smem_out_of_order_needs_lgkmcnt0)
+{
+   char msg[1024];
+   mxjit_status st = run("  s_load_dword s40, s[10:11], 0x0\n"
+                         "  s_load_dword s41, s[10:11], 0x4\n"
+                         "  s_waitcnt lgkmcnt(1)\n"
+                         "  s_add_u32 s42, s40, 1\n",
+                         0, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_EMU_FAULT_HAZARD, "%s", msg);
+   cr_assert(strstr(msg, "s40") && strstr(msg, "lgkmcnt(0)"), "%s", msg);
+}
+
 Test(emu_hazard, vmem_missing_waitcnt_trips)
 {
    char msg[1024];
