@@ -86,6 +86,7 @@ buf_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
       return st;
    uint64_t soff = soffset_of(w, in), moved = 0;
    unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
+   emu_vm_win win = {0};
    if (in->lds)
       return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
                        "sub-dword or x2 buffer loads to LDS are not emulated");
@@ -96,10 +97,21 @@ buf_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
       uint64_t off;
       lane_addr(w, in, lane, &index, &off);
       uint64_t addr = r.base + soff + off + (uint64_t)index * r.stride;
+      /* components are checked in increasing offset, so the last one decides "all in range" */
+      bool all_in = in_range(&r, index, off + 4u * (ncomp - 1), csize);
+      const uint8_t *all = all_in ? emu_vm_mem(w, in, &win, addr, bytes, false) : NULL;
+      if (all_in && !all)
+         return MXJIT_ERR_EMU_FAULT_OOB;
+      if (all && csize == 4) {
+         for (unsigned c = 0; c < ncomp; c++)
+            emu_vwrite(w, &in->dst[0], lane, c, emu_vm_le32(all + 4u * c, 4));
+         moved += bytes;
+         continue;
+      }
       for (unsigned c = 0; c < ncomp; c++) {
          uint32_t raw = 0;
          if (in_range(&r, index, off + 4u * c, csize)) {
-            const uint8_t *p = emu_mem(w, in, addr + 4u * c, csize, false);
+            const uint8_t *p = emu_vm_mem(w, in, &win, addr + 4u * c, csize, false);
             if (!p)
                return MXJIT_ERR_EMU_FAULT_OOB;
             raw = emu_vm_le32(p, csize);
@@ -125,6 +137,7 @@ buf_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
    if (st != MXJIT_OK)
       return st;
    uint64_t soff = soffset_of(w, in), moved = 0;
+   emu_vm_win win = {0};
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
@@ -139,7 +152,7 @@ buf_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
       for (unsigned c = 0; c < bytes / 4; c++) {
          uint32_t v = 0;
          if (in_range(&r, index, off + 4u * c, 4)) {
-            const uint8_t *p = emu_mem(w, in, addr + 4u * c, 4, false);
+            const uint8_t *p = emu_vm_mem(w, in, &win, addr + 4u * c, 4, false);
             if (!p)
                return MXJIT_ERR_EMU_FAULT_OOB;
             memcpy(&v, p, 4);
@@ -166,6 +179,7 @@ buf_store(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
    const emu_opnd *data = emu_vm_data_opnd(in);
    uint64_t soff = soffset_of(w, in), moved = 0;
    unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
+   emu_vm_win win = {0};
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
@@ -179,7 +193,7 @@ buf_store(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
          uint32_t v = emu_src32(w, data, lane, c);
          if (hi)
             v >>= 16;
-         uint8_t *p = emu_mem(w, in, addr + 4u * c, csize, true);
+         uint8_t *p = emu_vm_mem(w, in, &win, addr + 4u * c, csize, true);
          if (!p)
             return MXJIT_ERR_EMU_FAULT_OOB;
          for (unsigned i = 0; i < csize; i++)

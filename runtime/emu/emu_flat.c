@@ -6,8 +6,8 @@
  *   GLOBAL with saddr:  addr = SGPR[saddr:saddr+1] + zext(VGPR[vaddr]) + sext(offset)
  *   GLOBAL saddr = off: addr = VGPR[vaddr:vaddr+1] + sext(offset)
  *   FLAT:               addr = VGPR[vaddr:vaddr+1] + offset
- * Every access goes through emu_mem(), so an address outside every device buffer is a fault
- * naming the nearest buffer. FLAT addresses are treated as global: the LDS and private
+ * Every access is checked against the device's buffers (emu_vm_mem: the previous lane's buffer,
+ * else emu_mem()), so an address outside every buffer is a fault naming the nearest buffer. FLAT addresses are treated as global: the LDS and private
  * apertures are not mapped, and such an address faults as outside every buffer.
  * Atomics return the pre-op value when sc0 is set (CDNA3: sc0 is the GLC/return bit).
  */
@@ -35,10 +35,11 @@ flat_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
 {
    unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
    uint64_t moved = 0;
+   emu_vm_win win = {0};
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
-      const uint8_t *p = emu_mem(w, in, lane_address(w, in, lane), bytes, false);
+      const uint8_t *p = emu_vm_mem(w, in, &win, lane_address(w, in, lane), bytes, false);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
       for (unsigned c = 0; c < ncomp; c++) {
@@ -60,10 +61,11 @@ flat_store(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
    unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
    const emu_opnd *data = emu_vm_data_opnd(in);
    uint64_t moved = 0;
+   emu_vm_win win = {0};
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
-      uint8_t *p = emu_mem(w, in, lane_address(w, in, lane), bytes, true);
+      uint8_t *p = emu_vm_mem(w, in, &win, lane_address(w, in, lane), bytes, true);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
       for (unsigned c = 0; c < ncomp; c++) {
@@ -88,10 +90,11 @@ flat_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, unsigned bits)
    const emu_opnd *data = &in->src[0];
    unsigned n = bits / 8, dw = bits / 32;
    uint64_t moved = 0;
+   emu_vm_win win = {0};
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
-      uint8_t *p = emu_mem(w, in, lane_address(w, in, lane), n, true);
+      uint8_t *p = emu_vm_mem(w, in, &win, lane_address(w, in, lane), n, true);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
       uint64_t src = emu_src32(w, data, lane, 0), cmp = 0, old = 0;
@@ -122,10 +125,11 @@ static mxjit_status
 flat_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
 {
    uint64_t moved = 0;
+   emu_vm_win win = {0};
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
-      const uint8_t *p = emu_mem(w, in, lane_address(w, in, lane), bytes, false);
+      const uint8_t *p = emu_vm_mem(w, in, &win, lane_address(w, in, lane), bytes, false);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
       uint8_t *d = emu_lds(w, in, w->m0 + (uint32_t)in->offset + lane * bytes, bytes, true);

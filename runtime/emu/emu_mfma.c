@@ -14,7 +14,14 @@
  *     32x32: lane l, reg r holds row 8 * (r / 4) + 4 * (l / 32) + r % 4, column l % 32 (16).
  *   Shapes: 16x16x16 / 32x32x8 bf16|f16 (kpl 4, both arches), 16x16x32 / 32x32x16 fp8|bf8
  *   (kpl 8; gfx942 FNUZ, gfx950 OCP, NUMERICS.md §1.2), gfx950 16x16x32 / 32x32x16 bf16|f16
- *   (kpl 8, four VGPRs per operand).
+ *   (kpl 8, four VGPRs per operand), gfx950 16x16x128 / 32x32x64 f8f6f4 (kpl 32; cbsz = A
+ *   format, blgp = B format: 0 fp8, 1 bf8, 2 fp6 E2M3, 3 bf6 E3M2, 4 fp4 E2M1; elements packed
+ *   as one little-endian bit stream over 8 / 6 / 4 VGPRs).
+ *   Which K index a lane's element j carries (k = kpl * (lane / mn) + j) is not observable in
+ *   exact results (A and B use the same mapping), so only the row/column/accumulator mapping is
+ *   pinned by the tests; the K order matters only for rounding. The scaled
+ *   v_mfma_scale_f32_*_f8f6f4 forms are not implemented: the decoder keeps three VOP3P sources
+ *   and the two E8M0 scale operands would be lost.
  *
  * Numerics. Every product of two bf16/f16/fp8 values is exact in double. The hardware's adder
  * tree and its internal rounding are not documented, so the emulator uses one fixed order: for
@@ -30,11 +37,16 @@
 #include "emu_vmem.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 typedef enum mf_type {
-   MF_BF16, MF_F16, MF_FP8_FNUZ, MF_BF8_FNUZ, MF_FP8_OCP, MF_BF8_OCP,
+   MF_BF16, MF_F16, MF_FP8_FNUZ, MF_BF8_FNUZ, MF_FP8_OCP, MF_BF8_OCP, MF_FP6, MF_BF6, MF_FP4,
+   MF_NTYPES
 } mf_type;
+
+/* Bits per element and register count per lane of an f8f6f4 operand with kpl = 32. */
+static const unsigned mf_bits[MF_NTYPES] = {16, 16, 8, 8, 8, 8, 6, 6, 4};
 
 static double
 f16_to_double(uint16_t h)
@@ -72,62 +84,165 @@ fp8_to_double(uint8_t v, bool e5m2, bool fnuz)
    return s ? -mag : mag;
 }
 
-/* Element `j` of a lane's packed operand. */
+/* OCP MX sub-byte formats (NUMERICS.md §1, OCP MX v1.0 via the AO docstring): FP6 E2M3 (bias
+ * 1), BF6 E3M2 (bias 3), FP4 E2M1 (bias 1); no Inf or NaN encodings; e == 0 is subnormal. */
 static double
-elem(const emu_wave *w, const emu_opnd *o, unsigned lane, unsigned j, mf_type t)
+fpn_to_double(unsigned v, unsigned eb, unsigned mb)
 {
-   if (t == MF_BF16 || t == MF_F16) {
-      uint32_t r = emu_src32(w, o, lane, j / 2);
-      uint16_t h = (uint16_t)(r >> (16 * (j % 2)));
-      if (t == MF_F16)
-         return f16_to_double(h);
-      uint32_t f = (uint32_t)h << 16;
-      float x;
-      memcpy(&x, &f, 4);
-      return x;
-   }
-   uint8_t b = (uint8_t)(emu_src32(w, o, lane, j / 4) >> (8 * (j % 4)));
-   return fp8_to_double(b, t == MF_BF8_FNUZ || t == MF_BF8_OCP,
-                        t == MF_FP8_FNUZ || t == MF_BF8_FNUZ);
+   int bias = (1 << (eb - 1)) - 1;
+   unsigned s = (v >> (eb + mb)) & 1u, e = (v >> mb) & ((1u << eb) - 1), m = v & ((1u << mb) - 1);
+   double mag = e == 0 ? ldexp((double)m, 1 - bias - (int)mb)
+                       : ldexp((double)(m | (1u << mb)), (int)e - bias - (int)mb);
+   return s ? -mag : mag;
 }
 
-static mxjit_status
-mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_type tb)
+/* Decode tables, built once: every f16, every byte of the four fp8 flavours, and the 64 / 16
+ * codes of FP6 E2M3, BF6 E3M2 and FP4 E2M1, as double. */
+static double f16_tab[65536], fp8_tab[4][256], fpn_tab[3][64];
+static pthread_once_t tab_once = PTHREAD_ONCE_INIT;
+
+static void
+tab_build(void)
+{
+   for (unsigned i = 0; i < 65536; i++)
+      f16_tab[i] = f16_to_double((uint16_t)i);
+   for (unsigned i = 0; i < 256; i++) {
+      fp8_tab[0][i] = fp8_to_double((uint8_t)i, false, true);
+      fp8_tab[1][i] = fp8_to_double((uint8_t)i, true, true);
+      fp8_tab[2][i] = fp8_to_double((uint8_t)i, false, false);
+      fp8_tab[3][i] = fp8_to_double((uint8_t)i, true, false);
+   }
+   for (unsigned i = 0; i < 64; i++) {
+      fpn_tab[0][i] = fpn_to_double(i, 2, 3);
+      fpn_tab[1][i] = fpn_to_double(i, 3, 2);
+      fpn_tab[2][i] = fpn_to_double(i & 15u, 2, 1);
+   }
+}
+
+/* 32-bit register `r` of operand o for `lane`: direct VGPR/AGPR read (wrapped into the file as
+ * the core's reader does), else the constant, which an inline-constant C supplies to every
+ * accumulator element. */
+static inline uint32_t
+opnd_reg(const emu_wave *w, const emu_opnd *o, int vreg, unsigned lane, unsigned r)
+{
+   return vreg >= 0 ? w->v[(unsigned)(vreg + (int)r) & (EMU_NUM_VGPR - 1)][lane]
+                    : emu_src32(w, o, lane, 0);
+}
+
+/* Unpacks one lane's kpl elements of an A or B operand into out[0..kpl). */
+static void
+unpack(const emu_wave *w, const emu_opnd *o, int vreg, unsigned lane, unsigned kpl, mf_type t,
+       double *out)
+{
+   if (t == MF_BF16 || t == MF_F16) {
+      for (unsigned r = 0; r < kpl / 2; r++) {
+         uint32_t v = opnd_reg(w, o, vreg, lane, r);
+         for (unsigned h = 0; h < 2; h++) {
+            uint16_t x = (uint16_t)(v >> (16 * h));
+            if (t == MF_F16) {
+               out[2 * r + h] = f16_tab[x];
+            } else {
+               uint32_t f = (uint32_t)x << 16;
+               float fx;
+               memcpy(&fx, &f, 4);
+               out[2 * r + h] = fx;
+            }
+         }
+      }
+      return;
+   }
+   if (t >= MF_FP6) {
+      /* sub-byte elements form one little-endian bit stream across the lane's registers */
+      unsigned nb = mf_bits[t];
+      const double *tab = fpn_tab[t - MF_FP6];
+      for (unsigned j = 0; j < kpl; j++) {
+         unsigned bit = j * nb, r = bit / 32, sh = bit % 32;
+         uint64_t v = opnd_reg(w, o, vreg, lane, r);
+         if (sh + nb > 32)
+            v |= (uint64_t)opnd_reg(w, o, vreg, lane, r + 1) << 32;
+         out[j] = tab[(v >> sh) & ((1u << nb) - 1)];
+      }
+      return;
+   }
+   const double *tab = fp8_tab[t - MF_FP8_FNUZ];
+   for (unsigned r = 0; r < kpl / 4; r++) {
+      uint32_t v = opnd_reg(w, o, vreg, lane, r);
+      for (unsigned b = 0; b < 4; b++)
+         out[4 * r + b] = tab[(v >> (8 * b)) & 0xffu];
+   }
+}
+
+/* Always inlined into each opcode's wrapper so mn / k / types are constants there (shifts
+ * instead of divisions, fixed trip counts). */
+static inline __attribute__((always_inline)) mxjit_status
+mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_type tb,
+     bool f8f6f4)
 {
    unsigned kpl = mn * k / 64, groups = 64 / mn, nregs = mn * mn / 64;
-   double a[32][32], b[32][32]; /* a[i][k], b[k][j]; k <= 32 for the shapes above */
-   float acc[16][EMU_WAVE];
-   if (in->cbsz || in->abid || in->blgp)
+   double a[32][128], b[128][32], p[32][32]; /* a[i][k], b[k][j] (k <= 128), partial sums */
+   float d[32][32];                         /* accumulator as a matrix */
+   double tmp[32];
+   if (f8f6f4) {
+      /* gfx950 f8f6f4: cbsz = A format, blgp = B format (0 fp8, 1 bf8, 2 fp6, 3 bf6, 4 fp4) */
+      static const mf_type fmt[5] = {MF_FP8_OCP, MF_BF8_OCP, MF_FP6, MF_BF6, MF_FP4};
+      if (in->cbsz > 4 || in->blgp > 4 || in->abid)
+         return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                          "cbsz:%u abid:%u blgp:%u is not a valid f8f6f4 format selection",
+                          in->cbsz, in->abid, in->blgp);
+      ta = fmt[in->cbsz];
+      tb = fmt[in->blgp];
+   } else if (in->cbsz || in->abid || in->blgp)
       return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
                        "cbsz:%u abid:%u blgp:%u broadcast/swizzle modifiers are not emulated for "
                        "single-block MFMA shapes",
                        in->cbsz, in->abid, in->blgp);
+   pthread_once(&tab_once, tab_build);
+   int va = emu_vm_vreg(&in->src[0]), vb = emu_vm_vreg(&in->src[1]);
+   int vc = emu_vm_vreg(&in->src[2]), vd = emu_vm_vreg(&in->dst[0]);
    /* Read A, B and C completely before writing D: D may alias C (and, in VGPR form, A/B). */
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
-      unsigned rc = lane % mn, kg = lane / mn;
-      for (unsigned j = 0; j < kpl; j++) {
-         a[rc][kg * kpl + j] = elem(w, &in->src[0], lane, j, ta);
-         b[kg * kpl + j][rc] = elem(w, &in->src[1], lane, j, tb);
-      }
+      unsigned rc = lane % mn, k0 = (lane / mn) * kpl;
+      unpack(w, &in->src[0], va, lane, kpl, ta, tmp);
+      for (unsigned j = 0; j < kpl; j++)
+         a[rc][k0 + j] = tmp[j];
+      unpack(w, &in->src[1], vb, lane, kpl, tb, tmp);
+      for (unsigned j = 0; j < kpl; j++)
+         b[k0 + j][rc] = tmp[j];
       for (unsigned r = 0; r < nregs; r++) {
-         uint32_t c = emu_src32(w, &in->src[2], lane, r);
-         memcpy(&acc[r][lane], &c, 4);
+         uint32_t c = opnd_reg(w, &in->src[2], vc, lane, r);
+         unsigned row = (r / 4) * (4 * groups) + 4 * (lane / mn) + r % 4;
+         memcpy(&d[row][rc], &c, 4);
       }
+   }
+   /* Per K group: exact products, summed in double in increasing k, then one f32 rounding. The
+    * column loop is innermost so independent sums vectorize without reassociation. */
+   for (unsigned g = 0; g < groups; g++) {
+      unsigned k0 = g * kpl;
+      for (unsigned i = 0; i < mn; i++) {
+         double ai = a[i][k0];
+         for (unsigned j = 0; j < mn; j++)
+            p[i][j] = ai * b[k0][j];
+      }
+      for (unsigned kk = k0 + 1; kk < k0 + kpl; kk++)
+         for (unsigned i = 0; i < mn; i++) {
+            double ai = a[i][kk];
+            for (unsigned j = 0; j < mn; j++)
+               p[i][j] += ai * b[kk][j];
+         }
+      for (unsigned i = 0; i < mn; i++)
+         for (unsigned j = 0; j < mn; j++)
+            d[i][j] = (float)((double)d[i][j] + p[i][j]);
    }
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       unsigned col = lane % mn;
       for (unsigned r = 0; r < nregs; r++) {
          unsigned row = (r / 4) * (4 * groups) + 4 * (lane / mn) + r % 4;
-         float d = acc[r][lane];
-         for (unsigned g = 0; g < groups; g++) {
-            double part = 0.0;
-            for (unsigned j = 0; j < kpl; j++)
-               part += a[row][g * kpl + j] * b[g * kpl + j][col];
-            d = (float)((double)d + part);
-         }
          uint32_t bits;
-         memcpy(&bits, &d, 4);
-         emu_vwrite(w, &in->dst[0], lane, r, bits);
+         memcpy(&bits, &d[row][col], 4);
+         if (vd >= 0)
+            w->v[(unsigned)(vd + (int)r) & (EMU_NUM_VGPR - 1)][lane] = bits;
+         else
+            emu_vwrite(w, &in->dst[0], lane, r, bits);
       }
    }
    return MXJIT_OK;
@@ -136,7 +251,7 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
 #define MFMA(name, mn, k, ta, tb)                                                                \
    mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
    {                                                                                             \
-      return mfma(w, in, mn, k, ta, tb);                                                         \
+      return mfma(w, in, mn, k, ta, tb, false);                                                  \
    }
 /* fp8 pairs: <a>_<b> names A's format first (v_mfma_f32_16x16x32_fp8_bf8: A fp8, B bf8). */
 #define MFMA_F8(shape, mn, k)                                                                    \
@@ -159,6 +274,18 @@ MFMA(v_mfma_f32_32x32x16_bf16, 32, 16, MF_BF16, MF_BF16)
 MFMA(v_mfma_f32_32x32x16_f16, 32, 16, MF_F16, MF_F16)
 MFMA_F8(16x16x32, 16, 32)
 MFMA_F8(32x32x16, 32, 16)
+
+mxjit_status
+emu_vm_v_mfma_f32_16x16x128_f8f6f4(emu_wave *w, const emu_inst *in)
+{
+   return mfma(w, in, 16, 128, MF_FP8_OCP, MF_FP8_OCP, true);
+}
+
+mxjit_status
+emu_vm_v_mfma_f32_32x32x64_f8f6f4(emu_wave *w, const emu_inst *in)
+{
+   return mfma(w, in, 32, 64, MF_FP8_OCP, MF_FP8_OCP, true);
+}
 
 /* v_accvgpr_{read,write,mov}_b32: plain 32-bit moves between the VGPR and AGPR halves of the
  * unified register file, exec-masked like any VALU move. */

@@ -55,6 +55,25 @@ emu_vm_issue(emu_wave *w, const emu_inst *in, unsigned counter, const emu_opnd *
    emu_pending_push(w, in, counter, reg >= 0 ? 256u + (unsigned)reg : 0, reg >= 0 ? count : 0);
 }
 
+/* The device buffer the previous lane hit, so that the lanes of one instruction do not each
+ * search the buffer table; misses fall back to emu_mem() (bounds check, nearest-buffer fault). */
+typedef struct emu_vm_win {
+   uint64_t lo, hi;
+   uint8_t *host;
+} emu_vm_win;
+
+static inline uint8_t *
+emu_vm_mem(emu_wave *w, const emu_inst *in, emu_vm_win *c, uint64_t addr, unsigned n, bool write)
+{
+   if (addr >= c->lo && addr + n <= c->hi && addr + n >= addr)
+      return c->host + (addr - c->lo);
+   uint8_t *p = emu_mem(w, in, addr, n, write);
+   emu_buffer *b = p ? emu_find_buffer(w->disp->dev, addr) : NULL;
+   if (b)
+      *c = (emu_vm_win){.lo = b->addr, .hi = b->addr + b->size, .host = b->host};
+   return p;
+}
+
 /* Atomic read-modify-write kinds shared by MUBUF, GLOBAL/FLAT and DS (ISA pseudocode of
  * *_ATOMIC_* and DS_*: same operation, different address computation). */
 typedef enum emu_vm_atomic {

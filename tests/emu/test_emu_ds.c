@@ -304,3 +304,34 @@ Test(emu_ds, bank_conflict_estimate)
        8192);
    cr_assert_eq(g_cnt.lds_bank_conflicts, 62u);
 }
+
+/* Reading a ds_read result before s_waitcnt lgkmcnt retires it is a reported hazard. */
+Test(emu_ds, hazard_read_before_wait_trips)
+{
+   char msg[1024] = "";
+   mxjit_status st = run_st("ds_write_b32 v2, v1\n"
+                            "s_waitcnt lgkmcnt(0)\n"
+                            "ds_read_b32 v4, v2\n"
+                            "v_add_u32 v4, 1, v4\n"
+                            "s_waitcnt lgkmcnt(0)\n"
+                            "global_store_dword v2, v4, s[8:9]\n",
+                            256, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_EMU_FAULT_HAZARD, "status %d: %s", st, msg);
+   cr_assert(strstr(msg, "v4") != NULL, "%s", msg);
+}
+
+/* DS writes count on lgkmcnt too: with a write issued after the read, lgkmcnt(1) retires the
+ * read (in-order counter) and v4 may be used. */
+Test(emu_ds, writes_count_on_lgkmcnt)
+{
+   run("ds_write_b32 v2, v1\n"
+       "s_waitcnt lgkmcnt(0)\n"
+       "ds_read_b32 v4, v2\n"
+       "ds_write_b32 v2, v2 offset:256\n"
+       "s_waitcnt lgkmcnt(1)\n"
+       "v_add_u32 v4, 1, v4\n"
+       "global_store_dword v2, v4, s[8:9]\n",
+       512);
+   for (unsigned i = 0; i < 64; i++)
+      cr_assert_eq(g_out[i], i + 1, "lane %u", i);
+}

@@ -18,7 +18,7 @@
 enum { T_F16, T_BF16, T_FP8, T_BF8 };
 
 static uint32_t g_out[1024];
-static uint32_t g_a[256], g_b[256];
+static uint32_t g_a[512], g_b[512];
 
 static uint16_t
 f16_of_int(int v)
@@ -300,4 +300,107 @@ Test(emu_mfma, accvgpr_moves)
    cr_assert_eq(st, MXJIT_OK, "%s", msg);
    for (unsigned i = 0; i < 64; i++)
       cr_assert_eq(g_out[i], i < 32 ? 0x500 + i : 7u, "lane %u", i);
+}
+
+/* gfx950 v_mfma_f32_{16x16x128,32x32x64}_f8f6f4: cbsz / blgp select A / B formats (0 fp8 E4M3,
+ * 1 bf8 E5M2, 2 fp6 E2M3, 3 bf6 E3M2, 4 fp4 E2M1, all OCP); 32 elements per lane packed as a
+ * little-endian bit stream over 8 / 6 / 4 VGPRs. Codes for {-1, 0, 1, 2} in each format. */
+static const unsigned f8f6f4_bits[5] = {8, 8, 6, 6, 4};
+static const uint8_t f8f6f4_code[5][4] = {
+   {0xb8, 0x00, 0x38, 0x40}, /* E4M3: bias 7 */
+   {0xbc, 0x00, 0x3c, 0x40}, /* E5M2: bias 15 */
+   {0x28, 0x00, 0x08, 0x10}, /* E2M3: bias 1, sign bit 5 */
+   {0x2c, 0x00, 0x0c, 0x10}, /* E3M2: bias 3 */
+   {0x0a, 0x00, 0x02, 0x04}, /* E2M1: bias 1, sign bit 3 */
+};
+
+static void
+put_bits(uint32_t *buf, unsigned lane, unsigned j, unsigned nb, unsigned code)
+{
+   unsigned bit = lane * 256 + j * nb; /* 8 dwords (256 bits) per lane in the buffer */
+   for (unsigned b = 0; b < nb; b++) {
+      unsigned at = bit + b;
+      buf[at / 32] = (buf[at / 32] & ~(1u << (at % 32))) | (((code >> b) & 1u) << (at % 32));
+   }
+}
+
+static unsigned
+load_regs(char *s, size_t len, unsigned first, unsigned nregs, unsigned sbase)
+{
+   unsigned n = 0;
+   for (unsigned r = 0; r < nregs; r += 4) {
+      unsigned c = nregs - r >= 4 ? 4 : nregs - r;
+      n += (unsigned)snprintf(s + n, len - n, "global_load_dwordx%u v[%u:%u], v3, s[%u:%u] offset:%u\n",
+                              c, first + r, first + r + c - 1, sbase, sbase + 1, 4 * r);
+   }
+   return n;
+}
+
+static void
+f8f6f4_case(unsigned mn, unsigned k, unsigned fa, unsigned fb)
+{
+   unsigned nregs = mn * mn / 64, na = f8f6f4_bits[fa], nb = f8f6f4_bits[fb];
+   memset(g_a, 0, sizeof(g_a));
+   memset(g_b, 0, sizeof(g_b));
+   for (unsigned lane = 0; lane < 64; lane++)
+      for (unsigned j = 0; j < 32; j++) {
+         unsigned kk = (lane / mn) * 32 + j, rc = lane % mn;
+         put_bits(g_a, lane, j, na, f8f6f4_code[fa][aval(rc, kk, true) + 1]);
+         put_bits(g_b, lane, j, nb, f8f6f4_code[fb][bval(kk, rc, true) + 1]);
+      }
+   for (unsigned i = 0; i < mn; i++)
+      for (unsigned j = 0; j < mn; j++) {
+         float c = (float)(i * 32 + j);
+         memcpy(&g_out[d_index(mn, i, j)], &c, 4);
+      }
+   char body[4096];
+   unsigned n = (unsigned)snprintf(body, sizeof(body), "v_lshlrev_b32 v3, 5, v1\n"
+                                                       "v_lshlrev_b32 v12, %u, v1\n",
+                                   nregs == 4 ? 4u : 6u);
+   n += load_regs(body + n, sizeof(body) - n, 16, na, 10);
+   n += load_regs(body + n, sizeof(body) - n, 24, nb, 12);
+   for (unsigned q = 0; q < nregs / 4; q++)
+      n += (unsigned)snprintf(body + n, sizeof(body) - n,
+                              "global_load_dwordx4 v[%u:%u], v12, s[8:9] offset:%u\n", 32 + 4 * q,
+                              35 + 4 * q, 16 * q);
+   n += (unsigned)snprintf(body + n, sizeof(body) - n,
+                           "s_waitcnt vmcnt(0)\n"
+                           "v_mfma_f32_%ux%ux%u_f8f6f4 v[32:%u], v[16:%u], v[24:%u], v[32:%u] "
+                           "cbsz:%u blgp:%u\n"
+                           "s_nop 7\ns_nop 7\ns_nop 7\n",
+                           mn, mn, k, 31 + nregs, 15 + na, 23 + nb, 31 + nregs, fa, fb);
+   for (unsigned q = 0; q < nregs / 4; q++)
+      n += (unsigned)snprintf(body + n, sizeof(body) - n,
+                              "global_store_dwordx4 v12, v[%u:%u], s[8:9] offset:%u\n", 32 + 4 * q,
+                              35 + 4 * q, 16 * q);
+   char msg[1024] = "";
+   rt_counters cnt;
+   eh_kernel kern = {.target = "gfx950", .body = body, .block = {64, 1, 1}};
+   eh_buf b[3] = {{g_out, sizeof(g_out), 1}, {g_a, sizeof(g_a), 0}, {g_b, sizeof(g_b), 0}};
+   mxjit_status st = eh_run(&kern, b, 3, &cnt, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "f8f6f4 %u/%u: %s", fa, fb, msg);
+   for (unsigned i = 0; i < mn; i++)
+      for (unsigned j = 0; j < mn; j++) {
+         long sum = 0;
+         for (unsigned kk = 0; kk < k; kk++)
+            sum += (long)aval(i, kk, true) * bval(kk, j, true);
+         float want = (float)(i * 32 + j) + (float)sum, got;
+         memcpy(&got, &g_out[d_index(mn, i, j)], 4);
+         cr_assert_eq(got, want, "f8f6f4 %ux%u fmt %u/%u D[%u][%u] = %g, want %g", mn, mn, fa, fb,
+                      i, j, got, want);
+      }
+}
+
+Test(emu_mfma, gfx950_f8f6f4_16x16x128_all_formats)
+{
+   for (unsigned f = 0; f < 5; f++)
+      f8f6f4_case(16, 128, f, f);
+   f8f6f4_case(16, 128, 0, 4);
+   f8f6f4_case(16, 128, 2, 1);
+}
+
+Test(emu_mfma, gfx950_f8f6f4_32x32x64)
+{
+   f8f6f4_case(32, 64, 0, 0);
+   f8f6f4_case(32, 64, 4, 3);
 }

@@ -277,3 +277,27 @@ Test(emu_mubuf, atomic_apply_isa_rules)
    cr_assert_eq(emu_vm_atomic_apply(EMU_VM_ADD_F32, 32, 0x3f800000u, 0x3f800000u, 0),
                 0x40000000u);
 }
+
+/* A buffer load's VGPR read before s_waitcnt vmcnt is a reported hazard; a store issued after
+ * the load also counts on vmcnt, so vmcnt(1) then retires the load. */
+Test(emu_mubuf, hazard_trips_and_stores_count_on_vmcnt)
+{
+   char msg[1024] = "";
+   eh_kernel k = {.target = "gfx942",
+                  .body = SRD_IN("-1") "buffer_load_dword v4, v2, s[16:19], 0 offen\n"
+                                       "v_add_u32 v5, 1, v4\n" STORE_V4,
+                  .block = {64, 1, 1}};
+   eh_buf b[2] = {{g_out, sizeof(g_out), 1}, {g_in, sizeof(g_in), 1}};
+   rt_counters cnt;
+   mxjit_status st = eh_run(&k, b, 2, &cnt, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_EMU_FAULT_HAZARD, "status %d: %s", st, msg);
+   run(SRD_IN("-1") "buffer_load_dword v4, v2, s[16:19], 0 offen\n"
+                    "buffer_store_dword v1, v2, s[16:19], 0 offen offset:512\n"
+                    "s_waitcnt vmcnt(1)\n"
+                    "v_add_u32 v4, 1, v4\n" STORE_V4,
+       0);
+   for (unsigned i = 0; i < 64; i++) {
+      cr_assert_eq(g_out[i], 0x1000 + i + 1, "lane %u", i);
+      cr_assert_eq(g_in[128 + i], i, "stored lane %u", i);
+   }
+}
