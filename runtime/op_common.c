@@ -106,6 +106,14 @@ rt_op_check_tensor(mxjit_ctx *ctx, const char *op, const char *name, const mxjit
          return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
                          "%s: args.%s.shape[%d] = %" PRId64 " is out of range [0, 2^40]", op,
                          name, i, t->shape[i]);
+   /* each dim <= 2^40 above; also bound the product so byte sizes cannot overflow */
+   int64_t total = 1;
+   for (int i = 0; i < t->ndim; i++) {
+      if (t->shape[i] && total > (INT64_C(1) << 50) / t->shape[i])
+         return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
+                         "%s: args.%s has more than 2^50 elements; split the tensor", op, name);
+      total *= t->shape[i];
+   }
    int ok = 0;
    for (int i = 0; i < ndt; i++)
       ok |= t->dtype == dts[i];

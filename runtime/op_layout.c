@@ -13,11 +13,17 @@
 static mxjit_status
 check_dims(mxjit_ctx *ctx, const char *op, const char *names, const int64_t *v, int n)
 {
-   for (int i = 0; i < n; i++)
+   int64_t total = 1;
+   for (int i = 0; i < n; i++) {
       if (v[i] < 0 || v[i] > (INT64_C(1) << 40))
          return ERR(MXJIT_ERR_INVALID_ARG_SHAPE,
                     "%s: argument %d of (%s) = %" PRId64 " is out of range [0, 2^40]", op, i,
                     names, v[i]);
+      if (v[i] && total > (INT64_C(1) << 50) / v[i])
+         return ERR(MXJIT_ERR_INVALID_ARG_SHAPE,
+                    "%s: (%s) spans more than 2^50 elements; split the tensor", op, names);
+      total *= v[i] ? v[i] : 1;
+   }
    return MXJIT_OK;
 }
 
@@ -200,6 +206,9 @@ mxjit_shuffle_weight_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
    mxjit_status st = rt_op_begin(ctx, op, args);
    if (st != MXJIT_OK)
       return st;
+   const int64_t dims[3] = {args->e, args->n, args->k};
+   if ((st = check_dims(ctx, op, "e, n, k", dims, 3)) != MXJIT_OK)
+      return st;
    uint64_t n = (uint64_t)(args->e * args->n * args->k);
    if ((st = a16w4_common(ctx, op, args, n, n)) != MXJIT_OK)
       return st;
@@ -223,6 +232,9 @@ mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
    const char *op = "shuffle_scale_a16w4";
    mxjit_status st = rt_op_begin(ctx, op, args);
    if (st != MXJIT_OK)
+      return st;
+   const int64_t dims[3] = {args->e, args->n, args->k};
+   if ((st = check_dims(ctx, op, "e, n, k", dims, 3)) != MXJIT_OK)
       return st;
    if (args->n <= 0 || args->k <= 0 || args->e < 0 || args->n % 32)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,

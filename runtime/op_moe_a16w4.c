@@ -20,6 +20,12 @@ check_sizes(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a)
       if (v[i] < (i == 0 || i == 5 ? 0 : 1) || v[i] > (INT64_C(1) << 32))
          return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
                          "%s: args.%s = %" PRId64 " is out of range", op, names[i], v[i]);
+   /* bound the operand sizes so byte counts cannot overflow */
+   const int64_t lim = INT64_C(1) << 40;
+   if (a->tokens > lim / a->inter / a->topk || a->experts > lim / a->inter / a->model_dim ||
+       a->tokens > lim / a->model_dim)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
+                      "%s: the operands exceed 2^40 elements; split the problem", op);
    if (a->inter % 32)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
                       "%s: args.inter = %" PRId64 " is not a multiple of 32 (one E8M0 scale per "

@@ -60,6 +60,13 @@ check_shape(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geo
       if (a->x.shape[i] < 0 || a->x.shape[i] > (INT64_C(1) << 40))
          return ERR(MXJIT_ERR_INVALID_ARG_SHAPE, "%s: args.x.shape[%d] = %" PRId64
                     " is out of range", op, i, a->x.shape[i]);
+   int64_t total = 1;
+   for (int i = 0; i < want; i++) {
+      if (a->x.shape[i] && total > (INT64_C(1) << 50) / a->x.shape[i])
+         return ERR(MXJIT_ERR_INVALID_ARG_SHAPE,
+                    "%s: args.x has more than 2^50 elements; split the tensor", op);
+      total *= a->x.shape[i];
+   }
    g->e = want == 3 ? a->x.shape[0] : 1;
    g->m = a->x.shape[want - 2];
    g->k = a->x.shape[want - 1];
