@@ -101,6 +101,20 @@ Test(rt_cli, dis_prints_isa)
    cr_assert(strstr(out, "s_endpgm") != NULL, "no s_endpgm in:\n%.2000s", out);
 }
 
+Test(rt_cli, demo_table_bit_exact, .timeout = 300)
+{
+   static char out[1 << 16];
+   int rc = cli("demo", out, sizeof(out));
+   cr_assert_eq(rc, 0, "%s", out);
+   cr_assert(strstr(out, "kernel       target    cold ms    hit ms VGPRs SGPRs    LDS  result"),
+             "%s", out);
+   const char *a = strstr(out, "scaled_copy  gfx942");
+   const char *b = strstr(out, "scaled_copy  gfx950");
+   cr_assert(a && b, "%s", out);
+   cr_assert(strstr(a, "ok: 4 shapes bit-exact") != NULL, "%s", out);
+   cr_assert(strstr(b, "ok: 4 shapes bit-exact") != NULL, "%s", out);
+}
+
 Test(rt_cli, bench_json)
 {
    static char out[1 << 16];
