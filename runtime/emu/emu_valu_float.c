@@ -325,3 +325,102 @@ OPD(valu_rndne_f64, KD1, rndne64(DA))
 OPD(valu_fract_f64, KD1, DA - floor(DA))
 OPD(valu_frexp_mant_f64, KD1, frexp_mant64(DA))
 OPFI(valu_frexp_exp_i32_f64, KD1, frexp_exp64(DA))
+
+/* --- Division helpers (LLVM's f32 fdiv expansion: div_scale, rcp, fma refinement, div_fmas,
+ * div_fixup). CDNA3 pseudocode; "DENORM" tests are read as "in the f32 denormal range". */
+
+static bool
+f32_tiny(double x)
+{
+   return x != 0.0 && fabs(x) < 0x1p-126;
+}
+
+static int
+f32_exp(float x)
+{
+   return (int)((valu_fbits(x) >> 23) & 0xff);
+}
+
+static float
+div_scale32(float s0, float s1, float s2, bool *vcc)
+{
+   *vcc = false;
+   if (s2 == 0.0f || s1 == 0.0f)
+      return NAN;
+   if (f32_exp(s2) - f32_exp(s1) >= 96) {
+      *vcc = true;
+      return s0 == s1 ? ldexpf(s0, 64) : s0;
+   }
+   if (f32_tiny(s1))
+      return ldexpf(s0, 64);
+   bool rtiny = f32_tiny(1.0 / (double)s1), qtiny = f32_tiny((double)s2 / (double)s1);
+   if (rtiny && qtiny) {
+      *vcc = true;
+      return s0 == s1 ? ldexpf(s0, 64) : s0;
+   }
+   if (rtiny)
+      return ldexpf(s0, -64);
+   if (qtiny) {
+      *vcc = true;
+      return s0 == s2 ? ldexpf(s0, 64) : s0;
+   }
+   if (f32_exp(s2) <= 23)
+      return ldexpf(s0, 64);
+   return s0;
+}
+
+mxjit_status
+valu_div_scale_f32(emu_wave *w, const emu_inst *in)
+{
+   valu_io io;
+   mxjit_status st = valu_gather(w, in, &io, K3);
+   if (st != MXJIT_OK)
+      return st;
+   uint64_t vcc = 0;
+   VALU_FOREACH(l, io.mask) {
+      bool v;
+      io.d[l] = valu_fbits(div_scale32(FA, FB, FC, &v));
+      vcc |= (uint64_t)v << l;
+   }
+   valu_store(w, in, &io, 32);
+   valu_swrite64(w, &in->dst[1], vcc);
+   return MXJIT_OK;
+}
+
+/* V_DIV_FMAS_F32 undoes the 2^64 scaling div_scale applied when it set VCC. The CDNA3
+ * pseudocode's literal "2^32 * fma" does not invert that scaling (LLVM's fdiv expansion then
+ * returns quotients off by 2^32 or 2^96); the factor follows the quotient's range instead:
+ * 2^64 when S2 (the scaled quotient) has a biased exponent >= 127, else 2^-64. The
+ * test fdiv_expansion_is_correctly_rounded pins both cases. */
+static float
+div_fmas32(const emu_wave *w, unsigned lane, float a, float b, float c)
+{
+   float r = fmaf(a, b, c);
+   if (!((w->vcc >> lane) & 1))
+      return r;
+   return ldexpf(r, f32_exp(c) >= 127 ? 64 : -64);
+}
+
+static float
+div_fixup32(float s0, float s1, float s2)
+{
+   bool neg = signbit(s1) != signbit(s2);
+   if (isnan(s2))
+      return valu_bitsf(valu_quiet32(valu_fbits(s2)));
+   if (isnan(s1))
+      return valu_bitsf(valu_quiet32(valu_fbits(s1)));
+   if ((s1 == 0.0f && s2 == 0.0f) || (isinf(s1) && isinf(s2)))
+      return valu_bitsf(0xffc00000u);
+   if (s1 == 0.0f || isinf(s2))
+      return neg ? -INFINITY : INFINITY;
+   if (isinf(s1) || s2 == 0.0f)
+      return neg ? -0.0f : 0.0f;
+   if (f32_exp(s2) - f32_exp(s1) < -150)
+      return neg ? -0.0f : 0.0f;
+   if (f32_exp(s1) == 255)
+      return neg ? -INFINITY : INFINITY;
+   return neg ? -fabsf(s0) : fabsf(s0);
+}
+
+OPF(valu_div_fmas_f32, K3, div_fmas32(w, (unsigned)l, FA, FB, FC))
+OPF(valu_div_fixup_f32, K3, div_fixup32(FA, FB, FC))

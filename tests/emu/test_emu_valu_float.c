@@ -206,3 +206,31 @@ Test(emu_valu_float, cvt_int_saturation)
       vt_expect(l, vt_out[1][l], flr[l % 6]);
    }
 }
+
+Test(emu_valu_float, fdiv_expansion_is_correctly_rounded)
+{
+   /* LLVM's f32 fdiv lowering (div_scale, rcp, fma refinement, div_fmas, div_fixup) gives the
+    * IEEE quotient; fixup handles the special cases (x/0 = inf, 0/0 = NaN 0xffc00000). */
+   static const float n[] = {1.0f, 10.0f, -2.5f, 1e-30f, 1.0f, 0.0f, 5.0f, 3.0e38f};
+   static const float d[] = {3.0f, 7.0f, 0.1f, 3e8f, 0.0f, 0.0f, INFINITY, 0.7f};
+   for (unsigned l = 0; l < 64; l++) {
+      vt_in[0][l] = vt_f2u(n[l % 8]);
+      vt_in[1][l] = vt_f2u(d[l % 8]);
+      vt_in[2][l] = 0;
+   }
+   vt_run("gfx942", VT_LOAD "v_div_scale_f32 v33, s[20:21], v11, v11, v10\n"
+                    "v_div_scale_f32 v34, vcc, v10, v11, v10\n"
+                    "v_rcp_f32 v35, v33\n"
+                    "v_fma_f32 v36, -v33, v35, 1.0\n"
+                    "v_fma_f32 v35, v36, v35, v35\n"
+                    "v_mul_f32 v36, v34, v35\n"
+                    "v_fma_f32 v37, -v33, v36, v34\n"
+                    "v_fma_f32 v36, v37, v35, v36\n"
+                    "v_fma_f32 v33, -v33, v36, v34\n"
+                    "v_div_fmas_f32 v33, v33, v35, v36\n"
+                    "v_div_fixup_f32 v20, v33, v11, v10\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      float q = n[l % 8] / d[l % 8];
+      vt_expect(l, vt_out[0][l], l % 8 == 5 ? 0xffc00000u : vt_f2u(q));
+   }
+}
