@@ -364,3 +364,10 @@ rt_kernel_launch(mxjit_ctx *ctx, const rt_lkernel *k, const uint32_t grid[3],
    mxjit_status st = ctx->dev->ops->launch(ctx->dev, k->kernel, &l);
    return st == MXJIT_OK ? st : rt_error_from_device(ctx, st);
 }
+
+mxjit_status
+rt_kernel_launch_ex(mxjit_ctx *ctx, const rt_lkernel *k, const rt_launch *l)
+{
+   mxjit_status st = ctx->dev->ops->launch(ctx->dev, k->kernel, l);
+   return st == MXJIT_OK ? st : rt_error_from_device(ctx, st);
+}

@@ -42,6 +42,10 @@ mxjit_status rt_kernel_launch(mxjit_ctx *ctx, const rt_lkernel *k, const uint32_
                               const uint32_t block[3], const void *kernargs,
                               size_t kernarg_size, mxjit_stream stream);
 
+/** Launch with every rt_launch field (dynamic LDS, stream); l->kernargs are k's kernarg
+ *  bytes. */
+mxjit_status rt_kernel_launch_ex(mxjit_ctx *ctx, const rt_lkernel *k, const rt_launch *l);
+
 /** Cache key of (target, f, params); free with kc_key_fini. */
 mxjit_status rt_kernel_key(const struct jt_target *t, const tpl_family *f, const void *params,
                            kc_key *key, char *msg, size_t msglen);
