@@ -9,42 +9,74 @@
 
 #include <string.h>
 
-/* Address of lane l (exported for the vmem helper's global/flat code). */
-static inline uint64_t
-global_addr(const emu_wave *w, const emu_inst *in, unsigned l)
+/* Register row of a VGPR/AGPR operand in w->v. */
+static inline unsigned
+vrow(const emu_opnd *o)
 {
-   int64_t off = in->offset;
-   if (in->src[2].code != EMU_OPND_NONE)
-      return emu_src64(w, &in->src[2], 0) + emu_src32(w, &in->src[1], l, 0) + (uint64_t)off;
-   return emu_src64(w, &in->src[1], l) + (uint64_t)off;
+   return (unsigned)(o->code - EMU_SRC_VGPR0) + ((o->flags & EMU_OPND_AGPR) ? 256u : 0u);
 }
 
-/* Register slot of a VGPR/AGPR operand for the hazard model (256.. VGPR, 512.. AGPR). */
-static inline unsigned
-vslot(const emu_opnd *o)
+/* Per-lane address generator, hoisting the SGPR base out of the lane loop. */
+typedef struct gaddr {
+   const uint32_t *lo, *hi; /* vaddr rows (hi NULL in the saddr form) */
+   uint64_t base;           /* saddr + inst offset, or just the offset */
+} gaddr;
+
+static inline gaddr
+gaddr_init(const emu_wave *w, const emu_inst *in)
 {
-   return o->code + ((o->flags & EMU_OPND_AGPR) ? 256u : 0u);
+   gaddr g;
+   unsigned r = vrow(&in->src[1]) & (EMU_NUM_VGPR - 1);
+   g.lo = w->v[r];
+   g.base = (uint64_t)(int64_t)in->offset;
+   if (in->src[2].code != EMU_OPND_NONE) {
+      g.hi = NULL;
+      g.base += emu_src64(w, &in->src[2], 0);
+   } else {
+      g.hi = w->v[(r + 1) & (EMU_NUM_VGPR - 1)];
+   }
+   return g;
+}
+
+static inline uint64_t
+gaddr_lane(const gaddr *g, unsigned l)
+{
+   return g->hi ? ((uint64_t)g->hi[l] << 32 | g->lo[l]) + g->base : g->base + g->lo[l];
+}
+
+/* emu_mem with its one-buffer cache checked inline (the common case in a lane loop). */
+static inline uint8_t *
+mem_fast(emu_wave *w, const emu_inst *in, uint64_t addr, unsigned n, bool write)
+{
+   const emu_buffer *c = &w->last_buf;
+   if (addr - c->addr < c->size && n <= c->size - (addr - c->addr))
+      return c->host + (addr - c->addr);
+   return emu_mem(w, in, addr, n, write);
 }
 
 static mxjit_status
 emu_global_load(emu_wave *w, const emu_inst *in)
 {
    const emu_opnd *d = &in->dst[0];
-   unsigned n = d->nregs;
+   unsigned n = d->nregs, row = vrow(d);
+   if (row + n > EMU_NUM_VGPR)
+      return emu_fault(w, in, MXJIT_ERR_EMU_FAULT, "destination registers out of range");
+   gaddr g = gaddr_init(w, in);
    uint64_t exec = w->exec;
+   /* a destination overlapping vaddr must not change the addresses of later lanes */
+   uint64_t addrs[EMU_WAVE];
+   for (unsigned l = 0; l < EMU_WAVE; l++)
+      addrs[l] = gaddr_lane(&g, l);
    for (unsigned l = 0; exec; l++, exec >>= 1) {
       if (!(exec & 1))
          continue;
-      const uint8_t *p = emu_mem(w, in, global_addr(w, in, l), 4 * n, false);
+      const uint8_t *p = mem_fast(w, in, addrs[l], 4 * n, false);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
-      for (unsigned i = 0; i < n; i++) {
-         uint32_t v;
-         memcpy(&v, p + 4 * i, 4);
-         emu_vwrite(w, d, l, i, v);
-      }
+      for (unsigned i = 0; i < n; i++)
+         memcpy(&w->v[row + i][l], p + 4 * i, 4);
    }
-   emu_pending_push(w, in, 0, vslot(d), n);
+   emu_pending_push(w, in, 0, EMU_SRC_VGPR0 + row, n);
    emu_count_bytes(w, 0, 4ull * n * (uint64_t)__builtin_popcountll(w->exec));
    return MXJIT_OK;
 }
@@ -53,18 +85,19 @@ static mxjit_status
 emu_global_store(emu_wave *w, const emu_inst *in)
 {
    const emu_opnd *s = &in->src[0];
-   unsigned n = s->nregs;
+   unsigned n = s->nregs, row = vrow(s);
+   if (row + n > EMU_NUM_VGPR)
+      return emu_fault(w, in, MXJIT_ERR_EMU_FAULT, "data registers out of range");
+   gaddr g = gaddr_init(w, in);
    uint64_t exec = w->exec;
    for (unsigned l = 0; exec; l++, exec >>= 1) {
       if (!(exec & 1))
          continue;
-      uint8_t *p = emu_mem(w, in, global_addr(w, in, l), 4 * n, true);
+      uint8_t *p = mem_fast(w, in, gaddr_lane(&g, l), 4 * n, true);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
-      for (unsigned i = 0; i < n; i++) {
-         uint32_t v = emu_src32(w, s, l, i);
-         memcpy(p + 4 * i, &v, 4);
-      }
+      for (unsigned i = 0; i < n; i++)
+         memcpy(p + 4 * i, &w->v[row + i][l], 4);
    }
    emu_pending_push(w, in, 0, 0, 0);
    emu_count_bytes(w, 1, 4ull * n * (uint64_t)__builtin_popcountll(w->exec));
