@@ -398,3 +398,31 @@ Test(host_scale, floor_matches_log2_over_bf16)
       cr_assert_eq(host_mx_scale(a, HOST_FMT_E4M3, HOST_SCALE_FLOOR), u + 127, "bf16 0x%04x", h);
    }
 }
+
+/* §7 item 13: mixed NaN + Inf, Inf alone, −Inf alone, all −0.0, 31 zeros + 1 subnormal. */
+Test(host_block, special_blocks)
+{
+   float x[32];
+   uint8_t q[32], sb;
+   for (int mode = 0; mode < HOST_SCALE_COUNT; mode++) {
+      const float firsts[3][2] = {{NAN, INFINITY}, {INFINITY, 1.0f}, {-INFINITY, 1.0f}};
+      for (int c = 0; c < 3; c++) {
+         for (int i = 0; i < 32; i++)
+            x[i] = i < 2 ? firsts[c][i] : 1.0f;
+         host_mx_block(x, 32, 1, HOST_FMT_E4M3, mode, q, &sb);
+         cr_expect_eq(sb, 0xFF, "case %d mode %d", c, mode);
+         for (int i = 0; i < 32; i++)
+            cr_expect_eq(q[i], 0x7F, "NaN data (§3.4)");
+      }
+      for (int i = 0; i < 32; i++)
+         x[i] = -0.0f;
+      host_mx_block(x, 32, 1, HOST_FMT_E4M3, mode, q, &sb);
+      cr_expect_eq(sb, 0);
+      cr_expect_eq(q[5], 0x80, "sign of -0 kept");
+      for (int i = 0; i < 32; i++)
+         x[i] = i == 9 ? 0x1p-133f : 0.0f;
+      host_mx_block(x, 32, 1, HOST_FMT_E4M3, mode, q, &sb);
+      cr_expect_eq(sb, 0);
+      cr_expect_eq(q[9], 0x08, "2^-133 · 2^127 = 2^-6 → 0x08 (no FTZ/DAZ, §7 item 15)");
+   }
+}
