@@ -21,6 +21,7 @@
  */
 #include "emu_vmem.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct buf_srd {
@@ -206,6 +207,67 @@ buf_store(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
    return MXJIT_OK;
 }
 
+/* Round-to-nearest-even of x into a binary format with eb exponent and mb mantissa bits, IEEE
+ * Inf/NaN and subnormals (f16: 5/10, bf16: 8/7). Done on the exact double value with an
+ * explicit RNE step, so the host's rounding mode is never consulted. NaN becomes the quiet NaN
+ * with x's sign. */
+static uint32_t
+round_ieee(double x, unsigned eb, unsigned mb)
+{
+   uint32_t sign = signbit(x) ? 1u << (eb + mb) : 0, emask = (1u << eb) - 1;
+   int bias = (int)emask / 2;
+   if (isnan(x))
+      return sign | (emask << mb) | (1u << (mb - 1));
+   double a = fabs(x);
+   if (isinf(a))
+      return sign | (emask << mb);
+   if (a == 0.0)
+      return sign;
+   int e;
+   (void)frexp(a, &e);
+   int exp = e - 1 < 1 - bias ? 1 - bias : e - 1; /* subnormals share the minimum quantum */
+   double r = ldexp(a, (int)mb - exp), fl = floor(r), diff = r - fl; /* exact scaling */
+   uint64_t n = (uint64_t)fl + ((diff > 0.5 || (diff == 0.5 && fmod(fl, 2.0) != 0.0)) ? 1 : 0);
+   if (n >> (mb + 1)) { /* rounded up into the next binade */
+      n >>= 1;
+      exp++;
+   }
+   if (n < (1ull << mb))
+      return sign | (uint32_t)n; /* subnormal */
+   if (exp + bias >= (int)emask)
+      return sign | (emask << mb); /* overflow rounds to Inf under RNE */
+   return sign | ((uint32_t)(exp + bias) << mb) | ((uint32_t)n & ((1u << mb) - 1));
+}
+
+static double
+half_to_double(uint16_t h, bool bf16)
+{
+   if (bf16) {
+      uint32_t u = (uint32_t)h << 16;
+      float f;
+      memcpy(&f, &u, 4);
+      return f;
+   }
+   unsigned s = h >> 15, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+   double v = e == 0x1f ? (m ? NAN : INFINITY)
+                        : e == 0 ? ldexp((double)m, -24) : ldexp((double)(m | 0x400u), (int)e - 25);
+   return s ? -v : v;
+}
+
+/* *_PK_ADD_F16 / _BF16: each 16-bit half is added separately; the exact sum (exact in double
+ * for two f16 values) is rounded once to nearest-even, denormals kept. */
+static uint32_t
+pk_add(uint32_t tmp, uint32_t src, bool bf16)
+{
+   uint32_t r = 0;
+   for (unsigned h = 0; h < 2; h++) {
+      double a = half_to_double((uint16_t)(tmp >> (16 * h)), bf16);
+      double b = half_to_double((uint16_t)(src >> (16 * h)), bf16);
+      r |= round_ieee(a + b, bf16 ? 8 : 5, bf16 ? 7 : 10) << (16 * h);
+   }
+   return r;
+}
+
 uint64_t
 emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src, uint64_t cmp)
 {
@@ -239,6 +301,17 @@ emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src,
       memcpy(&r, &a, 4);
       return r;
    }
+   case EMU_VM_ADD_F64: {
+      double a, b;
+      memcpy(&a, &tmp, 8);
+      memcpy(&b, &src, 8);
+      a += b; /* host f64 add, round-to-nearest-even */
+      uint64_t r;
+      memcpy(&r, &a, 8);
+      return r;
+   }
+   case EMU_VM_PK_ADD_F16: return pk_add((uint32_t)tmp, (uint32_t)src, false);
+   case EMU_VM_PK_ADD_BF16: return pk_add((uint32_t)tmp, (uint32_t)src, true);
    }
    return tmp;
 }
@@ -348,6 +421,9 @@ BUF_ATOMIC(buffer_atomic_xor, EMU_VM_XOR, 32)
 BUF_ATOMIC(buffer_atomic_inc, EMU_VM_INC, 32)
 BUF_ATOMIC(buffer_atomic_dec, EMU_VM_DEC, 32)
 BUF_ATOMIC(buffer_atomic_add_f32, EMU_VM_ADD_F32, 32)
+BUF_ATOMIC(buffer_atomic_pk_add_f16, EMU_VM_PK_ADD_F16, 32)
+BUF_ATOMIC(buffer_atomic_pk_add_bf16, EMU_VM_PK_ADD_BF16, 32)
+BUF_ATOMIC(buffer_atomic_add_f64, EMU_VM_ADD_F64, 64)
 BUF_ATOMIC(buffer_atomic_swap_x2, EMU_VM_SWAP, 64)
 BUF_ATOMIC(buffer_atomic_cmpswap_x2, EMU_VM_CMPSWAP, 64)
 BUF_ATOMIC(buffer_atomic_add_x2, EMU_VM_ADD, 64)

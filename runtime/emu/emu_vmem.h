@@ -79,7 +79,7 @@ emu_vm_mem(emu_wave *w, const emu_inst *in, emu_vm_win *c, uint64_t addr, unsign
 typedef enum emu_vm_atomic {
    EMU_VM_SWAP, EMU_VM_CMPSWAP, EMU_VM_ADD, EMU_VM_SUB, EMU_VM_RSUB, EMU_VM_SMIN, EMU_VM_UMIN,
    EMU_VM_SMAX, EMU_VM_UMAX, EMU_VM_AND, EMU_VM_OR, EMU_VM_XOR, EMU_VM_INC, EMU_VM_DEC,
-   EMU_VM_ADD_F32,
+   EMU_VM_ADD_F32, EMU_VM_ADD_F64, EMU_VM_PK_ADD_F16, EMU_VM_PK_ADD_BF16,
 } emu_vm_atomic;
 
 /* How a loaded 1/2-byte value lands in its 32-bit VGPR (ISA: *_LOAD_UBYTE/SBYTE/USHORT/SSHORT

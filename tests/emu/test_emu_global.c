@@ -233,3 +233,24 @@ Test(emu_global, out_of_bounds_faults)
    cr_assert_eq(st & 0xff, MXJIT_ERR_EMU_FAULT, "status %d: %s", st, msg);
    cr_assert(strstr(msg, "global_load_ubyte") != NULL, "%s", msg);
 }
+
+/* global_atomic_pk_add_bf16 with sc0: 64 lanes add {1.0, 0.5} to one dword in lane order; the
+ * returned olds are the running sums (exact in bf16 up to 64), memory ends at {64.0, 32.0}. */
+Test(emu_global, atomic_pk_add_bf16_running_sums)
+{
+   g_in[0] = 0;
+   run("v_mov_b32 v3, 0\n"
+       "v_mov_b32 v5, 0x3f003f80\n" /* hi 0.5, lo 1.0 */
+       "global_atomic_pk_add_bf16 v4, v3, v5, s[10:11] sc0\n"
+       "s_waitcnt vmcnt(0)\n"
+       "global_store_dword v2, v4, s[8:9]\n",
+       0);
+   cr_assert_eq(g_in[0], 0x42004280u, "final 0x%08x", g_in[0]); /* {32.0, 64.0} */
+   for (unsigned i = 0; i < 64; i++) {
+      float lo = (float)i, hi = 0.5f * (float)i;
+      uint32_t ulo, uhi;
+      memcpy(&ulo, &lo, 4);
+      memcpy(&uhi, &hi, 4);
+      cr_assert_eq(g_out[i], (uhi & 0xffff0000u) | (ulo >> 16), "lane %u: 0x%08x", i, g_out[i]);
+   }
+}

@@ -301,3 +301,26 @@ Test(emu_mubuf, hazard_trips_and_stores_count_on_vmcnt)
       cr_assert_eq(g_in[128 + i], i, "stored lane %u", i);
    }
 }
+
+/* *_PK_ADD_F16 / _BF16 round each half once to nearest-even (ties to even), keep denormals,
+ * overflow to Inf; ADD_F64 is an IEEE double add. */
+Test(emu_mubuf, atomic_apply_packed_half_rounding)
+{
+   /* f16: 1 + 2^-11 ties to 1.0; (1 + 2^-10) + 2^-11 ties up to 1 + 2^-9 */
+   cr_assert_eq(emu_vm_atomic_apply(EMU_VM_PK_ADD_F16, 32, 0x3c013c00u, 0x10001000u, 0),
+                0x3c023c00u);
+   /* f16 denormals add exactly; 65504 + 65504 overflows to +Inf */
+   cr_assert_eq(emu_vm_atomic_apply(EMU_VM_PK_ADD_F16, 32, 0x7bff0001u, 0x7bff0001u, 0),
+                0x7c000002u);
+   /* bf16: 1 + 2^-8 ties to 1.0; (1 + 2^-7) + 2^-8 ties up to 1 + 2^-6 */
+   cr_assert_eq(emu_vm_atomic_apply(EMU_VM_PK_ADD_BF16, 32, 0x3f813f80u, 0x3b803b80u, 0),
+                0x3f823f80u);
+   /* bf16: -1 + 1 = +0; NaN stays a quiet NaN */
+   cr_assert_eq(emu_vm_atomic_apply(EMU_VM_PK_ADD_BF16, 32, 0x7fc0bf80u, 0x3f803f80u, 0) & 0xffffu,
+                0x0000u);
+   cr_assert_eq(emu_vm_atomic_apply(EMU_VM_PK_ADD_BF16, 32, 0x7fc0bf80u, 0x3f803f80u, 0) >> 16,
+                0x7fc0u);
+   cr_assert_eq(emu_vm_atomic_apply(EMU_VM_ADD_F64, 64, 0x3ff0000000000000ull,
+                                    0x3ff0000000000000ull, 0),
+                0x4000000000000000ull);
+}
