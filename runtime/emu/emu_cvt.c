@@ -289,3 +289,20 @@ CVT(valu_cvt_pk_u8_f32, VK(VK_B32, VK_B32, VK_B32), 32,
     (C & ~(0xffu << (8 * (B & 3)))) | (d2u32(nearbyint(FA)) > 255 ? 255u : d2u32(nearbyint(FA))) << (8 * (B & 3)))
 CVT(valu_cvt_f32_bf16, VK(VK_B16, VK_NONE, VK_NONE), 32, valu_f32out(w, in, valu_bitsf((A & 0xffff) << 16)))
 CVT(valu_cvt_pk_bf16_f32, K2, 32, cvt_f32_to_bf16(FA) | (uint32_t)cvt_f32_to_bf16(FB) << 16)
+
+/* V_PACK_B32_F16: D = {S1.f16, S0.f16}, halves chosen by op_sel, abs/neg as sign-bit ops. */
+static uint32_t
+pack_half(const emu_inst *in, unsigned i, uint32_t h)
+{
+   h &= 0xffff;
+   if (in->src[i].flags & EMU_OPND_ABS)
+      h &= 0x7fff;
+   if (in->src[i].flags & EMU_OPND_NEG)
+      h ^= 0x8000;
+   return h;
+}
+
+CVT(valu_pack_b32_f16, VK(VK_B16, VK_B16, VK_NONE), 32, pack_half(in, 0, A) | pack_half(in, 1, B) << 16)
+/* gfx950 V_CVT_PK_F16_F32: two f32 to f16 with round to nearest even. */
+CVT(valu_cvt_pk_f16_f32, K2, 32,
+    cvt_f32_to_f16(FA, CVT_RNE) | (uint32_t)cvt_f32_to_f16(FB, CVT_RNE) << 16)

@@ -141,3 +141,17 @@ Test(emu_cvt, bf16_and_f16_rounding)
       vt_expect(l, vt_out[0][l], h[l % 6]);
    vt_expect(1, vt_out[1][1], 0x3c017bffu); /* RTZ: 65520 -> 65504, 1+3*2^-11 -> 0x3c01 */
 }
+
+Test(emu_cvt, pack_b32_f16_and_cvt_pk_f16_f32)
+{
+   /* pack: D = {S1.f16, S0.f16}; op_sel:[1,0] takes S0's high half. cvt_pk_f16_f32 (gfx950):
+    * {f16(S1), f16(S0)} with RNE: 1 + 3*2^-11 -> 0x3c02, 65520 -> Inf. */
+   vt_fill(0x4000abcdu, 0x12343c00u, 0);
+   vt_run("gfx942", VT_LOAD "v_pack_b32_f16 v20, v10, v11\n"
+                    "v_pack_b32_f16 v21, v10, -v11 op_sel:[1,0]\n" VT_STORE, 0);
+   vt_expect(0, vt_out[0][0], 0x3c00abcdu);
+   vt_expect(0, vt_out[1][0], 0xbc004000u);
+   vt_fill(vt_f2u(1.0f + 3 * 0x1p-11f), vt_f2u(65520.0f), 0);
+   vt_run("gfx950", VT_LOAD "v_cvt_pk_f16_f32 v20, v10, v11\n" VT_STORE, 0);
+   vt_expect(0, vt_out[0][0], 0x7c003c02u);
+}
