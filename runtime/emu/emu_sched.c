@@ -12,8 +12,10 @@
 #include <string.h>
 #include <time.h>
 
-/* A wave that runs this many instructions is assumed to spin forever. */
-#define EMU_MAX_WAVE_INSTS 2000000000ull
+/* A wave that runs this many instructions is assumed to spin forever (a wave spinning on a
+ * flag another wave of its workgroup sets never ends here: waves run one at a time up to
+ * barriers). Real kernels stay far below: a 10k-iteration loop of 100 instructions is 1M. */
+#define EMU_MAX_WAVE_INSTS 100000000ull
 
 /* COMPUTE_PGM_RSRC2 and kernel_code_properties bits (AMDGPUUsage kernel descriptor tables). */
 enum {
@@ -191,7 +193,9 @@ emu_wave_run(emu_wave *w)
             return MXJIT_ERR_EMU_FAULT;
          if (w->ninst > EMU_MAX_WAVE_INSTS)
             return emu_fault(w, in, MXJIT_ERR_EMU_FAULT,
-                             "wave executed %llu instructions without ending (infinite loop?)",
+                             "wave executed %llu instructions without ending (infinite loop, "
+                             "or a spin-wait on another wave: the emulator runs the waves of a "
+                             "workgroup one at a time between barriers)",
                              (unsigned long long)w->ninst);
       }
    }
@@ -380,7 +384,10 @@ static mxjit_status
 launch_segments(emu_device *dev, const emu_kernel *k, struct emu_dispatch *d, uint32_t lds)
 {
    size_t ksz = d->p.kernarg_size > k->kd.kernarg_size ? d->p.kernarg_size : k->kd.kernarg_size;
-   mxjit_status st = emu_alloc(dev, ksz ? ksz : 4, &d->kernarg_addr);
+   /* Compilers merge kernarg loads into s_load_dwordx8/x16 that may read past the last
+    * argument; on hardware that is padding of the kernarg allocation, so pad with zeros. */
+   ksz = (ksz + 64 + 255) & ~(size_t)255;
+   mxjit_status st = emu_alloc(dev, ksz, &d->kernarg_addr);
    if (st != MXJIT_OK)
       return st;
    if (d->p.kernarg_size)

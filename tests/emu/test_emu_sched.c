@@ -188,3 +188,14 @@ Test(emu_sched, bad_launch_refused)
    cr_assert_eq(eh_run64(&k2, out, NULL, 0, msg, sizeof(msg)), MXJIT_ERR_INVALID_ARG);
    cr_assert(strstr(msg, "LDS"), "%s", msg);
 }
+
+/* A wave that never ends is stopped with a message instead of hanging the test. */
+Test(emu_sched, endless_wave_stopped)
+{
+   uint32_t out[64];
+   char msg[1024];
+   eh_kernel k = {.body = "L_self:\n  s_branch L_self\n", .block = {64}};
+   mxjit_status st = eh_run64(&k, out, NULL, 0, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_EMU_FAULT, "%s", msg);
+   cr_assert(strstr(msg, "without ending") && strstr(msg, "s_branch"), "%s", msg);
+}
