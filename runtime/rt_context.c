@@ -169,9 +169,13 @@ create_device(mxjit_ctx *ctx, const mxjit_ctx_options *o)
       st = dev_hip_create_lib(hiplib, o->target, &ctx->dev, msg, sizeof(msg));
    } else {
       if (o->device == MXJIT_DEVICE_AUTO &&
-          dev_hip_create_lib(hiplib, o->target, &ctx->dev, msg, sizeof(msg)) == MXJIT_OK) {
+          dev_hip_create_lib(hiplib, o->target, &ctx->dev, msg, sizeof(msg)) == MXJIT_OK &&
+          jt_lookup(ctx->dev->target)) {
          ctx->kind = MXJIT_DEVICE_HIP;
       } else {
+         /* AUTO: no HIP, no GPU, or a GPU mxjit cannot compile for: the emulator. */
+         if (ctx->dev)
+            ctx->dev->ops->destroy(ctx->dev);
          ctx->dev = NULL;
          ctx->kind = MXJIT_DEVICE_EMU;
          msg[0] = '\0';

@@ -29,7 +29,7 @@ static const char fake_src[] =
    "int hipSetDevice(int d){return 0;}\n"
    "const char*hipGetErrorString(int e){return \"fake error\";}\n"
    "int hipGetDevicePropertiesR0600(void*p,int d){memset(p,0,1500);"
-   "strcpy((char*)p,\"AMD Instinct MI300X\");strcpy((char*)p+1000,\"gfx942:sramecc+:xnack-\");"
+   "strcpy((char*)p,\"AMD Instinct MI300X\");strcpy((char*)p+1000,FAKE_ARCH);"
    "return 0;}\n"
    "int hipModuleLoadData(void**m,const void*img){fake_loads++;*m=(void*)1;return 0;}\n"
    "int hipModuleUnload(void*m){return 0;}\n"
@@ -53,7 +53,7 @@ static const char fake_src[] =
 static char lib[256];
 
 static void
-build_fake(int ndev)
+build_fake_arch(int ndev, const char *arch)
 {
    char src[256], cmd[1024];
    snprintf(src, sizeof(src), "/tmp/mxjit-fakehip-%d.c", (int)getpid());
@@ -62,11 +62,36 @@ build_fake(int ndev)
    cr_assert_not_null(f);
    fputs(fake_src, f);
    fclose(f);
-   snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -DFAKE_NDEV=%d -o %s %s", ndev, lib, src);
+   snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -DFAKE_NDEV=%d '-DFAKE_ARCH=\"%s\"' -o %s %s",
+            ndev, arch, lib, src);
    if (system(cmd) != 0)
       cr_skip_test("no C compiler to build the fake HIP runtime");
    unlink(src);
    setenv("MXJIT_HIP_LIBRARY", lib, 1);
+}
+
+static void
+build_fake(int ndev)
+{
+   build_fake_arch(ndev, "gfx942:sramecc+:xnack-");
+}
+
+Test(rt_hip, unsupported_gpu)
+{
+   build_fake_arch(1, "gfx90a:sramecc+:xnack-");
+   mxjit_ctx *ctx = NULL;
+   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP}, &ctx);
+   cr_assert_eq(st, MXJIT_ERR_UNSUPPORTED, "%s", mxjit_ctx_last_error(ctx));
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "the hip device is a 'gfx90a'") != NULL, "%s",
+             mxjit_ctx_last_error(ctx));
+   mxjit_ctx_destroy(ctx);
+   /* AUTO does not pick a GPU it cannot compile for. */
+   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO}, &ctx);
+   cr_assert_neq(mxjit_ctx_device(ctx), MXJIT_DEVICE_HIP);
+   if (st == MXJIT_OK)
+      cr_assert_str_eq(mxjit_ctx_target(ctx), "gfx950");
+   mxjit_ctx_destroy(ctx);
+   unlink(lib);
 }
 
 Test(rt_hip, library_present_no_gpu)
