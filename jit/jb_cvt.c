@@ -107,36 +107,64 @@ clamp_keep_nan(jb_builder *b, jb_val x, uint32_t max_bits)
    return jb_select(b, jb_cmp(b, JB_FOLT, x1, jb_fneg(b, mx)), jb_fneg(b, mx), x1);
 }
 
-/* gfx950: pairs of lanes through v_cvt_scalef32_pk_{fp8,bf8}_f32 (scale 1.0). Two pairs fill
- * one dword (dst_lo_hi_sel picks the word). Returns i32 lanes of codes. */
+/* Packed dwords (i32 lanes) -> n bytes (i8 lanes): the bytes of dword d are lanes 4d..4d+3. */
+static jb_val
+dwords_to_bytes(jb_builder *b, jb_val dw, unsigned n)
+{
+   if (n >= 4)
+      return jb_bitcast(b, dw, JB_TYPE(JB_KIND_INT, 8, n));
+   if (n == 1)
+      return jb_trunc(b, dw, JB_I8);
+   return jb_bitcast(b, jb_trunc(b, dw, JB_I16), JB_TYPE(JB_KIND_INT, 8, 2));
+}
+
+/* Per-byte NaN fix of one dword: lanes x[4g..4g+3] that are NaN get 0x7F|sign (§2.1, §2.2)
+ * whatever the instruction wrote. Done with 32-bit masks (and/or/select on i32). */
+static jb_val
+fp8_nan_fix(jb_builder *b, jb_val d, const jb_val *xs, unsigned cnt)
+{
+   jb_val mask = jb_imm_u32(b, 0), code = jb_imm_u32(b, 0), zero = jb_imm_u32(b, 0);
+   for (unsigned k = 0; k < cnt; k++) {
+      jb_val nan = jb_cmp(b, JB_FUNO, xs[k], xs[k]);
+      jb_val u = jb_bitcast(b, xs[k], JB_I32);
+      jb_val c = jb_or(b, jb_and_imm(b, jb_lshr_imm(b, u, 24), 0x80), jb_imm_u32(b, 0x7f));
+      mask = jb_or(b, mask, jb_select(b, nan, jb_imm_u32(b, 0xffu << (8 * k)), zero));
+      code = jb_or(b, code, jb_select(b, nan, jb_shl_imm(b, c, 8 * k), zero));
+   }
+   return jb_or(b, jb_and(b, d, jb_not(b, mask)), code);
+}
+
+/* gfx950: v_cvt_scalef32_pk_{fp8,bf8}_f32 with scale 1.0 converts two lanes into one word of
+ * a dword (dst_lo_hi_sel picks the word), so two calls fill a dword of four codes. Lanes are
+ * clamped to ±max first (the instruction turns overflow into NaN, §2.1). Returns i8 lanes. */
 static jb_val
 fp8_hw(jb_builder *b, jb_val x, enum jb_fp8 fmt)
 {
-   const struct fp8_fmt *f = &fp8_fmts[fmt];
-   unsigned n = x.t.lanes;
-   jb_type it = JB_TYPE(JB_KIND_INT, 32, n);
+   unsigned n = x.t.lanes, ndw = (n + 3) / 4;
    const char *name = fmt == JB_E4M3 ? "llvm.amdgcn.cvt.scalef32.pk.fp8.f32"
                                      : "llvm.amdgcn.cvt.scalef32.pk.bf8.f32";
-   jb_val c = clamp_keep_nan(b, x, f->max_bits);
-   LLVMTypeRef v2i16 = b->t.v2i16;
-   jb_val codes = jb_undef(b, it);
-   LLVMValueRef w = LLVMConstNull(v2i16);
-   for (unsigned p = 0; p < (n + 1) / 2; p++) {
-      jb_val lo = jb_extract(b, c, 2 * p), hi = n > 1 ? jb_extract(b, c, 2 * p + 1) : lo;
-      if (!jb_ok(b))
-         return jb_poison(b, it);
-      LLVMValueRef a[5] = {p % 2 ? w : LLVMConstNull(v2i16), lo.v, hi.v,
-                           LLVMConstReal(b->t.f32, 1.0), LLVMConstInt(b->t.i1, p % 2, 0)};
-      w = jb_intrinsic_(b, name, v2i16, a, 5);
-      jb_val d = jb_wrap(LLVMBuildBitCast(b->llb, w, b->t.i32, ""), JB_I32);
-      for (unsigned k = 0; k < 2 && 2 * p + k < n; k++) {
-         jb_val byte = jb_and_imm(b, jb_lshr_imm(b, d, 16 * (p % 2) + 8 * k), 0xff);
-         codes = n > 1 ? jb_insert(b, codes, byte, 2 * p + k) : byte;
+   jb_val c = clamp_keep_nan(b, x, fp8_fmts[fmt].max_bits);
+   jb_val dws = jb_undef(b, JB_TYPE(JB_KIND_INT, 32, ndw)), d = jb_undef(b, JB_I32);
+   for (unsigned g = 0; g < ndw; g++) {
+      jb_val xs[4], cs[4];
+      unsigned cnt = n - 4 * g < 4 ? n - 4 * g : 4;
+      for (unsigned k = 0; k < cnt; k++) {
+         xs[k] = jb_extract(b, x, 4 * g + k);
+         cs[k] = jb_extract(b, c, 4 * g + k);
       }
+      if (!jb_ok(b))
+         return jb_poison(b, JB_TYPE(JB_KIND_INT, 8, n));
+      LLVMValueRef w = LLVMConstNull(b->t.v2i16);
+      for (unsigned p = 0; 2 * p < cnt; p++) {
+         jb_val hi = 2 * p + 1 < cnt ? cs[2 * p + 1] : cs[2 * p];
+         LLVMValueRef a[5] = {w, cs[2 * p].v, hi.v, LLVMConstReal(b->t.f32, 1.0),
+                              LLVMConstInt(b->t.i1, p, 0)};
+         w = jb_intrinsic_(b, name, b->t.v2i16, a, 5);
+      }
+      d = fp8_nan_fix(b, jb_wrap(LLVMBuildBitCast(b->llb, w, b->t.i32, ""), JB_I32), xs, cnt);
+      dws = ndw > 1 ? jb_insert(b, dws, d, g) : d;
    }
-   jb_val u = jb_bitcast(b, x, it);
-   jb_val nan_code = jb_or(b, jb_and_imm(b, jb_lshr_imm(b, u, 24), 0x80), imm(b, it, 0x7f));
-   return jb_select(b, jb_cmp(b, JB_FUNO, x, x), nan_code, codes);
+   return dwords_to_bytes(b, dws, n);
 }
 
 jb_val
@@ -170,28 +198,28 @@ fp4_soft(jb_builder *b, jb_val x)
    return jb_or(b, r, jb_and_imm(b, jb_lshr_imm(b, u, 28), 8));
 }
 
-/* gfx950: v_cvt_scalef32_pk_fp4_f32 packs two lanes into one byte (element 2i low nibble);
- * dst_sel_index picks the byte of the dword. Finite lanes are clamped to ±6 first (§2.3
- * saturates); NaN lanes have no defined code (§2.3), so none is forced. */
+/* gfx950: v_cvt_scalef32_pk_fp4_f32 packs two lanes into one byte (element 2i in the low
+ * nibble); dst_sel_index picks the byte, so four calls fill a dword. Finite lanes are clamped
+ * to ±6 first (§2.3 saturates); NaN lanes have no defined code (§2.3). Returns n/2 i8 lanes. */
 static jb_val
 fp4_hw(jb_builder *b, jb_val x)
 {
-   unsigned n = x.t.lanes;
-   jb_type bt = JB_TYPE(JB_KIND_INT, 32, n / 2);
+   unsigned n = x.t.lanes, nbytes = n / 2, ndw = (nbytes + 3) / 4;
    jb_val c = clamp_keep_nan(b, x, 0x40c00000u);
-   jb_val bytes = jb_undef(b, bt);
-   LLVMValueRef w = LLVMConstInt(b->t.i32, 0, 0);
-   for (unsigned p = 0; p < n / 2; p++) {
-      jb_val lo = jb_extract(b, c, 2 * p), hi = jb_extract(b, c, 2 * p + 1);
-      if (!jb_ok(b))
-         return jb_poison(b, bt);
-      LLVMValueRef a[5] = {p % 4 ? w : LLVMConstInt(b->t.i32, 0, 0), lo.v, hi.v,
-                           LLVMConstReal(b->t.f32, 1.0), LLVMConstInt(b->t.i32, p % 4, 0)};
-      w = jb_intrinsic_(b, "llvm.amdgcn.cvt.scalef32.pk.fp4.f32", b->t.i32, a, 5);
-      jb_val byte = jb_and_imm(b, jb_lshr_imm(b, jb_wrap(w, JB_I32), 8 * (p % 4)), 0xff);
-      bytes = n > 2 ? jb_insert(b, bytes, byte, p) : byte;
+   jb_val dws = jb_undef(b, JB_TYPE(JB_KIND_INT, 32, ndw));
+   for (unsigned g = 0; g < ndw; g++) {
+      LLVMValueRef w = LLVMConstInt(b->t.i32, 0, 0);
+      for (unsigned p = 0; p < 4 && 4 * g + p < nbytes; p++) {
+         jb_val lo = jb_extract(b, c, 2 * (4 * g + p)), hi = jb_extract(b, c, 2 * (4 * g + p) + 1);
+         if (!jb_ok(b))
+            return jb_poison(b, JB_TYPE(JB_KIND_INT, 8, nbytes));
+         LLVMValueRef a[5] = {w, lo.v, hi.v, LLVMConstReal(b->t.f32, 1.0),
+                              LLVMConstInt(b->t.i32, p, 0)};
+         w = jb_intrinsic_(b, "llvm.amdgcn.cvt.scalef32.pk.fp4.f32", b->t.i32, a, 5);
+      }
+      dws = ndw > 1 ? jb_insert(b, dws, jb_wrap(w, JB_I32), g) : jb_wrap(w, JB_I32);
    }
-   return bytes;
+   return dwords_to_bytes(b, dws, nbytes);
 }
 
 jb_val
@@ -201,7 +229,7 @@ jb_cvt_f32_to_fp4(jb_builder *b, jb_val x)
    if (!jb_ok(b) || !check_f32(b, "jb_cvt_f32_to_fp4", x, true))
       return jb_poison(b, ot);
    if (jt_has(b->target, JT_CAP_PK_FP4))
-      return jb_trunc(b, fp4_hw(b, x), ot);
+      return fp4_hw(b, x);
    jb_val r = fp4_soft(b, x);
    jb_val lo = jb_undef(b, JB_TYPE(JB_KIND_INT, 32, ot.lanes)), hi = lo;
    for (unsigned i = 0; i < ot.lanes; i++) {
