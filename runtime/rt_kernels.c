@@ -131,6 +131,10 @@ rt_kernel_key(const struct jt_target *t, const tpl_family *f, const void *params
       .wave_size = t->wave_size,
       .llvm_version = rt_llvm_version(),
       .abi_version = MXJIT_ABI_VERSION,
+      /* The version, not the ELF build id (Mesa's choice): the CLI, the static library and
+       * libmxjit.so are different binaries of one build and must share entries, and overlays
+       * made with `mxjit compile --overlay-out` must load in applications. Generated code
+       * changes are covered by the template version (STYLE C19 bump rule). */
       .build_id = "mxjit " MXJIT_VERSION,
    };
    return kc_key_init_msg(key, &kf, msg, msglen);
