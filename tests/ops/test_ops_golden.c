@@ -266,7 +266,31 @@ same_file(const char *a, const char *golden_file, const golden_case *c, int idx)
    return ok;
 }
 
-/* The MX rows through `mxjit run mxfp8|mxfp4 --device host` (the spelling fixed by issue #4). */
+/* A 3d row: plain scales and q in one run, blocked scales in a second. 0 = pass. */
+static int
+run_cli_3d(const golden_case *c, const char *dir)
+{
+   char q[300], s[300], in[4200], shape[64];
+   snprintf(q, sizeof(q), "%s/q.bin", dir);
+   snprintf(s, sizeof(s), "%s/s.bin", dir);
+   snprintf(in, sizeof(in), "%s/%s", golden_dir(), c->files[0]);
+   snprintf(shape, sizeof(shape), "%s", c->shape);
+   int bad = 0;
+   for (int blk = 0; blk < 2; blk++) {
+      char *argv[] = {MXJIT_CLI, "run", "mxfp8", "--kind", "3d", "--in", in, "--dtype",
+                      (char *)c->in_dtype, "--shape", shape, "--mode", (char *)c->mode,
+                      "--elem", (char *)c->elem, "--scales", blk ? "blocked" : "plain",
+                      "--out-q", q, "--out-s", s, "--device", "host", NULL};
+      int rc = run_cli(argv);
+      bad |= rc != 0 || !same_file(q, c->files[1], c, 0) ||
+             !same_file(s, c->files[blk ? 3 : 2], c, 1);
+   }
+   if (bad)
+      cr_log_error("%s: mxjit run mxfp8 --kind 3d differs", c->name);
+   return bad;
+}
+
+/* The MX rows (dim0, dim1, 3d) through `mxjit run mxfp8|mxfp4 --device host` (the spelling fixed by issue #4). */
 Test(ops_cli, mx_rows_through_mxjit_run)
 {
    golden_case *cases;
@@ -278,6 +302,11 @@ Test(ops_cli, mx_rows_through_mxjit_run)
    int ran = 0, failed = 0;
    for (int i = 0; i < n; i++) {
       const golden_case *c = &cases[i];
+      if (!strcmp(c->op, "mx_quant_3d")) {
+         ran++;
+         failed += run_cli_3d(c, dir);
+         continue;
+      }
       if (strncmp(c->op, "mx_quant_dim", 12))
          continue;
       int e2m1 = !strcmp(c->elem, "e2m1"), blk = !strcmp(c->op, "mx_quant_dim0_blocked");
