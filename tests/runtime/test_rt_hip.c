@@ -86,7 +86,8 @@ Test(rt_hip, unsupported_gpu)
              mxjit_ctx_last_error(ctx));
    mxjit_ctx_destroy(ctx);
    /* AUTO does not pick a GPU it cannot compile for. */
-   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO}, &ctx);
+   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO, .no_disk_cache = 1},
+                         &ctx);
    cr_assert_neq(mxjit_ctx_device(ctx), MXJIT_DEVICE_HIP);
    if (st == MXJIT_OK)
       cr_assert_str_eq(mxjit_ctx_target(ctx), "gfx950");
@@ -105,7 +106,8 @@ Test(rt_hip, library_present_no_gpu)
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "0 devices") != NULL);
    mxjit_ctx_destroy(ctx);
    /* AUTO falls back to the emulator (or fails only for the emulator's own reasons). */
-   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO}, &ctx);
+   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO, .no_disk_cache = 1},
+                         &ctx);
    cr_assert_eq(mxjit_ctx_device(ctx), st == MXJIT_OK ? MXJIT_DEVICE_EMU : MXJIT_DEVICE_AUTO);
    mxjit_ctx_destroy(ctx);
    unlink(lib);
