@@ -5,8 +5,9 @@
  * and never lock; a writer (holding the context's mutex, taken only to load and insert) fills
  * an rt_lkernel completely and then publishes it with a release store, so a reader that sees
  * the pointer sees the whole entry. Entries are never removed before mxjit_ctx_destroy,
- * which is why a reader never meets a freed one. The key is (family pointer, raw params bytes): both are stable within a
- * process, and the canonical serialization needed for the disk key is only computed on a miss.
+ * which is why a reader never meets a freed one. The key is (family pointer, raw params
+ * bytes): both are stable within a process, and the canonical serialization needed for the
+ * disk key is only computed on a miss.
  */
 #include "rt_kernels.h"
 
