@@ -17,6 +17,7 @@
 
 #include "emu.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -305,7 +306,6 @@ extern const emu_opdesc emu_ops_valu[];   /* valu */
 extern const emu_opdesc emu_ops_vmem[];   /* vmem: MUBUF/GLOBAL/FLAT/DS/MFMA */
 
 /* --- Core internals (emu_load.c, emu_decode.c, emu_sched.c, emu_mem.c, ...) ---------------- */
-#include <pthread.h>
 
 /** Kernel descriptor fields (AMDGPUUsage "Kernel Descriptor", 64 bytes). */
 typedef struct emu_kd {
@@ -337,6 +337,12 @@ struct emu_kernel {
    int32_t *pc_index;      /* (pc / 4) -> index in insts, -1 inside an instruction */
    char *listing;
    char *strings;          /* pool for emu_inst.text */
+   /* Decoding is lazy (first launch or listing): LLVM's disassembler costs ~3 us per
+    * instruction, which module loads of kernels that are never launched should not pay. */
+   pthread_mutex_t decode_lock;
+   int decoded;            /* 1: insts valid; -1: decoding failed (decode_msg) */
+   mxjit_status decode_status;
+   char decode_msg[256];
 };
 
 struct emu_module {
@@ -383,6 +389,9 @@ extern const emu_opdesc emu_global_basic_ops[]; /* emu_global_basic.c */
 void emu_ops_init(void);
 /** Decodes k->code into k->insts / k->pc_index / k->listing. */
 mxjit_status emu_decode_kernel(struct emu_kernel *k, const char *target, char *msg, size_t len);
+/** Decodes k once (thread-safe); later calls return the first call's status. On failure msg
+ *  gets the reason. */
+mxjit_status emu_kernel_decode(struct emu_kernel *k, char *msg, size_t len);
 
 /** Like emu_fault but the message is exactly "emu: " + fmt (no pc/mnemonic prefix). */
 mxjit_status emu_fault_raw(emu_wave *w, mxjit_status st, const char *fmt, ...)

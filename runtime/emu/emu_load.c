@@ -205,9 +205,8 @@ load_kernels(const elf_view *e, emu_module *m, char *msg, size_t len)
          struct emu_kernel *k = &m->kernels[m->nkernels++];
          memset(k, 0, sizeof(*k));
          k->mod = m;
+         pthread_mutex_init(&k->decode_lock, NULL);
          mxjit_status st = kernel_from_symbol(e, k, nm, nlen - 3, rd64(sym + 8), msg, len);
-         if (st == MXJIT_OK)
-            st = emu_decode_kernel(k, m->target, msg, len);
          if (st != MXJIT_OK)
             return st;
       }
@@ -267,6 +266,7 @@ emu_module_unload(emu_module *m)
       free(k->pc_index);
       free(k->listing);
       free(k->strings);
+      pthread_mutex_destroy(&k->decode_lock);
    }
    free(m->kernels);
    free(m);
@@ -291,8 +291,25 @@ emu_kernel_get(emu_module *m, const char *name, emu_kernel **out)
    return MXJIT_ERR_INVALID_ARG;
 }
 
+mxjit_status
+emu_kernel_decode(struct emu_kernel *k, char *msg, size_t len)
+{
+   pthread_mutex_lock(&k->decode_lock);
+   if (!k->decoded) {
+      k->decode_status = emu_decode_kernel(k, k->mod->target, k->decode_msg,
+                                           sizeof(k->decode_msg));
+      k->decoded = k->decode_status == MXJIT_OK ? 1 : -1;
+   }
+   pthread_mutex_unlock(&k->decode_lock);
+   if (k->decoded < 0 && msg)
+      snprintf(msg, len, "%s", k->decode_msg);
+   return k->decode_status;
+}
+
 const char *
 emu_kernel_listing(emu_kernel *k)
 {
-   return k && k->listing ? k->listing : "";
+   if (!k || emu_kernel_decode(k, NULL, 0) != MXJIT_OK)
+      return "";
+   return k->listing ? k->listing : "";
 }

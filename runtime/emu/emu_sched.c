@@ -469,6 +469,9 @@ emu_launch(emu_device *dev, emu_kernel *k, const emu_launch_params *p,
       return MXJIT_ERR_INVALID_ARG;
    }
    double t0 = now_seconds();
+   mxjit_status dst = emu_kernel_decode(k, dev->msg, sizeof(dev->msg));
+   if (dst != MXJIT_OK)
+      return dst;
    struct emu_dispatch d;
    memset(&d, 0, sizeof(d));
    d.dev = dev;

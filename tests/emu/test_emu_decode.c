@@ -31,6 +31,7 @@ load(const char *body, const char *target)
    cr_assert_eq(emu_device_create(&(emu_options){._ = 0, .target = target}, &dev), MXJIT_OK);
    cr_assert_eq(emu_module_load(dev, h, hs, &mod), MXJIT_OK, "%s", emu_last_error(dev));
    cr_assert_eq(emu_kernel_get(mod, "eh_kernel", &kern), MXJIT_OK);
+   cr_assert_eq(emu_kernel_decode(kern, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
    free(h);
 }
 
