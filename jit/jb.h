@@ -272,6 +272,11 @@ void jb_barrier(jb_builder *b);
  *  says in a comment which loads it fences (STYLE C12, KERNELS.md §3). */
 void jb_waitcnt(jb_builder *b, int vm, int lgkm);
 
+/** s_setprio prio (0..3). */
+void jb_setprio(jb_builder *b, unsigned prio);
+/** llvm.amdgcn.sched.barrier(mask): 0 = no instruction may be scheduled across. */
+void jb_sched_barrier(jb_builder *b, uint32_t mask);
+
 /* --- Wave operations (jb_wave.c) ----------------------------------------------------------- */
 
 /** The value of the first active lane (i32/f32/i64/ptr), uniform. */
@@ -286,6 +291,12 @@ typedef struct jb_red_opts {
  *  the result. FMAX propagates NaN (NUMERICS.md §3.1). x: f32 (FMAX, FSUM) or i32. */
 jb_val jb_wave_reduce_(jb_builder *b, enum jb_red op, jb_red_opts o);
 #define jb_wave_reduce(b, op, ...) jb_wave_reduce_((b), (op), (jb_red_opts){.x = __VA_ARGS__})
+/** x of lane (lane ^ mask), mask 1..63 (DPP for 1, 2; ds_swizzle below 32; ds_bpermute). */
+jb_val jb_shuffle_xor(jb_builder *b, jb_val x, unsigned mask);
+/** x of lane src_lane (i32, taken mod 64) through ds_bpermute. x: i32 or f32. */
+jb_val jb_shuffle(jb_builder *b, jb_val x, jb_val src_lane);
+/** x of one constant lane, uniform (v_readlane). */
+jb_val jb_readlane(jb_builder *b, jb_val x, unsigned lane);
 /** NaN-propagating max of f32 (llvm.maximum); jb_fmax is IEEE maxNum. */
 jb_val jb_fmax_nan(jb_builder *b, jb_val x, jb_val y);
 
@@ -297,6 +308,8 @@ enum jb_elem { JB_ELEM_E4M3, JB_ELEM_E5M2, JB_ELEM_E2M1 };
 
 /** bf16 (JB_KIND_BF16 or i16 lanes) -> f32 lanes, exactly (bits << 16). */
 jb_val jb_bf16_to_f32(jb_builder *b, jb_val x);
+/** f32 lanes -> bf16 bits (i16 lanes), RNE, NaN kept NaN. */
+jb_val jb_f32_to_bf16(jb_builder *b, jb_val x);
 /** f32 lanes (n = 1, 2, 4, 8, 16) -> n OCP fp8 codes (i8 lanes), RNE, saturating (§2.1, §2.2).
  *  NaN gives 0x7F|sign. */
 jb_val jb_cvt_f32_to_fp8(jb_builder *b, jb_val x, enum jb_fp8 fmt);

@@ -61,6 +61,23 @@ jb_bf16_to_f32(jb_builder *b, jb_val x)
    return jb_bitcast(b, jb_shl_imm(b, w, 16), ft);
 }
 
+jb_val
+jb_f32_to_bf16(jb_builder *b, jb_val x)
+{
+   jb_type it = JB_TYPE(JB_KIND_INT, 16, x.t.lanes);
+   if (!jb_ok(b))
+      return jb_poison(b, it);
+   if (x.t.kind != JB_KIND_FLOAT || x.t.bits != 32) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_f32_to_bf16: input is not f32 lanes");
+      return jb_poison(b, it);
+   }
+   /* IEEE fptrunc: RNE, NaN stays NaN (quieted), subnormals kept. gfx950 selects
+    * v_cvt_pk_bf16_f32, gfx942 LLVM's integer expansion; both round the same way. */
+   jb_type bt = JB_TYPE(JB_KIND_BF16, 16, x.t.lanes);
+   LLVMValueRef v = LLVMBuildFPTrunc(b->llb, x.v, jb_llvm_type(b, bt), "");
+   return jb_wrap(LLVMBuildBitCast(b->llb, v, jb_llvm_type(b, it), ""), it);
+}
+
 /* Format constants of the software fp8 encoder (legend: min_normal = smallest normal |x| as
  * f32 bits; sub_scale = 2^-(smallest subnormal exponent); mbits = mantissa bits; bias_adj =
  * (127 - bias) << mbits; sat = max finite |x| bits and its code). */

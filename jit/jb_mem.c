@@ -320,3 +320,29 @@ jb_waitcnt(jb_builder *b, int vm, int lgkm)
    LLVMValueRef a = LLVMConstInt(b->t.i32, imm, 0);
    jb_intrinsic_(b, "llvm.amdgcn.s.waitcnt", b->t.void_, &a, 1);
 }
+
+/* s_setprio: raises this wave's issue priority (0..3) relative to the other waves of the SIMD,
+ * e.g. around an MFMA-heavy section (CDNA3 ISA, S_SETPRIO). */
+void
+jb_setprio(jb_builder *b, unsigned prio)
+{
+   if (!jb_ok(b))
+      return;
+   if (prio > 3) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_setprio: priority %u is not in 0..3", prio);
+      return;
+   }
+   LLVMValueRef a = LLVMConstInt(b->t.i16, prio, 0);
+   jb_intrinsic_(b, "llvm.amdgcn.s.setprio", b->t.void_, &a, 1);
+}
+
+/* A scheduling barrier: mask 0 lets nothing cross it; other bits allow instruction classes
+ * (AMDGPUUsage "llvm.amdgcn.sched.barrier"). Emits no instruction. */
+void
+jb_sched_barrier(jb_builder *b, uint32_t mask)
+{
+   if (!jb_ok(b))
+      return;
+   LLVMValueRef a = LLVMConstInt(b->t.i32, mask, 0);
+   jb_intrinsic_(b, "llvm.amdgcn.sched.barrier", b->t.void_, &a, 1);
+}

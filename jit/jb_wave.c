@@ -47,33 +47,88 @@ jb_fmax_nan(jb_builder *b, jb_val x, jb_val y)
    return jb_wrap(jb_intrinsic_(b, name, LLVMTypeOf(x.v), a, 2), x.t);
 }
 
-/* The value of lane (lane ^ s) for s = 1..32, as i32. */
+/* The value of lane (lane ^ mask), mask in 1..63, as i32. */
 static LLVMValueRef
-partner(jb_builder *b, LLVMValueRef x, unsigned s)
+partner(jb_builder *b, LLVMValueRef x, unsigned mask)
 {
-   if (s <= 2) {
+   if (mask <= 2) {
       /* DPP quad_perm: [1,0,3,2] = 0xB1 swaps neighbours, [2,3,0,1] = 0x4E swaps pairs. All
        * rows and banks enabled; every source lane exists, so bound_ctrl does not matter. */
       LLVMValueRef a[6] = {x,
                            x,
-                           LLVMConstInt(b->t.i32, s == 1 ? 0xB1 : 0x4E, 0),
+                           LLVMConstInt(b->t.i32, mask == 1 ? 0xB1 : 0x4E, 0),
                            LLVMConstInt(b->t.i32, 0xF, 0),
                            LLVMConstInt(b->t.i32, 0xF, 0),
                            LLVMConstInt(b->t.i1, 1, 0)};
       return jb_intrinsic_(b, "llvm.amdgcn.update.dpp.i32", b->t.i32, a, 6);
    }
-   if (s <= 16) {
-      /* ds_swizzle bit mode (offset bit 15 = 0): and_mask 0x1F, or_mask 0, xor_mask s, within
-       * each group of 32 lanes (CDNA3 ISA, DS_SWIZZLE_B32). No LDS is touched. */
-      LLVMValueRef a[2] = {x, LLVMConstInt(b->t.i32, 0x1Fu | (s << 10), 0)};
+   if (mask < 32) {
+      /* ds_swizzle bit mode (offset bit 15 = 0): and_mask 0x1F, or_mask 0, xor_mask = mask,
+       * within each group of 32 lanes (CDNA3 ISA, DS_SWIZZLE_B32). No LDS is touched. */
+      LLVMValueRef a[2] = {x, LLVMConstInt(b->t.i32, 0x1Fu | (mask << 10), 0)};
       return jb_intrinsic_(b, "llvm.amdgcn.ds.swizzle", b->t.i32, a, 2);
    }
-   /* Across the two halves of the wave: ds_bpermute with byte address (lane ^ 32) * 4. */
+   /* Across the two halves of the wave: ds_bpermute with byte address (lane ^ mask) * 4. */
    jb_val lane = jb_lane_id(b);
-   LLVMValueRef addr = LLVMBuildXor(b->llb, lane.v, LLVMConstInt(b->t.i32, 32, 0), "");
+   LLVMValueRef addr = LLVMBuildXor(b->llb, lane.v, LLVMConstInt(b->t.i32, mask, 0), "");
    addr = LLVMBuildShl(b->llb, addr, LLVMConstInt(b->t.i32, 2, 0), "");
    LLVMValueRef a[2] = {addr, x};
    return jb_intrinsic_(b, "llvm.amdgcn.ds.bpermute", b->t.i32, a, 2);
+}
+
+static bool
+check_lane_value(jb_builder *b, const char *op, jb_val x)
+{
+   if (jb_type_eq(x.t, JB_I32) || jb_type_eq(x.t, JB_F32))
+      return true;
+   jb_error(b, MXJIT_ERR_INVALID_ARG, "%s: operand must be i32 or f32 (kind %u, %u x %u bits)", op,
+            x.t.kind, x.t.lanes, x.t.bits);
+   return false;
+}
+
+jb_val
+jb_shuffle_xor(jb_builder *b, jb_val x, unsigned mask)
+{
+   if (!jb_ok(b) || !check_lane_value(b, "jb_shuffle_xor", x))
+      return jb_poison(b, x.t);
+   if (mask == 0 || mask >= b->target->wave_size) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_shuffle_xor: mask %u is not in 1..%u", mask,
+               b->target->wave_size - 1);
+      return jb_poison(b, x.t);
+   }
+   LLVMValueRef xi = LLVMBuildBitCast(b->llb, x.v, b->t.i32, "");
+   return jb_wrap(LLVMBuildBitCast(b->llb, partner(b, xi, mask), jb_llvm_type(b, x.t), ""), x.t);
+}
+
+jb_val
+jb_shuffle(jb_builder *b, jb_val x, jb_val src_lane)
+{
+   if (!jb_ok(b) || !check_lane_value(b, "jb_shuffle", x))
+      return jb_poison(b, x.t);
+   if (!jb_type_eq(src_lane.t, JB_I32)) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_shuffle: source lane must be i32");
+      return jb_poison(b, x.t);
+   }
+   /* ds_bpermute_b32 reads lane (addr / 4) mod 64 (CDNA3 ISA, DS_BPERMUTE_B32). */
+   LLVMValueRef a[2] = {LLVMBuildShl(b->llb, src_lane.v, LLVMConstInt(b->t.i32, 2, 0), ""),
+                        LLVMBuildBitCast(b->llb, x.v, b->t.i32, "")};
+   LLVMValueRef r = jb_intrinsic_(b, "llvm.amdgcn.ds.bpermute", b->t.i32, a, 2);
+   return jb_wrap(LLVMBuildBitCast(b->llb, r, jb_llvm_type(b, x.t), ""), x.t);
+}
+
+jb_val
+jb_readlane(jb_builder *b, jb_val x, unsigned lane)
+{
+   if (!jb_ok(b) || !check_lane_value(b, "jb_readlane", x))
+      return jb_poison(b, x.t);
+   if (lane >= b->target->wave_size) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_readlane: lane %u of %u", lane, b->target->wave_size);
+      return jb_poison(b, x.t);
+   }
+   LLVMValueRef a[2] = {x.v, LLVMConstInt(b->t.i32, lane, 0)};
+   const char *name =
+       x.t.kind == JB_KIND_FLOAT ? "llvm.amdgcn.readlane.f32" : "llvm.amdgcn.readlane.i32";
+   return jb_wrap(jb_intrinsic_(b, name, jb_llvm_type(b, x.t), a, 2), x.t);
 }
 
 static jb_val

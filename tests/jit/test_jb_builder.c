@@ -70,6 +70,10 @@ build_every_op(jb_builder *b)
    jb_val y = jb_wave_reduce(b, JB_RED_UMAX, alu_part(b, x, jb_fmul(b, f, jb_arg_val(b, A_SCALE))),
                              .cluster = 4);
    y = jb_wave_reduce(b, JB_RED_ISUM, jb_iadd(b, y, lane), .cluster = 64);
+   y = jb_iadd(b, y, jb_shuffle(b, jb_shuffle_xor(b, y, 5), jb_iadd_imm(b, lane, 1)));
+   f = jb_fadd(b, f, jb_readlane(b, jb_shuffle_xor(b, f, 33), 7));
+   jb_setprio(b, 2);
+   jb_sched_barrier(b, 0);
 
    jb_val lds = jb_lds_alloc(b, 4096, 16);
    jb_lds_store(b, v4, lds, voff);
@@ -111,6 +115,8 @@ build_every_op(jb_builder *b)
    jb_global_store(b, r, out, jb_zext(b, voff, JB_I64));
    jb_val g = jb_global_load(b, in, jb_zext(b, ph, JB_I64), JB_V2F32, .align = 4);
    jb_global_store(b, g, out, jb_imm_i64(b, 64), .nontemporal = true);
+   jb_global_store(b, jb_f32_to_bf16(b, g), out, jb_imm_i64(b, 128));
+   jb_setprio(b, 0);
 }
 
 static void
@@ -132,6 +138,8 @@ every_op(const struct jt_target *t)
    cr_assert(strstr(text, "row_mask:0xf") != NULL || strstr(text, "quad_perm") != NULL);
    cr_assert(strstr(text, "ds_bpermute_b32") != NULL);
    cr_assert(strstr(text, "s_barrier") != NULL);
+   cr_assert(strstr(text, "v_readlane_b32") != NULL);
+   cr_assert(strstr(text, "s_setprio 2") != NULL);
    if (t == &jt_gfx950) {
       cr_assert(strstr(text, "v_cvt_scalef32_pk_fp8_f32") != NULL);
       cr_assert(strstr(text, "v_cvt_scalef32_pk_bf8_f32") != NULL);
@@ -255,6 +263,16 @@ Test(jb_builder, op_before_kernel_and_bad_args)
    b = new_kernel(&jt_gfx942);
    jb_wave_reduce(b, JB_RED_FSUM, jb_imm_f32(b, 1.0f), .cluster = 3);
    cr_assert(strstr(jb_message(b), "cluster 3") != NULL, "%s", jb_message(b));
+   jb_builder_destroy(b);
+
+   b = new_kernel(&jt_gfx942);
+   jb_shuffle_xor(b, jb_imm_i32(b, 1), 64);
+   cr_assert(strstr(jb_message(b), "mask 64") != NULL, "%s", jb_message(b));
+   jb_builder_destroy(b);
+
+   b = new_kernel(&jt_gfx942);
+   jb_setprio(b, 4);
+   cr_assert(strstr(jb_message(b), "priority 4") != NULL, "%s", jb_message(b));
    jb_builder_destroy(b);
 
    b = new_kernel(&jt_gfx942);

@@ -89,6 +89,7 @@ ref_e8m0(float amax, int rceil, int emax, float rcp)
 /* --- Evaluating the emitted code by constant folding ---------------------------------------- */
 
 enum conv {
+   CV_BF16,
    CV_E4M3,
    CV_E5M2,
    CV_FP4,
@@ -98,6 +99,8 @@ enum conv {
    CV_RCEIL_E5M2,
    CV_ROUNDUP
 };
+
+static unsigned bf16_shift; /* CV_BF16: which byte of the bf16 bits run_folded returns */
 
 /* Converts n inputs (n % 16 == 0) with the gfx942 (software) lowering; out gets one byte per
  * input (fp4: one nibble per input, unpacked here). */
@@ -135,12 +138,17 @@ run_folded(enum conv cv, const uint32_t *in, size_t n, uint8_t *out)
       case CV_RCEIL_E5M2:
          r = jb_e8m0_scale(b, x, JB_SCALE_RCEIL, JB_ELEM_E5M2);
          break;
+      case CV_BF16:
+         r = jb_f32_to_bf16(b, x);
+         break;
       default:
          r = jb_e8m0_roundup_(b, x);
          break;
       }
       if (r.t.bits == 32)
          r = jb_trunc(b, r, JB_TYPE(JB_KIND_INT, 8, 16));
+      if (cv == CV_BF16) /* keep the high byte: the low byte is checked by a second pass */
+         r = jb_trunc(b, jb_lshr_imm(b, r, bf16_shift), JB_TYPE(JB_KIND_INT, 8, 16));
       jb_global_store(b, r, dst, jb_imm_i64(b, (int64_t)c));
    }
    cr_assert_eq(jb_finish(b), MXJIT_OK, "%s", jb_message(b));
@@ -368,4 +376,34 @@ Test(jb_cvt, compiles_gfx950_hardware)
    cr_assert(strstr(text, "v_cvt_scalef32_pk_bf8_f32") != NULL);
    cr_assert(strstr(text, "v_cvt_scalef32_pk_fp4_f32") != NULL);
    free(text);
+}
+
+Test(jb_cvt, f32_to_bf16_rne)
+{
+   /* Every exponent and sign with mantissas at and around the rounding point (ties both ways),
+    * against RNE on the bits: (u + 0x7FFF + lsb) >> 16; NaN must stay NaN. */
+   enum { N = 512 * 16 };
+   static const uint32_t lows[16] = {0,       1,       0x7FFF,  0x8000,   0x8001,   0xFFFF,
+                                     0x18000, 0x10000, 0x17FFF, 0x7F8000, 0x7FFFFF, 0x12345,
+                                     0xC000,  0x4000,  0x28000, 0x38000};
+   uint32_t *in = malloc(N * sizeof(uint32_t));
+   uint8_t *hi = malloc(N), *lo = malloc(N);
+   for (uint32_t i = 0; i < N; i++)
+      in[i] = ((i / 16) << 23) | lows[i % 16];
+   bf16_shift = 8;
+   run_folded(CV_BF16, in, N, hi);
+   bf16_shift = 0;
+   run_folded(CV_BF16, in, N, lo);
+   for (uint32_t i = 0; i < N; i++) {
+      uint32_t u = in[i], got = (uint32_t)hi[i] << 8 | lo[i];
+      if ((u & 0x7FFFFFFF) > 0x7F800000) {
+         cr_assert((got & 0x7FFF) > 0x7F80, "NaN 0x%08x -> 0x%04x", u, got);
+         continue;
+      }
+      uint32_t want = (u + 0x7FFF + ((u >> 16) & 1)) >> 16;
+      cr_assert_eq(got, want, "f32 0x%08x: 0x%04x, want 0x%04x", u, got, want);
+   }
+   free(in);
+   free(hi);
+   free(lo);
 }
