@@ -53,11 +53,12 @@ read_srd(emu_wave *w, const emu_inst *in, buf_srd *r)
 }
 
 /* Per-lane index and offset (without inst_offset) from vaddr. */
-static void
+static inline void
 lane_addr(const emu_wave *w, const emu_inst *in, unsigned lane, uint32_t *index, uint64_t *off)
 {
-   *index = in->idxen ? emu_src32(w, &in->src[1], lane, 0) : 0;
-   *off = (uint64_t)(in->offen ? emu_src32(w, &in->src[1], lane, in->idxen ? 1 : 0) : 0) +
+   int va = emu_vm_vreg(&in->src[1]);
+   *index = in->idxen ? emu_vm_rd(w, &in->src[1], va, lane, 0) : 0;
+   *off = (uint64_t)(in->offen ? emu_vm_rd(w, &in->src[1], va, lane, in->idxen ? 1 : 0) : 0) +
           (uint64_t)(uint32_t)in->offset;
 }
 
@@ -87,6 +88,7 @@ buf_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
       return st;
    uint64_t soff = soffset_of(w, in), moved = 0;
    unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
+   int vd = emu_vm_vreg(&in->dst[0]);
    emu_vm_win win = {0};
    if (in->lds)
       return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
@@ -105,7 +107,7 @@ buf_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
          return MXJIT_ERR_EMU_FAULT_OOB;
       if (all && csize == 4) {
          for (unsigned c = 0; c < ncomp; c++)
-            emu_vwrite(w, &in->dst[0], lane, c, emu_vm_le32(all + 4u * c, 4));
+            emu_vm_wr(w, &in->dst[0], vd, lane, c, emu_vm_le32(all + 4u * c, 4));
          moved += bytes;
          continue;
       }

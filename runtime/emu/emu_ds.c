@@ -9,24 +9,32 @@
  * checks it against the workgroup's allocation and records it for the cross-wave LDS hazard
  * shadow. All loads register their VGPRs on lgkmcnt.
  *
- * Bank conflicts: CDNA3 LDS has 32 banks, each 4 bytes wide (CDNA3 ISA "Local Data Share":
- * "32 banks, each 512 entries of 4 bytes"). A wave64 request is served 32 dwords per cycle:
- * lanes are taken in groups moving 32 dwords (32 lanes for b32, 16 for b64, 8 for b128); in each
- * group, distinct dword addresses that fall in the same bank serialize, equal addresses
- * broadcast. The estimate adds, per group, (max distinct addresses in one bank) - 1 cycles.
- * gfx950 (CDNA4, 160 KB LDS) is estimated with the same 32-bank model: the emulator does not
- * give semantic functions the target, and CDNA4's wider LDS datapath is not modelled.
+ * Bank conflicts: LDS has 32 banks of 4 bytes on gfx942 (CDNA3 ISA "Local Data Share") and 64
+ * on gfx950 (160 KB LDS; ROCm CK-Tile "Understanding AMD GPU LDS and Bank Conflicts": "32 or 64
+ * banks depending on the hardware architecture, each bank has a 4 bytes width"). A wave64
+ * request is served in phases that each move one dword per bank: with 32 banks, 32 lanes for
+ * b32, 16 for b64, 8 for b128 (the CK-Tile page's ds_write_b128 phases lane0-7, lane8-15, ...).
+ * Within a phase, distinct dword addresses in the same bank serialize, equal addresses
+ * broadcast; the estimate adds (max distinct addresses in one bank) - 1 cycles per phase. It is
+ * an estimate for tuning, not a cycle model (no bank swizzle, no b96 special case).
  */
 #include "emu_vmem.h"
 
 #include <string.h>
 
-#define DS_BANKS 32
+#define DS_MAX_BANKS 64
+
+static unsigned
+lds_banks(const emu_wave *w)
+{
+   bool gfx950 = w->kern && w->kern->mod && strcmp(w->kern->mod->target, "gfx950") == 0;
+   return gfx950 ? 64 : 32;
+}
 
 static inline uint32_t
-ds_base(const emu_wave *w, const emu_inst *in, unsigned lane)
+ds_base(const emu_wave *w, const emu_inst *in, int va, unsigned lane)
 {
-   return emu_src32(w, &in->src[0], lane, 0);
+   return emu_vm_rd(w, &in->src[0], va, lane, 0);
 }
 
 /* Adds the bank-conflict estimate for one instruction; addr[lane] is each active lane's first
@@ -34,20 +42,35 @@ ds_base(const emu_wave *w, const emu_inst *in, unsigned lane)
 static void
 count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords)
 {
-   unsigned per_group = dwords >= DS_BANKS ? 1 : DS_BANKS / dwords;
+   unsigned banks = lds_banks(w), per_group = dwords >= banks ? 1 : banks / dwords;
    uint64_t extra = 0;
    for (unsigned g = 0; g < EMU_WAVE; g += per_group) {
-      uint32_t seen[DS_BANKS][DS_BANKS];
-      unsigned nseen[DS_BANKS] = {0}, worst = 0;
-      for (unsigned lane = g; lane < g + per_group && lane < EMU_WAVE; lane++) {
+      unsigned end = g + per_group < EMU_WAVE ? g + per_group : EMU_WAVE;
+      /* fast path: no bank touched twice in this phase -> no conflict */
+      uint64_t used = 0;
+      bool clash = false;
+      for (unsigned lane = g; lane < end && !clash; lane++) {
          if (!((w->exec >> lane) & 1))
             continue;
          for (unsigned d = 0; d < dwords; d++) {
-            uint32_t dw = (addr[lane] >> 2) + d, b = dw % DS_BANKS;
+            uint64_t bit = 1ull << (((addr[lane] >> 2) + d) % banks);
+            clash |= (used & bit) != 0;
+            used |= bit;
+         }
+      }
+      if (!clash)
+         continue;
+      uint32_t seen[DS_MAX_BANKS][DS_MAX_BANKS];
+      unsigned nseen[DS_MAX_BANKS] = {0}, worst = 0;
+      for (unsigned lane = g; lane < end; lane++) {
+         if (!((w->exec >> lane) & 1))
+            continue;
+         for (unsigned d = 0; d < dwords; d++) {
+            uint32_t dw = (addr[lane] >> 2) + d, b = dw % banks;
             unsigned i = 0;
             while (i < nseen[b] && seen[b][i] != dw)
                i++;
-            if (i == nseen[b] && nseen[b] < DS_BANKS)
+            if (i == nseen[b] && nseen[b] < DS_MAX_BANKS)
                seen[b][nseen[b]++] = dw;
             if (nseen[b] > worst)
                worst = nseen[b];
@@ -64,20 +87,21 @@ static mxjit_status
 ds_read(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
 {
    unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
+   int va = emu_vm_vreg(&in->src[0]), vd = emu_vm_vreg(&in->dst[0]);
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
-      addr[lane] = ds_base(w, in, lane) + (uint32_t)(uint16_t)in->offset;
+      addr[lane] = ds_base(w, in, va, lane) + (uint32_t)(uint16_t)in->offset;
       const uint8_t *p = emu_lds(w, in, addr[lane], bytes, false);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
       for (unsigned c = 0; c < ncomp; c++) {
          uint32_t raw = emu_vm_le32(p + 4u * c, csize);
          if (csize < 4)
-            raw = emu_vm_extend(emu_src32(w, &in->dst[0], lane, c), raw, csize, ext);
-         emu_vwrite(w, &in->dst[0], lane, c, raw);
+            raw = emu_vm_extend(emu_vm_rd(w, &in->dst[0], vd, lane, c), raw, csize, ext);
+         emu_vm_wr(w, &in->dst[0], vd, lane, c, raw);
       }
       moved += bytes;
    }
@@ -91,17 +115,18 @@ static mxjit_status
 ds_write(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
 {
    unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
+   int va = emu_vm_vreg(&in->src[0]), v1 = emu_vm_vreg(&in->src[1]);
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
-      addr[lane] = ds_base(w, in, lane) + (uint32_t)(uint16_t)in->offset;
+      addr[lane] = ds_base(w, in, va, lane) + (uint32_t)(uint16_t)in->offset;
       uint8_t *p = emu_lds(w, in, addr[lane], bytes, true);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
       for (unsigned c = 0; c < ncomp; c++) {
-         uint32_t v = emu_src32(w, &in->src[1], lane, c);
+         uint32_t v = emu_vm_rd(w, &in->src[1], v1, lane, c);
          if (hi)
             v >>= 16; /* DS_WRITE_B8_D16_HI / B16_D16_HI store bits 23:16 / 31:16 */
          for (unsigned i = 0; i < csize; i++)
@@ -122,12 +147,13 @@ static mxjit_status
 ds_rw2(emu_wave *w, const emu_inst *in, unsigned esize, unsigned stride_mul, bool write)
 {
    unsigned edw = esize / 4;
+   int va = emu_vm_vreg(&in->src[0]);
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
-      uint32_t base = ds_base(w, in, lane);
+      uint32_t base = ds_base(w, in, va, lane);
       addr[lane] = base + in->offset0 * esize * stride_mul;
       for (unsigned e = 0; e < 2; e++) {
          uint32_t a = base + (e ? in->offset1 : in->offset0) * esize * stride_mul;
@@ -241,12 +267,13 @@ emu_vm_ds_bpermute_b32(emu_wave *w, const emu_inst *in)
 static mxjit_status
 ds_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn)
 {
+   int va = emu_vm_vreg(&in->src[0]);
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
-      addr[lane] = ds_base(w, in, lane) + (uint32_t)(uint16_t)in->offset;
+      addr[lane] = ds_base(w, in, va, lane) + (uint32_t)(uint16_t)in->offset;
       uint8_t *p = emu_lds(w, in, addr[lane], 4, true);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
@@ -269,25 +296,32 @@ ds_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn)
    return MXJIT_OK;
 }
 
+/* GDS (the gds bit) is a separate global data share the emulator does not model. */
+static mxjit_status
+no_gds(emu_wave *w, const emu_inst *in)
+{
+   return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED, "GDS accesses (gds bit) are not emulated");
+}
+
 #define DS_READ(name, bytes, ext)                                                                \
    mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
    {                                                                                             \
-      return ds_read(w, in, bytes, ext);                                                         \
+      return in->gds ? no_gds(w, in) : ds_read(w, in, bytes, ext);                                 \
    }
 #define DS_WRITE(name, bytes, hi)                                                                \
    mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
    {                                                                                             \
-      return ds_write(w, in, bytes, hi);                                                         \
+      return in->gds ? no_gds(w, in) : ds_write(w, in, bytes, hi);                                 \
    }
 #define DS_RW2(name, esize, mul, wr)                                                             \
    mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
    {                                                                                             \
-      return ds_rw2(w, in, esize, mul, wr);                                                      \
+      return in->gds ? no_gds(w, in) : ds_rw2(w, in, esize, mul, wr);                              \
    }
 #define DS_ATOMIC(name, op, rtn)                                                                 \
    mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
    {                                                                                             \
-      return ds_atomic(w, in, op, rtn);                                                          \
+      return in->gds ? no_gds(w, in) : ds_atomic(w, in, op, rtn);                                  \
    }
 #define DS_ATOMIC2(base, sfx, op)                                                                \
    DS_ATOMIC(ds_##base##_##sfx, op, false) DS_ATOMIC(ds_##base##_rtn_##sfx, op, true)

@@ -82,6 +82,24 @@ typedef enum emu_vm_atomic {
    EMU_VM_ADD_F32, EMU_VM_ADD_F64, EMU_VM_PK_ADD_F16, EMU_VM_PK_ADD_BF16,
 } emu_vm_atomic;
 
+/* Register reads/writes with the operand's VGPR index resolved once per instruction (vreg from
+ * emu_vm_vreg); other operand kinds go through the core's emu_src32 / emu_vwrite. */
+static inline uint32_t
+emu_vm_rd(const emu_wave *w, const emu_opnd *o, int vreg, unsigned lane, unsigned off)
+{
+   return vreg >= 0 ? w->v[((unsigned)vreg + off) & (EMU_NUM_VGPR - 1)][lane]
+                    : emu_src32(w, o, lane, off);
+}
+
+static inline void
+emu_vm_wr(emu_wave *w, const emu_opnd *o, int vreg, unsigned lane, unsigned off, uint32_t v)
+{
+   if (vreg >= 0)
+      w->v[((unsigned)vreg + off) & (EMU_NUM_VGPR - 1)][lane] = v;
+   else
+      emu_vwrite(w, o, lane, off, v);
+}
+
 /* How a loaded 1/2-byte value lands in its 32-bit VGPR (ISA: *_LOAD_UBYTE/SBYTE/USHORT/SSHORT
  * extend to 32 bits; *_D16 forms write bits 15:0 and *_D16_HI bits 31:16, keeping the other
  * half of the register). */

@@ -16,10 +16,12 @@ static uint32_t g_out[256];
 static uint32_t g_in[256];
 static rt_counters g_cnt;
 
+static const char *g_target = "gfx942";
+
 static mxjit_status
 run_st(const char *body, unsigned lds, char *msg, size_t len)
 {
-   eh_kernel k = {.target = "gfx942", .body = body, .lds_bytes = lds, .block = {64, 1, 1}};
+   eh_kernel k = {.target = g_target, .body = body, .lds_bytes = lds, .block = {64, 1, 1}};
    eh_buf b[2] = {{g_out, sizeof(g_out), 1}, {g_in, sizeof(g_in), 1}};
    memset(&g_cnt, 0, sizeof(g_cnt));
    return eh_run(&k, b, 2, &g_cnt, msg, len);
@@ -303,6 +305,26 @@ Test(emu_ds, bank_conflict_estimate)
        "ds_read_b32 v4, v3\n" STORE_V4,
        8192);
    cr_assert_eq(g_cnt.lds_bank_conflicts, 62u);
+}
+
+/* gfx950 has 64 banks and 64-lane b32 phases: a 32-dword stride uses banks 0 and 32 (32 lanes
+ * each: 31 extra cycles); a 64-dword stride puts all 64 lanes in bank 0 (63). */
+Test(emu_ds, bank_conflict_estimate_gfx950)
+{
+   g_target = "gfx950";
+   run("v_lshlrev_b32 v3, 7, v1\n"
+       "ds_read_b32 v4, v3\n" STORE_V4,
+       8192);
+   cr_assert_eq(g_cnt.lds_bank_conflicts, 31u);
+   run("v_lshlrev_b32 v3, 8, v1\n"
+       "ds_read_b32 v4, v3\n" STORE_V4,
+       16384);
+   cr_assert_eq(g_cnt.lds_bank_conflicts, 63u);
+   run("v_lshlrev_b32 v3, 4, v1\n"
+       "ds_read_b128 v[4:7], v3\n"
+       "s_waitcnt lgkmcnt(0)\n",
+       1024);
+   cr_assert_eq(g_cnt.lds_bank_conflicts, 0u);
 }
 
 /* Reading a ds_read result before s_waitcnt lgkmcnt retires it is a reported hazard. */

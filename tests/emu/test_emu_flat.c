@@ -73,8 +73,8 @@ Test(emu_flat, load_store_dwordx4_offset)
              "flat_store_dwordx4 v[22:23], v[4:7]\n");
    for (unsigned i = 0; i < 64; i++)
       for (unsigned c = 0; c < 4; c++)
-         cr_assert_eq(g_out[4 * i + c], i < 48 ? g_in[i + 4 + c] : 0xdeadbeefu, "lane %u.%u", i,
-                      c);
+         cr_assert_eq(g_out[4 * i + c], i < 48 ? g_in[i + 4 + c] : 0xdeadbeefu,
+                      "lane %u.%u: 0x%08x", i, c, g_out[4 * i + c]);
 }
 
 Test(emu_flat, sub_dword_and_d16)
