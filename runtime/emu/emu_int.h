@@ -400,6 +400,12 @@ mxjit_status emu_fault_raw(emu_wave *w, mxjit_status st, const char *fmt, ...)
 #endif
    ;
 
+/* emu_dcache.c: process-wide decoded-kernel cache keyed by (target, code bytes) */
+/** Fills k's decoded arrays from the cache; false on a miss (k unchanged). */
+bool emu_dcache_get(struct emu_kernel *k, const char *target);
+/** Stores copies of k's decoded arrays (best effort). */
+void emu_dcache_put(const struct emu_kernel *k, const char *target);
+
 /* emu_regs.c */
 uint64_t emu_sread64(const emu_wave *w, unsigned code);
 void emu_swrite64(emu_wave *w, unsigned code, uint64_t v);

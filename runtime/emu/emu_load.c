@@ -296,8 +296,14 @@ emu_kernel_decode(struct emu_kernel *k, char *msg, size_t len)
 {
    pthread_mutex_lock(&k->decode_lock);
    if (!k->decoded) {
-      k->decode_status = emu_decode_kernel(k, k->mod->target, k->decode_msg,
-                                           sizeof(k->decode_msg));
+      if (emu_dcache_get(k, k->mod->target)) {
+         k->decode_status = MXJIT_OK;
+      } else {
+         k->decode_status = emu_decode_kernel(k, k->mod->target, k->decode_msg,
+                                              sizeof(k->decode_msg));
+         if (k->decode_status == MXJIT_OK)
+            emu_dcache_put(k, k->mod->target);
+      }
       k->decoded = k->decode_status == MXJIT_OK ? 1 : -1;
    }
    pthread_mutex_unlock(&k->decode_lock);
