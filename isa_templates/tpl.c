@@ -54,8 +54,11 @@ tpl_params_serialize(const tpl_family *f, const void *params, char *buf, size_t 
       int k = snprintf(item, sizeof(item), "%s=%u;", p->name, get_param(p, params));
       if (k < 0)
          continue;
-      if (buf && n + (size_t)k < len)
-         memcpy(buf + n, item, (size_t)k);
+      /* Like snprintf: copy what fits, always terminate, report the full length. */
+      if (buf && n + 1 < len) {
+         size_t room = len - 1 - n;
+         memcpy(buf + n, item, (size_t)k < room ? (size_t)k : room);
+      }
       n += (size_t)k;
    }
    if (buf && len)
