@@ -242,3 +242,27 @@ Test(emu_decode, running_off_the_end_faults)
    emu_device_destroy(d);
    free(h);
 }
+
+/* A second load of the same code (another device) takes the decoded-kernel cache and yields
+ * the same instructions with text in its own pool. */
+Test(emu_decode, decode_cache_same_result)
+{
+   const char *body = "  s_add_u32 s6, exec_lo, 0x12345\n  v_add_f32_e64 v3, -|v1|, 0.5\n";
+   load(body, "gfx950");
+   emu_device *d1 = dev;
+   emu_module *m1 = mod;
+   emu_kernel *k1 = kern;
+   load(body, "gfx950");
+   cr_assert_eq(k1->ninsts, kern->ninsts);
+   for (unsigned i = 0; i < kern->ninsts; i++) {
+      emu_inst a = k1->insts[i], b = kern->insts[i];
+      cr_assert_str_eq(a.text, b.text);
+      cr_assert_neq(a.text, b.text);
+      a.text = b.text = NULL;
+      cr_assert(memcmp(&a, &b, sizeof(a)) == 0, "inst %u differs", i);
+   }
+   cr_assert_str_eq(emu_kernel_listing(k1), emu_kernel_listing(kern));
+   emu_module_unload(m1);
+   emu_device_destroy(d1);
+   unload();
+}
