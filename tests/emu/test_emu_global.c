@@ -254,3 +254,25 @@ Test(emu_global, atomic_pk_add_bf16_running_sums)
       cr_assert_eq(g_out[i], (uhi & 0xffff0000u) | (ulo >> 16), "lane %u: 0x%08x", i, g_out[i]);
    }
 }
+
+/* gfx950 global_load_lds_dwordx4: lane i's 16 bytes land at M0 + offset + 16 * i (the
+ * instruction offset applies to both addresses). */
+Test(emu_global, load_lds_dwordx4_gfx950)
+{
+   char msg[1024] = "";
+   mxjit_status st = run_st("gfx950",
+                            "s_mov_b32 m0, 0\n"
+                            "v_lshlrev_b32 v3, 4, v1\n"
+                            "s_mov_b32 exec_hi, 0x0fffffff\n" /* lane 63 would read past in */
+                            "global_load_lds_dwordx4 v3, s[10:11] offset:16\n"
+                            "s_mov_b64 exec, -1\n"
+                            "s_waitcnt vmcnt(0)\n"
+                            "ds_read_b128 v[4:7], v3 offset:16\n"
+                            "s_waitcnt lgkmcnt(0)\n"
+                            "global_store_dwordx4 v3, v[4:7], s[8:9]\n",
+                            1040, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   for (unsigned i = 0; i < 60; i++)
+      for (unsigned c = 0; c < 4; c++)
+         cr_assert_eq(g_out[4 * i + c], g_in[4 * i + 4 + c], "lane %u.%u", i, c);
+}

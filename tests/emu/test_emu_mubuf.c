@@ -324,3 +324,65 @@ Test(emu_mubuf, atomic_apply_packed_half_rounding)
                                     0x3ff0000000000000ull, 0),
                 0x4000000000000000ull);
 }
+
+/* gfx950 dwordx4 `lds` load: lane i's 16 bytes land at M0 + 16 * i, range-checked per dword
+ * (num_records 168: lane 10 gets dwords 0 and 1 only). */
+Test(emu_mubuf, load_dwordx4_to_lds_gfx950)
+{
+   char msg[1024] = "";
+   rt_counters cnt;
+   eh_kernel k = {.target = "gfx950",
+                  .body = SRD_IN("168") "s_mov_b32 m0, 64\n"
+                                        "v_lshlrev_b32 v3, 4, v1\n"
+                                        "buffer_load_dwordx4 v3, s[16:19], 0 offen lds\n"
+                                        "s_waitcnt vmcnt(0)\n"
+                                        "ds_read_b128 v[4:7], v3 offset:64\n"
+                                        "s_waitcnt lgkmcnt(0)\n"
+                                        "global_store_dwordx4 v3, v[4:7], s[8:9]\n",
+                  .lds_bytes = 64 + 1024,
+                  .block = {64, 1, 1}};
+   eh_buf b[2] = {{g_out, sizeof(g_out), 1}, {g_in, sizeof(g_in), 1}};
+   mxjit_status st = eh_run(&k, b, 2, &cnt, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   for (unsigned i = 0; i < 64; i++)
+      for (unsigned c = 0; c < 4; c++) {
+         bool in = 16 * i + 4 * c + 4 <= 168;
+         cr_assert_eq(g_out[4 * i + c], in ? 0x1000 + 4 * i + c : 0u, "lane %u.%u: 0x%x", i, c,
+                      g_out[4 * i + c]);
+      }
+}
+
+/* Sub-dword `lds` loads are refused loudly rather than guessing the LDS packing. */
+Test(emu_mubuf, load_ubyte_to_lds_is_unimplemented)
+{
+   char msg[1024] = "";
+   rt_counters cnt;
+   eh_kernel k = {.target = "gfx942",
+                  .body = SRD_IN("-1") "s_mov_b32 m0, 0\n"
+                                       "buffer_load_ubyte v2, s[16:19], 0 offen lds\n"
+                                       "s_waitcnt vmcnt(0)\n",
+                  .lds_bytes = 256,
+                  .block = {64, 1, 1}};
+   eh_buf b[2] = {{g_out, sizeof(g_out), 1}, {g_in, sizeof(g_in), 1}};
+   mxjit_status st = eh_run(&k, b, 2, &cnt, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "status %d: %s", st, msg);
+   cr_assert(strstr(msg, "buffer_load_ubyte") != NULL, "%s", msg);
+}
+
+/* dwordx3 load and store through raw SRDs (12-byte elements, per-dword checks on the store:
+ * num_records 100 over out keeps dwords whose end is <= 100). */
+Test(emu_mubuf, dwordx3_load_store)
+{
+   run(SRD_IN("-1") "v_mul_u32_u24 v3, 12, v1\n"
+                    "buffer_load_dwordx3 v[4:6], v3, s[16:19], 0 offen\n"
+                    "s_mov_b32 s20, s8\n"
+                    "s_and_b32 s21, s9, 0xffff\n"
+                    "s_mov_b32 s22, 100\n"
+                    "s_mov_b32 s23, 0x00020000\n"
+                    "s_waitcnt vmcnt(0)\n"
+                    "buffer_store_dwordx3 v[4:6], v3, s[20:23], 0 offen\n",
+       0);
+   for (unsigned d = 0; d < 64; d++)
+      cr_assert_eq(g_out[d], 4 * d + 4 <= 100 ? 0x1000 + d : 0xdeadbeefu, "dword %u: 0x%x", d,
+                   g_out[d]);
+}
