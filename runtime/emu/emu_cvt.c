@@ -114,30 +114,57 @@ cvt_encode(const cvt_fmt *f, double x, int rnd, int ovf)
    return sbit | (uint32_t)(ev + f->bias) << f->mbits | mant;
 }
 
+/* f32 -> f16 in integer arithmetic (the hot path of every f16 op). RNE: a remainder above
+ * half the dropped LSB rounds up, exactly half rounds to even; the carry may ripple into the
+ * exponent (up to Inf), which is the IEEE result. RTZ drops the remainder and never produces
+ * Inf from a finite input. cvt_encode(&cvt_f16, ...) is the slow reference it must match. */
 uint16_t
 cvt_f32_to_f16(float x, int rnd)
 {
-   uint32_t u = valu_fbits(x);
-   if (isnan(x)) /* quiet, payload truncated (IEEE 754 §6.2.3 convention) */
-      return (uint16_t)((u >> 16 & 0x8000) | 0x7e00 | ((u >> 13) & 0x3ff));
-   return (uint16_t)cvt_encode(&cvt_f16, x, rnd, CVT_OVF_INF);
+   uint32_t u = valu_fbits(x), a = u & 0x7fffffffu, sign = (u >> 16) & 0x8000u, r, rem, half;
+
+   if (a > 0x7f800000u) /* NaN: quiet, payload truncated (IEEE 754 §6.2.3 convention) */
+      return (uint16_t)(sign | 0x7e00 | ((u >> 13) & 0x3ff));
+   if (a == 0x7f800000u)
+      return (uint16_t)(sign | 0x7c00);
+   if (a >= 0x47800000u) /* >= 65536: Inf (RNE) or the largest finite value (RTZ) */
+      return (uint16_t)(sign | (rnd == CVT_RTZ ? 0x7bff : 0x7c00));
+   if (a < 0x38800000u) { /* below 2^-14: f16 subnormal, unit 2^-24 */
+      uint32_t e = a >> 23, m = (a & 0x7fffffu) | (e ? 0x800000u : 0);
+      unsigned s = e ? 126 - e : 125;
+      if (s > 31)
+         return (uint16_t)sign;
+      r = m >> s;
+      rem = m & ((1u << s) - 1);
+      half = 1u << (s - 1);
+   } else {
+      r = ((a >> 23) - 112) << 10 | ((a >> 13) & 0x3ff);
+      rem = a & 0x1fff;
+      half = 0x1000;
+   }
+   if (rnd == CVT_RNE && (rem > half || (rem == half && (r & 1))))
+      r++;
+   return (uint16_t)(sign | r);
 }
 
 float
 cvt_f16_to_f32(uint16_t h)
 {
-   if ((h & 0x7c00) == 0x7c00 && (h & 0x3ff)) /* keep the payload, as hardware does */
-      return valu_bitsf((uint32_t)(h & 0x8000) << 16 | 0x7f800000u | (uint32_t)(h & 0x3ff) << 13);
-   return (float)cvt_decode(&cvt_f16, h);
+   uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+   if (e == 31) /* Inf, or NaN keeping the payload as hardware does */
+      return valu_bitsf(sign | 0x7f800000u | m << 13);
+   if (e == 0) /* zero or subnormal: m * 2^-24 is exact in f32 */
+      return valu_bitsf(sign | valu_fbits((float)m * 0x1p-24f));
+   return valu_bitsf(sign | (e + 112) << 23 | m << 13);
 }
 
 uint16_t
 cvt_f32_to_bf16(float x)
 {
    uint32_t u = valu_fbits(x);
-   if (isnan(x))
+   if ((u & 0x7fffffffu) > 0x7f800000u)
       return (uint16_t)((u >> 16) | 0x40);
-   return (uint16_t)cvt_encode(&cvt_bf16, x, CVT_RNE, CVT_OVF_INF);
+   return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16); /* RNE; overflow carries to Inf */
 }
 
 float

@@ -99,42 +99,60 @@ dpp_gather_src0(emu_wave *w, const emu_inst *in, valu_io *io, unsigned kind)
    return MXJIT_OK;
 }
 
+static inline unsigned
+vgpr_row(const emu_opnd *o)
+{
+   return ((unsigned)(o->code - EMU_SRC_VGPR0) + ((o->flags & EMU_OPND_AGPR) ? 256u : 0u)) &
+          (EMU_NUM_VGPR - 1);
+}
+
+/* Reads one source for all 64 lanes (lanes outside the mask are read too: harmless, and the
+ * whole-row copies vectorize). */
 static void
 gather_one(emu_wave *w, const emu_inst *in, valu_io *io, unsigned i, unsigned kind)
 {
    const emu_opnd *o = kind == VK_DST ? &in->dst[0] : &in->src[i];
-   bool uniform = o->code < EMU_SRC_VGPR0;
+   bool vgpr = o->code >= EMU_SRC_VGPR0 && o->code != EMU_OPND_NONE;
    bool sdwa = in->has_sdwa && i < 2 && kind != VK_DST;
-   unsigned sel = i == 0 ? in->sdwa.src0_sel : in->sdwa.src1_sel;
-   bool hi = (in->op_sel >> i) & 1;
-   uint32_t u0 = 0, u1 = 0;
-   bool have = false;
+   uint32_t *d = io->s[i], *dh = io->shi[i];
 
-   VALU_FOREACH(l, io->mask) {
-      uint32_t v, vh = 0;
-      if (uniform && have) {
-         v = u0;
-         vh = u1;
-      } else if (kind == VK_B64 || kind == VK_F64) {
-         uint64_t q = emu_src64(w, o, (unsigned)l);
-         if (kind == VK_F64 && o->code == EMU_SRC_LITERAL)
-            q <<= 32;
-         v = (uint32_t)q;
-         vh = (uint32_t)(q >> 32);
-      } else if (sdwa) {
-         v = sdwa_sel(emu_src32(w, o, (unsigned)l, 0), sel, o->flags & EMU_OPND_SEXT);
-         if (kind == VK_B16)
-            v &= 0xffff;
-      } else if (kind == VK_B16) {
-         v = emu_src16(w, o, (unsigned)l, hi);
-      } else {
-         v = emu_src32(w, o, (unsigned)l, 0);
+   if (kind == VK_B64 || kind == VK_F64) {
+      if (vgpr) {
+         unsigned r = vgpr_row(o);
+         memcpy(d, w->v[r], sizeof(io->s[i]));
+         memcpy(dh, w->v[(r + 1) & (EMU_NUM_VGPR - 1)], sizeof(io->shi[i]));
+         return;
       }
-      u0 = v;
-      u1 = vh;
-      have = true;
-      io->s[i][l] = v;
-      io->shi[i][l] = vh;
+      uint64_t q = emu_src64(w, o, 0);
+      if (kind == VK_F64 && o->code == EMU_SRC_LITERAL)
+         q <<= 32;
+      for (unsigned l = 0; l < EMU_WAVE; l++) {
+         d[l] = (uint32_t)q;
+         dh[l] = (uint32_t)(q >> 32);
+      }
+      return;
+   }
+   if (vgpr) {
+      memcpy(d, w->v[vgpr_row(o)], sizeof(io->s[i]));
+   } else if (kind == VK_B16 && !sdwa) {
+      uint32_t v = emu_src16(w, o, 0, (in->op_sel >> i) & 1);
+      for (unsigned l = 0; l < EMU_WAVE; l++)
+         d[l] = v;
+      return;
+   } else {
+      uint32_t v = emu_src32(w, o, 0, 0);
+      for (unsigned l = 0; l < EMU_WAVE; l++)
+         d[l] = v;
+   }
+   if (sdwa) {
+      unsigned sel = i == 0 ? in->sdwa.src0_sel : in->sdwa.src1_sel;
+      bool sext = o->flags & EMU_OPND_SEXT;
+      for (unsigned l = 0; l < EMU_WAVE; l++)
+         d[l] = sdwa_sel(d[l], sel, sext) & (kind == VK_B16 ? 0xffffu : 0xffffffffu);
+   } else if (kind == VK_B16) {
+      unsigned sh = (in->op_sel >> i) & 1 ? 16 : 0;
+      for (unsigned l = 0; l < EMU_WAVE; l++)
+         d[l] = (d[l] >> sh) & 0xffff;
    }
 }
 
@@ -192,6 +210,16 @@ void
 valu_store(emu_wave *w, const emu_inst *in, const valu_io *io, unsigned bits)
 {
    const emu_opnd *o = &in->dst[0];
+
+   if (bits == 32 && !in->has_sdwa && o->code >= EMU_SRC_VGPR0 && o->code != EMU_OPND_NONE) {
+      uint32_t *row = w->v[vgpr_row(o)];
+      if (io->mask == ~0ull) {
+         memcpy(row, io->d, sizeof(io->d));
+      } else {
+         VALU_FOREACH(l, io->mask) { row[l] = io->d[l]; }
+      }
+      return;
+   }
 
    VALU_FOREACH(l, io->mask) {
       unsigned lane = (unsigned)l;

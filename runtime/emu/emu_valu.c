@@ -11,9 +11,9 @@
 
 #include <stdlib.h>
 
-#define MODE_F32_DENORM_SHIFT 4
 #define MODE_F64_DENORM_SHIFT 6
 #define MODE_IEEE (1u << 9)
+#define MODE_F32_DENORM_SHIFT VALU_MODE_F32_DENORM_SHIFT
 
 bool
 emu_f32_denorm(const emu_wave *w)
@@ -33,21 +33,7 @@ valu_ieee(const emu_wave *w)
    return (w->mode & MODE_IEEE) != 0;
 }
 
-uint32_t
-valu_fbits(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
-}
 
-float
-valu_bitsf(uint32_t u)
-{
-   float f;
-   memcpy(&f, &u, 4);
-   return f;
-}
 
 uint64_t
 valu_dbits(double f)
@@ -71,42 +57,7 @@ valu_quiet32(uint32_t u)
    return u | 0x00400000u;
 }
 
-float
-valu_f32in(const emu_wave *w, const emu_inst *in, unsigned i, uint32_t bits)
-{
-   uint8_t fl = i < 4 ? in->src[i].flags : 0;
 
-   if (fl & EMU_OPND_ABS)
-      bits &= 0x7fffffffu;
-   if (fl & EMU_OPND_NEG)
-      bits ^= 0x80000000u;
-   /* FP_DENORM f32 bit 0 clear: input denormals are read as zero of the same sign. */
-   if (!((w->mode >> MODE_F32_DENORM_SHIFT) & 1) && (bits & 0x7f800000u) == 0)
-      bits &= 0x80000000u;
-   return valu_bitsf(bits);
-}
-
-/* Output modifiers (CDNA3 ISA VOP3 OMOD/CLAMP): omod 1 = *2, 2 = *4, 3 = /2, then clamp to
- * [0, 1] (NaN clamps to 0 with DX10_CLAMP, which compilers always set). */
-uint32_t
-valu_f32out(const emu_wave *w, const emu_inst *in, float r)
-{
-   static const float omod[4] = {1.0f, 2.0f, 4.0f, 0.5f};
-   uint32_t u;
-
-   if (in->omod)
-      r *= omod[in->omod & 3];
-   if (in->clamp) {
-      if (isnan(r) || r < 0.0f)
-         r = 0.0f;
-      else if (r > 1.0f)
-         r = 1.0f;
-   }
-   u = valu_fbits(r);
-   if (!((w->mode >> MODE_F32_DENORM_SHIFT) & 2) && (u & 0x7f800000u) == 0)
-      u &= 0x80000000u;
-   return u;
-}
 
 double
 valu_f64in(const emu_wave *w, const emu_inst *in, unsigned i, uint64_t bits)

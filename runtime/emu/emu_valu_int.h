@@ -52,14 +52,64 @@ void valu_swrite64(emu_wave *w, const emu_opnd *o, uint64_t v);
 
 /* emu_valu.c: float mode and f32 modifiers */
 bool valu_ieee(const emu_wave *w);
-float valu_f32in(const emu_wave *w, const emu_inst *in, unsigned i, uint32_t bits);
-uint32_t valu_f32out(const emu_wave *w, const emu_inst *in, float r);
 double valu_f64in(const emu_wave *w, const emu_inst *in, unsigned i, uint64_t bits);
 uint64_t valu_f64out(const emu_wave *w, const emu_inst *in, double r);
 /** Parses an integer modifier "key:value" from the disassembly text (bitop3, etc.). */
 bool valu_text_mod(const emu_inst *in, const char *key, unsigned *out);
-uint32_t valu_fbits(float f);
-float valu_bitsf(uint32_t u);
+
+#define VALU_MODE_F32_DENORM_SHIFT 4
+
+static inline uint32_t
+valu_fbits(float f)
+{
+   uint32_t u;
+   memcpy(&u, &f, 4);
+   return u;
+}
+
+static inline float
+valu_bitsf(uint32_t u)
+{
+   float f;
+   memcpy(&f, &u, 4);
+   return f;
+}
+
+/** f32 source i with VOP3/DPP/SDWA abs and neg applied; input denormals read as zero of the
+ *  same sign when MODE.FP_DENORM (f32) bit 0 is clear. Inline: called per lane and source. */
+static inline float
+valu_f32in(const emu_wave *w, const emu_inst *in, unsigned i, uint32_t bits)
+{
+   uint8_t fl = i < 4 ? in->src[i].flags : 0;
+
+   if (fl & EMU_OPND_ABS)
+      bits &= 0x7fffffffu;
+   if (fl & EMU_OPND_NEG)
+      bits ^= 0x80000000u;
+   if ((bits & 0x7f800000u) == 0 && !((w->mode >> VALU_MODE_F32_DENORM_SHIFT) & 1))
+      bits &= 0x80000000u;
+   return valu_bitsf(bits);
+}
+
+/** f32 result with output modifiers (CDNA3 ISA VOP3 OMOD/CLAMP): omod 1 = *2, 2 = *4, 3 = /2,
+ *  then clamp to [0, 1] (NaN clamps to 0 with DX10_CLAMP, which compilers always set); output
+ *  denormals become zero when MODE.FP_DENORM (f32) bit 1 is clear. */
+static inline uint32_t
+valu_f32out(const emu_wave *w, const emu_inst *in, float r)
+{
+   if (in->omod)
+      r *= in->omod == 1 ? 2.0f : in->omod == 2 ? 4.0f : 0.5f;
+   if (in->clamp) {
+      if (isnan(r) || r < 0.0f)
+         r = 0.0f;
+      else if (r > 1.0f)
+         r = 1.0f;
+   }
+   uint32_t u = valu_fbits(r);
+   if ((u & 0x7f800000u) == 0 && !((w->mode >> VALU_MODE_F32_DENORM_SHIFT) & 2))
+      u &= 0x80000000u;
+   return u;
+}
 uint64_t valu_dbits(double f);
 double valu_bitsd(uint64_t u);
 uint32_t valu_quiet32(uint32_t u);
