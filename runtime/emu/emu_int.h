@@ -356,7 +356,8 @@ struct emu_workgroup {
    uint32_t id[3];
    uint8_t *lds;
    uint32_t lds_size;
-   uint16_t *lds_shadow;   /* per dword: 1 + wave index that wrote it since the last barrier */
+   uint32_t *lds_shadow;   /* per dword: epoch << 8 | (1 + wave index) of its last writer */
+   uint32_t lds_epoch;     /* advanced at every barrier: older shadow entries do not count */
    emu_wave *waves;
    unsigned nwaves;
 };

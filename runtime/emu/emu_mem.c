@@ -251,16 +251,17 @@ emu_lds(emu_wave *w, const emu_inst *in, uint32_t off, unsigned n, bool write)
       return NULL;
    }
    if (wg->lds_shadow && n) {
-      uint16_t me = (uint16_t)(w->id_in_wg + 1);
+      uint32_t me = wg->lds_epoch << 8 | (w->id_in_wg + 1);
       for (uint32_t dw = off / 4; dw <= (off + n - 1) / 4; dw++) {
-         uint16_t who = wg->lds_shadow[dw];
+         uint32_t who = wg->lds_shadow[dw];
          if (write) {
             wg->lds_shadow[dw] = me;
-         } else if (who && who != me && !w->disp->dev->opts.ignore_hazards) {
+         } else if (who >> 8 == wg->lds_epoch && who != me &&
+                    !w->disp->dev->opts.ignore_hazards) {
             emu_fault(w, in, MXJIT_ERR_EMU_FAULT_HAZARD,
                       "LDS hazard: reads offset 0x%x, written by wave %u of this workgroup "
                       "since the last s_barrier (missing barrier?)",
-                      dw * 4, (unsigned)who - 1);
+                      dw * 4, (who & 0xff) - 1);
             return NULL;
          }
       }
@@ -271,8 +272,12 @@ emu_lds(emu_wave *w, const emu_inst *in, uint32_t off, unsigned n, bool write)
 void
 emu_lds_epoch(struct emu_workgroup *wg)
 {
-   if (wg->lds_shadow)
-      memset(wg->lds_shadow, 0, ((size_t)wg->lds_size + 3) / 4 * sizeof(uint16_t));
+   /* epochs start at 1 so a zeroed shadow never matches; clear on the rare wrap */
+   if (++wg->lds_epoch >= (1u << 24)) {
+      wg->lds_epoch = 1;
+      if (wg->lds_shadow)
+         memset(wg->lds_shadow, 0, ((size_t)wg->lds_size + 3) / 4 * sizeof(uint32_t));
+   }
 }
 
 void

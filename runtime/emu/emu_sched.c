@@ -321,7 +321,7 @@ worker_setup(emu_worker *wk, struct emu_dispatch *d, uint32_t lds)
    wk->wg.lds_size = lds;
    wk->wg.waves = calloc(d->waves_per_wg, sizeof(emu_wave));
    wk->wg.lds = calloc(1, lds + 16);
-   wk->wg.lds_shadow = calloc((lds + 3) / 4 + 1, sizeof(uint16_t));
+   wk->wg.lds_shadow = calloc((lds + 3) / 4 + 1, sizeof(uint32_t));
    if (!wk->wg.waves || !wk->wg.lds || !wk->wg.lds_shadow) {
       snprintf(d->dev->msg, sizeof(d->dev->msg), "emu: out of host memory for a workgroup");
       return MXJIT_ERR_NOMEM;
