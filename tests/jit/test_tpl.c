@@ -5,6 +5,7 @@
 #include "tpl.h"
 
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,4 +127,51 @@ Test(tpl, jt_lookup_targets)
    cr_assert(!jt_has(&jt_gfx942, JT_CAP_CVT_SCALEF32));
    cr_assert_eq(jt_gfx942.fp8, JT_FP8_FNUZ);
    cr_assert_eq(jt_gfx950.lds_bytes, 160 * 1024);
+}
+
+/* Compiles from several threads at once (one builder, context and compiler per call; the
+ * linker serializes): every thread gets the same bytes for the same target and params. */
+struct compile_job {
+   const struct jt_target *t;
+   tpl_build_result r;
+   mxjit_status st;
+};
+
+static void *
+compile_thread(void *arg)
+{
+   struct compile_job *j = arg;
+   struct tpl_scaled_copy_params p = {2, 4, 1};
+   char msg[256];
+   j->st = tpl_compile(j->t, &tpl_scaled_copy, &p, 0, &j->r, msg, sizeof(msg));
+   return NULL;
+}
+
+Test(tpl, concurrent_compiles_are_deterministic)
+{
+#ifdef __SANITIZE_ADDRESS__
+   /* lld's output file registers LLVM's signal handlers, which give the linking thread its own
+    * sigaltstack; ASan then fails to unmap its own one at thread exit. Run this test under ASan
+    * with ASAN_OPTIONS=use_sigaltstack=0. */
+   const char *o = getenv("ASAN_OPTIONS");
+   if (!o || !strstr(o, "use_sigaltstack=0"))
+      cr_skip_test("needs ASAN_OPTIONS=use_sigaltstack=0 under ASan");
+#endif
+   enum { N = 6 };
+   struct compile_job jobs[N];
+   pthread_t th[N];
+   for (unsigned i = 0; i < N; i++) {
+      jobs[i].t = i % 2 ? &jt_gfx950 : &jt_gfx942;
+      cr_assert_eq(pthread_create(&th[i], NULL, compile_thread, &jobs[i]), 0);
+   }
+   for (unsigned i = 0; i < N; i++)
+      pthread_join(th[i], NULL);
+   for (unsigned i = 0; i < N; i++) {
+      cr_assert_eq(jobs[i].st, MXJIT_OK);
+      const tpl_build_result *ref = &jobs[i % 2].r;
+      cr_assert_eq(jobs[i].r.hsaco_size, ref->hsaco_size);
+      cr_assert_eq(memcmp(jobs[i].r.hsaco, ref->hsaco, ref->hsaco_size), 0, "job %u differs", i);
+   }
+   for (unsigned i = 0; i < N; i++)
+      free(jobs[i].r.hsaco);
 }
