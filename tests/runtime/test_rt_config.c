@@ -5,6 +5,8 @@
 #include "jt.h"
 #include "mxjit.h"
 #include "rt_config.h"
+#include "rt_int.h"
+#include "rt_kernels.h"
 #include "scaled_copy.h"
 
 #include <criterion/criterion.h>
@@ -163,5 +165,49 @@ Test(rt_config, ctx_reports_bad_config_dir_file)
    cr_assert_eq(st, MXJIT_ERR_INVALID_ARG, "%s", mxjit_ctx_last_error(ctx));
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "gfx950.yaml:2: unknown top-level key 'bogus'"),
              "%s", mxjit_ctx_last_error(ctx));
+   mxjit_ctx_destroy(ctx);
+}
+
+/* mxjit_scaled_copy takes a tuned entry for its exact shape: the kernel it loaded is the one
+ * with the tuned params (a later lookup of those params is a table hit). */
+Test(rt_config, op_uses_tuned_entry)
+{
+   char dir[] = "/tmp/mxjit-tuned-XXXXXX";
+   cr_assert_not_null(mkdtemp(dir));
+   char p[300];
+   snprintf(p, sizeof(p), "%s/gfx950.yaml", dir);
+   FILE *f = fopen(p, "w");
+   fputs("target: gfx950\nfamilies:\n  scaled_copy:\n    tuned:\n"
+         "      - {shape: [3, 70], params: {waves: 1, vec: 2, rebase: 0}}\n",
+         f);
+   fclose(f);
+   mxjit_ctx *ctx = NULL;
+   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
+                                                           .target = "gfx950",
+                                                           .no_disk_cache = 1,
+                                                           .config_dir = dir},
+                                      &ctx);
+   unlink(p);
+   rmdir(dir);
+   cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   mxjit_devptr x, o;
+   cr_assert_eq(mxjit_malloc(ctx, 3 * 70 * 2, &x), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, 3 * 70 * 4, &o), MXJIT_OK);
+   cr_assert_eq(mxjit_memset(ctx, x, 0x40, 3 * 70 * 2), MXJIT_OK); /* bf16 0x4040 = 3.0 */
+   st = mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){.x = x, .out = o, .m = 3,
+                                                                .n = 70, .scale = 0.5f});
+   cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   float out[3 * 70];
+   cr_assert_eq(mxjit_memcpy_d2h(ctx, out, o, sizeof(out)), MXJIT_OK);
+   for (int i = 0; i < 3 * 70; i++)
+      cr_assert_eq(out[i], 1.5f);
+   cr_assert_eq(ctx->last_kstats.source, RT_KSRC_BUILT);
+   ctx->last_kstats.source = (rt_ksource)99; /* a miss would overwrite it */
+   struct tpl_scaled_copy_params tp = {.waves = 1, .vec = 2, .rebase = 0};
+   const rt_lkernel *k = NULL;
+   cr_assert_eq(rt_kernel_get(ctx, &tpl_scaled_copy, &tp, &k), MXJIT_OK);
+   cr_assert_eq((int)ctx->last_kstats.source, 99, "tuned params were not the loaded kernel");
+   mxjit_free(ctx, x);
+   mxjit_free(ctx, o);
    mxjit_ctx_destroy(ctx);
 }
