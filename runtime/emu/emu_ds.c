@@ -261,38 +261,46 @@ emu_vm_ds_bpermute_b32(emu_wave *w, const emu_inst *in)
    return ds_permute(w, in, true);
 }
 
-/* 32-bit LDS atomics. DATA = data0 (src[1]), DATA2 = data1 (src[2]); DS_CMPST_B32 pseudocode:
- * cmp = DATA, src = DATA2, MEM = (tmp == cmp) ? src : tmp. Lanes run in order 0..63, so two
- * lanes hitting one address see each other's results as the hardware's serialization does. */
+/* LDS atomics, 32 or 64 bits. DATA = data0 (src[1]), DATA2 = data1 (src[2]); DS_CMPST_B32
+ * pseudocode: cmp = DATA, src = DATA2, MEM = (tmp == cmp) ? src : tmp (B64 likewise on register
+ * pairs). Lanes run in order 0..63, so two lanes hitting one address see each other's results
+ * as the hardware's serialization does. */
 static mxjit_status
-ds_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn)
+ds_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn, unsigned bits)
 {
    int va = emu_vm_vreg(&in->src[0]);
+   unsigned n = bits / 8, dw = bits / 32;
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
       addr[lane] = ds_base(w, in, va, lane) + (uint32_t)(uint16_t)in->offset;
-      uint8_t *p = emu_lds(w, in, addr[lane], 4, true);
+      uint8_t *p = emu_lds(w, in, addr[lane], n, true);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
-      uint32_t old, d0 = emu_src32(w, &in->src[1], lane, 0), src = d0, cmp = 0;
+      uint64_t old = 0, d0 = emu_src32(w, &in->src[1], lane, 0), src, cmp = 0;
+      if (dw == 2)
+         d0 |= (uint64_t)emu_src32(w, &in->src[1], lane, 1) << 32;
+      src = d0;
       if (op == EMU_VM_CMPSWAP) {
          cmp = d0;
          src = emu_src32(w, &in->src[2], lane, 0);
+         if (dw == 2)
+            src |= (uint64_t)emu_src32(w, &in->src[2], lane, 1) << 32;
       }
-      memcpy(&old, p, 4);
-      uint32_t nv = (uint32_t)emu_vm_atomic_apply(op, 32, old, src, cmp);
-      memcpy(p, &nv, 4);
+      memcpy(&old, p, n);
+      uint64_t nv = emu_vm_atomic_apply(op, bits, old, src, cmp);
+      memcpy(p, &nv, n);
       if (rtn)
-         emu_vwrite(w, &in->dst[0], lane, 0, old);
-      moved += 4;
+         for (unsigned c = 0; c < dw; c++)
+            emu_vwrite(w, &in->dst[0], lane, c, (uint32_t)(old >> (32 * c)));
+      moved += n;
    }
-   emu_vm_issue(w, in, 1, rtn ? &in->dst[0] : NULL, 1);
+   emu_vm_issue(w, in, 1, rtn ? &in->dst[0] : NULL, dw);
    emu_count_bytes(w, 2, moved);
    emu_count_bytes(w, 3, moved);
-   count_conflicts(w, addr, 1);
+   count_conflicts(w, addr, dw);
    return MXJIT_OK;
 }
 
@@ -318,13 +326,15 @@ no_gds(emu_wave *w, const emu_inst *in)
    {                                                                                             \
       return in->gds ? no_gds(w, in) : ds_rw2(w, in, esize, mul, wr);                              \
    }
-#define DS_ATOMIC(name, op, rtn)                                                                 \
+#define DS_ATOMIC(name, op, rtn, bits)                                                             \
    mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
    {                                                                                             \
-      return in->gds ? no_gds(w, in) : ds_atomic(w, in, op, rtn);                                  \
+      return in->gds ? no_gds(w, in) : ds_atomic(w, in, op, rtn, bits);                            \
    }
 #define DS_ATOMIC2(base, sfx, op)                                                                \
-   DS_ATOMIC(ds_##base##_##sfx, op, false) DS_ATOMIC(ds_##base##_rtn_##sfx, op, true)
+   DS_ATOMIC(ds_##base##_##sfx, op, false, 32) DS_ATOMIC(ds_##base##_rtn_##sfx, op, true, 32)
+#define DS_ATOMIC2_64(base, sfx, op)                                                             \
+   DS_ATOMIC(ds_##base##_##sfx, op, false, 64) DS_ATOMIC(ds_##base##_rtn_##sfx, op, true, 64)
 
 DS_READ(ds_read_b32, 4, EMU_VM_EXT_U)
 DS_READ(ds_read_b64, 8, EMU_VM_EXT_U)
@@ -370,6 +380,21 @@ DS_ATOMIC2(or, b32, EMU_VM_OR)
 DS_ATOMIC2(xor, b32, EMU_VM_XOR)
 DS_ATOMIC2(cmpst, b32, EMU_VM_CMPSWAP)
 DS_ATOMIC2(add, f32, EMU_VM_ADD_F32)
-DS_ATOMIC(ds_wrxchg_rtn_b32, EMU_VM_SWAP, true)
+DS_ATOMIC(ds_wrxchg_rtn_b32, EMU_VM_SWAP, true, 32)
+DS_ATOMIC(ds_wrxchg_rtn_b64, EMU_VM_SWAP, true, 64)
+DS_ATOMIC2_64(add, u64, EMU_VM_ADD)
+DS_ATOMIC2_64(sub, u64, EMU_VM_SUB)
+DS_ATOMIC2_64(rsub, u64, EMU_VM_RSUB)
+DS_ATOMIC2_64(inc, u64, EMU_VM_INC)
+DS_ATOMIC2_64(dec, u64, EMU_VM_DEC)
+DS_ATOMIC2_64(min, i64, EMU_VM_SMIN)
+DS_ATOMIC2_64(max, i64, EMU_VM_SMAX)
+DS_ATOMIC2_64(min, u64, EMU_VM_UMIN)
+DS_ATOMIC2_64(max, u64, EMU_VM_UMAX)
+DS_ATOMIC2_64(and, b64, EMU_VM_AND)
+DS_ATOMIC2_64(or, b64, EMU_VM_OR)
+DS_ATOMIC2_64(xor, b64, EMU_VM_XOR)
+DS_ATOMIC2_64(cmpst, b64, EMU_VM_CMPSWAP)
+DS_ATOMIC2_64(add, f64, EMU_VM_ADD_F64)
 DS_ATOMIC2(pk_add, f16, EMU_VM_PK_ADD_F16)
 DS_ATOMIC2(pk_add, bf16, EMU_VM_PK_ADD_BF16)

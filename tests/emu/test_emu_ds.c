@@ -357,3 +357,54 @@ Test(emu_ds, writes_count_on_lgkmcnt)
    for (unsigned i = 0; i < 64; i++)
       cr_assert_eq(g_out[i], i + 1, "lane %u", i);
 }
+
+/* 64-bit LDS atomics: ds_cmpst_rtn_b64 (cmp = data0 pair, src = data1 pair) on even lanes'
+ * matching values, ds_max_rtn_i64 (signed across the high dword), ds_add_u64 carrying into the
+ * high dword. */
+Test(emu_ds, atomics_64bit)
+{
+   run("v_lshlrev_b32 v3, 3, v1\n"
+       "v_mov_b32 v4, 0xffffffff\n"
+       "v_mov_b32 v5, v1\n"
+       "ds_write_b64 v3, v[4:5]\n"          /* mem = {lo -1, hi lane} */
+       "v_mov_b32 v6, 1\n"
+       "v_mov_b32 v7, 0\n"
+       "s_waitcnt lgkmcnt(0)\n"
+       "ds_add_u64 v3, v[6:7]\n"            /* -> {0, lane + 1} */
+       "v_and_b32 v8, 1, v1\n"
+       "v_mov_b32 v10, 0\n"
+       "v_add_u32 v11, 1, v1\n"
+       "v_add_u32 v11, v11, v8\n"           /* cmp hi = lane + 1 (+1 on odd lanes: mismatch) */
+       "v_mov_b32 v12, 0x77\n"
+       "v_mov_b32 v13, 0x88\n"
+       "ds_cmpst_rtn_b64 v[14:15], v3, v[10:11], v[12:13]\n"
+       "v_mov_b32 v16, 0\n"
+       "v_mov_b32 v17, 0xffffffff\n"       /* {0, -1} = -2^32 */
+       "ds_write_b64 v3, v[16:17] offset:512\n"
+       "v_mov_b32 v16, 5\n"
+       "v_mov_b32 v17, 0\n"
+       "ds_max_rtn_i64 v[18:19], v3, v[16:17] offset:512\n"
+       "s_waitcnt lgkmcnt(0)\n"
+       "ds_read_b64 v[20:21], v3\n"
+       "ds_read_b64 v[22:23], v3 offset:512\n"
+       "v_lshlrev_b32 v9, 4, v1\n"
+       "s_waitcnt lgkmcnt(0)\n"
+       "v_mov_b32 v16, v18\n"
+       "v_mov_b32 v17, v19\n"
+       "global_store_dwordx4 v9, v[14:17], s[8:9]\n"
+       "v_mov_b32 v24, v20\n"
+       "v_mov_b32 v25, v21\n"
+       "global_store_dwordx4 v9, v[22:25], s[10:11]\n",
+       1024);
+   for (unsigned i = 0; i < 64; i++) {
+      cr_assert_eq(g_out[4 * i + 0], 0u, "old lo %u", i);
+      cr_assert_eq(g_out[4 * i + 1], i + 1, "old hi %u", i);
+      cr_assert_eq(g_out[4 * i + 2], 0u, "max old lo %u", i);
+      cr_assert_eq(g_out[4 * i + 3], 0xffffffffu, "max old hi %u", i);
+      cr_assert_eq(g_in[4 * i + 0], 5u, "max new lo %u", i);
+      cr_assert_eq(g_in[4 * i + 1], 0u, "max new hi %u", i);
+      bool swapped = i % 2 == 0;
+      cr_assert_eq(g_in[4 * i + 2], swapped ? 0x77u : 0u, "mem lo %u", i);
+      cr_assert_eq(g_in[4 * i + 3], swapped ? 0x88u : i + 1, "mem hi %u", i);
+   }
+}
