@@ -384,6 +384,7 @@ struct emu_dispatch {
 extern const emu_opdesc emu_salu_ops[];        /* emu_salu.c */
 extern const emu_opdesc emu_smem_ops[];        /* emu_smem.c */
 extern const emu_opdesc emu_global_basic_ops[]; /* emu_global_basic.c */
+extern const emu_opdesc emu_scratch_ops[];     /* emu_scratch.c */
 
 /* emu_decode.c */
 /** Builds the merged opcode table once (thread-safe). */

@@ -67,6 +67,9 @@ eh_source(const eh_kernel *k, unsigned nbufs)
                  "  .amdhsa_system_sgpr_workgroup_id_z 1\n"
                  "  .amdhsa_system_vgpr_workitem_id 2\n");
    sb_printf(&b, "  .amdhsa_group_segment_fixed_size %u\n", k->lds_bytes);
+   if (k->private_bytes)
+      sb_printf(&b, "  .amdhsa_private_segment_fixed_size %u\n"
+                    "  .amdhsa_enable_private_segment 1\n", k->private_bytes);
    sb_printf(&b, "  .amdhsa_kernarg_size %u\n", 8 * nbufs + 4 * k->nscalars);
    sb_printf(&b, "  .amdhsa_float_denorm_mode_32 %d\n", k->ieee_denorm ? 0 : 3);
    sb_printf(&b, ".end_amdhsa_kernel\n");

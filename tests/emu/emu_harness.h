@@ -36,6 +36,7 @@ typedef struct eh_kernel {
    int threads;                  /* host threads (0: 1) */
    int ignore_hazards;           /* 1: do not fault on hazards */
    uint32_t dynamic_lds;         /* extra LDS bytes at launch */
+   unsigned private_bytes;       /* private segment (scratch) bytes per work-item */
 } eh_kernel;
 
 /** Assembles k, loads it into a fresh emulator device, copies bufs in, launches, copies the
