@@ -90,8 +90,10 @@ typedef struct mxjit_ctx_options {
 } mxjit_ctx_options;
 
 /** Creates a context. On MXJIT_OK *out is owned by the caller; free with mxjit_ctx_destroy().
- *  A context may be used by several threads at once (kernels are compiled once and looked up
- *  without locks); its last-error message is shared, so read it before another call fails.
+ *  Kernel lookup and compilation on one context are thread-safe (each kernel is compiled
+ *  once, then looked up without locks); concurrent launches and memory calls are safe only
+ *  where the device is (HIP); with the emulator use one thread per context. The last-error
+ *  message is per context, so read it before another call on that context fails.
  *  Environment, read here only: MXJIT_CACHE_DIR, XDG_CACHE_HOME, MXJIT_CACHE_MAX_SIZE,
  *  MXJIT_CONFIG_DIR, MXJIT_HIP_LIBRARY (HIP runtime to dlopen instead of libamdhip64.so).
  *  On failure *out is still a usable context (for mxjit_ctx_last_error) unless NULL was
