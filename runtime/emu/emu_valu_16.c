@@ -123,9 +123,23 @@ OPH(valu_sub_f16, K2, HA - HB)
 OPH(valu_subrev_f16, K2, HB - HA)
 OPH(valu_mul_f16, K2, HA * HB)
 OPH(valu_fma_f16, K3, fma(HA, HB, HC))
-OPH(valu_mad_f16, K3, (double)cvt_f16_to_f32((uint16_t)h_out(w, in, HA * HB)) + HC)
-OPH(valu_mac_f16, KMAC, HA * HB + h_in(w, 0, C))
-OPH(valu_fmac_f16, KMAC, fma(HA, HB, h_in(w, 0, C)))
+OPH(valu_mad_f16, K3, (double)cvt_f16_to_f32(cvt_f32_to_f16((float)(HA * HB), CVT_RNE)) + HC)
+/* GFX9 v_mac_f16 / v_fmac_f16 keep the high half of vdst (LLVM GCNSubtarget::
+ * zeroesHigh16BitsOfDest: only VI zeroes it for these), unlike the other 16-bit ops. */
+#define OPH_KEEPHI(fn, EXPR) \
+   mxjit_status fn(emu_wave *w, const emu_inst *in) \
+   { \
+      valu_io io; \
+      mxjit_status st = valu_gather(w, in, &io, KMAC); \
+      if (st != MXJIT_OK) \
+         return st; \
+      VALU_FOREACH(l, io.mask) { io.d[l] = (C & 0xffff0000u) | h_out(w, in, (EXPR)); } \
+      valu_store(w, in, &io, 32); \
+      return MXJIT_OK; \
+   }
+
+OPH_KEEPHI(valu_mac_f16, (double)cvt_f16_to_f32(cvt_f32_to_f16((float)(HA * HB), CVT_RNE)) + h_in(w, 0, C))
+OPH_KEEPHI(valu_fmac_f16, fma(HA, HB, h_in(w, 0, C)))
 OPH(valu_min_f16, K2, hmin(w, HA, HB))
 OPH(valu_max_f16, K2, hmax(w, HA, HB))
 OPH(valu_min3_f16, K3, hmin(w, hmin(w, HA, HB), HC))

@@ -113,9 +113,11 @@ is_snan64(double f)
 
 /* V_MIN_F32 / V_MAX_F32 pseudocode: in IEEE mode a signaling NaN input gives that NaN quieted,
  * otherwise a NaN input returns the other operand; -0 < +0. */
-static float
+static inline float
 fmin_isa(const emu_wave *w, float a, float b)
 {
+   if (!isnan(a) && !isnan(b) && (a != b || a != 0.0f)) /* common case first */
+      return a < b ? a : b;
    if (valu_ieee(w) && is_snan32(a))
       return valu_bitsf(valu_quiet32(valu_fbits(a)));
    if (valu_ieee(w) && is_snan32(b))
@@ -129,9 +131,11 @@ fmin_isa(const emu_wave *w, float a, float b)
    return a < b ? a : b;
 }
 
-static float
+static inline float
 fmax_isa(const emu_wave *w, float a, float b)
 {
+   if (!isnan(a) && !isnan(b) && (a != b || a != 0.0f))
+      return a >= b ? a : b;
    if (valu_ieee(w) && is_snan32(a))
       return valu_bitsf(valu_quiet32(valu_fbits(a)));
    if (valu_ieee(w) && is_snan32(b))

@@ -155,3 +155,27 @@ Test(emu_cvt, pack_b32_f16_and_cvt_pk_f16_f32)
    vt_run("gfx950", VT_LOAD "v_cvt_pk_f16_f32 v20, v10, v11\n" VT_STORE, 0);
    vt_expect(0, vt_out[0][0], 0x7c003c02u);
 }
+
+#include "emu_valu_int.h"
+
+Test(emu_cvt, f16_fast_path_matches_reference_encoder)
+{
+   /* The integer f32 -> f16 path (cvt_f32_to_f16) against the exact double-arithmetic encoder
+    * (cvt_encode), on every f32 whose low 9 mantissa bits are 0x000, 0x0ff/0x100/0x101 around
+    * ties, or 0x1ff: covers every f16 rounding boundary class for both RNE and RTZ. */
+   static const uint32_t lows[] = {0x000, 0x0ff, 0x100, 0x101, 0x1ff};
+   for (uint32_t hi = 0; hi < (1u << 23); hi++) {
+      for (unsigned k = 0; k < 5; k++) {
+         uint32_t u = hi << 9 | lows[k];
+         float x = vt_u2f(u);
+         if (isnan(x))
+            continue;
+         for (int rnd = CVT_RNE; rnd <= CVT_RTZ; rnd++) {
+            uint16_t fast = cvt_f32_to_f16(x, rnd);
+            uint16_t ref = (uint16_t)cvt_encode(&cvt_f16, x, rnd, CVT_OVF_INF);
+            if (fast != ref)
+               cr_assert_fail("0x%08x rnd %d: fast 0x%04x ref 0x%04x", u, rnd, fast, ref);
+         }
+      }
+   }
+}

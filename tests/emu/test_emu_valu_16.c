@@ -109,3 +109,15 @@ Test(emu_valu_16, dot2_f32_f16)
    for (unsigned l = 0; l < 64; l++)
       vt_expect(l, vt_out[0][l], vt_f2u(8.75f));
 }
+
+Test(emu_valu_16, mac_f16_keeps_high_half)
+{
+   /* GFX9: v_mac_f16 / v_fmac_f16 preserve vdst[31:16]; v_add_f16 zeroes it. */
+   vt_fill(0x00003c00u, 0x00004000u, 0xbeef3800u);
+   vt_run("gfx942", VT_LOAD "v_mov_b32 v20, v12\n v_mac_f16 v20, v10, v11\n"
+                    "v_mov_b32 v21, v12\n v_add_f16 v21, v21, v10\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], 0xbeef4100u); /* 1 * 2 + 0.5 = 2.5 */
+      vt_expect(l, vt_out[1][l], 0x00003e00u); /* 0.5 + 1 = 1.5 */
+   }
+}
