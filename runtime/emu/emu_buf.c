@@ -440,6 +440,28 @@ BUF_ATOMIC(buffer_atomic_xor_x2, EMU_VM_XOR, 64)
 BUF_ATOMIC(buffer_atomic_inc_x2, EMU_VM_INC, 64)
 BUF_ATOMIC(buffer_atomic_dec_x2, EMU_VM_DEC, 64)
 
+/* buffer_wbl2 / buffer_inv (gfx940+ cache write-back / invalidate that LLVM's memory model emits
+ * around agent- and system-scope fences): the emulator's memory is coherent, so they only count
+ * on vmcnt like the hardware's (the fence sequence waits vmcnt(0) after them). */
+static mxjit_status
+buf_cache_op(emu_wave *w, const emu_inst *in)
+{
+   emu_vm_issue(w, in, 0, NULL, 0);
+   return MXJIT_OK;
+}
+
+mxjit_status
+emu_vm_buffer_wbl2(emu_wave *w, const emu_inst *in)
+{
+   return buf_cache_op(w, in);
+}
+
+mxjit_status
+emu_vm_buffer_inv(emu_wave *w, const emu_inst *in)
+{
+   return buf_cache_op(w, in);
+}
+
 /* --- The vmem table (emu_int.h): every row of emu_vmem_ops.def ----------------------------- */
 #define VM_OP(n, e, c, f) {#n, EMU_ENC_##e, EMU_CLS_##c, emu_vm_##n, f},
 #define VM_OP2(n, v, e, c, f) {#n, EMU_ENC_##e, EMU_CLS_##c, emu_vm_##n##_##v, f},

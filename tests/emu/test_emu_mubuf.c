@@ -386,3 +386,20 @@ Test(emu_mubuf, dwordx3_load_store)
       cr_assert_eq(g_out[d], 4 * d + 4 <= 100 ? 0x1000 + d : 0xdeadbeefu, "dword %u: 0x%x", d,
                    g_out[d]);
 }
+
+/* The gfx940 fence sequence (buffer_wbl2 / s_waitcnt / buffer_inv) executes as cache no-ops. */
+Test(emu_mubuf, cache_writeback_invalidate)
+{
+   run("v_add_u32 v4, 9, v1\n"
+       "global_store_dword v2, v4, s[8:9]\n"
+       "buffer_wbl2 sc1\n"
+       "s_waitcnt vmcnt(0)\n"
+       "buffer_inv sc1\n"
+       "global_load_dword v5, v2, s[8:9]\n"
+       "s_waitcnt vmcnt(0)\n"
+       "v_add_u32 v4, 1, v5\n"
+       "global_store_dword v2, v4, s[8:9]\n",
+       0);
+   for (unsigned i = 0; i < 64; i++)
+      cr_assert_eq(g_out[i], i + 10, "lane %u", i);
+}
