@@ -9,6 +9,7 @@
 #include "jt.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,4 +266,24 @@ Test(emu_decode, decode_cache_same_result)
    emu_module_unload(m1);
    emu_device_destroy(d1);
    unload();
+}
+
+/* Every mnemonic has one implementation per arch: a second entry would be silently shadowed
+ * by the first in the merged table. */
+Test(emu_decode, no_duplicate_mnemonics)
+{
+   emu_ops_init();
+   unsigned dups = 0;
+   char first[256] = "";
+   for (unsigned i = 1; i < emu_num_ops; i++)
+      for (unsigned j = i + 1; j < emu_num_ops; j++) {
+         uint32_t arch = EMU_OPF_GFX942_ONLY | EMU_OPF_GFX950_ONLY;
+         uint32_t ai = emu_ops[i].flags & arch, aj = emu_ops[j].flags & arch;
+         bool overlap = !ai || !aj || ai == aj;
+         if (strcmp(emu_ops[i].name, emu_ops[j].name) == 0 && overlap) {
+            if (!dups++)
+               snprintf(first, sizeof(first), "%s", emu_ops[i].name);
+         }
+      }
+   cr_assert_eq(dups, 0u, "%u duplicate mnemonics, first: %s", dups, first);
 }
