@@ -321,4 +321,28 @@ jb_val jb_e8m0_scale(jb_builder *b, jb_val amax, enum jb_scale_mode mode, enum j
 /** fp32 reciprocal of an E8M0 scale byte (i32), §1.1 (byte 254 -> 2^-127, 255 -> NaN). */
 jb_val jb_e8m0_rcp_f32(jb_builder *b, jb_val sb);
 
+/* --- Matrix multiply-add (jb_mfma.c); lane layouts are documented there ------------------ */
+
+enum jb_mfma_op {
+   JB_MFMA_F32_16X16X16_BF16, /* A, B: 4 bf16 per lane; D: 4 f32 */
+   JB_MFMA_F32_32X32X8_BF16,  /* A, B: 4 bf16; D: 16 f32 */
+   JB_MFMA_F32_16X16X32_BF16, /* gfx950: A, B: 8 bf16; D: 4 f32 */
+   JB_MFMA_F32_32X32X16_BF16, /* gfx950: A, B: 8 bf16; D: 16 f32 */
+   JB_MFMA_F32_16X16X32_FP8,  /* A, B: 8 native fp8 (i64); D: 4 f32 */
+   JB_MFMA_F32_32X32X16_FP8,  /* A, B: 8 native fp8 (i64); D: 16 f32 */
+};
+typedef struct jb_mfma_shape {
+   unsigned m, n, k;
+   unsigned kpl;       /* K elements per lane in A and B */
+   unsigned ab_bytes;  /* bytes of A (and B) per lane */
+   unsigned acc_lanes; /* f32 accumulators per lane */
+} jb_mfma_shape;
+
+void jb_mfma_get_shape(enum jb_mfma_op op, jb_mfma_shape *s);
+/** Whether b's target has op (templates pick shapes with this, STYLE C14). */
+bool jb_mfma_supported(const jb_builder *b, enum jb_mfma_op op);
+/** D = A * B + acc for one block. a, bm: any lanes of the operand's total size; acc: f32 x
+ *  acc_lanes. Unsupported op: sticky MXJIT_ERR_UNSUPPORTED. */
+jb_val jb_mfma(jb_builder *b, enum jb_mfma_op op, jb_val a, jb_val bm, jb_val acc);
+
 #endif /* JB_H */

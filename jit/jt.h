@@ -16,6 +16,7 @@ enum jt_cap {
    JT_CAP_BF16_CVT = 1u << 3,       /* v_cvt_pk_bf16_f32 (gfx950) */
    JT_CAP_PERMLANE_SWAP = 1u << 4,  /* v_permlane16/32_swap (gfx950) */
    JT_CAP_MFMA_F8F6F4 = 1u << 5,    /* gfx950 scaled MFMA */
+   JT_CAP_MFMA_BF16_K2 = 1u << 6,   /* gfx950 bf16/f16 MFMA with doubled K (16x16x32, ...) */
 };
 
 struct jt_target {
