@@ -125,3 +125,50 @@ Test(emu_load, wrong_arch_refused)
    emu_device_destroy(dev);
    free(h);
 }
+
+/* Preloaded kernel arguments (gfx940+): the first dwords of the kernarg segment arrive in the
+ * user SGPRs after the kernarg pointer; system SGPRs (workgroup id x) follow them. */
+Test(emu_load, kernarg_preload)
+{
+   const char *src = ".text\n.globl k\n.p2align 8\n.type k,@function\nk:\n"
+                     "  s_mov_b32 s10, 0x1234\n"
+                     "  s_store_dword s10, s[2:3], 0x0\n"
+                     "  s_store_dword s4, s[2:3], 0x4\n"
+                     "  s_load_dword s11, s[0:1], 0x0\n"
+                     "  s_waitcnt lgkmcnt(0)\n"
+                     "  s_store_dword s11, s[2:3], 0x8\n"
+                     "  s_waitcnt lgkmcnt(0)\n"
+                     "  s_endpgm\n"
+                     ".rodata\n.p2align 6\n.amdhsa_kernel k\n .amdhsa_next_free_vgpr 4\n"
+                     " .amdhsa_next_free_sgpr 16\n .amdhsa_accum_offset 4\n"
+                     " .amdhsa_user_sgpr_kernarg_segment_ptr 1\n"
+                     " .amdhsa_user_sgpr_kernarg_preload_length 2\n"
+                     " .amdhsa_user_sgpr_count 4\n"
+                     " .amdhsa_system_sgpr_workgroup_id_x 1\n"
+                     " .amdhsa_kernarg_size 8\n"
+                     ".end_amdhsa_kernel\n";
+   void *h = NULL;
+   size_t hs = 0;
+   char msg[1024];
+   cr_assert_eq(jc_assemble_hsaco(&jt_gfx942, src, &h, &hs, msg, sizeof(msg)), MXJIT_OK, "%s",
+                msg);
+   emu_device *dev;
+   emu_module *m;
+   emu_kernel *k;
+   cr_assert_eq(emu_device_create(&(emu_options){._ = 0, .target = "gfx942"}, &dev), MXJIT_OK);
+   cr_assert_eq(emu_module_load(dev, h, hs, &m), MXJIT_OK, "%s", emu_last_error(dev));
+   cr_assert_eq(emu_kernel_get(m, "k", &k), MXJIT_OK);
+   uint64_t out;
+   cr_assert_eq(emu_alloc(dev, 12, &out), MXJIT_OK);
+   emu_launch_params p = {.grid = {3, 1, 1}, .block = {64, 1, 1}, .kernargs = &out,
+                          .kernarg_size = 8};
+   cr_assert_eq(emu_launch(dev, k, &p, NULL), MXJIT_OK, "%s", emu_last_error(dev));
+   uint32_t got[3];
+   memcpy(got, emu_host_ptr(dev, out, 12), 12);
+   cr_assert_eq(got[0], 0x1234u);
+   cr_assert_eq(got[1], 2u); /* all three workgroups store; ids run in order, 2 is last */
+   cr_assert_eq(got[2], (uint32_t)out);
+   emu_module_unload(m);
+   emu_device_destroy(dev);
+   free(h);
+}
