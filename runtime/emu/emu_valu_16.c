@@ -399,3 +399,34 @@ mix_run(emu_wave *w, const emu_inst *in, int out) /* out: 0 f32, 1 lo f16, 2 hi 
 mxjit_status valu_fma_mix_f32(emu_wave *w, const emu_inst *in) { return mix_run(w, in, 0); }
 mxjit_status valu_fma_mixlo_f16(emu_wave *w, const emu_inst *in) { return mix_run(w, in, 1); }
 mxjit_status valu_fma_mixhi_f16(emu_wave *w, const emu_inst *in) { return mix_run(w, in, 2); }
+
+static inline int32_t
+i16med3(int32_t a, int32_t b, int32_t c)
+{
+   int32_t lo = a < b ? a : b, hi = a < b ? b : a;
+   return c < lo ? lo : c > hi ? hi : c;
+}
+
+static inline uint32_t
+sat8(int16_t n)
+{
+   return n <= 0 ? 0u : n >= 255 ? 255u : (uint32_t)n;
+}
+
+#define I16A ((int32_t)(int16_t)A)
+#define I16B ((int32_t)(int16_t)B)
+#define I16C ((int32_t)(int16_t)C)
+#define U16A (A & 0xffff)
+#define U16B (B & 0xffff)
+#define U16C (C & 0xffff)
+
+OPI16(valu_add_i16, K2, in->clamp ? (uint32_t)(I16A + I16B > 32767 ? 32767 : I16A + I16B < -32768 ? -32768 : I16A + I16B) : (uint32_t)(I16A + I16B))
+OPI16(valu_sub_i16, K2, in->clamp ? (uint32_t)(I16A - I16B > 32767 ? 32767 : I16A - I16B < -32768 ? -32768 : I16A - I16B) : (uint32_t)(I16A - I16B))
+OPI16(valu_min3_i16, K3, (uint32_t)(I16A < I16B ? (I16A < I16C ? I16A : I16C) : (I16B < I16C ? I16B : I16C)))
+OPI16(valu_max3_i16, K3, (uint32_t)(I16A > I16B ? (I16A > I16C ? I16A : I16C) : (I16B > I16C ? I16B : I16C)))
+OPI16(valu_med3_i16, K3, (uint32_t)i16med3(I16A, I16B, I16C))
+OPI16(valu_min3_u16, K3, U16A < U16B ? (U16A < U16C ? U16A : U16C) : (U16B < U16C ? U16B : U16C))
+OPI16(valu_max3_u16, K3, U16A > U16B ? (U16A > U16C ? U16A : U16C) : (U16B > U16C ? U16B : U16C))
+OPI16(valu_med3_u16, K3, (uint32_t)i16med3((int32_t)U16A, (int32_t)U16B, (int32_t)U16C))
+/* V_SAT_PK_U8_I16: two signed 16-bit values saturated to u8, packed into D[15:0]. */
+OPI16(valu_sat_pk_u8_i16, VK(VK_B32, VK_NONE, VK_NONE), sat8((int16_t)A) | sat8((int16_t)(A >> 16)) << 8)

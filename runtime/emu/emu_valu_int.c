@@ -376,3 +376,6 @@ valu_nop(emu_wave *w, const emu_inst *in)
    (void)in;
    return MXJIT_OK;
 }
+
+/* V_BFM_B32: ((1 << S0[4:0]) - 1) << S1[4:0]. */
+OP32(valu_bfm_b32, K2, ((1u << (A & 31)) - 1u) << (B & 31))

@@ -121,3 +121,19 @@ Test(emu_valu_16, mac_f16_keeps_high_half)
       vt_expect(l, vt_out[1][l], 0x00003e00u); /* 0.5 + 1 = 1.5 */
    }
 }
+
+Test(emu_valu_16, int16_three_operand_and_saturation)
+{
+   /* i16: -2, 7, 3 -> med3 3, min3 -2; u16 view: 0xfffe, 7, 3 -> med3 7.
+    * v_sat_pk_u8_i16 of {hi 0x0100 (256), lo 0xfffe (-2)} -> 0xff00; v_bfm_b32(4, 8). */
+   vt_fill(0x0100fffeu, 7, 3);
+   vt_run("gfx942", VT_LOAD "v_med3_i16 v20, v10, v11, v12\n v_min3_i16 v22, v10, v11, v12\n"
+                    "v_lshl_or_b32 v20, v22, 16, v20\n"
+                    "v_med3_u16 v21, v10, v11, v12\n v_sat_pk_u8_i16 v22, v10\n"
+                    "v_lshl_or_b32 v21, v22, 16, v21\n"
+                    "v_bfm_b32 v22, 4, 8\n v_or_b32 v21, v21, v22\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], 0xfffe0003u);
+      vt_expect(l, vt_out[1][l], (0xff00u << 16 | 0x0007u) | 0xf00u);
+   }
+}
