@@ -10,8 +10,10 @@
  *   addr   = base + soffset + offset + index * stride
  *   Raw buffer (stride == 0): a component of n bytes at `offset` is in range iff
  *     offset + n <= num_records. soffset is not part of the check (GCN5/CDNA: "out of range if
- *     (inst_offset + vgpr_offset) >= num_records"); the whole-component form follows LLVM
- *     AMDGPUUsage "Relaxed Buffer OOB mode" (a dword starting 2 bytes before the end is OOB).
+ *     (inst_offset + vgpr_offset) >= num_records"; LLVM IntrinsicsAMDGPU.td / SIISelLowering.h:
+ *     voffset and the immediate are "included in bounds checking", soffset is "excluded from
+ *     bounds checking and swizzling"); the whole-component form follows LLVM AMDGPUUsage
+ *     "Relaxed Buffer OOB mode" (a dword starting 2 bytes before the end is OOB).
  *   Structured buffer (stride != 0): in range iff index < num_records (all components).
  *   dword x2/x3/x4 loads and stores are checked per dword; atomics all-or-nothing.
  *   Out-of-range loads return 0 (also into LDS for `lds` loads); out-of-range stores and
