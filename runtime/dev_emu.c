@@ -67,8 +67,8 @@ de_kernel_get(rt_device *dev, rt_module *mod, const char *name, rt_kernel **out)
 static mxjit_status
 de_launch(rt_device *dev, rt_kernel *k, const rt_launch *l)
 {
-   emu_launch_params p = {.dynamic_lds = l->dynamic_lds, .kernargs = l->kernargs,
-                          .kernarg_size = l->kernarg_size};
+   emu_launch_params p = {
+       .dynamic_lds = l->dynamic_lds, .kernargs = l->kernargs, .kernarg_size = l->kernarg_size};
    memcpy(p.grid, l->grid, sizeof(p.grid));
    memcpy(p.block, l->block, sizeof(p.block));
    mxjit_status st = emu_launch(to_emu(dev)->emu, (emu_kernel *)k, &p, &to_emu(dev)->last);
@@ -165,26 +165,26 @@ de_time_launch(rt_device *dev, rt_kernel *k, const rt_launch *l, int reps, doubl
          return st;
    }
    clock_gettime(CLOCK_MONOTONIC, &t1);
-   *ms_out = ((double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6) /
-             reps;
+   *ms_out =
+       ((double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6) / reps;
    return MXJIT_OK;
 }
 
 static const rt_device_ops dev_emu_ops = {
-   .name = "emu",
-   .destroy = de_destroy,
-   .module_load = de_module_load,
-   .module_unload = de_module_unload,
-   .kernel_get = de_kernel_get,
-   .launch = de_launch,
-   .alloc = de_alloc,
-   .free = de_free,
-   .copy_h2d = de_copy_h2d,
-   .copy_d2h = de_copy_d2h,
-   .memset = de_memset,
-   .synchronize = de_synchronize,
-   .last_counters = de_last_counters,
-   .time_launch = de_time_launch,
+    .name = "emu",
+    .destroy = de_destroy,
+    .module_load = de_module_load,
+    .module_unload = de_module_unload,
+    .kernel_get = de_kernel_get,
+    .launch = de_launch,
+    .alloc = de_alloc,
+    .free = de_free,
+    .copy_h2d = de_copy_h2d,
+    .copy_d2h = de_copy_d2h,
+    .memset = de_memset,
+    .synchronize = de_synchronize,
+    .last_counters = de_last_counters,
+    .time_launch = de_time_launch,
 };
 
 mxjit_status
@@ -208,8 +208,8 @@ dev_emu_create(const char *target, const mxjit_ctx_options *opts, rt_device **ou
    if (st != MXJIT_OK) {
       snprintf(msg, msglen,
                st == MXJIT_ERR_UNSUPPORTED
-                  ? "emu: target '%s' is not emulated; use gfx942 or gfx950"
-                  : "emu: cannot create the emulator for '%s' (out of memory)",
+                   ? "emu: target '%s' is not emulated; use gfx942 or gfx950"
+                   : "emu: cannot create the emulator for '%s' (out of memory)",
                t);
       free(d);
       return st;

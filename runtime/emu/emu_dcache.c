@@ -91,9 +91,8 @@ emu_dcache_get(struct emu_kernel *k, const char *target)
       if (e->hash != h || e->code_size != k->code_size || strcmp(e->target, target) != 0 ||
           memcmp(e->code, k->code, k->code_size) != 0)
          continue;
-      hit = copy_decoded(&k->insts, &k->pc_index, &k->strings, &k->listing, e->insts,
-                         e->ninsts, e->pc_index, k->code_size / 4 + 1, e->strings,
-                         e->strings_len, e->listing);
+      hit = copy_decoded(&k->insts, &k->pc_index, &k->strings, &k->listing, e->insts, e->ninsts,
+                         e->pc_index, k->code_size / 4 + 1, e->strings, e->strings_len, e->listing);
       if (hit) {
          k->ninsts = e->ninsts;
       } else {
@@ -120,8 +119,7 @@ emu_dcache_put(const struct emu_kernel *k, const char *target)
    e->code = malloc(k->code_size + 1);
    if (!e->code ||
        !copy_decoded(&e->insts, &e->pc_index, &e->strings, &e->listing, k->insts, k->ninsts,
-                     k->pc_index, k->code_size / 4 + 1, k->strings, e->strings_len,
-                     k->listing)) {
+                     k->pc_index, k->code_size / 4 + 1, k->strings, e->strings_len, k->listing)) {
       entry_free(e); /* the cache is an optimization: drop the entry */
       return;
    }

@@ -52,9 +52,8 @@ ops_build(void)
 {
    static const emu_opdesc unimpl = {"<unimplemented>", EMU_ENC_COUNT, EMU_CLS_OTHER,
                                      exec_unimplemented, 0};
-   const emu_opdesc *frags[] = {emu_ops_scalar, emu_salu_ops, emu_smem_ops,
-                                emu_global_basic_ops, emu_scratch_ops, emu_ops_valu,
-                                emu_ops_vmem};
+   const emu_opdesc *frags[] = {emu_ops_scalar,  emu_salu_ops, emu_smem_ops, emu_global_basic_ops,
+                                emu_scratch_ops, emu_ops_valu, emu_ops_vmem};
    const unsigned nfrags = sizeof(frags) / sizeof(frags[0]);
    unsigned n = 1;
    for (unsigned f = 0; f < nfrags; f++)
@@ -161,9 +160,15 @@ static unsigned
 base_size(emu_enc e, uint32_t d0)
 {
    switch (e) {
-   case EMU_ENC_SOP1: case EMU_ENC_SOP2: case EMU_ENC_SOPK: case EMU_ENC_SOPC: case EMU_ENC_SOPP:
+   case EMU_ENC_SOP1:
+   case EMU_ENC_SOP2:
+   case EMU_ENC_SOPK:
+   case EMU_ENC_SOPC:
+   case EMU_ENC_SOPP:
       return 4;
-   case EMU_ENC_VOP1: case EMU_ENC_VOP2: case EMU_ENC_VOPC: {
+   case EMU_ENC_VOP1:
+   case EMU_ENC_VOP2:
+   case EMU_ENC_VOPC: {
       unsigned src0 = d0 & 0x1ff;
       return src0 == 0xfa || src0 == 0xf9 ? 8 : 4; /* DPP / SDWA dword */
    }
@@ -181,20 +186,32 @@ typedef struct named_reg {
 } named_reg;
 
 static const named_reg named_regs[] = {
-   {"vcc", EMU_SRC_VCC_LO, 2},           {"vcc_lo", EMU_SRC_VCC_LO, 1},
-   {"vcc_hi", EMU_SRC_VCC_HI, 1},        {"exec", EMU_SRC_EXEC_LO, 2},
-   {"exec_lo", EMU_SRC_EXEC_LO, 1},      {"exec_hi", EMU_SRC_EXEC_HI, 1},
-   {"m0", EMU_SRC_M0, 1},                {"scc", EMU_SRC_SCC, 1},
-   {"src_scc", EMU_SRC_SCC, 1},          {"vccz", EMU_SRC_VCCZ, 1},
-   {"src_vccz", EMU_SRC_VCCZ, 1},        {"execz", EMU_SRC_EXECZ, 1},
-   {"src_execz", EMU_SRC_EXECZ, 1},      {"flat_scratch", EMU_SRC_FLAT_SCR_LO, 2},
-   {"flat_scratch_lo", EMU_SRC_FLAT_SCR_LO, 1}, {"flat_scratch_hi", EMU_SRC_FLAT_SCR_HI, 1},
-   {"xnack_mask", EMU_SRC_XNACK_LO, 2},  {"xnack_mask_lo", EMU_SRC_XNACK_LO, 1},
-   {"xnack_mask_hi", EMU_SRC_XNACK_HI, 1}, {"src_shared_base", EMU_SRC_SHARED_BASE, 1},
-   {"src_shared_limit", EMU_SRC_SHARED_LIMIT, 1}, {"src_private_base", EMU_SRC_PRIVATE_BASE, 1},
-   {"src_private_limit", EMU_SRC_PRIVATE_LIMIT, 1},
-   {"src_pops_exiting_wave_id", EMU_SRC_POPS_EXITING_WAVE_ID, 1},
-   {"lds_direct", EMU_SRC_LDS_DIRECT, 1}, {"src_lds_direct", EMU_SRC_LDS_DIRECT, 1},
+    {"vcc", EMU_SRC_VCC_LO, 2},
+    {"vcc_lo", EMU_SRC_VCC_LO, 1},
+    {"vcc_hi", EMU_SRC_VCC_HI, 1},
+    {"exec", EMU_SRC_EXEC_LO, 2},
+    {"exec_lo", EMU_SRC_EXEC_LO, 1},
+    {"exec_hi", EMU_SRC_EXEC_HI, 1},
+    {"m0", EMU_SRC_M0, 1},
+    {"scc", EMU_SRC_SCC, 1},
+    {"src_scc", EMU_SRC_SCC, 1},
+    {"vccz", EMU_SRC_VCCZ, 1},
+    {"src_vccz", EMU_SRC_VCCZ, 1},
+    {"execz", EMU_SRC_EXECZ, 1},
+    {"src_execz", EMU_SRC_EXECZ, 1},
+    {"flat_scratch", EMU_SRC_FLAT_SCR_LO, 2},
+    {"flat_scratch_lo", EMU_SRC_FLAT_SCR_LO, 1},
+    {"flat_scratch_hi", EMU_SRC_FLAT_SCR_HI, 1},
+    {"xnack_mask", EMU_SRC_XNACK_LO, 2},
+    {"xnack_mask_lo", EMU_SRC_XNACK_LO, 1},
+    {"xnack_mask_hi", EMU_SRC_XNACK_HI, 1},
+    {"src_shared_base", EMU_SRC_SHARED_BASE, 1},
+    {"src_shared_limit", EMU_SRC_SHARED_LIMIT, 1},
+    {"src_private_base", EMU_SRC_PRIVATE_BASE, 1},
+    {"src_private_limit", EMU_SRC_PRIVATE_LIMIT, 1},
+    {"src_pops_exiting_wave_id", EMU_SRC_POPS_EXITING_WAVE_ID, 1},
+    {"lds_direct", EMU_SRC_LDS_DIRECT, 1},
+    {"src_lds_direct", EMU_SRC_LDS_DIRECT, 1},
 };
 
 /* Inline constant code for a printed number, or EMU_SRC_LITERAL. */
@@ -206,13 +223,16 @@ number_code(const char *s, size_t n)
       return EMU_SRC_LITERAL;
    memcpy(tmp, s, n);
    tmp[n] = 0;
-   bool is_float = strpbrk(tmp, ".") != NULL && strncmp(tmp, "0x", 2) != 0 &&
-                   strncmp(tmp, "-0x", 3) != 0;
+   bool is_float =
+       strpbrk(tmp, ".") != NULL && strncmp(tmp, "0x", 2) != 0 && strncmp(tmp, "-0x", 3) != 0;
    if (is_float) {
-      static const struct { double v; uint16_t code; } fc[] = {
-         {0.5, EMU_SRC_F_HALF}, {-0.5, EMU_SRC_F_MHALF}, {1.0, EMU_SRC_F_ONE},
-         {-1.0, EMU_SRC_F_MONE}, {2.0, EMU_SRC_F_TWO}, {-2.0, EMU_SRC_F_MTWO},
-         {4.0, EMU_SRC_F_FOUR}, {-4.0, EMU_SRC_F_MFOUR},
+      static const struct {
+         double v;
+         uint16_t code;
+      } fc[] = {
+          {0.5, EMU_SRC_F_HALF},  {-0.5, EMU_SRC_F_MHALF}, {1.0, EMU_SRC_F_ONE},
+          {-1.0, EMU_SRC_F_MONE}, {2.0, EMU_SRC_F_TWO},    {-2.0, EMU_SRC_F_MTWO},
+          {4.0, EMU_SRC_F_FOUR},  {-4.0, EMU_SRC_F_MFOUR},
       };
       double v = strtod(tmp, NULL);
       for (unsigned i = 0; i < sizeof(fc) / sizeof(fc[0]); i++)
@@ -372,7 +392,9 @@ static void
 bits_vector(emu_inst *in, emu_enc e, uint32_t d0, uint32_t d1, const char *name)
 {
    switch (e) {
-   case EMU_ENC_VOP1: case EMU_ENC_VOP2: case EMU_ENC_VOPC:
+   case EMU_ENC_VOP1:
+   case EMU_ENC_VOP2:
+   case EMU_ENC_VOPC:
       if (in->has_dpp) { /* DPP dword: ctrl [16:8], bound_ctrl 19, neg/abs 20-23, masks */
          in->dpp.ctrl = (d1 >> 8) & 0x1ff;
          in->dpp.bound_ctrl = (d1 >> 19) & 1;
@@ -422,7 +444,8 @@ bits_vector(emu_inst *in, emu_enc e, uint32_t d0, uint32_t d1, const char *name)
    case EMU_ENC_MUBUF:
       in->offset = (int32_t)(d0 & 0xfff);
       break;
-   case EMU_ENC_GLOBAL: case EMU_ENC_SCRATCH:
+   case EMU_ENC_GLOBAL:
+   case EMU_ENC_SCRATCH:
       in->offset = sext(d0 & 0x1fff, 13);
       break;
    case EMU_ENC_FLAT:
@@ -442,12 +465,15 @@ bits_vector(emu_inst *in, emu_enc e, uint32_t d0, uint32_t d1, const char *name)
 static void
 parse_modifiers(emu_inst *in, const char *p)
 {
-   static const struct { const char *w; size_t off; } flags[] = {
-      {"offen", offsetof(emu_inst, offen)}, {"idxen", offsetof(emu_inst, idxen)},
-      {"lds", offsetof(emu_inst, lds)},     {"gds", offsetof(emu_inst, gds)},
-      {"sc0", offsetof(emu_inst, sc0)},     {"sc1", offsetof(emu_inst, sc1)},
-      {"nt", offsetof(emu_inst, nt)},       {"glc", offsetof(emu_inst, sc0)},
-      {"slc", offsetof(emu_inst, sc1)},     {"clamp", offsetof(emu_inst, clamp)},
+   static const struct {
+      const char *w;
+      size_t off;
+   } flags[] = {
+       {"offen", offsetof(emu_inst, offen)}, {"idxen", offsetof(emu_inst, idxen)},
+       {"lds", offsetof(emu_inst, lds)},     {"gds", offsetof(emu_inst, gds)},
+       {"sc0", offsetof(emu_inst, sc0)},     {"sc1", offsetof(emu_inst, sc1)},
+       {"nt", offsetof(emu_inst, nt)},       {"glc", offsetof(emu_inst, sc0)},
+       {"slc", offsetof(emu_inst, sc1)},     {"clamp", offsetof(emu_inst, clamp)},
    };
    while (*p) {
       while (*p == ' ' || *p == ',')
@@ -551,7 +577,9 @@ roles_memory(emu_inst *in, emu_enc e, const char *name, const emu_opnd *ops, uns
             in->dst[0] = ops[0];
       }
       break;
-   case EMU_ENC_GLOBAL: case EMU_ENC_FLAT: case EMU_ENC_SCRATCH:
+   case EMU_ENC_GLOBAL:
+   case EMU_ENC_FLAT:
+   case EMU_ENC_SCRATCH:
       if (load && has_word(name, "load_lds")) {
          set_ops(in->src + 1, ops, 0, n, 2);
       } else if (load || (atomic && in->sc0)) {
@@ -588,10 +616,17 @@ assign_roles(emu_inst *in, emu_enc e, const char *name, const emu_opnd *ops, uns
              uint32_t lit)
 {
    switch (e) {
-   case EMU_ENC_SOP1: case EMU_ENC_SOP2: case EMU_ENC_SOPC: case EMU_ENC_SOPK: case EMU_ENC_SMEM:
+   case EMU_ENC_SOP1:
+   case EMU_ENC_SOP2:
+   case EMU_ENC_SOPC:
+   case EMU_ENC_SOPK:
+   case EMU_ENC_SMEM:
       roles_scalar(in, e, name, ops, n, lit);
       break;
-   case EMU_ENC_VOP1: case EMU_ENC_VOP2: case EMU_ENC_VOPC: case EMU_ENC_VOP3:
+   case EMU_ENC_VOP1:
+   case EMU_ENC_VOP2:
+   case EMU_ENC_VOPC:
+   case EMU_ENC_VOP3:
    case EMU_ENC_VOP3P: {
       if (!strcmp(name, "v_nop") || n == 0)
          break;
@@ -617,7 +652,6 @@ assign_roles(emu_inst *in, emu_enc e, const char *name, const emu_opnd *ops, uns
       if (in->src[i].code != EMU_OPND_NONE || in->src[i].nregs)
          in->nsrc = (uint8_t)(i + 1);
 }
-
 
 /* Decodes one instruction at k->code + pc into *in; text goes to buf. */
 static void
@@ -702,9 +736,8 @@ emu_decode_kernel(struct emu_kernel *k, const char *target, char *msg, size_t le
 {
    emu_ops_init();
    jc_init_once();
-   LLVMDisasmContextRef dc =
-      LLVMCreateDisasmCPUFeatures("amdgcn-amd-amdhsa", target, "+sramecc,-xnack", NULL, 0,
-                                  NULL, NULL);
+   LLVMDisasmContextRef dc = LLVMCreateDisasmCPUFeatures("amdgcn-amd-amdhsa", target,
+                                                         "+sramecc,-xnack", NULL, 0, NULL, NULL);
    if (!dc) {
       snprintf(msg, len, "emu: LLVM has no AMDGPU disassembler for %s", target);
       return MXJIT_ERR_INTERNAL;

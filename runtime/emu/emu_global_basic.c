@@ -104,10 +104,16 @@ emu_global_store(emu_wave *w, const emu_inst *in)
    return MXJIT_OK;
 }
 
-#define L(n) {n, EMU_ENC_GLOBAL, EMU_CLS_VMEM_LOAD, emu_global_load, 0}
-#define S(n) {n, EMU_ENC_GLOBAL, EMU_CLS_VMEM_STORE, emu_global_store, 0}
+#define L(n)                                                                                       \
+   {                                                                                               \
+      n, EMU_ENC_GLOBAL, EMU_CLS_VMEM_LOAD, emu_global_load, 0                                     \
+   }
+#define S(n)                                                                                       \
+   {                                                                                               \
+      n, EMU_ENC_GLOBAL, EMU_CLS_VMEM_STORE, emu_global_store, 0                                   \
+   }
 const emu_opdesc emu_global_basic_ops[] = {
-   L("global_load_dword"), L("global_load_dwordx2"), L("global_load_dwordx3"),
-   L("global_load_dwordx4"), S("global_store_dword"), S("global_store_dwordx2"),
-   S("global_store_dwordx3"), S("global_store_dwordx4"), {NULL, 0, 0, NULL, 0},
+    L("global_load_dword"),    L("global_load_dwordx2"),  L("global_load_dwordx3"),
+    L("global_load_dwordx4"),  S("global_store_dword"),   S("global_store_dwordx2"),
+    S("global_store_dwordx3"), S("global_store_dwordx4"), {NULL, 0, 0, NULL, 0},
 };

@@ -24,8 +24,7 @@ slot_of(const emu_opnd *o, unsigned i)
 }
 
 void
-emu_pending_push(emu_wave *w, const emu_inst *in, unsigned counter, unsigned first,
-                 unsigned count)
+emu_pending_push(emu_wave *w, const emu_inst *in, unsigned counter, unsigned first, unsigned count)
 {
    /* counter 2: lgkmcnt, but out of order (scalar memory, see emu_waitcnt) */
    counter = counter > 2 ? 1 : counter;
@@ -38,11 +37,11 @@ emu_pending_push(emu_wave *w, const emu_inst *in, unsigned counter, unsigned fir
       w->npending--;
    }
    w->pending[w->npending++] = (emu_pending){
-      .first = (uint16_t)first,
-      .count = (uint16_t)count,
-      .counter = (uint8_t)counter,
-      .seq = seq,
-      .pc = in ? in->pc : 0,
+       .first = (uint16_t)first,
+       .count = (uint16_t)count,
+       .counter = (uint8_t)counter,
+       .seq = seq,
+       .pc = in ? in->pc : 0,
    };
 }
 
@@ -115,7 +114,8 @@ emu_hazard_check(emu_wave *w, const emu_inst *in)
                           "s_waitcnt %s for it",
                           slot_name(slot_of(o, r), nm, sizeof(nm)), p->pc,
                           p->counter == 2 ? "lgkmcnt(0) (scalar loads return out of order)"
-                          : p->counter ? "lgkmcnt" : "vmcnt");
+                          : p->counter    ? "lgkmcnt"
+                                          : "vmcnt");
       }
    }
    return MXJIT_OK;

@@ -69,13 +69,13 @@ elf_section_of(const elf_view *e, uint64_t v)
 static mxjit_status
 elf_open(elf_view *e, const void *data, size_t size, char *msg, size_t len)
 {
-#define check(cond)                                                                           \
-   do {                                                                                       \
-      if (!(cond)) {                                                                          \
-         snprintf(msg, len, "emu: code object rejected: %s is false (is it an AMDGPU .hsaco?)", \
-                  #cond);                                                                     \
-         return MXJIT_ERR_INVALID_ARG;                                                        \
-      }                                                                                       \
+#define check(cond)                                                                                \
+   do {                                                                                            \
+      if (!(cond)) {                                                                               \
+         snprintf(msg, len, "emu: code object rejected: %s is false (is it an AMDGPU .hsaco?)",    \
+                  #cond);                                                                          \
+         return MXJIT_ERR_INVALID_ARG;                                                             \
+      }                                                                                            \
    } while (0)
    const uint8_t *b = data;
    check(data != NULL && size >= 64);
@@ -102,9 +102,12 @@ static const char *
 mach_name(unsigned mach)
 {
    switch (mach) {
-   case 0x04c: return "gfx942";
-   case 0x04f: return "gfx950";
-   default: return NULL;
+   case 0x04c:
+      return "gfx942";
+   case 0x04f:
+      return "gfx950";
+   default:
+      return NULL;
    }
 }
 
@@ -128,13 +131,13 @@ static mxjit_status
 kernel_from_symbol(const elf_view *e, struct emu_kernel *k, const char *name, size_t nlen,
                    uint64_t kd_addr, char *msg, size_t len)
 {
-#define check(cond)                                                                           \
-   do {                                                                                       \
-      if (!(cond)) {                                                                          \
-         snprintf(msg, len, "emu: kernel '%.*s': %s is false (corrupt kernel descriptor)",     \
-                  (int)nlen, name, #cond);                                                    \
-         return MXJIT_ERR_INVALID_ARG;                                                        \
-      }                                                                                       \
+#define check(cond)                                                                                \
+   do {                                                                                            \
+      if (!(cond)) {                                                                               \
+         snprintf(msg, len, "emu: kernel '%.*s': %s is false (corrupt kernel descriptor)",         \
+                  (int)nlen, name, #cond);                                                         \
+         return MXJIT_ERR_INVALID_ARG;                                                             \
+      }                                                                                            \
    } while (0)
    int si = elf_section_of(e, kd_addr);
    check(si > 0);
@@ -286,8 +289,8 @@ emu_kernel_get(emu_module *m, const char *name, emu_kernel **out)
          return MXJIT_OK;
       }
    snprintf(m->dev->msg, sizeof(m->dev->msg),
-            "emu: kernel '%s' not found in the code object (it has %u kernel%s, first '%s')",
-            name, m->nkernels, m->nkernels == 1 ? "" : "s", m->kernels[0].name);
+            "emu: kernel '%s' not found in the code object (it has %u kernel%s, first '%s')", name,
+            m->nkernels, m->nkernels == 1 ? "" : "s", m->kernels[0].name);
    return MXJIT_ERR_INVALID_ARG;
 }
 
@@ -299,8 +302,8 @@ emu_kernel_decode(struct emu_kernel *k, char *msg, size_t len)
       if (emu_dcache_get(k, k->mod->target)) {
          k->decode_status = MXJIT_OK;
       } else {
-         k->decode_status = emu_decode_kernel(k, k->mod->target, k->decode_msg,
-                                              sizeof(k->decode_msg));
+         k->decode_status =
+             emu_decode_kernel(k, k->mod->target, k->decode_msg, sizeof(k->decode_msg));
          if (k->decode_status == MXJIT_OK)
             emu_dcache_put(k, k->mod->target);
       }

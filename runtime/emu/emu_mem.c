@@ -69,8 +69,7 @@ emu_alloc(emu_device *dev, size_t bytes, uint64_t *addr_out)
    /* zeroed like fresh device pages; at least one byte so the address is unique */
    uint8_t *host = calloc(1, bytes ? bytes : 1);
    if (!host) {
-      snprintf(dev->msg, sizeof(dev->msg), "emu: out of host memory for a %zu-byte buffer",
-               bytes);
+      snprintf(dev->msg, sizeof(dev->msg), "emu: out of host memory for a %zu-byte buffer", bytes);
       return MXJIT_ERR_NOMEM;
    }
    pthread_mutex_lock(&dev->lock);
@@ -200,21 +199,24 @@ nearest_buffer(emu_device *dev, uint64_t addr, char *out, size_t len)
    uint64_t bestd = UINT64_MAX;
    for (unsigned i = 0; i < dev->nbufs; i++) {
       emu_buffer *b = &dev->bufs[i];
-      uint64_t d = addr < b->addr ? b->addr - addr
-                   : addr >= b->addr + b->size ? addr - (b->addr + b->size) + 1 : 0;
+      uint64_t d = addr < b->addr              ? b->addr - addr
+                   : addr >= b->addr + b->size ? addr - (b->addr + b->size) + 1
+                                               : 0;
       if (d < bestd)
          bestd = d, best = b;
    }
    if (!best) {
       snprintf(out, len, "no buffer is allocated");
    } else if (addr < best->addr) {
-      snprintf(out, len, "nearest: buffer [0x%" PRIx64 ", 0x%" PRIx64 ") of %" PRIu64
-               " bytes, 0x%" PRIx64 " bytes before its start", best->addr,
-               best->addr + best->size, best->size, best->addr - addr);
+      snprintf(out, len,
+               "nearest: buffer [0x%" PRIx64 ", 0x%" PRIx64 ") of %" PRIu64 " bytes, 0x%" PRIx64
+               " bytes before its start",
+               best->addr, best->addr + best->size, best->size, best->addr - addr);
    } else {
-      snprintf(out, len, "nearest: buffer [0x%" PRIx64 ", 0x%" PRIx64 ") of %" PRIu64
-               " bytes, offset 0x%" PRIx64 " from its start", best->addr,
-               best->addr + best->size, best->size, addr - best->addr);
+      snprintf(out, len,
+               "nearest: buffer [0x%" PRIx64 ", 0x%" PRIx64 ") of %" PRIu64
+               " bytes, offset 0x%" PRIx64 " from its start",
+               best->addr, best->addr + best->size, best->size, addr - best->addr);
    }
 }
 
@@ -238,7 +240,8 @@ emu_mem(emu_wave *w, const emu_inst *in, uint64_t addr, unsigned n, bool write)
    return NULL;
 }
 
-/* --- LDS --------------------------------------------------------------------------------------- */
+/* --- LDS ---------------------------------------------------------------------------------------
+ */
 
 uint8_t *
 emu_lds(emu_wave *w, const emu_inst *in, uint32_t off, unsigned n, bool write)
@@ -256,8 +259,7 @@ emu_lds(emu_wave *w, const emu_inst *in, uint32_t off, unsigned n, bool write)
          uint32_t who = wg->lds_shadow[dw];
          if (write) {
             wg->lds_shadow[dw] = me;
-         } else if (who >> 8 == wg->lds_epoch && who != me &&
-                    !w->disp->dev->opts.ignore_hazards) {
+         } else if (who >> 8 == wg->lds_epoch && who != me && !w->disp->dev->opts.ignore_hazards) {
             emu_fault(w, in, MXJIT_ERR_EMU_FAULT_HAZARD,
                       "LDS hazard: reads offset 0x%x, written by wave %u of this workgroup "
                       "since the last s_barrier (missing barrier?)",

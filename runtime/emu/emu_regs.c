@@ -6,13 +6,12 @@
 
 /* f32, f64 and f16 bits of the inline float constants 240..248 (0.5, -0.5, 1, -1, 2, -2, 4,
  * -4, 1/(2*pi)); the 1/(2*pi) values are the ISA's: 0x3e22f983, 0x3fc45f306dc9c882, 0x3118. */
-static const uint32_t inline_f32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000,
-                                       0x40000000, 0xc0000000, 0x40800000, 0xc0800000,
-                                       0x3e22f983};
+static const uint32_t inline_f32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
+                                       0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983};
 static const uint64_t inline_f64[9] = {
-   0x3fe0000000000000ull, 0xbfe0000000000000ull, 0x3ff0000000000000ull, 0xbff0000000000000ull,
-   0x4000000000000000ull, 0xc000000000000000ull, 0x4010000000000000ull, 0xc010000000000000ull,
-   0x3fc45f306dc9c882ull};
+    0x3fe0000000000000ull, 0xbfe0000000000000ull, 0x3ff0000000000000ull,
+    0xbff0000000000000ull, 0x4000000000000000ull, 0xc000000000000000ull,
+    0x4010000000000000ull, 0xc010000000000000ull, 0x3fc45f306dc9c882ull};
 static const uint16_t inline_f16[9] = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000,
                                        0xc000, 0x4400, 0xc400, 0x3118};
 
@@ -22,22 +21,36 @@ emu_sread(const emu_wave *w, unsigned code)
    if (code < EMU_SRC_VCC_LO)
       return w->s[code];
    switch (code) {
-   case EMU_SRC_VCC_LO: return (uint32_t)w->vcc;
-   case EMU_SRC_VCC_HI: return (uint32_t)(w->vcc >> 32);
-   case EMU_SRC_M0: return w->m0;
-   case EMU_SRC_EXEC_LO: return (uint32_t)w->exec;
-   case EMU_SRC_EXEC_HI: return (uint32_t)(w->exec >> 32);
-   case EMU_SRC_VCCZ: return w->vcc == 0;
-   case EMU_SRC_EXECZ: return w->exec == 0;
-   case EMU_SRC_SCC: return w->scc;
+   case EMU_SRC_VCC_LO:
+      return (uint32_t)w->vcc;
+   case EMU_SRC_VCC_HI:
+      return (uint32_t)(w->vcc >> 32);
+   case EMU_SRC_M0:
+      return w->m0;
+   case EMU_SRC_EXEC_LO:
+      return (uint32_t)w->exec;
+   case EMU_SRC_EXEC_HI:
+      return (uint32_t)(w->exec >> 32);
+   case EMU_SRC_VCCZ:
+      return w->vcc == 0;
+   case EMU_SRC_EXECZ:
+      return w->exec == 0;
+   case EMU_SRC_SCC:
+      return w->scc;
    /* aperture bases for flat addressing: LDS and private apertures never overlap device
     * buffers (which start at 4 GiB and stay below 2^47) */
-   case EMU_SRC_SHARED_BASE: return 0x10000u;   /* high half of 0x0001_0000_0000_0000 */
-   case EMU_SRC_SHARED_LIMIT: return 0x1ffffu;
-   case EMU_SRC_PRIVATE_BASE: return 0x20000u;
-   case EMU_SRC_PRIVATE_LIMIT: return 0x2ffffu;
-   case EMU_SRC_POPS_EXITING_WAVE_ID: return 0;
-   default: break;
+   case EMU_SRC_SHARED_BASE:
+      return 0x10000u; /* high half of 0x0001_0000_0000_0000 */
+   case EMU_SRC_SHARED_LIMIT:
+      return 0x1ffffu;
+   case EMU_SRC_PRIVATE_BASE:
+      return 0x20000u;
+   case EMU_SRC_PRIVATE_LIMIT:
+      return 0x2ffffu;
+   case EMU_SRC_POPS_EXITING_WAVE_ID:
+      return 0;
+   default:
+      break;
    }
    if (code >= EMU_SRC_INT0 && code <= 192)
       return code - EMU_SRC_INT0;
@@ -54,13 +67,26 @@ void
 emu_swrite(emu_wave *w, unsigned code, uint32_t v)
 {
    switch (code) {
-   case EMU_SRC_VCC_LO: w->vcc = (w->vcc & ~0xffffffffull) | v; return;
-   case EMU_SRC_VCC_HI: w->vcc = (w->vcc & 0xffffffffull) | (uint64_t)v << 32; return;
-   case EMU_SRC_M0: w->m0 = v; return;
-   case EMU_SRC_EXEC_LO: w->exec = (w->exec & ~0xffffffffull) | v; return;
-   case EMU_SRC_EXEC_HI: w->exec = (w->exec & 0xffffffffull) | (uint64_t)v << 32; return;
-   case EMU_SRC_SCC: w->scc = v & 1; return;
-   default: break;
+   case EMU_SRC_VCC_LO:
+      w->vcc = (w->vcc & ~0xffffffffull) | v;
+      return;
+   case EMU_SRC_VCC_HI:
+      w->vcc = (w->vcc & 0xffffffffull) | (uint64_t)v << 32;
+      return;
+   case EMU_SRC_M0:
+      w->m0 = v;
+      return;
+   case EMU_SRC_EXEC_LO:
+      w->exec = (w->exec & ~0xffffffffull) | v;
+      return;
+   case EMU_SRC_EXEC_HI:
+      w->exec = (w->exec & 0xffffffffull) | (uint64_t)v << 32;
+      return;
+   case EMU_SRC_SCC:
+      w->scc = v & 1;
+      return;
+   default:
+      break;
    }
    if (code < 128)
       w->s[code] = v;

@@ -48,37 +48,37 @@ d64(emu_wave *w, const emu_inst *in, uint64_t v)
 }
 
 /* Defines a semantic function from an expression over a, b (and w, in). */
-#define SOP2_32(name, expr, scc_expr)                                                         \
-   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                            \
-   {                                                                                          \
-      uint32_t a = s0(w, in), b = s1(w, in);                                                  \
-      uint32_t r = (expr);                                                                    \
-      scc_expr;                                                                               \
-      d32(w, in, r);                                                                          \
-      return MXJIT_OK;                                                                        \
+#define SOP2_32(name, expr, scc_expr)                                                              \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      uint32_t a = s0(w, in), b = s1(w, in);                                                       \
+      uint32_t r = (expr);                                                                         \
+      scc_expr;                                                                                    \
+      d32(w, in, r);                                                                               \
+      return MXJIT_OK;                                                                             \
    }
-#define SOP2_64(name, expr, scc_expr)                                                         \
-   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                            \
-   {                                                                                          \
-      uint64_t a = s0_64(w, in), b = s1_64(w, in);                                            \
-      uint64_t r = (expr);                                                                    \
-      scc_expr;                                                                               \
-      d64(w, in, r);                                                                          \
-      return MXJIT_OK;                                                                        \
+#define SOP2_64(name, expr, scc_expr)                                                              \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      uint64_t a = s0_64(w, in), b = s1_64(w, in);                                                 \
+      uint64_t r = (expr);                                                                         \
+      scc_expr;                                                                                    \
+      d64(w, in, r);                                                                               \
+      return MXJIT_OK;                                                                             \
    }
 #define NZ w->scc = r != 0
 #define KEEP (void)0
 
 /* 64-bit shift ops take a 32-bit shift amount in src1 */
-#define SHIFT_64(name, expr)                                                                  \
-   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                            \
-   {                                                                                          \
-      uint64_t a = s0_64(w, in);                                                              \
-      uint32_t b = s1(w, in);                                                                 \
-      uint64_t r = (expr);                                                                    \
-      w->scc = r != 0;                                                                        \
-      d64(w, in, r);                                                                          \
-      return MXJIT_OK;                                                                        \
+#define SHIFT_64(name, expr)                                                                       \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      uint64_t a = s0_64(w, in);                                                                   \
+      uint32_t b = s1(w, in);                                                                      \
+      uint64_t r = (expr);                                                                         \
+      w->scc = r != 0;                                                                             \
+      d64(w, in, r);                                                                               \
+      return MXJIT_OK;                                                                             \
    }
 
 static inline uint32_t
@@ -137,8 +137,8 @@ SOP2_32(s_max_i32, (int32_t)a > (int32_t)b ? a : b, w->scc = (int32_t)a > (int32
 SOP2_32(s_max_u32, a > b ? a : b, w->scc = a > b)
 SOP2_32(s_cselect_b32, w->scc ? a : b, KEEP)
 SOP2_64(s_cselect_b64, w->scc ? a : b, KEEP)
-SOP2_32(s_and_b32, a & b, NZ)
-SOP2_64(s_and_b64, a & b, NZ)
+SOP2_32(s_and_b32, a &b, NZ)
+SOP2_64(s_and_b64, a &b, NZ)
 SOP2_32(s_or_b32, a | b, NZ)
 SOP2_64(s_or_b64, a | b, NZ)
 SOP2_32(s_xor_b32, a ^ b, NZ)
@@ -147,8 +147,8 @@ SOP2_32(s_andn2_b32, a & ~b, NZ)
 SOP2_64(s_andn2_b64, a & ~b, NZ)
 SOP2_32(s_orn2_b32, a | ~b, NZ)
 SOP2_64(s_orn2_b64, a | ~b, NZ)
-SOP2_32(s_nand_b32, ~(a & b), NZ)
-SOP2_64(s_nand_b64, ~(a & b), NZ)
+SOP2_32(s_nand_b32, ~(a &b), NZ)
+SOP2_64(s_nand_b64, ~(a &b), NZ)
 SOP2_32(s_nor_b32, ~(a | b), NZ)
 SOP2_64(s_nor_b64, ~(a | b), NZ)
 SOP2_32(s_xnor_b32, ~(a ^ b), NZ)
@@ -160,13 +160,12 @@ SHIFT_64(s_lshl_b64, a << (b & 63))
 SHIFT_64(s_lshr_b64, a >> (b & 63))
 SHIFT_64(s_ashr_i64, (uint64_t)((int64_t)a >> (b & 63)))
 SOP2_32(s_bfm_b32, ((1u << (a & 31)) - 1) << (b & 31), KEEP)
-SOP2_32(s_mul_i32, (uint32_t)((int64_t)(int32_t)a * (int32_t)b), KEEP)
+SOP2_32(s_mul_i32, (uint32_t)((int64_t)(int32_t)a *(int32_t)b), KEEP)
 SOP2_32(s_mul_hi_u32, (uint32_t)(((uint64_t)a * b) >> 32), KEEP)
 SOP2_32(s_mul_hi_i32, (uint32_t)(((int64_t)(int32_t)a * (int32_t)b) >> 32), KEEP)
 SOP2_32(s_bfe_u32, bfe_u32(a, b), NZ)
 SOP2_32(s_bfe_i32, bfe_i32(a, b), NZ)
-SOP2_32(s_absdiff_i32,
-        (int32_t)a > (int32_t)b ? a - b : b - a, NZ)
+SOP2_32(s_absdiff_i32, (int32_t)a > (int32_t)b ? a - b : b - a, NZ)
 SOP2_32(s_lshl1_add_u32, (a << 1) + b, w->scc = ((uint64_t)a << 1) + b > 0xffffffffu)
 SOP2_32(s_lshl2_add_u32, (a << 2) + b, w->scc = ((uint64_t)a << 2) + b > 0xffffffffu)
 SOP2_32(s_lshl3_add_u32, (a << 3) + b, w->scc = ((uint64_t)a << 3) + b > 0xffffffffu)
@@ -203,33 +202,33 @@ emu_s_bfe_i64(emu_wave *w, const emu_inst *in)
 
 /* --- SOP1 ------------------------------------------------------------------------------------- */
 
-#define SOP1_32(name, expr, scc_expr)                                                         \
-   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                            \
-   {                                                                                          \
-      uint32_t a = s0(w, in);                                                                 \
-      uint32_t r = (expr);                                                                    \
-      scc_expr;                                                                               \
-      d32(w, in, r);                                                                          \
-      return MXJIT_OK;                                                                        \
+#define SOP1_32(name, expr, scc_expr)                                                              \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      uint32_t a = s0(w, in);                                                                      \
+      uint32_t r = (expr);                                                                         \
+      scc_expr;                                                                                    \
+      d32(w, in, r);                                                                               \
+      return MXJIT_OK;                                                                             \
    }
-#define SOP1_64(name, expr, scc_expr)                                                         \
-   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                            \
-   {                                                                                          \
-      uint64_t a = s0_64(w, in);                                                              \
-      uint64_t r = (expr);                                                                    \
-      scc_expr;                                                                               \
-      d64(w, in, r);                                                                          \
-      return MXJIT_OK;                                                                        \
+#define SOP1_64(name, expr, scc_expr)                                                              \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      uint64_t a = s0_64(w, in);                                                                   \
+      uint64_t r = (expr);                                                                         \
+      scc_expr;                                                                                    \
+      d64(w, in, r);                                                                               \
+      return MXJIT_OK;                                                                             \
    }
 /* 32-bit result from a 64-bit source (counts, bit searches) */
-#define SOP1_64TO32(name, expr, scc_expr)                                                     \
-   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                            \
-   {                                                                                          \
-      uint64_t a = s0_64(w, in);                                                              \
-      uint32_t r = (expr);                                                                    \
-      scc_expr;                                                                               \
-      d32(w, in, r);                                                                          \
-      return MXJIT_OK;                                                                        \
+#define SOP1_64TO32(name, expr, scc_expr)                                                          \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      uint64_t a = s0_64(w, in);                                                                   \
+      uint32_t r = (expr);                                                                         \
+      scc_expr;                                                                                    \
+      d32(w, in, r);                                                                               \
+      return MXJIT_OK;                                                                             \
    }
 
 static inline uint32_t
@@ -369,27 +368,27 @@ emu_s_bitset1_b64(emu_wave *w, const emu_inst *in)
 
 /* saveexec family: D = EXEC (old); EXEC = f(S0, EXEC); SCC = EXEC != 0. The wrexec forms
  * write the new EXEC to D instead. */
-#define SAVEEXEC(name, expr, wr)                                                              \
-   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                            \
-   {                                                                                          \
-      uint64_t a = s0_64(w, in), e = w->exec;                                                 \
-      uint64_t r = (expr);                                                                    \
-      w->exec = r;                                                                            \
-      w->scc = r != 0;                                                                        \
-      d64(w, in, (wr) ? r : e);                                                               \
-      return MXJIT_OK;                                                                        \
+#define SAVEEXEC(name, expr, wr)                                                                   \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      uint64_t a = s0_64(w, in), e = w->exec;                                                      \
+      uint64_t r = (expr);                                                                         \
+      w->exec = r;                                                                                 \
+      w->scc = r != 0;                                                                             \
+      d64(w, in, (wr) ? r : e);                                                                    \
+      return MXJIT_OK;                                                                             \
    }
-SAVEEXEC(s_and_saveexec_b64, a & e, 0)
+SAVEEXEC(s_and_saveexec_b64, a &e, 0)
 SAVEEXEC(s_or_saveexec_b64, a | e, 0)
 SAVEEXEC(s_xor_saveexec_b64, a ^ e, 0)
 SAVEEXEC(s_andn2_saveexec_b64, a & ~e, 0)
 SAVEEXEC(s_orn2_saveexec_b64, a | ~e, 0)
-SAVEEXEC(s_nand_saveexec_b64, ~(a & e), 0)
+SAVEEXEC(s_nand_saveexec_b64, ~(a &e), 0)
 SAVEEXEC(s_nor_saveexec_b64, ~(a | e), 0)
 SAVEEXEC(s_xnor_saveexec_b64, ~(a ^ e), 0)
-SAVEEXEC(s_andn1_saveexec_b64, ~a & e, 0)
+SAVEEXEC(s_andn1_saveexec_b64, ~a &e, 0)
 SAVEEXEC(s_orn1_saveexec_b64, ~a | e, 0)
-SAVEEXEC(s_andn1_wrexec_b64, ~a & e, 1)
+SAVEEXEC(s_andn1_wrexec_b64, ~a &e, 1)
 SAVEEXEC(s_andn2_wrexec_b64, a & ~e, 1)
 
 /* M0-relative moves (CDNA3 ISA s_movrels/s_movreld): SGPR index + M0. */
@@ -423,12 +422,12 @@ emu_s_movreld_b64(emu_wave *w, const emu_inst *in)
 
 /* --- SOPC ------------------------------------------------------------------------------------- */
 
-#define SOPC(name, T, cmp)                                                                    \
-   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                            \
-   {                                                                                          \
-      T a = (T)s0(w, in), b = (T)s1(w, in);                                                   \
-      w->scc = (cmp);                                                                         \
-      return MXJIT_OK;                                                                        \
+#define SOPC(name, T, cmp)                                                                         \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      T a = (T)s0(w, in), b = (T)s1(w, in);                                                        \
+      w->scc = (cmp);                                                                              \
+      return MXJIT_OK;                                                                             \
    }
 SOPC(s_cmp_eq_i32, int32_t, a == b)
 SOPC(s_cmp_lg_i32, int32_t, a != b)
@@ -475,12 +474,12 @@ emu_s_bitcmp1_b64(emu_wave *w, const emu_inst *in)
 
 /* --- SOPK ------------------------------------------------------------------------------------- */
 
-#define SOPK_CMP(name, T, cmp, K)                                                             \
-   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                            \
-   {                                                                                          \
-      T a = (T)s0(w, in), b = (T)(K);                                                         \
-      w->scc = (cmp);                                                                         \
-      return MXJIT_OK;                                                                        \
+#define SOPK_CMP(name, T, cmp, K)                                                                  \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      T a = (T)s0(w, in), b = (T)(K);                                                              \
+      w->scc = (cmp);                                                                              \
+      return MXJIT_OK;                                                                             \
    }
 /* signed compares sign-extend SIMM16, unsigned ones zero-extend it */
 #define KS ((int32_t)in->simm16)
@@ -530,39 +529,143 @@ emu_s_mulk_i32(emu_wave *w, const emu_inst *in)
    return MXJIT_OK;
 }
 
-#define OP(n) {#n, 0, EMU_CLS_SALU, emu_##n, 0}
+#define OP(n)                                                                                      \
+   {                                                                                               \
+#n, 0, EMU_CLS_SALU, emu_##n, 0                                                              \
+   }
 const emu_opdesc emu_salu_ops[] = {
-   OP(s_add_u32), OP(s_sub_u32), OP(s_add_i32), OP(s_sub_i32), OP(s_addc_u32), OP(s_subb_u32),
-   OP(s_min_i32), OP(s_min_u32), OP(s_max_i32), OP(s_max_u32), OP(s_cselect_b32),
-   OP(s_cselect_b64), OP(s_and_b32), OP(s_and_b64), OP(s_or_b32), OP(s_or_b64), OP(s_xor_b32),
-   OP(s_xor_b64), OP(s_andn2_b32), OP(s_andn2_b64), OP(s_orn2_b32), OP(s_orn2_b64),
-   OP(s_nand_b32), OP(s_nand_b64), OP(s_nor_b32), OP(s_nor_b64), OP(s_xnor_b32),
-   OP(s_xnor_b64), OP(s_lshl_b32), OP(s_lshr_b32), OP(s_ashr_i32), OP(s_lshl_b64),
-   OP(s_lshr_b64), OP(s_ashr_i64), OP(s_bfm_b32), OP(s_bfm_b64), OP(s_mul_i32),
-   OP(s_mul_hi_u32), OP(s_mul_hi_i32), OP(s_bfe_u32), OP(s_bfe_i32), OP(s_bfe_u64),
-   OP(s_bfe_i64), OP(s_absdiff_i32), OP(s_lshl1_add_u32), OP(s_lshl2_add_u32),
-   OP(s_lshl3_add_u32), OP(s_lshl4_add_u32), OP(s_pack_ll_b32_b16), OP(s_pack_lh_b32_b16),
-   OP(s_pack_hh_b32_b16),
-   OP(s_mov_b32), OP(s_mov_b64), OP(s_cmov_b32), OP(s_cmov_b64), OP(s_not_b32), OP(s_not_b64),
-   OP(s_wqm_b32), OP(s_wqm_b64), OP(s_brev_b32), OP(s_brev_b64), OP(s_bcnt0_i32_b32),
-   OP(s_bcnt0_i32_b64), OP(s_bcnt1_i32_b32), OP(s_bcnt1_i32_b64), OP(s_ff0_i32_b32),
-   OP(s_ff0_i32_b64), OP(s_ff1_i32_b32), OP(s_ff1_i32_b64), OP(s_flbit_i32_b32),
-   OP(s_flbit_i32_b64), OP(s_flbit_i32), OP(s_flbit_i32_i64), OP(s_sext_i32_i8),
-   OP(s_sext_i32_i16), OP(s_bitset0_b32), OP(s_bitset1_b32), OP(s_bitset0_b64),
-   OP(s_bitset1_b64), OP(s_quadmask_b32), OP(s_quadmask_b64), OP(s_abs_i32),
-   OP(s_bitreplicate_b64_b32), OP(s_and_saveexec_b64), OP(s_or_saveexec_b64),
-   OP(s_xor_saveexec_b64), OP(s_andn2_saveexec_b64), OP(s_orn2_saveexec_b64),
-   OP(s_nand_saveexec_b64), OP(s_nor_saveexec_b64), OP(s_xnor_saveexec_b64),
-   OP(s_andn1_saveexec_b64), OP(s_orn1_saveexec_b64), OP(s_andn1_wrexec_b64),
-   OP(s_andn2_wrexec_b64), OP(s_movrels_b32), OP(s_movrels_b64), OP(s_movreld_b32),
-   OP(s_movreld_b64),
-   OP(s_cmp_eq_i32), OP(s_cmp_lg_i32), OP(s_cmp_gt_i32), OP(s_cmp_ge_i32), OP(s_cmp_lt_i32),
-   OP(s_cmp_le_i32), OP(s_cmp_eq_u32), OP(s_cmp_lg_u32), OP(s_cmp_gt_u32), OP(s_cmp_ge_u32),
-   OP(s_cmp_lt_u32), OP(s_cmp_le_u32), OP(s_bitcmp0_b32), OP(s_bitcmp1_b32),
-   OP(s_bitcmp0_b64), OP(s_bitcmp1_b64), OP(s_cmp_eq_u64), OP(s_cmp_lg_u64),
-   OP(s_cmpk_eq_i32), OP(s_cmpk_lg_i32), OP(s_cmpk_gt_i32), OP(s_cmpk_ge_i32),
-   OP(s_cmpk_lt_i32), OP(s_cmpk_le_i32), OP(s_cmpk_eq_u32), OP(s_cmpk_lg_u32),
-   OP(s_cmpk_gt_u32), OP(s_cmpk_ge_u32), OP(s_cmpk_lt_u32), OP(s_cmpk_le_u32),
-   OP(s_movk_i32), OP(s_cmovk_i32), OP(s_addk_i32), OP(s_mulk_i32),
-   {NULL, 0, 0, NULL, 0},
+    OP(s_add_u32),
+    OP(s_sub_u32),
+    OP(s_add_i32),
+    OP(s_sub_i32),
+    OP(s_addc_u32),
+    OP(s_subb_u32),
+    OP(s_min_i32),
+    OP(s_min_u32),
+    OP(s_max_i32),
+    OP(s_max_u32),
+    OP(s_cselect_b32),
+    OP(s_cselect_b64),
+    OP(s_and_b32),
+    OP(s_and_b64),
+    OP(s_or_b32),
+    OP(s_or_b64),
+    OP(s_xor_b32),
+    OP(s_xor_b64),
+    OP(s_andn2_b32),
+    OP(s_andn2_b64),
+    OP(s_orn2_b32),
+    OP(s_orn2_b64),
+    OP(s_nand_b32),
+    OP(s_nand_b64),
+    OP(s_nor_b32),
+    OP(s_nor_b64),
+    OP(s_xnor_b32),
+    OP(s_xnor_b64),
+    OP(s_lshl_b32),
+    OP(s_lshr_b32),
+    OP(s_ashr_i32),
+    OP(s_lshl_b64),
+    OP(s_lshr_b64),
+    OP(s_ashr_i64),
+    OP(s_bfm_b32),
+    OP(s_bfm_b64),
+    OP(s_mul_i32),
+    OP(s_mul_hi_u32),
+    OP(s_mul_hi_i32),
+    OP(s_bfe_u32),
+    OP(s_bfe_i32),
+    OP(s_bfe_u64),
+    OP(s_bfe_i64),
+    OP(s_absdiff_i32),
+    OP(s_lshl1_add_u32),
+    OP(s_lshl2_add_u32),
+    OP(s_lshl3_add_u32),
+    OP(s_lshl4_add_u32),
+    OP(s_pack_ll_b32_b16),
+    OP(s_pack_lh_b32_b16),
+    OP(s_pack_hh_b32_b16),
+    OP(s_mov_b32),
+    OP(s_mov_b64),
+    OP(s_cmov_b32),
+    OP(s_cmov_b64),
+    OP(s_not_b32),
+    OP(s_not_b64),
+    OP(s_wqm_b32),
+    OP(s_wqm_b64),
+    OP(s_brev_b32),
+    OP(s_brev_b64),
+    OP(s_bcnt0_i32_b32),
+    OP(s_bcnt0_i32_b64),
+    OP(s_bcnt1_i32_b32),
+    OP(s_bcnt1_i32_b64),
+    OP(s_ff0_i32_b32),
+    OP(s_ff0_i32_b64),
+    OP(s_ff1_i32_b32),
+    OP(s_ff1_i32_b64),
+    OP(s_flbit_i32_b32),
+    OP(s_flbit_i32_b64),
+    OP(s_flbit_i32),
+    OP(s_flbit_i32_i64),
+    OP(s_sext_i32_i8),
+    OP(s_sext_i32_i16),
+    OP(s_bitset0_b32),
+    OP(s_bitset1_b32),
+    OP(s_bitset0_b64),
+    OP(s_bitset1_b64),
+    OP(s_quadmask_b32),
+    OP(s_quadmask_b64),
+    OP(s_abs_i32),
+    OP(s_bitreplicate_b64_b32),
+    OP(s_and_saveexec_b64),
+    OP(s_or_saveexec_b64),
+    OP(s_xor_saveexec_b64),
+    OP(s_andn2_saveexec_b64),
+    OP(s_orn2_saveexec_b64),
+    OP(s_nand_saveexec_b64),
+    OP(s_nor_saveexec_b64),
+    OP(s_xnor_saveexec_b64),
+    OP(s_andn1_saveexec_b64),
+    OP(s_orn1_saveexec_b64),
+    OP(s_andn1_wrexec_b64),
+    OP(s_andn2_wrexec_b64),
+    OP(s_movrels_b32),
+    OP(s_movrels_b64),
+    OP(s_movreld_b32),
+    OP(s_movreld_b64),
+    OP(s_cmp_eq_i32),
+    OP(s_cmp_lg_i32),
+    OP(s_cmp_gt_i32),
+    OP(s_cmp_ge_i32),
+    OP(s_cmp_lt_i32),
+    OP(s_cmp_le_i32),
+    OP(s_cmp_eq_u32),
+    OP(s_cmp_lg_u32),
+    OP(s_cmp_gt_u32),
+    OP(s_cmp_ge_u32),
+    OP(s_cmp_lt_u32),
+    OP(s_cmp_le_u32),
+    OP(s_bitcmp0_b32),
+    OP(s_bitcmp1_b32),
+    OP(s_bitcmp0_b64),
+    OP(s_bitcmp1_b64),
+    OP(s_cmp_eq_u64),
+    OP(s_cmp_lg_u64),
+    OP(s_cmpk_eq_i32),
+    OP(s_cmpk_lg_i32),
+    OP(s_cmpk_gt_i32),
+    OP(s_cmpk_ge_i32),
+    OP(s_cmpk_lt_i32),
+    OP(s_cmpk_le_i32),
+    OP(s_cmpk_eq_u32),
+    OP(s_cmpk_lg_u32),
+    OP(s_cmpk_gt_u32),
+    OP(s_cmpk_ge_u32),
+    OP(s_cmpk_lt_u32),
+    OP(s_cmpk_le_u32),
+    OP(s_movk_i32),
+    OP(s_cmovk_i32),
+    OP(s_addk_i32),
+    OP(s_mulk_i32),
+    {NULL, 0, 0, NULL, 0},
 };

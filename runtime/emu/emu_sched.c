@@ -36,12 +36,13 @@ enum {
 typedef struct emu_worker {
    struct emu_dispatch *d;
    struct emu_workgroup wg;
-   uint64_t scratch_addr;       /* this worker's private memory: waves * 64 lanes * size */
+   uint64_t scratch_addr; /* this worker's private memory: waves * 64 lanes * size */
    rt_counters cnt;
    mxjit_status st;
 } emu_worker;
 
-/* --- Wave state -------------------------------------------------------------------------------- */
+/* --- Wave state --------------------------------------------------------------------------------
+ */
 
 /* MODE register from COMPUTE_PGM_RSRC1: FP_ROUND [3:0], FP_DENORM [7:4], DX10_CLAMP [8],
  * IEEE [9] (CDNA3 ISA "MODE" hardware register; RSRC1 bits 12-19, 21, 23). */
@@ -159,7 +160,8 @@ wave_init(emu_wave *w, struct emu_dispatch *d, struct emu_workgroup *wg, unsigne
    wave_init_sgprs(w, d, scratch);
 }
 
-/* --- Execution --------------------------------------------------------------------------------- */
+/* --- Execution ---------------------------------------------------------------------------------
+ */
 
 mxjit_status
 emu_wave_run(emu_wave *w)
@@ -276,7 +278,8 @@ add_counters(rt_counters *c, const emu_wave *w)
    c->waves++;
 }
 
-/* --- Dispatch ---------------------------------------------------------------------------------- */
+/* --- Dispatch ----------------------------------------------------------------------------------
+ */
 
 static void *
 worker_main(void *arg)
@@ -355,8 +358,8 @@ launch_check(emu_device *dev, const emu_kernel *k, const emu_launch_params *p,
    if (threads > 1024 || d->p.block[0] > 1024 || d->p.block[1] > 1024 || d->p.block[2] > 1024) {
       snprintf(dev->msg, sizeof(dev->msg),
                "emu: launch of '%s': block %ux%ux%u has %llu work-items; at most 1024 (and at "
-               "most 1024 per dimension)", k->name, d->p.block[0], d->p.block[1],
-               d->p.block[2], (unsigned long long)threads);
+               "most 1024 per dimension)",
+               k->name, d->p.block[0], d->p.block[1], d->p.block[2], (unsigned long long)threads);
       return MXJIT_ERR_INVALID_ARG;
    }
    d->waves_per_wg = (uint32_t)((threads + EMU_WAVE - 1) / EMU_WAVE);
@@ -366,13 +369,15 @@ launch_check(emu_device *dev, const emu_kernel *k, const emu_launch_params *p,
    if (l > limit) {
       snprintf(dev->msg, sizeof(dev->msg),
                "emu: launch of '%s': LDS %u static + %u dynamic bytes exceeds the %u bytes of "
-               "%s", k->name, k->kd.group_segment_fixed_size, p->dynamic_lds, limit,
-               dev->target);
+               "%s",
+               k->name, k->kd.group_segment_fixed_size, p->dynamic_lds, limit, dev->target);
       return MXJIT_ERR_INVALID_ARG;
    }
    if (p->kernarg_size && !p->kernargs) {
-      snprintf(dev->msg, sizeof(dev->msg), "emu: launch of '%s': kernarg_size %zu but kernargs "
-               "is NULL", k->name, p->kernarg_size);
+      snprintf(dev->msg, sizeof(dev->msg),
+               "emu: launch of '%s': kernarg_size %zu but kernargs "
+               "is NULL",
+               k->name, p->kernarg_size);
       return MXJIT_ERR_INVALID_ARG;
    }
    *lds = (uint32_t)l;
@@ -444,8 +449,9 @@ run_workers(struct emu_dispatch *d, uint32_t lds, rt_counters *cnt)
    for (unsigned i = 0; wk && i < n; i++) {
       rt_counters *c = &wk[i].cnt;
       uint64_t *dst = &cnt->salu, *src = &c->salu;
-      for (unsigned j = 0; j < (offsetof(rt_counters, host_seconds) - offsetof(rt_counters, salu))
-                                  / sizeof(uint64_t); j++)
+      for (unsigned j = 0; j < (offsetof(rt_counters, host_seconds) - offsetof(rt_counters, salu)) /
+                                   sizeof(uint64_t);
+           j++)
          dst[j] += src[j];
       worker_teardown(&wk[i], dev);
    }
@@ -457,8 +463,7 @@ run_workers(struct emu_dispatch *d, uint32_t lds, rt_counters *cnt)
 }
 
 mxjit_status
-emu_launch(emu_device *dev, emu_kernel *k, const emu_launch_params *p,
-           rt_counters *counters_out)
+emu_launch(emu_device *dev, emu_kernel *k, const emu_launch_params *p, rt_counters *counters_out)
 {
    rt_counters cnt;
    memset(&cnt, 0, sizeof(cnt));

@@ -56,8 +56,10 @@ scratch_load(emu_wave *w, const emu_inst *in, unsigned kind)
       uint16_t h = 0;
       if (kind >= 3)
          memcpy(&h, p, 2);
-      uint32_t v = kind == 1 ? p[0] : kind == 2 ? (uint32_t)(int32_t)(int8_t)p[0]
-                   : kind == 3 ? h : (uint32_t)(int32_t)(int16_t)h;
+      uint32_t v = kind == 1   ? p[0]
+                   : kind == 2 ? (uint32_t)(int32_t)(int8_t)p[0]
+                   : kind == 3 ? h
+                               : (uint32_t)(int32_t)(int16_t)h;
       emu_vwrite(w, d, l, 0, v);
    }
    unsigned slot = d->code + ((d->flags & EMU_OPND_AGPR) ? 256u : 0u);
@@ -88,15 +90,15 @@ scratch_store(emu_wave *w, const emu_inst *in, unsigned bytes)
    return MXJIT_OK;
 }
 
-#define LOADFN(name, kind)                                                                    \
-   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                            \
-   {                                                                                          \
-      return scratch_load(w, in, kind);                                                       \
+#define LOADFN(name, kind)                                                                         \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      return scratch_load(w, in, kind);                                                            \
    }
-#define STOREFN(name, bytes)                                                                  \
-   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                            \
-   {                                                                                          \
-      return scratch_store(w, in, bytes);                                                     \
+#define STOREFN(name, bytes)                                                                       \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      return scratch_store(w, in, bytes);                                                          \
    }
 LOADFN(scratch_load_dwords, 0)
 LOADFN(scratch_load_ubyte, 1)
@@ -107,18 +109,28 @@ STOREFN(scratch_store_dwords, 0)
 STOREFN(scratch_store_byte, 1)
 STOREFN(scratch_store_short, 2)
 
-#define L(n, f) {n, EMU_ENC_SCRATCH, EMU_CLS_VMEM_LOAD, emu_##f, 0}
-#define S(n, f) {n, EMU_ENC_SCRATCH, EMU_CLS_VMEM_STORE, emu_##f, 0}
+#define L(n, f)                                                                                    \
+   {                                                                                               \
+      n, EMU_ENC_SCRATCH, EMU_CLS_VMEM_LOAD, emu_##f, 0                                            \
+   }
+#define S(n, f)                                                                                    \
+   {                                                                                               \
+      n, EMU_ENC_SCRATCH, EMU_CLS_VMEM_STORE, emu_##f, 0                                           \
+   }
 const emu_opdesc emu_scratch_ops[] = {
-   L("scratch_load_dword", scratch_load_dwords),
-   L("scratch_load_dwordx2", scratch_load_dwords),
-   L("scratch_load_dwordx3", scratch_load_dwords),
-   L("scratch_load_dwordx4", scratch_load_dwords),
-   L("scratch_load_ubyte", scratch_load_ubyte), L("scratch_load_sbyte", scratch_load_sbyte),
-   L("scratch_load_ushort", scratch_load_ushort), L("scratch_load_sshort", scratch_load_sshort),
-   S("scratch_store_dword", scratch_store_dwords),
-   S("scratch_store_dwordx2", scratch_store_dwords),
-   S("scratch_store_dwordx3", scratch_store_dwords),
-   S("scratch_store_dwordx4", scratch_store_dwords), S("scratch_store_byte", scratch_store_byte),
-   S("scratch_store_short", scratch_store_short), {NULL, 0, 0, NULL, 0},
+    L("scratch_load_dword", scratch_load_dwords),
+    L("scratch_load_dwordx2", scratch_load_dwords),
+    L("scratch_load_dwordx3", scratch_load_dwords),
+    L("scratch_load_dwordx4", scratch_load_dwords),
+    L("scratch_load_ubyte", scratch_load_ubyte),
+    L("scratch_load_sbyte", scratch_load_sbyte),
+    L("scratch_load_ushort", scratch_load_ushort),
+    L("scratch_load_sshort", scratch_load_sshort),
+    S("scratch_store_dword", scratch_store_dwords),
+    S("scratch_store_dwordx2", scratch_store_dwords),
+    S("scratch_store_dwordx3", scratch_store_dwords),
+    S("scratch_store_dwordx4", scratch_store_dwords),
+    S("scratch_store_byte", scratch_store_byte),
+    S("scratch_store_short", scratch_store_short),
+    {NULL, 0, 0, NULL, 0},
 };

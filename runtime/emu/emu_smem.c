@@ -99,17 +99,29 @@ emu_s_dcache_nop(emu_wave *w, const emu_inst *in)
    return MXJIT_OK;
 }
 
-#define LD(n, f) {n, EMU_ENC_SMEM, EMU_CLS_SMEM, f, 0}
+#define LD(n, f)                                                                                   \
+   {                                                                                               \
+      n, EMU_ENC_SMEM, EMU_CLS_SMEM, f, 0                                                          \
+   }
 const emu_opdesc emu_smem_ops[] = {
-   LD("s_load_dword", emu_s_load), LD("s_load_dwordx2", emu_s_load),
-   LD("s_load_dwordx4", emu_s_load), LD("s_load_dwordx8", emu_s_load),
-   LD("s_load_dwordx16", emu_s_load), LD("s_buffer_load_dword", emu_s_buffer_load),
-   LD("s_buffer_load_dwordx2", emu_s_buffer_load), LD("s_buffer_load_dwordx4", emu_s_buffer_load),
-   LD("s_buffer_load_dwordx8", emu_s_buffer_load),
-   LD("s_buffer_load_dwordx16", emu_s_buffer_load), LD("s_store_dword", emu_s_store),
-   LD("s_store_dwordx2", emu_s_store), LD("s_store_dwordx4", emu_s_store),
-   LD("s_memtime", emu_s_memtime), LD("s_memrealtime", emu_s_memtime),
-   LD("s_dcache_inv", emu_s_dcache_nop), LD("s_dcache_wb", emu_s_dcache_nop),
-   LD("s_dcache_inv_vol", emu_s_dcache_nop), LD("s_dcache_wb_vol", emu_s_dcache_nop),
-   {NULL, 0, 0, NULL, 0},
+    LD("s_load_dword", emu_s_load),
+    LD("s_load_dwordx2", emu_s_load),
+    LD("s_load_dwordx4", emu_s_load),
+    LD("s_load_dwordx8", emu_s_load),
+    LD("s_load_dwordx16", emu_s_load),
+    LD("s_buffer_load_dword", emu_s_buffer_load),
+    LD("s_buffer_load_dwordx2", emu_s_buffer_load),
+    LD("s_buffer_load_dwordx4", emu_s_buffer_load),
+    LD("s_buffer_load_dwordx8", emu_s_buffer_load),
+    LD("s_buffer_load_dwordx16", emu_s_buffer_load),
+    LD("s_store_dword", emu_s_store),
+    LD("s_store_dwordx2", emu_s_store),
+    LD("s_store_dwordx4", emu_s_store),
+    LD("s_memtime", emu_s_memtime),
+    LD("s_memrealtime", emu_s_memtime),
+    LD("s_dcache_inv", emu_s_dcache_nop),
+    LD("s_dcache_wb", emu_s_dcache_nop),
+    LD("s_dcache_inv_vol", emu_s_dcache_nop),
+    LD("s_dcache_wb_vol", emu_s_dcache_nop),
+    {NULL, 0, 0, NULL, 0},
 };

@@ -39,16 +39,18 @@ emu_s_waitcnt(emu_wave *w, const emu_inst *in)
 static mxjit_status
 emu_s_trap(emu_wave *w, const emu_inst *in)
 {
-   return emu_fault(w, in, MXJIT_ERR_EMU_FAULT, "kernel executed s_trap %d (a device-side "
-                    "assert or abort)", in->simm16 & 0xff);
+   return emu_fault(w, in, MXJIT_ERR_EMU_FAULT,
+                    "kernel executed s_trap %d (a device-side "
+                    "assert or abort)",
+                    in->simm16 & 0xff);
 }
 
-#define BRANCH(name, cond)                                                                    \
-   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                            \
-   {                                                                                          \
-      if (cond)                                                                               \
-         w->pc = in->target;                                                                  \
-      return MXJIT_OK;                                                                        \
+#define BRANCH(name, cond)                                                                         \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      if (cond)                                                                                    \
+         w->pc = in->target;                                                                       \
+      return MXJIT_OK;                                                                             \
    }
 BRANCH(s_branch, true)
 BRANCH(s_cbranch_scc0, w->scc == 0)
@@ -67,8 +69,8 @@ set_pc(emu_wave *w, const emu_inst *in, uint64_t addr)
    if (addr < k->code_addr || addr - k->code_addr >= k->code_size || (addr & 3))
       return emu_fault(w, in, MXJIT_ERR_EMU_FAULT,
                        "jump to 0x%" PRIx64 ", outside the code of kernel '%s' [0x%" PRIx64
-                       ", 0x%" PRIx64 ")", addr, k->name, k->code_addr,
-                       k->code_addr + k->code_size);
+                       ", 0x%" PRIx64 ")",
+                       addr, k->name, k->code_addr, k->code_addr + k->code_size);
    w->pc = (uint32_t)(addr - k->code_addr);
    return MXJIT_OK;
 }
@@ -140,7 +142,8 @@ emu_s_getreg_b32(emu_wave *w, const emu_inst *in)
    if (!hwreg_read(w, in->hwreg_id, &v))
       return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
                        "hardware register %u is not implemented by the emulator (MODE, STATUS, "
-                       "HW_ID and XCC_ID are)", in->hwreg_id);
+                       "HW_ID and XCC_ID are)",
+                       in->hwreg_id);
    uint32_t mask = in->hwreg_size >= 32 ? 0xffffffffu : (1u << in->hwreg_size) - 1;
    emu_swrite(w, in->dst[0].code, (v >> in->hwreg_offset) & mask);
    return MXJIT_OK;
@@ -161,28 +164,42 @@ emu_s_setreg_b32(emu_wave *w, const emu_inst *in)
    if (changed)
       return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
                        "s_setreg changes MODE bits 0x%x (new MODE 0x%x), which the emulator "
-                       "does not implement (implemented: 0x%x)", changed, mode,
-                       (unsigned)EMU_MODE_IMPLEMENTED);
+                       "does not implement (implemented: 0x%x)",
+                       changed, mode, (unsigned)EMU_MODE_IMPLEMENTED);
    w->mode = mode;
    return MXJIT_OK;
 }
 
-#define OPC(n, c) {#n, 0, c, emu_##n, 0}
+#define OPC(n, c)                                                                                  \
+   {                                                                                               \
+#n, 0, c, emu_##n, 0                                                                         \
+   }
 const emu_opdesc emu_ops_scalar[] = {
-   OPC(s_nop, EMU_CLS_OTHER), OPC(s_endpgm, EMU_CLS_OTHER), OPC(s_barrier, EMU_CLS_OTHER),
-   OPC(s_waitcnt, EMU_CLS_WAITCNT), OPC(s_trap, EMU_CLS_OTHER),
-   {"s_sleep", 0, EMU_CLS_OTHER, emu_s_nop, 0}, {"s_setprio", 0, EMU_CLS_OTHER, emu_s_nop, 0},
-   {"s_icache_inv", 0, EMU_CLS_OTHER, emu_s_nop, 0},
-   {"s_incperflevel", 0, EMU_CLS_OTHER, emu_s_nop, 0},
-   {"s_decperflevel", 0, EMU_CLS_OTHER, emu_s_nop, 0},
-   {"s_ttracedata", 0, EMU_CLS_OTHER, emu_s_nop, 0},
-   {"s_endpgm_saved", 0, EMU_CLS_OTHER, emu_s_endpgm, 0},
-   OPC(s_branch, EMU_CLS_BRANCH), OPC(s_cbranch_scc0, EMU_CLS_BRANCH),
-   OPC(s_cbranch_scc1, EMU_CLS_BRANCH), OPC(s_cbranch_vccz, EMU_CLS_BRANCH),
-   OPC(s_cbranch_vccnz, EMU_CLS_BRANCH), OPC(s_cbranch_execz, EMU_CLS_BRANCH),
-   OPC(s_cbranch_execnz, EMU_CLS_BRANCH), OPC(s_getpc_b64, EMU_CLS_SALU),
-   OPC(s_setpc_b64, EMU_CLS_BRANCH), OPC(s_swappc_b64, EMU_CLS_BRANCH),
-   OPC(s_call_b64, EMU_CLS_BRANCH), OPC(s_getreg_b32, EMU_CLS_SALU),
-   OPC(s_setreg_b32, EMU_CLS_SALU), {"s_setreg_imm32_b32", 0, EMU_CLS_SALU, emu_s_setreg_b32, 0},
-   {NULL, 0, 0, NULL, 0},
+    OPC(s_nop, EMU_CLS_OTHER),
+    OPC(s_endpgm, EMU_CLS_OTHER),
+    OPC(s_barrier, EMU_CLS_OTHER),
+    OPC(s_waitcnt, EMU_CLS_WAITCNT),
+    OPC(s_trap, EMU_CLS_OTHER),
+    {"s_sleep", 0, EMU_CLS_OTHER, emu_s_nop, 0},
+    {"s_setprio", 0, EMU_CLS_OTHER, emu_s_nop, 0},
+    {"s_icache_inv", 0, EMU_CLS_OTHER, emu_s_nop, 0},
+    {"s_incperflevel", 0, EMU_CLS_OTHER, emu_s_nop, 0},
+    {"s_decperflevel", 0, EMU_CLS_OTHER, emu_s_nop, 0},
+    {"s_ttracedata", 0, EMU_CLS_OTHER, emu_s_nop, 0},
+    {"s_endpgm_saved", 0, EMU_CLS_OTHER, emu_s_endpgm, 0},
+    OPC(s_branch, EMU_CLS_BRANCH),
+    OPC(s_cbranch_scc0, EMU_CLS_BRANCH),
+    OPC(s_cbranch_scc1, EMU_CLS_BRANCH),
+    OPC(s_cbranch_vccz, EMU_CLS_BRANCH),
+    OPC(s_cbranch_vccnz, EMU_CLS_BRANCH),
+    OPC(s_cbranch_execz, EMU_CLS_BRANCH),
+    OPC(s_cbranch_execnz, EMU_CLS_BRANCH),
+    OPC(s_getpc_b64, EMU_CLS_SALU),
+    OPC(s_setpc_b64, EMU_CLS_BRANCH),
+    OPC(s_swappc_b64, EMU_CLS_BRANCH),
+    OPC(s_call_b64, EMU_CLS_BRANCH),
+    OPC(s_getreg_b32, EMU_CLS_SALU),
+    OPC(s_setreg_b32, EMU_CLS_SALU),
+    {"s_setreg_imm32_b32", 0, EMU_CLS_SALU, emu_s_setreg_b32, 0},
+    {NULL, 0, 0, NULL, 0},
 };

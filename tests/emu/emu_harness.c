@@ -16,8 +16,7 @@ typedef struct sbuf {
    size_t len, cap;
 } sbuf;
 
-static void
-sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void
 sb_printf(sbuf *b, const char *fmt, ...)
@@ -68,8 +67,10 @@ eh_source(const eh_kernel *k, unsigned nbufs)
                  "  .amdhsa_system_vgpr_workitem_id 2\n");
    sb_printf(&b, "  .amdhsa_group_segment_fixed_size %u\n", k->lds_bytes);
    if (k->private_bytes)
-      sb_printf(&b, "  .amdhsa_private_segment_fixed_size %u\n"
-                    "  .amdhsa_enable_private_segment 1\n", k->private_bytes);
+      sb_printf(&b,
+                "  .amdhsa_private_segment_fixed_size %u\n"
+                "  .amdhsa_enable_private_segment 1\n",
+                k->private_bytes);
    sb_printf(&b, "  .amdhsa_kernarg_size %u\n", 8 * nbufs + 4 * k->nscalars);
    sb_printf(&b, "  .amdhsa_float_denorm_mode_32 %d\n", k->ieee_denorm ? 0 : 3);
    sb_printf(&b, ".end_amdhsa_kernel\n");
@@ -113,8 +114,7 @@ launch(emu_device *dev, emu_kernel *kern, const eh_kernel *k, eh_buf *bufs, unsi
 }
 
 mxjit_status
-eh_run(const eh_kernel *k, eh_buf *bufs, unsigned nbufs, rt_counters *cnt, char *msg,
-       size_t msglen)
+eh_run(const eh_kernel *k, eh_buf *bufs, unsigned nbufs, rt_counters *cnt, char *msg, size_t msglen)
 {
    const char *target = k->target ? k->target : "gfx942";
    const struct jt_target *t = jt_lookup(target);
@@ -129,8 +129,11 @@ eh_run(const eh_kernel *k, eh_buf *bufs, unsigned nbufs, rt_counters *cnt, char 
    if (st != MXJIT_OK)
       return fail(msg, msglen, st, "assemble", amsg);
    emu_device *dev = NULL;
-   emu_options o = {._ = 0, .target = target, .threads = k->threads,
-                    .shuffle_seed = k->shuffle_seed, .ignore_hazards = k->ignore_hazards};
+   emu_options o = {._ = 0,
+                    .target = target,
+                    .threads = k->threads,
+                    .shuffle_seed = k->shuffle_seed,
+                    .ignore_hazards = k->ignore_hazards};
    st = emu_device_create(&o, &dev);
    if (st != MXJIT_OK) {
       free(hsaco);

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 typedef struct eh_buf {
-   void *host;  /* copied in before the launch; copied back after it if out */
+   void *host; /* copied in before the launch; copied back after it if out */
    size_t size;
    int out;
 } eh_buf;
@@ -29,21 +29,21 @@ typedef struct eh_kernel {
    uint32_t grid[3], block[3];   /* 0 entries mean 1 */
    const uint32_t *scalars;      /* appended to the kernarg after the pointers */
    unsigned nscalars;
-   int no_prologue;              /* 1: body starts at the entry with raw initial state */
-   int ieee_denorm;              /* 0: .amdhsa_float_denorm_mode_32 3 (keep denormals);
-                                  * 1: mode 0 (flush f32 denormals on input and output) */
-   uint64_t shuffle_seed;        /* wave order shuffling at barriers */
-   int threads;                  /* host threads (0: 1) */
-   int ignore_hazards;           /* 1: do not fault on hazards */
-   uint32_t dynamic_lds;         /* extra LDS bytes at launch */
-   unsigned private_bytes;       /* private segment (scratch) bytes per work-item */
+   int no_prologue;        /* 1: body starts at the entry with raw initial state */
+   int ieee_denorm;        /* 0: .amdhsa_float_denorm_mode_32 3 (keep denormals);
+                            * 1: mode 0 (flush f32 denormals on input and output) */
+   uint64_t shuffle_seed;  /* wave order shuffling at barriers */
+   int threads;            /* host threads (0: 1) */
+   int ignore_hazards;     /* 1: do not fault on hazards */
+   uint32_t dynamic_lds;   /* extra LDS bytes at launch */
+   unsigned private_bytes; /* private segment (scratch) bytes per work-item */
 } eh_kernel;
 
 /** Assembles k, loads it into a fresh emulator device, copies bufs in, launches, copies the
  *  `out` buffers back. On failure msg holds the assembler's or emulator's message. cnt and msg
  *  may be NULL. */
-mxjit_status eh_run(const eh_kernel *k, eh_buf *bufs, unsigned nbufs, rt_counters *cnt,
-                    char *msg, size_t msglen);
+mxjit_status eh_run(const eh_kernel *k, eh_buf *bufs, unsigned nbufs, rt_counters *cnt, char *msg,
+                    size_t msglen);
 
 /** Convenience: buffer 0 = out[64] (dwords, output), buffer 1 = in (input, may be NULL with
  *  in_size 0). Each lane stores its result dword at out[lane]. */

@@ -23,8 +23,7 @@ Test(emu_hazard, smem_missing_waitcnt_trips)
                       "  s_add_u32 s41, s40, 1\n";
    mxjit_status st = run(body, 0, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_ERR_EMU_FAULT_HAZARD, "%s", msg);
-   cr_assert(strstr(msg, "s40") && strstr(msg, "lgkmcnt") && strstr(msg, "s_add_u32"), "%s",
-             msg);
+   cr_assert(strstr(msg, "s40") && strstr(msg, "lgkmcnt") && strstr(msg, "s_add_u32"), "%s", msg);
    cr_assert(strstr(msg, "pc 0x"), "%s", msg);
    /* the option turns the check off */
    cr_assert_eq(run(body, 1, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
@@ -60,8 +59,8 @@ Test(emu_hazard, vmem_missing_waitcnt_trips)
                          "  global_store_dword v2, v3, s[8:9]\n",
                          0, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_ERR_EMU_FAULT_HAZARD, "%s", msg);
-   cr_assert(strstr(msg, "v3") && strstr(msg, "vmcnt") && strstr(msg, "global_store_dword"),
-             "%s", msg);
+   cr_assert(strstr(msg, "v3") && strstr(msg, "vmcnt") && strstr(msg, "global_store_dword"), "%s",
+             msg);
 }
 
 /* vmcnt(1) after two loads retires only the older one (counters decrement in order). */

@@ -19,7 +19,10 @@ Test(emu_load, sload_sstore_endpgm)
                           "  s_store_dword s25, s[8:9], 0x4\n"
                           "  s_store_dword s2, s[8:9], 0x8\n"
                           "  s_waitcnt lgkmcnt(0)\n",
-                  .scalars = sc, .nscalars = 2, .grid = {1}, .block = {64}};
+                  .scalars = sc,
+                  .nscalars = 2,
+                  .grid = {1},
+                  .block = {64}};
    eh_buf b = {out, sizeof(out), 1};
    char msg[1024];
    mxjit_status st = eh_run(&k, &b, 1, NULL, msg, sizeof(msg));
@@ -82,7 +85,8 @@ Test(emu_load, initial_ids)
                           "  v_readlane_b32 s7, v0, 31\n"
                           "  s_store_dword s7, s[8:9], s5\n"
                           "  s_waitcnt lgkmcnt(0)\n",
-                  .grid = {2, 3, 4}, .block = {4, 4, 2}};
+                  .grid = {2, 3, 4},
+                  .block = {4, 4, 2}};
    eh_buf b = {out, sizeof(out), 1};
    char msg[1024];
    mxjit_status st = eh_run(&k, &b, 1, NULL, msg, sizeof(msg));
@@ -107,14 +111,13 @@ Test(emu_load, wrong_arch_refused)
    void *h = NULL;
    size_t hs = 0;
    char msg[1024];
-   cr_assert_eq(jc_assemble_hsaco(&jt_gfx950, src, &h, &hs, msg, sizeof(msg)), MXJIT_OK, "%s",
-                msg);
+   cr_assert_eq(jc_assemble_hsaco(&jt_gfx950, src, &h, &hs, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
    emu_device *dev;
    cr_assert_eq(emu_device_create(&(emu_options){._ = 0, .target = "gfx942"}, &dev), MXJIT_OK);
    emu_module *m = NULL;
    cr_assert_eq(emu_module_load(dev, h, hs, &m), MXJIT_ERR_UNSUPPORTED);
-   cr_assert(strstr(emu_last_error(dev), "gfx950") && strstr(emu_last_error(dev), "gfx942"),
-             "%s", emu_last_error(dev));
+   cr_assert(strstr(emu_last_error(dev), "gfx950") && strstr(emu_last_error(dev), "gfx942"), "%s",
+             emu_last_error(dev));
    /* corrupt bytes: refused, no crash */
    uint8_t junk[256];
    memset(junk, 0x41, sizeof(junk));
@@ -150,8 +153,7 @@ Test(emu_load, kernarg_preload)
    void *h = NULL;
    size_t hs = 0;
    char msg[1024];
-   cr_assert_eq(jc_assemble_hsaco(&jt_gfx942, src, &h, &hs, msg, sizeof(msg)), MXJIT_OK, "%s",
-                msg);
+   cr_assert_eq(jc_assemble_hsaco(&jt_gfx942, src, &h, &hs, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
    emu_device *dev;
    emu_module *m;
    emu_kernel *k;
@@ -160,8 +162,8 @@ Test(emu_load, kernarg_preload)
    cr_assert_eq(emu_kernel_get(m, "k", &k), MXJIT_OK);
    uint64_t out;
    cr_assert_eq(emu_alloc(dev, 12, &out), MXJIT_OK);
-   emu_launch_params p = {.grid = {3, 1, 1}, .block = {64, 1, 1}, .kernargs = &out,
-                          .kernarg_size = 8};
+   emu_launch_params p = {
+       .grid = {3, 1, 1}, .block = {64, 1, 1}, .kernargs = &out, .kernarg_size = 8};
    cr_assert_eq(emu_launch(dev, k, &p, NULL), MXJIT_OK, "%s", emu_last_error(dev));
    uint32_t got[3];
    memcpy(got, emu_host_ptr(dev, out, 12), 12);

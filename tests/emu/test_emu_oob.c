@@ -53,7 +53,8 @@ Test(emu_oob, smem_load_past_end)
    uint32_t out[64], in[4] = {0};
    char msg[1024];
    eh_kernel k = {.body = "  s_load_dwordx8 s[40:47], s[10:11], 0x0\n  s_waitcnt lgkmcnt(0)\n",
-                  .block = {64}, .sgprs = 64};
+                  .block = {64},
+                  .sgprs = 64};
    mxjit_status st = eh_run64(&k, out, in, sizeof(in), msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_ERR_EMU_FAULT_OOB, "%s", msg);
    cr_assert(strstr(msg, "s_load_dwordx8") && strstr(msg, "32 bytes"), "%s", msg);
@@ -65,7 +66,8 @@ Test(emu_oob, setpc_outside_code)
    uint32_t out[64];
    char msg[1024];
    eh_kernel k = {.body = "  s_mov_b64 s[40:41], 0x1000\n  s_setpc_b64 s[40:41]\n",
-                  .block = {64}, .sgprs = 64};
+                  .block = {64},
+                  .sgprs = 64};
    mxjit_status st = eh_run64(&k, out, NULL, 0, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_ERR_EMU_FAULT, "%s", msg);
    cr_assert(strstr(msg, "s_setpc_b64") && strstr(msg, "outside the code"), "%s", msg);

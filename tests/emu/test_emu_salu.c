@@ -52,51 +52,57 @@ run_cases(const salu_case *c, unsigned n, const char *target)
 #define SCC0 "  s_cmp_eq_u32 0, 1\n"
 
 static const salu_case sop2_cases[] = {
-   {"add_u32 carry", "  s_add_u32 s40, -1, 2", 1, 1},
-   {"add_u32 no carry", "  s_add_u32 s40, 5, 7", 12, 0},
-   {"sub_u32 borrow", "  s_sub_u32 s40, 1, 2", 0xffffffffu, 1},
-   {"add_i32 overflow", "  s_mov_b32 s42, 0x7fffffff\n  s_add_i32 s40, s42, 1", 0x80000000u, 1},
-   {"add_i32 no overflow", "  s_add_i32 s40, -1, 1", 0, 0},
-   {"sub_i32 overflow", "  s_brev_b32 s42, 1\n  s_sub_i32 s40, s42, 1", 0x7fffffffu, 1},
-   {"addc carry in+out", SCC1 "  s_addc_u32 s40, -1, 0", 0, 1},
-   {"addc no carry", SCC1 "  s_addc_u32 s40, 1, 2", 4, 0},
-   {"subb borrow", SCC1 "  s_subb_u32 s40, 0, 0", 0xffffffffu, 1},
-   {"subb exact", SCC1 "  s_subb_u32 s40, 5, 4", 0, 0},
-   {"min_i32", "  s_min_i32 s40, -5, 3", 0xfffffffbu, 1},
-   {"min_u32", "  s_min_u32 s40, -5, 3", 3, 0},
-   {"max_u32", "  s_max_u32 s40, -5, 3", 0xfffffffbu, 1},
-   {"max_i32", "  s_max_i32 s40, -5, 3", 3, 0},
-   {"cselect scc1", SCC1 "  s_cselect_b32 s40, 7, 9", 7, 1},
-   {"cselect scc0", SCC0 "  s_cselect_b32 s40, 7, 9", 9, 0},
-   {"and zero", "  s_and_b32 s40, 0xf0, 0x0f", 0, 0},
-   {"or", "  s_or_b32 s40, 0xf0, 0x0f", 0xff, 1},
-   {"xor", "  s_xor_b32 s40, 0xff, 0x0f", 0xf0, 1},
-   {"andn2", "  s_andn2_b32 s40, 0xff, 0x0f", 0xf0, 1},
-   {"orn2", "  s_orn2_b32 s40, 0, -1", 0, 0},
-   {"nand", "  s_nand_b32 s40, -1, -1", 0, 0},
-   {"nor", "  s_nor_b32 s40, 0, 0", 0xffffffffu, 1},
-   {"xnor", "  s_xnor_b32 s40, 0x0f, 0xf0", 0xffffff00u, 1},
-   {"lshl masks amount", "  s_mov_b32 s42, 0x80000001\n  s_lshl_b32 s40, s42, 33", 2, 1},
-   {"lshl to zero", "  s_brev_b32 s42, 1\n  s_lshl_b32 s40, s42, 1", 0, 0},
-   {"lshr", "  s_brev_b32 s42, 1\n  s_lshr_b32 s40, s42, 31", 1, 1},
-   {"ashr", "  s_brev_b32 s42, 1\n  s_ashr_i32 s40, s42, 31", 0xffffffffu, 1},
-   {"bfe_u32", "  s_mov_b32 s42, 0x12345678\n  s_bfe_u32 s40, s42, 0x80008", 0x56, 1},
-   {"bfe_u32 width0", "  s_bfe_u32 s40, -1, 0x4", 0, 0},
-   {"bfe_i32 neg", "  s_movk_i32 s42, 0xf0\n  s_bfe_i32 s40, s42, 0x40004", 0xffffffffu, 1},
-   {"bfe_i32 pos", "  s_movk_i32 s42, 0x70\n  s_bfe_i32 s40, s42, 0x40004", 7, 1},
-   {"bfm_b32 keeps scc", SCC0 "  s_bfm_b32 s40, 4, 8", 0xf00, 0},
-   {"mul_i32", "  s_mul_i32 s40, -3, 7", 0xffffffebu, -1},
-   {"mul_hi_i32", "  s_mul_hi_i32 s40, -2, 3", 0xffffffffu, -1},
-   {"mul_hi_u32", "  s_mul_hi_u32 s40, -2, 3", 2, -1},
-   {"absdiff", "  s_absdiff_i32 s40, -3, 4", 7, 1},
-   {"lshl2_add carry", "  s_mov_b32 s42, 0x40000000\n  s_lshl2_add_u32 s40, s42, 1", 1, 1},
-   {"lshl1_add", "  s_lshl1_add_u32 s40, 5, 1", 11, 0},
-   {"pack_ll", "  s_mov_b32 s42, 0x1111aaaa\n  s_mov_b32 s43, 0xbbbb2222\n"
-               "  s_pack_ll_b32_b16 s40, s42, s43", 0x2222aaaau, -1},
-   {"pack_lh", "  s_mov_b32 s42, 0x1111aaaa\n  s_mov_b32 s43, 0xbbbb2222\n"
-               "  s_pack_lh_b32_b16 s40, s42, s43", 0xbbbbaaaau, -1},
-   {"pack_hh", "  s_mov_b32 s42, 0x1111aaaa\n  s_mov_b32 s43, 0xbbbb2222\n"
-               "  s_pack_hh_b32_b16 s40, s42, s43", 0xbbbb1111u, -1},
+    {"add_u32 carry", "  s_add_u32 s40, -1, 2", 1, 1},
+    {"add_u32 no carry", "  s_add_u32 s40, 5, 7", 12, 0},
+    {"sub_u32 borrow", "  s_sub_u32 s40, 1, 2", 0xffffffffu, 1},
+    {"add_i32 overflow", "  s_mov_b32 s42, 0x7fffffff\n  s_add_i32 s40, s42, 1", 0x80000000u, 1},
+    {"add_i32 no overflow", "  s_add_i32 s40, -1, 1", 0, 0},
+    {"sub_i32 overflow", "  s_brev_b32 s42, 1\n  s_sub_i32 s40, s42, 1", 0x7fffffffu, 1},
+    {"addc carry in+out", SCC1 "  s_addc_u32 s40, -1, 0", 0, 1},
+    {"addc no carry", SCC1 "  s_addc_u32 s40, 1, 2", 4, 0},
+    {"subb borrow", SCC1 "  s_subb_u32 s40, 0, 0", 0xffffffffu, 1},
+    {"subb exact", SCC1 "  s_subb_u32 s40, 5, 4", 0, 0},
+    {"min_i32", "  s_min_i32 s40, -5, 3", 0xfffffffbu, 1},
+    {"min_u32", "  s_min_u32 s40, -5, 3", 3, 0},
+    {"max_u32", "  s_max_u32 s40, -5, 3", 0xfffffffbu, 1},
+    {"max_i32", "  s_max_i32 s40, -5, 3", 3, 0},
+    {"cselect scc1", SCC1 "  s_cselect_b32 s40, 7, 9", 7, 1},
+    {"cselect scc0", SCC0 "  s_cselect_b32 s40, 7, 9", 9, 0},
+    {"and zero", "  s_and_b32 s40, 0xf0, 0x0f", 0, 0},
+    {"or", "  s_or_b32 s40, 0xf0, 0x0f", 0xff, 1},
+    {"xor", "  s_xor_b32 s40, 0xff, 0x0f", 0xf0, 1},
+    {"andn2", "  s_andn2_b32 s40, 0xff, 0x0f", 0xf0, 1},
+    {"orn2", "  s_orn2_b32 s40, 0, -1", 0, 0},
+    {"nand", "  s_nand_b32 s40, -1, -1", 0, 0},
+    {"nor", "  s_nor_b32 s40, 0, 0", 0xffffffffu, 1},
+    {"xnor", "  s_xnor_b32 s40, 0x0f, 0xf0", 0xffffff00u, 1},
+    {"lshl masks amount", "  s_mov_b32 s42, 0x80000001\n  s_lshl_b32 s40, s42, 33", 2, 1},
+    {"lshl to zero", "  s_brev_b32 s42, 1\n  s_lshl_b32 s40, s42, 1", 0, 0},
+    {"lshr", "  s_brev_b32 s42, 1\n  s_lshr_b32 s40, s42, 31", 1, 1},
+    {"ashr", "  s_brev_b32 s42, 1\n  s_ashr_i32 s40, s42, 31", 0xffffffffu, 1},
+    {"bfe_u32", "  s_mov_b32 s42, 0x12345678\n  s_bfe_u32 s40, s42, 0x80008", 0x56, 1},
+    {"bfe_u32 width0", "  s_bfe_u32 s40, -1, 0x4", 0, 0},
+    {"bfe_i32 neg", "  s_movk_i32 s42, 0xf0\n  s_bfe_i32 s40, s42, 0x40004", 0xffffffffu, 1},
+    {"bfe_i32 pos", "  s_movk_i32 s42, 0x70\n  s_bfe_i32 s40, s42, 0x40004", 7, 1},
+    {"bfm_b32 keeps scc", SCC0 "  s_bfm_b32 s40, 4, 8", 0xf00, 0},
+    {"mul_i32", "  s_mul_i32 s40, -3, 7", 0xffffffebu, -1},
+    {"mul_hi_i32", "  s_mul_hi_i32 s40, -2, 3", 0xffffffffu, -1},
+    {"mul_hi_u32", "  s_mul_hi_u32 s40, -2, 3", 2, -1},
+    {"absdiff", "  s_absdiff_i32 s40, -3, 4", 7, 1},
+    {"lshl2_add carry", "  s_mov_b32 s42, 0x40000000\n  s_lshl2_add_u32 s40, s42, 1", 1, 1},
+    {"lshl1_add", "  s_lshl1_add_u32 s40, 5, 1", 11, 0},
+    {"pack_ll",
+     "  s_mov_b32 s42, 0x1111aaaa\n  s_mov_b32 s43, 0xbbbb2222\n"
+     "  s_pack_ll_b32_b16 s40, s42, s43",
+     0x2222aaaau, -1},
+    {"pack_lh",
+     "  s_mov_b32 s42, 0x1111aaaa\n  s_mov_b32 s43, 0xbbbb2222\n"
+     "  s_pack_lh_b32_b16 s40, s42, s43",
+     0xbbbbaaaau, -1},
+    {"pack_hh",
+     "  s_mov_b32 s42, 0x1111aaaa\n  s_mov_b32 s43, 0xbbbb2222\n"
+     "  s_pack_hh_b32_b16 s40, s42, s43",
+     0xbbbb1111u, -1},
 };
 
 Test(emu_salu, sop2)
@@ -105,26 +111,32 @@ Test(emu_salu, sop2)
 }
 
 static const salu_case sop2_64_cases[] = {
-   {"and_b64 hi", "  s_mov_b64 s[42:43], -1\n  s_and_b64 s[44:45], s[42:43], 0xffff0000\n"
-                  "  s_mov_b32 s40, s45", 0, 1},
-   {"lshl_b64", "  s_lshl_b64 s[44:45], 1, 63\n  s_mov_b32 s40, s45", 0x80000000u, 1},
-   {"lshr_b64", "  s_lshl_b64 s[44:45], 1, 63\n  s_lshr_b64 s[44:45], s[44:45], 32\n"
-                "  s_mov_b32 s40, s44", 0x80000000u, 1},
-   {"ashr_i64", "  s_lshl_b64 s[44:45], 1, 63\n  s_ashr_i64 s[44:45], s[44:45], 40\n"
-                "  s_mov_b32 s40, s44", 0xff800000u, 1},
-   {"bfm_b64", "  s_bfm_b64 s[44:45], 8, 28\n  s_mov_b32 s40, s45", 0xfu, -1},
-   {"bfe_u64", "  s_mov_b32 s44, 0\n  s_mov_b32 s45, 0xabcd\n"
-               "  s_bfe_u64 s[46:47], s[44:45], 0x100024\n  s_mov_b32 s40, s46", 0xabc, 1},
-   {"cselect_b64", SCC1 "  s_cselect_b64 s[44:45], -1, 0\n  s_mov_b32 s40, s45", 0xffffffffu,
-    1},
-   {"mov_b64 literal zero-extends", "  s_mov_b64 s[44:45], 0xffffffff\n  s_mov_b32 s40, s45",
-    0, -1},
-   {"mov_b64 inline sign-extends", "  s_mov_b64 s[44:45], -2\n  s_mov_b32 s40, s45",
-    0xffffffffu, -1},
-   {"cmp_eq_u64", "  s_mov_b64 s[44:45], -1\n  s_cmp_eq_u64 s[44:45], -1\n  s_mov_b32 s40, 0",
-    0, 1},
-   {"cmp_lg_u64", "  s_mov_b64 s[44:45], 0\n  s_cmp_lg_u64 s[44:45], 0\n  s_mov_b32 s40, 0", 0,
-    0},
+    {"and_b64 hi",
+     "  s_mov_b64 s[42:43], -1\n  s_and_b64 s[44:45], s[42:43], 0xffff0000\n"
+     "  s_mov_b32 s40, s45",
+     0, 1},
+    {"lshl_b64", "  s_lshl_b64 s[44:45], 1, 63\n  s_mov_b32 s40, s45", 0x80000000u, 1},
+    {"lshr_b64",
+     "  s_lshl_b64 s[44:45], 1, 63\n  s_lshr_b64 s[44:45], s[44:45], 32\n"
+     "  s_mov_b32 s40, s44",
+     0x80000000u, 1},
+    {"ashr_i64",
+     "  s_lshl_b64 s[44:45], 1, 63\n  s_ashr_i64 s[44:45], s[44:45], 40\n"
+     "  s_mov_b32 s40, s44",
+     0xff800000u, 1},
+    {"bfm_b64", "  s_bfm_b64 s[44:45], 8, 28\n  s_mov_b32 s40, s45", 0xfu, -1},
+    {"bfe_u64",
+     "  s_mov_b32 s44, 0\n  s_mov_b32 s45, 0xabcd\n"
+     "  s_bfe_u64 s[46:47], s[44:45], 0x100024\n  s_mov_b32 s40, s46",
+     0xabc, 1},
+    {"cselect_b64", SCC1 "  s_cselect_b64 s[44:45], -1, 0\n  s_mov_b32 s40, s45", 0xffffffffu, 1},
+    {"mov_b64 literal zero-extends", "  s_mov_b64 s[44:45], 0xffffffff\n  s_mov_b32 s40, s45", 0,
+     -1},
+    {"mov_b64 inline sign-extends", "  s_mov_b64 s[44:45], -2\n  s_mov_b32 s40, s45", 0xffffffffu,
+     -1},
+    {"cmp_eq_u64", "  s_mov_b64 s[44:45], -1\n  s_cmp_eq_u64 s[44:45], -1\n  s_mov_b32 s40, 0", 0,
+     1},
+    {"cmp_lg_u64", "  s_mov_b64 s[44:45], 0\n  s_cmp_lg_u64 s[44:45], 0\n  s_mov_b32 s40, 0", 0, 0},
 };
 
 Test(emu_salu, sop2_64)
@@ -133,31 +145,33 @@ Test(emu_salu, sop2_64)
 }
 
 static const salu_case sop1_cases[] = {
-   {"not", "  s_not_b32 s40, 0", 0xffffffffu, 1},
-   {"brev", "  s_brev_b32 s40, 1", 0x80000000u, -1},
-   {"bcnt1_b64", "  s_mov_b32 s44, 1\n  s_mov_b32 s45, -1\n  s_bcnt1_i32_b64 s40, s[44:45]", 33,
-    1},
-   {"bcnt0_b32", "  s_bcnt0_i32_b32 s40, -1", 0, 0},
-   {"ff1 none", "  s_ff1_i32_b32 s40, 0", 0xffffffffu, -1},
-   {"ff1", "  s_movk_i32 s42, 0x100\n  s_ff1_i32_b32 s40, s42", 8, -1},
-   {"ff0", "  s_ff0_i32_b32 s40, 7", 3, -1},
-   {"flbit_b32", "  s_mov_b32 s42, 0x10000\n  s_flbit_i32_b32 s40, s42", 15, -1},
-   {"flbit_b32 zero", "  s_flbit_i32_b32 s40, 0", 0xffffffffu, -1},
-   {"flbit_i32 negative", "  s_mov_b32 s42, 0xffff0000\n  s_flbit_i32 s40, s42", 16, -1},
-   {"flbit_i32 all ones", "  s_flbit_i32 s40, -1", 0xffffffffu, -1},
-   {"sext_i8", "  s_movk_i32 s42, 0x80\n  s_sext_i32_i8 s40, s42", 0xffffff80u, -1},
-   {"sext_i16", "  s_mov_b32 s42, 0x18000\n  s_sext_i32_i16 s40, s42", 0xffff8000u, -1},
-   {"quadmask", "  s_mov_b32 s42, 0xf010\n  s_quadmask_b32 s40, s42", 0xa, 1},
-   {"wqm", "  s_movk_i32 s42, 0x110\n  s_wqm_b32 s40, s42", 0xff0, 1},
-   {"abs", "  s_abs_i32 s40, -7", 7, 1},
-   {"bitset1", "  s_mov_b32 s40, 0\n  s_bitset1_b32 s40, 33", 2, -1},
-   {"bitset0", "  s_mov_b32 s40, -1\n  s_bitset0_b32 s40, 31", 0x7fffffffu, -1},
-   {"cmov taken", SCC1 "  s_mov_b32 s40, 1\n  s_cmov_b32 s40, 5", 5, 1},
-   {"cmov not taken", SCC0 "  s_mov_b32 s40, 1\n  s_cmov_b32 s40, 5", 1, 0},
-   {"movrels", "  s_mov_b32 s45, 77\n  s_mov_b32 m0, 3\n  s_movrels_b32 s40, s42", 77, -1},
-   {"movreld", "  s_mov_b32 m0, 2\n  s_movreld_b32 s38, 91", 91, -1},
-   {"getpc delta", "  s_getpc_b64 s[44:45]\n  s_getpc_b64 s[46:47]\n"
-                   "  s_sub_u32 s40, s46, s44", 4, -1},
+    {"not", "  s_not_b32 s40, 0", 0xffffffffu, 1},
+    {"brev", "  s_brev_b32 s40, 1", 0x80000000u, -1},
+    {"bcnt1_b64", "  s_mov_b32 s44, 1\n  s_mov_b32 s45, -1\n  s_bcnt1_i32_b64 s40, s[44:45]", 33,
+     1},
+    {"bcnt0_b32", "  s_bcnt0_i32_b32 s40, -1", 0, 0},
+    {"ff1 none", "  s_ff1_i32_b32 s40, 0", 0xffffffffu, -1},
+    {"ff1", "  s_movk_i32 s42, 0x100\n  s_ff1_i32_b32 s40, s42", 8, -1},
+    {"ff0", "  s_ff0_i32_b32 s40, 7", 3, -1},
+    {"flbit_b32", "  s_mov_b32 s42, 0x10000\n  s_flbit_i32_b32 s40, s42", 15, -1},
+    {"flbit_b32 zero", "  s_flbit_i32_b32 s40, 0", 0xffffffffu, -1},
+    {"flbit_i32 negative", "  s_mov_b32 s42, 0xffff0000\n  s_flbit_i32 s40, s42", 16, -1},
+    {"flbit_i32 all ones", "  s_flbit_i32 s40, -1", 0xffffffffu, -1},
+    {"sext_i8", "  s_movk_i32 s42, 0x80\n  s_sext_i32_i8 s40, s42", 0xffffff80u, -1},
+    {"sext_i16", "  s_mov_b32 s42, 0x18000\n  s_sext_i32_i16 s40, s42", 0xffff8000u, -1},
+    {"quadmask", "  s_mov_b32 s42, 0xf010\n  s_quadmask_b32 s40, s42", 0xa, 1},
+    {"wqm", "  s_movk_i32 s42, 0x110\n  s_wqm_b32 s40, s42", 0xff0, 1},
+    {"abs", "  s_abs_i32 s40, -7", 7, 1},
+    {"bitset1", "  s_mov_b32 s40, 0\n  s_bitset1_b32 s40, 33", 2, -1},
+    {"bitset0", "  s_mov_b32 s40, -1\n  s_bitset0_b32 s40, 31", 0x7fffffffu, -1},
+    {"cmov taken", SCC1 "  s_mov_b32 s40, 1\n  s_cmov_b32 s40, 5", 5, 1},
+    {"cmov not taken", SCC0 "  s_mov_b32 s40, 1\n  s_cmov_b32 s40, 5", 1, 0},
+    {"movrels", "  s_mov_b32 s45, 77\n  s_mov_b32 m0, 3\n  s_movrels_b32 s40, s42", 77, -1},
+    {"movreld", "  s_mov_b32 m0, 2\n  s_movreld_b32 s38, 91", 91, -1},
+    {"getpc delta",
+     "  s_getpc_b64 s[44:45]\n  s_getpc_b64 s[46:47]\n"
+     "  s_sub_u32 s40, s46, s44",
+     4, -1},
 };
 
 Test(emu_salu, sop1)
@@ -166,17 +180,17 @@ Test(emu_salu, sop1)
 }
 
 static const salu_case sopk_cases[] = {
-   {"movk sign-extends", "  s_movk_i32 s40, 0x8000", 0xffff8000u, -1},
-   {"cmovk", SCC1 "  s_mov_b32 s40, 0\n  s_cmovk_i32 s40, 0x7", 7, 1},
-   {"addk overflow", "  s_mov_b32 s40, 0x7fffffff\n  s_addk_i32 s40, 0x1", 0x80000000u, 1},
-   {"mulk", "  s_mov_b32 s40, 3\n  s_mulk_i32 s40, 0xfffe", 0xfffffffau, -1},
-   {"cmpk_lt_i32", "  s_mov_b32 s40, -1\n  s_cmpk_lt_i32 s40, 0x0", 0xffffffffu, 1},
-   {"cmpk_gt_u32 zero-extends", "  s_mov_b32 s40, 1\n  s_cmpk_gt_u32 s40, 0xffff", 1, 0},
-   {"cmpk_eq_u32", "  s_mov_b32 s40, 0xffff\n  s_cmpk_eq_u32 s40, 0xffff", 0xffff, 1},
-   {"cmp_ge_i32", "  s_mov_b32 s40, -1\n  s_cmp_ge_i32 s40, 0", 0xffffffffu, 0},
-   {"cmp_lt_u32", "  s_mov_b32 s40, -1\n  s_cmp_lt_u32 s40, 0", 0xffffffffu, 0},
-   {"bitcmp1", "  s_movk_i32 s40, 0x40\n  s_bitcmp1_b32 s40, 6", 0x40, 1},
-   {"bitcmp0", "  s_movk_i32 s40, 0x40\n  s_bitcmp0_b32 s40, 6", 0x40, 0},
+    {"movk sign-extends", "  s_movk_i32 s40, 0x8000", 0xffff8000u, -1},
+    {"cmovk", SCC1 "  s_mov_b32 s40, 0\n  s_cmovk_i32 s40, 0x7", 7, 1},
+    {"addk overflow", "  s_mov_b32 s40, 0x7fffffff\n  s_addk_i32 s40, 0x1", 0x80000000u, 1},
+    {"mulk", "  s_mov_b32 s40, 3\n  s_mulk_i32 s40, 0xfffe", 0xfffffffau, -1},
+    {"cmpk_lt_i32", "  s_mov_b32 s40, -1\n  s_cmpk_lt_i32 s40, 0x0", 0xffffffffu, 1},
+    {"cmpk_gt_u32 zero-extends", "  s_mov_b32 s40, 1\n  s_cmpk_gt_u32 s40, 0xffff", 1, 0},
+    {"cmpk_eq_u32", "  s_mov_b32 s40, 0xffff\n  s_cmpk_eq_u32 s40, 0xffff", 0xffff, 1},
+    {"cmp_ge_i32", "  s_mov_b32 s40, -1\n  s_cmp_ge_i32 s40, 0", 0xffffffffu, 0},
+    {"cmp_lt_u32", "  s_mov_b32 s40, -1\n  s_cmp_lt_u32 s40, 0", 0xffffffffu, 0},
+    {"bitcmp1", "  s_movk_i32 s40, 0x40\n  s_bitcmp1_b32 s40, 6", 0x40, 1},
+    {"bitcmp0", "  s_movk_i32 s40, 0x40\n  s_bitcmp0_b32 s40, 6", 0x40, 0},
 };
 
 Test(emu_salu, sopk_sopc)
@@ -185,25 +199,36 @@ Test(emu_salu, sopk_sopc)
 }
 
 static const salu_case flow_cases[] = {
-   {"loop 10x", "  s_mov_b32 s40, 0\n  s_mov_b32 s42, 10\nL_loop:\n  s_add_u32 s40, s40, 3\n"
-                "  s_sub_u32 s42, s42, 1\n  s_cmp_lg_u32 s42, 0\n  s_cbranch_scc1 L_loop", 30, 0},
-   {"branch skips", "  s_mov_b32 s40, 1\n  s_branch L_skip\n  s_mov_b32 s40, 2\nL_skip:", 1, -1},
-   {"vccz", "  s_mov_b64 vcc, 0\n  s_mov_b32 s40, 1\n  s_cbranch_vccz L_v\n  s_mov_b32 s40, 2\n"
-            "L_v:", 1, -1},
-   {"execnz", "  s_mov_b32 s40, 1\n  s_cbranch_execnz L_e\n  s_mov_b32 s40, 2\nL_e:", 1, -1},
-   {"execz not taken", "  s_mov_b32 s40, 1\n  s_cbranch_execz L_z\n  s_mov_b32 s40, 2\nL_z:", 2,
-    -1},
-   {"saveexec", "  s_mov_b64 s[50:51], 0xff\n  s_and_saveexec_b64 s[52:53], s[50:51]\n"
-                "  s_mov_b32 s40, exec_lo\n  s_add_u32 s40, s40, s52\n"
-                "  s_mov_b64 exec, s[52:53]", 0xfe, 1},
-   {"swappc", "  s_getpc_b64 s[44:45]\n  s_add_u32 s44, s44, 16\n  s_addc_u32 s45, s45, 0\n"
-              "  s_swappc_b64 s[46:47], s[44:45]\n  s_mov_b32 s40, 5\n  s_mov_b32 s40, 9", 9,
-    -1},
-   {"mode default", "  s_getreg_b32 s40, hwreg(HW_REG_MODE)", 0x3f0, -1},
-   {"setreg denorm", "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0\n"
-                     "  s_getreg_b32 s40, hwreg(HW_REG_MODE, 0, 10)", 0x3c0, -1},
-   {"setreg from sgpr", "  s_mov_b32 s42, 3\n  s_setreg_b32 hwreg(HW_REG_MODE, 4, 2), s42\n"
-                        "  s_getreg_b32 s40, hwreg(HW_REG_MODE, 4, 4)", 0xf, -1},
+    {"loop 10x",
+     "  s_mov_b32 s40, 0\n  s_mov_b32 s42, 10\nL_loop:\n  s_add_u32 s40, s40, 3\n"
+     "  s_sub_u32 s42, s42, 1\n  s_cmp_lg_u32 s42, 0\n  s_cbranch_scc1 L_loop",
+     30, 0},
+    {"branch skips", "  s_mov_b32 s40, 1\n  s_branch L_skip\n  s_mov_b32 s40, 2\nL_skip:", 1, -1},
+    {"vccz",
+     "  s_mov_b64 vcc, 0\n  s_mov_b32 s40, 1\n  s_cbranch_vccz L_v\n  s_mov_b32 s40, 2\n"
+     "L_v:",
+     1, -1},
+    {"execnz", "  s_mov_b32 s40, 1\n  s_cbranch_execnz L_e\n  s_mov_b32 s40, 2\nL_e:", 1, -1},
+    {"execz not taken", "  s_mov_b32 s40, 1\n  s_cbranch_execz L_z\n  s_mov_b32 s40, 2\nL_z:", 2,
+     -1},
+    {"saveexec",
+     "  s_mov_b64 s[50:51], 0xff\n  s_and_saveexec_b64 s[52:53], s[50:51]\n"
+     "  s_mov_b32 s40, exec_lo\n  s_add_u32 s40, s40, s52\n"
+     "  s_mov_b64 exec, s[52:53]",
+     0xfe, 1},
+    {"swappc",
+     "  s_getpc_b64 s[44:45]\n  s_add_u32 s44, s44, 16\n  s_addc_u32 s45, s45, 0\n"
+     "  s_swappc_b64 s[46:47], s[44:45]\n  s_mov_b32 s40, 5\n  s_mov_b32 s40, 9",
+     9, -1},
+    {"mode default", "  s_getreg_b32 s40, hwreg(HW_REG_MODE)", 0x3f0, -1},
+    {"setreg denorm",
+     "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0\n"
+     "  s_getreg_b32 s40, hwreg(HW_REG_MODE, 0, 10)",
+     0x3c0, -1},
+    {"setreg from sgpr",
+     "  s_mov_b32 s42, 3\n  s_setreg_b32 hwreg(HW_REG_MODE, 4, 2), s42\n"
+     "  s_getreg_b32 s40, hwreg(HW_REG_MODE, 4, 4)",
+     0xf, -1},
 };
 
 Test(emu_salu, program_flow_and_mode)
@@ -220,8 +245,7 @@ Test(emu_salu, setreg_unimplemented_field_faults)
    mxjit_status st = eh_run64(&k, out, NULL, 0, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "%s", msg);
    cr_assert(strstr(msg, "s_setreg_imm32_b32") && strstr(msg, "MODE"), "%s", msg);
-   eh_kernel k2 = {.body = "  s_setreg_imm32_b32 hwreg(HW_REG_TRAPSTS, 0, 4), 1\n",
-                   .block = {64}};
+   eh_kernel k2 = {.body = "  s_setreg_imm32_b32 hwreg(HW_REG_TRAPSTS, 0, 4), 1\n", .block = {64}};
    st = eh_run64(&k2, out, NULL, 0, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "%s", msg);
 }

@@ -12,16 +12,15 @@
 /* Each wave stores lane ids to out[tid]; then, after a barrier, copies its neighbour wave's
  * slot (written before the barrier) to out2. Without the barrier, wave 0 would read wave 1's
  * slot before wave 1 ran. */
-static const char *barrier_body =
-   "  v_readfirstlane_b32 s40, v1\n"              /* first x of this wave */
-   "  global_store_dword v2, v1, s[8:9]\n"
-   "  s_waitcnt vmcnt(0)\n"
-   "  s_barrier\n"
-   "  v_add_u32 v3, 0x100, v2\n"                   /* + 64 dwords */
-   "  v_and_b32 v3, 0x3ff, v3\n"                   /* mod 256 dwords */
-   "  global_load_dword v4, v3, s[8:9]\n"
-   "  s_waitcnt vmcnt(0)\n"
-   "  global_store_dword v2, v4, s[10:11]\n";
+static const char *barrier_body = "  v_readfirstlane_b32 s40, v1\n" /* first x of this wave */
+                                  "  global_store_dword v2, v1, s[8:9]\n"
+                                  "  s_waitcnt vmcnt(0)\n"
+                                  "  s_barrier\n"
+                                  "  v_add_u32 v3, 0x100, v2\n" /* + 64 dwords */
+                                  "  v_and_b32 v3, 0x3ff, v3\n" /* mod 256 dwords */
+                                  "  global_load_dword v4, v3, s[8:9]\n"
+                                  "  s_waitcnt vmcnt(0)\n"
+                                  "  global_store_dword v2, v4, s[10:11]\n";
 
 static void
 run_barrier(uint64_t seed, int threads)
@@ -29,8 +28,8 @@ run_barrier(uint64_t seed, int threads)
    uint32_t out[256], out2[256];
    memset(out, 0xff, sizeof(out));
    memset(out2, 0xff, sizeof(out2));
-   eh_kernel k = {.body = barrier_body, .block = {256}, .sgprs = 64, .shuffle_seed = seed,
-                  .threads = threads};
+   eh_kernel k = {
+       .body = barrier_body, .block = {256}, .sgprs = 64, .shuffle_seed = seed, .threads = threads};
    eh_buf b[2] = {{out, sizeof(out), 1}, {out2, sizeof(out2), 1}};
    char msg[1024];
    rt_counters c;
@@ -38,8 +37,8 @@ run_barrier(uint64_t seed, int threads)
    cr_assert_eq(st, MXJIT_OK, "%s", msg);
    for (unsigned i = 0; i < 256; i++) {
       cr_assert_eq(out[i], i);
-      cr_assert_eq(out2[i], (i + 64) % 256, "seed %llu: out2[%u] = %u",
-                   (unsigned long long)seed, i, out2[i]);
+      cr_assert_eq(out2[i], (i + 64) % 256, "seed %llu: out2[%u] = %u", (unsigned long long)seed, i,
+                   out2[i]);
    }
    cr_assert_eq(c.waves, 4u);
    cr_assert_eq(c.workgroups, 1u);
@@ -116,8 +115,8 @@ Test(emu_sched, multi_workgroup_threads)
                       "  s_store_dword s40, s[8:9], s41\n"
                       "  s_waitcnt lgkmcnt(0)\n";
    for (int threads = 1; threads <= 3; threads += 2) {
-      eh_kernel k = {.body = body, .grid = {5, 4, 3}, .block = {100}, .sgprs = 64,
-                     .threads = threads};
+      eh_kernel k = {
+          .body = body, .grid = {5, 4, 3}, .block = {100}, .sgprs = 64, .threads = threads};
       eh_buf b = {out, sizeof(out), 1};
       char msg[1024];
       rt_counters c;
@@ -138,7 +137,8 @@ Test(emu_sched, partial_wave_exec)
                           "  s_cbranch_scc0 L_done\n"
                           "  s_store_dwordx2 s[40:41], s[8:9], 0x0\n  s_waitcnt lgkmcnt(0)\n"
                           "L_done:\n",
-                  .block = {100}, .sgprs = 64};
+                  .block = {100},
+                  .sgprs = 64};
    eh_buf b = {out, sizeof(out), 1};
    char msg[1024];
    cr_assert_eq(eh_run(&k, &b, 1, NULL, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
@@ -156,7 +156,8 @@ Test(emu_sched, counters)
                           "  s_cmp_lt_u32 s40, 3\n"
                           "  s_cbranch_scc1 L_top\n"
                           "  global_store_dword v2, v1, s[8:9]\n",
-                  .grid = {2}, .block = {64}};
+                  .grid = {2},
+                  .block = {64}};
    eh_buf b[2] = {{out, sizeof(out), 1}, {NULL, 4, 0}};
    char msg[1024];
    rt_counters c;

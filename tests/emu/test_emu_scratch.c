@@ -28,7 +28,10 @@ Test(emu_scratch, forms_and_lane_privacy)
                           "  v_add_u32 v10, v10, v8\n"
                           "  v_add_u32 v10, v10, v9\n"
                           "  global_store_dword v2, v10, s[8:9]\n",
-                  .block = {64}, .grid = {2}, .sgprs = 64, .private_bytes = 64};
+                  .block = {64},
+                  .grid = {2},
+                  .sgprs = 64,
+                  .private_bytes = 64};
    cr_assert_eq(eh_run64(&k, out, NULL, 0, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
    /* v6 + v7 + v8 + v9 = x + 4x + x + ((x + 0x101) & 0xff) */
    for (unsigned l = 0; l < 64; l++)
@@ -40,7 +43,8 @@ Test(emu_scratch, past_private_size_faults)
    uint32_t out[64];
    char msg[1024];
    eh_kernel k = {.body = "  scratch_load_dword v3, off, off offset:64\n  s_waitcnt vmcnt(0)\n",
-                  .block = {64}, .private_bytes = 64};
+                  .block = {64},
+                  .private_bytes = 64};
    mxjit_status st = eh_run64(&k, out, NULL, 0, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_ERR_EMU_FAULT_OOB, "%s", msg);
    cr_assert(strstr(msg, "scratch_load_dword") && strstr(msg, "private"), "%s", msg);

@@ -33,14 +33,15 @@ Test(emu_smem, load_widths_and_offsets)
                           "  s_store_dwordx4 s[48:51], s[8:9], 0x1c\n"
                           "  s_store_dwordx4 s[52:55], s[8:9], 0x2c\n"
                           "  s_waitcnt lgkmcnt(0)\n",
-                  .block = {64}, .sgprs = 64};
+                  .block = {64},
+                  .sgprs = 64};
    eh_buf b[2] = {{out, sizeof(out), 1}, {in, sizeof(in), 0}};
    char msg[1024];
    rt_counters c;
    mxjit_status st = eh_run(&k, b, 2, &c, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_OK, "%s", msg);
-   uint32_t want[15] = {0x1001, 0x1002, 0x1003, 0x1008, 0x1009, 0x100a, 0x100b,
-                        0x1010, 0x1011, 0x1012, 0x1013, 0x1014, 0x1015, 0x1016, 0x1017};
+   uint32_t want[15] = {0x1001, 0x1002, 0x1003, 0x1008, 0x1009, 0x100a, 0x100b, 0x1010,
+                        0x1011, 0x1012, 0x1013, 0x1014, 0x1015, 0x1016, 0x1017};
    cr_assert_arr_eq(out, want, sizeof(want));
    /* prologue: two x2 loads (16 bytes); body: 4 + 8 + 16 + 32 */
    cr_assert_eq(c.bytes_smem_load, 16u + 60u);
@@ -58,7 +59,8 @@ Test(emu_smem, load_x16_aligned_down)
                           "  s_store_dwordx4 s[44:47], s[8:9], 0x10\n"
                           "  s_store_dwordx4 s[48:51], s[8:9], 0x20\n"
                           "  s_store_dwordx4 s[52:55], s[8:9], 0x30\n",
-                  .block = {64}, .sgprs = 64};
+                  .block = {64},
+                  .sgprs = 64};
    eh_buf b[2] = {{out, sizeof(out), 1}, {in, sizeof(in), 0}};
    char msg[1024];
    cr_assert_eq(eh_run(&k, b, 2, NULL, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
@@ -81,7 +83,10 @@ Test(emu_smem, buffer_load_range_check)
                           "  s_waitcnt lgkmcnt(0)\n"
                           "  s_store_dwordx4 s[40:43], s[8:9], 0x0\n"
                           "  s_store_dword s44, s[8:9], 0x10\n",
-                  .block = {64}, .sgprs = 64, .scalars = sc, .nscalars = 1};
+                  .block = {64},
+                  .sgprs = 64,
+                  .scalars = sc,
+                  .nscalars = 1};
    eh_buf b[2] = {{out, sizeof(out), 1}, {in, sizeof(in), 0}};
    char msg[1024];
    cr_assert_eq(eh_run(&k, b, 2, NULL, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
