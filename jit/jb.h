@@ -188,6 +188,21 @@ jb_val jb_vec(jb_builder *b, const jb_val *xs, unsigned n);
 
 /* --- Control flow (jb_flow.c) -------------------------------------------------------------- */
 
+/** Where the next instruction goes (STYLE C5); inserting advances it past the new instruction.
+ *  `before` NULL means the end of `bb` (before its terminator, if it has one). */
+typedef struct jb_cursor {
+   LLVMBasicBlockRef bb;
+   LLVMValueRef before;
+} jb_cursor;
+jb_cursor jb_cursor_here(jb_builder *b);
+jb_cursor jb_before(jb_val v);
+jb_cursor jb_after(jb_val v);
+/** The end of the kernel's entry block: for values every path needs, hoisted (e.g. SRDs). */
+jb_cursor jb_at_entry(jb_builder *b);
+/** Moves the insertion point. If/loop pushes need a cursor at the end of a block (as after
+ *  any flow op or jb_builder_at(b, saved_here)); elsewhere they are a sticky error. */
+void jb_builder_at(jb_builder *b, jb_cursor c);
+
 typedef struct jb_if jb_if;
 typedef struct jb_loop jb_loop;
 

@@ -348,6 +348,10 @@ jb_finish(jb_builder *b)
       return b->status;
    if (b->status == MXJIT_OK && !b->fn)
       jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_finish: no kernel was started");
+   if (b->status == MXJIT_OK && b->mid_block)
+      jb_error(b, MXJIT_ERR_INVALID_ARG,
+               "jb_finish: the cursor is in the middle of a block; "
+               "return to where the kernel ends (jb_builder_at with a saved cursor)");
    if (b->status == MXJIT_OK && b->flow_depth)
       jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_finish: %u if/loop blocks still open", b->flow_depth);
    if (b->status == MXJIT_OK)

@@ -30,9 +30,74 @@ new_block(jb_builder *b, const char *name)
    return LLVMAppendBasicBlockInContext(b->ctx, b->fn, name);
 }
 
+jb_cursor
+jb_cursor_here(jb_builder *b)
+{
+   return (jb_cursor){LLVMGetInsertBlock(b->llb), b->mid_block ? b->cur_before : NULL};
+}
+
+jb_cursor
+jb_before(jb_val v)
+{
+   assert(LLVMIsAInstruction(v.v) && "jb_before: not an instruction");
+   return (jb_cursor){LLVMGetInstructionParent(v.v), v.v};
+}
+
+jb_cursor
+jb_after(jb_val v)
+{
+   assert(LLVMIsAInstruction(v.v) && "jb_after: not an instruction");
+   LLVMValueRef next = LLVMGetNextInstruction(v.v);
+   return (jb_cursor){LLVMGetInstructionParent(v.v), next};
+}
+
+jb_cursor
+jb_at_entry(jb_builder *b)
+{
+   return (jb_cursor){b->entry_bb, NULL};
+}
+
+void
+jb_builder_at(jb_builder *b, jb_cursor c)
+{
+   if (!jb_ok(b))
+      return;
+   LLVMValueRef term = LLVMGetBasicBlockTerminator(c.bb);
+   LLVMValueRef at = c.before ? c.before : term;
+   if (at)
+      LLVMPositionBuilderBefore(b->llb, at);
+   else
+      LLVMPositionBuilderAtEnd(b->llb, c.bb);
+   b->mid_block = at != NULL;
+   b->cur_before = at;
+}
+
+/* Every flow op leaves the cursor at the end of a block. */
+static void
+at_end(jb_builder *b, LLVMBasicBlockRef bb)
+{
+   LLVMPositionBuilderAtEnd(b->llb, bb);
+   b->mid_block = false;
+}
+
+/* Flow ops split and branch at the cursor, which must therefore be at the end of a block. */
+static bool
+cursor_at_end(jb_builder *b, const char *op)
+{
+   if (!b->mid_block)
+      return true;
+   jb_error(b, MXJIT_ERR_INVALID_ARG,
+            "%s in the middle of a block (after jb_builder_at); return to the end of the "
+            "current block first",
+            op);
+   return false;
+}
+
 static struct jb_flow *
 push_flow(jb_builder *b, enum jb_flow_kind kind)
 {
+   if (!cursor_at_end(b, kind == JB_FLOW_IF ? "jb_push_if" : "jb_push_loop"))
+      return NULL;
    if (b->flow_depth >= JB_MAX_FLOW) {
       jb_error(b, MXJIT_ERR_INVALID_ARG, "control flow nested deeper than %d", JB_MAX_FLOW);
       return NULL;
@@ -64,14 +129,14 @@ jb_push_if(jb_builder *b, jb_val cond)
    f->else_bb = new_block(b, "else");
    f->merge_bb = new_block(b, "endif");
    LLVMBuildCondBr(b->llb, cond.v, f->then_bb, f->else_bb);
-   LLVMPositionBuilderAtEnd(b->llb, f->then_bb);
+   at_end(b, f->then_bb);
    return (jb_if *)f;
 }
 
 void
 jb_push_else(jb_builder *b, jb_if *nif)
 {
-   if (nif == &dead_flow.i || !jb_ok(b))
+   if (nif == &dead_flow.i || !jb_ok(b) || !cursor_at_end(b, "jb_push_else"))
       return;
    struct jb_flow *f = &nif->f;
    assert(b->flow_depth && &b->flow[b->flow_depth - 1].i == nif && "jb_push_else: not innermost");
@@ -79,13 +144,13 @@ jb_push_else(jb_builder *b, jb_if *nif)
    f->has_else = true;
    branch_to(b, f->merge_bb);
    b->last_then_end = LLVMGetInsertBlock(b->llb);
-   LLVMPositionBuilderAtEnd(b->llb, f->else_bb);
+   at_end(b, f->else_bb);
 }
 
 void
 jb_pop_if(jb_builder *b, jb_if *nif)
 {
-   if (nif == &dead_flow.i || !jb_ok(b))
+   if (nif == &dead_flow.i || !jb_ok(b) || !cursor_at_end(b, "jb_pop_if"))
       return;
    struct jb_flow *f = &nif->f;
    assert(b->flow_depth && &b->flow[b->flow_depth - 1].i == nif && "jb_pop_if: not innermost");
@@ -98,12 +163,12 @@ jb_pop_if(jb_builder *b, jb_if *nif)
       branch_to(b, f->merge_bb);
       then_end = LLVMGetInsertBlock(b->llb);
       /* The empty else block just falls through. */
-      LLVMPositionBuilderAtEnd(b->llb, f->else_bb);
+      at_end(b, f->else_bb);
       LLVMBuildBr(b->llb, f->merge_bb);
       else_end = f->else_bb;
    }
    b->flow_depth--;
-   LLVMPositionBuilderAtEnd(b->llb, f->merge_bb);
+   at_end(b, f->merge_bb);
    b->last_then_end = then_end;
    b->last_else_end = else_end;
 }
@@ -132,14 +197,14 @@ jb_push_loop(jb_builder *b)
    f->head_bb = new_block(b, "loop");
    f->exit_bb = new_block(b, "endloop");
    LLVMBuildBr(b->llb, f->head_bb);
-   LLVMPositionBuilderAtEnd(b->llb, f->head_bb);
+   at_end(b, f->head_bb);
    return (jb_loop *)f;
 }
 
 static bool
 loop_open(jb_builder *b, jb_loop *l)
 {
-   if (l == &dead_flow.l || !jb_ok(b))
+   if (l == &dead_flow.l || !jb_ok(b) || !cursor_at_end(b, "jb_break/jb_continue"))
       return false;
    for (unsigned i = 0; i < b->flow_depth; i++)
       if (&b->flow[i].l == l)
@@ -152,7 +217,7 @@ loop_open(jb_builder *b, jb_loop *l)
 static void
 after_jump(jb_builder *b)
 {
-   LLVMPositionBuilderAtEnd(b->llb, new_block(b, "dead"));
+   at_end(b, new_block(b, "dead"));
 }
 
 void
@@ -176,12 +241,12 @@ jb_continue(jb_builder *b, jb_loop *l)
 void
 jb_pop_loop(jb_builder *b, jb_loop *l)
 {
-   if (l == &dead_flow.l || !jb_ok(b))
+   if (l == &dead_flow.l || !jb_ok(b) || !cursor_at_end(b, "jb_pop_loop"))
       return;
    assert(b->flow_depth && &b->flow[b->flow_depth - 1].l == l && "jb_pop_loop: not innermost");
    branch_to(b, l->f.head_bb);
    b->flow_depth--;
-   LLVMPositionBuilderAtEnd(b->llb, l->f.exit_bb);
+   at_end(b, l->f.exit_bb);
 }
 
 jb_var
@@ -191,14 +256,14 @@ jb_var_create(jb_builder *b, jb_val init)
    if (!jb_ok(b))
       return v;
    /* Allocas go at the top of the entry block, where mem2reg/SROA promote them. */
-   LLVMBasicBlockRef cur = LLVMGetInsertBlock(b->llb);
+   jb_cursor here = jb_cursor_here(b);
    LLVMValueRef first = LLVMGetFirstInstruction(b->entry_bb);
    if (first)
       LLVMPositionBuilderBefore(b->llb, first);
    else
       LLVMPositionBuilderAtEnd(b->llb, b->entry_bb);
    v.slot = LLVMBuildAlloca(b->llb, jb_llvm_type(b, init.t), "var");
-   LLVMPositionBuilderAtEnd(b->llb, cur);
+   jb_builder_at(b, here);
    LLVMBuildStore(b->llb, init.v, v.slot);
    return v;
 }

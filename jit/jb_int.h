@@ -51,6 +51,8 @@ struct jb_builder {
    } flow[JB_MAX_FLOW];
    unsigned flow_depth;
    LLVMBasicBlockRef last_then_end, last_else_end;
+   bool mid_block;          /* cursor placed before an instruction: no if/loop may start here */
+   LLVMValueRef cur_before; /* that instruction, while mid_block */
    bool finished;
    mxjit_status status;
    char msg[512];

@@ -302,3 +302,62 @@ Test(jb_builder, verifier_catches_bad_ir)
              jb_message(b));
    jb_builder_destroy(b);
 }
+
+Test(jb_builder, cursor_hoists_to_entry)
+{
+   jb_builder *b = new_kernel(&jt_gfx950);
+   jb_val tid = jb_workitem_id(b, 0);
+   jb_if *nif = jb_push_if(b, jb_cmp(b, JB_ULT, tid, jb_arg_val(b, A_N)));
+   jb_cursor here = jb_cursor_here(b);
+   /* Hoist the SRD to the entry block, then continue inside the if. */
+   jb_builder_at(b, jb_at_entry(b));
+   jb_val srd = jb_srd(b, jb_arg_val(b, A_OUT), jb_arg_val(b, A_OFF));
+   jb_val k = jb_iadd_imm(b, jb_arg_val(b, A_N), 3);
+   jb_val k2 = jb_imul_imm(b, k, 5);
+   /* jb_before: insert between k and k2 (the cursor advances past each insertion). */
+   jb_builder_at(b, jb_before(k2));
+   jb_val k1 = jb_iadd_imm(b, k, 1);
+   jb_val k1b = jb_iadd_imm(b, k1, 1);
+   cr_assert_eq(LLVMGetNextInstruction(k1.v), k1b.v);
+   cr_assert_eq(LLVMGetNextInstruction(k1b.v), k2.v);
+   jb_push_if(b, jb_imm_bool(b, true));
+   cr_assert_eq(jb_status(b), MXJIT_ERR_INVALID_ARG, "if mid-block must be refused");
+   cr_assert(strstr(jb_message(b), "middle of a block") != NULL, "%s", jb_message(b));
+   jb_builder_destroy(b);
+
+   b = new_kernel(&jt_gfx950);
+   tid = jb_workitem_id(b, 0);
+   nif = jb_push_if(b, jb_cmp(b, JB_ULT, tid, jb_arg_val(b, A_N)));
+   here = jb_cursor_here(b);
+   jb_builder_at(b, jb_at_entry(b));
+   srd = jb_srd(b, jb_arg_val(b, A_OUT), jb_arg_val(b, A_OFF));
+   jb_builder_at(b, here);
+   jb_buffer_store(b, tid, srd, jb_shl_imm(b, tid, 2));
+   jb_pop_if(b, nif);
+   cr_assert_eq(LLVMGetInstructionParent(srd.v), b->entry_bb);
+   void *obj = NULL;
+   size_t n = 0;
+   char msg[1024];
+   cr_assert_eq(jit_compile_builder(b, &obj, &n, NULL, NULL, NULL, msg, sizeof(msg)), MXJIT_OK,
+                "%s", msg);
+   free(obj);
+
+   b = new_kernel(&jt_gfx942);
+   jb_workitem_id(b, 0);
+   jb_push_if(b, jb_imm_bool(b, true));
+   jb_builder_at(b, jb_at_entry(b));
+   jb_imm_i32(b, 0);
+   jb_pop_if(b, (jb_if *)&b->flow[0]);
+   cr_assert_eq(jb_status(b), MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(jb_message(b), "jb_pop_if in the middle of a block") != NULL, "%s",
+             jb_message(b));
+   cr_assert_neq(jb_finish(b), MXJIT_OK);
+   jb_builder_destroy(b);
+
+   b = new_kernel(&jt_gfx942);
+   jb_builder_at(b, jb_before(jb_workitem_id(b, 0)));
+   cr_assert_eq(jb_finish(b), MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(jb_message(b), "jb_finish: the cursor is in the middle") != NULL, "%s",
+             jb_message(b));
+   jb_builder_destroy(b);
+}
