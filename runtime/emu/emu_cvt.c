@@ -175,10 +175,10 @@ cvt_d2f(double x)
 
 /* --- Instructions ----------------------------------------------------------------------------- */
 
-#define A (io.s[0][l])
-#define B (io.s[1][l])
-#define C (io.s[2][l])
-#define A64 (((uint64_t)io.shi[0][l] << 32) | io.s[0][l])
+#define A (io.sp[0][l])
+#define B (io.sp[1][l])
+#define C (io.sp[2][l])
+#define A64 (((uint64_t)io.shp[0][l] << 32) | io.sp[0][l])
 #define FA valu_f32in(w, in, 0, A)
 #define FB valu_f32in(w, in, 1, B)
 #define DA valu_f64in(w, in, 0, A64)

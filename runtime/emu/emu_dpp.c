@@ -71,6 +71,10 @@ dpp_gather_src0(emu_wave *w, const emu_inst *in, valu_io *io, unsigned kind)
    const emu_opnd *o = &in->src[0];
    uint64_t exec = w->exec, mask = 0;
 
+   memset(io->s[0], 0, sizeof(io->s[0])); /* lanes not written still compute on defined data */
+   memset(io->shi[0], 0, sizeof(io->shi[0]));
+   io->sp[0] = io->s[0];
+   io->shp[0] = io->shi[0];
    for (int l = 0; l < EMU_WAVE; l++) {
       if (!((exec >> l) & 1))
          continue;
@@ -116,11 +120,13 @@ gather_one(emu_wave *w, const emu_inst *in, valu_io *io, unsigned i, unsigned ki
    bool sdwa = in->has_sdwa && i < 2 && kind != VK_DST;
    uint32_t *d = io->s[i], *dh = io->shi[i];
 
+   io->sp[i] = d;
+   io->shp[i] = dh;
    if (kind == VK_B64 || kind == VK_F64) {
       if (vgpr) {
          unsigned r = vgpr_row(o);
-         memcpy(d, w->v[r], sizeof(io->s[i]));
-         memcpy(dh, w->v[(r + 1) & (EMU_NUM_VGPR - 1)], sizeof(io->shi[i]));
+         io->sp[i] = w->v[r];
+         io->shp[i] = w->v[(r + 1) & (EMU_NUM_VGPR - 1)];
          return;
       }
       uint64_t q = emu_src64(w, o, 0);
@@ -130,6 +136,10 @@ gather_one(emu_wave *w, const emu_inst *in, valu_io *io, unsigned i, unsigned ki
          d[l] = (uint32_t)q;
          dh[l] = (uint32_t)(q >> 32);
       }
+      return;
+   }
+   if (vgpr && !sdwa && kind != VK_B16) {
+      io->sp[i] = w->v[vgpr_row(o)];
       return;
    }
    if (vgpr) {
@@ -204,6 +214,30 @@ sdwa_dst(const emu_inst *in, uint32_t old, uint32_t v)
             sh + width < 32)
       r |= ~0u << (sh + width);
    return r;
+}
+
+void
+valu_f32_prep(const emu_wave *w, const emu_inst *in, valu_io *io, unsigned kinds)
+{
+   bool flush = !((w->mode >> VALU_MODE_F32_DENORM_SHIFT) & 1);
+
+   for (unsigned i = 0; i < 3; i++) {
+      unsigned kind = (kinds >> (4 * i)) & 0xf;
+      if (kind != VK_B32 && kind != VK_DST)
+         continue;
+      uint8_t fl = kind == VK_DST ? 0 : in->src[i].flags;
+      uint32_t and_m = (fl & EMU_OPND_ABS) ? 0x7fffffffu : 0xffffffffu;
+      uint32_t xor_m = (fl & EMU_OPND_NEG) ? 0x80000000u : 0u;
+      const uint32_t *src = io->sp[i];
+      uint32_t *s = io->s[i];
+      if (and_m == 0xffffffffu && !xor_m && !flush)
+         continue;
+      io->sp[i] = s;
+      for (unsigned l = 0; l < EMU_WAVE; l++) {
+         uint32_t v = (src[l] & and_m) ^ xor_m;
+         s[l] = (flush && (v & 0x7f800000u) == 0) ? (v & 0x80000000u) : v;
+      }
+   }
 }
 
 void

@@ -10,9 +10,9 @@
  */
 #include "emu_valu_int.h"
 
-#define A (io.s[0][l])
-#define B (io.s[1][l])
-#define C (io.s[2][l])
+#define A (io.sp[0][l])
+#define B (io.sp[1][l])
+#define C (io.sp[2][l])
 
 /* f16 input with abs/neg and FP_DENORM (f64/f16 field) input flushing, as a double. */
 static double

@@ -110,8 +110,8 @@ cmp_run(emu_wave *w, const emu_inst *in, enum cmp_type t, enum cmp_cond c, bool 
    uint64_t r = 0;
    VALU_FOREACH(l, io.mask) {
       bool wide = t == T_F64 || t == T_I64 || t == T_U64; /* shi is valid only for VK_B64 */
-      uint64_t a = (wide ? (uint64_t)io.shi[0][l] << 32 : 0) | io.s[0][l];
-      uint64_t b = (wide && c != C_CLASS ? (uint64_t)io.shi[1][l] << 32 : 0) | io.s[1][l];
+      uint64_t a = (wide ? (uint64_t)io.shp[0][l] << 32 : 0) | io.sp[0][l];
+      uint64_t b = (wide && c != C_CLASS ? (uint64_t)io.shp[1][l] << 32 : 0) | io.sp[1][l];
       bool v;
       if (c == C_CLASS) {
          unsigned cb = t == T_F16 ? class_bit(a & 0xffff, 5, 10)

@@ -11,15 +11,16 @@
 
 #include <fenv.h>
 
-#define A (io.s[0][l])
-#define B (io.s[1][l])
-#define C (io.s[2][l])
-#define A64 (((uint64_t)io.shi[0][l] << 32) | io.s[0][l])
-#define B64 (((uint64_t)io.shi[1][l] << 32) | io.s[1][l])
-#define C64 (((uint64_t)io.shi[2][l] << 32) | io.s[2][l])
-#define FA valu_f32in(w, in, 0, A)
-#define FB valu_f32in(w, in, 1, B)
-#define FC valu_f32in(w, in, 2, C)
+#define A (io.sp[0][l])
+#define B (io.sp[1][l])
+#define C (io.sp[2][l])
+#define A64 (((uint64_t)io.shp[0][l] << 32) | io.sp[0][l])
+#define B64 (((uint64_t)io.shp[1][l] << 32) | io.sp[1][l])
+#define C64 (((uint64_t)io.shp[2][l] << 32) | io.sp[2][l])
+/* f32 sources after valu_f32_prep (modifiers and input flushing already applied) */
+#define FA valu_bitsf(A)
+#define FB valu_bitsf(B)
+#define FC valu_bitsf(C)
 #define DA valu_f64in(w, in, 0, A64)
 #define DB valu_f64in(w, in, 1, B64)
 #define DC valu_f64in(w, in, 2, C64)
@@ -51,8 +52,15 @@ round_exit(int old)
       mxjit_status st = valu_gather(w, in, &io, kinds); \
       if (st != MXJIT_OK) \
          return st; \
+      valu_f32_prep(w, in, &io, kinds); \
       int rm = round_enter(w, 0); \
-      VALU_FOREACH(l, io.mask) { io.d[l] = valu_f32out(w, in, (EXPR)); } \
+      if (!in->omod && !in->clamp && ((w->mode >> VALU_MODE_F32_DENORM_SHIFT) & 2)) { \
+         for (unsigned l = 0; l < EMU_WAVE; l++) \
+            io.d[l] = valu_fbits(EXPR); \
+      } else { \
+         for (unsigned l = 0; l < EMU_WAVE; l++) \
+            io.d[l] = valu_f32out(w, in, (EXPR)); \
+      } \
       round_exit(rm); \
       valu_store(w, in, &io, 32); \
       return MXJIT_OK; \
@@ -84,6 +92,7 @@ round_exit(int old)
       mxjit_status st = valu_gather(w, in, &io, kinds); \
       if (st != MXJIT_OK) \
          return st; \
+      valu_f32_prep(w, in, &io, kinds); \
       VALU_FOREACH(l, io.mask) { io.d[l] = (uint32_t)(EXPR); } \
       valu_store(w, in, &io, 32); \
       return MXJIT_OK; \
@@ -292,9 +301,9 @@ OPF(valu_min3_f32, K3, fmin_isa(w, fmin_isa(w, FA, FB), FC))
 OPF(valu_max3_f32, K3, fmax_isa(w, fmax_isa(w, FA, FB), FC))
 OPF(valu_med3_f32, K3, fmed3_isa(w, FA, FB, FC))
 OPF(valu_fma_f32, K3, fmaf(FA, FB, FC))
-OPF(valu_fmac_f32, KMAC, fmaf(FA, FB, valu_bitsf(C)))
+OPF(valu_fmac_f32, KMAC, fmaf(FA, FB, FC))
 OPF(valu_mad_f32, K3, mad_legacy(FA, FB, FC))
-OPF(valu_mac_f32, KMAC, mad_legacy(FA, FB, valu_bitsf(C)))
+OPF(valu_mac_f32, KMAC, mad_legacy(FA, FB, FC))
 OPF(valu_ldexp_f32, K2, ldexp32(FA, B))
 OPF(valu_rcp_f32, K1, 1.0f / FA)
 OPF(valu_rcp_iflag_f32, K1, 1.0f / FA)
@@ -381,6 +390,7 @@ valu_div_scale_f32(emu_wave *w, const emu_inst *in)
    if (st != MXJIT_OK)
       return st;
    uint64_t vcc = 0;
+   valu_f32_prep(w, in, &io, K3);
    VALU_FOREACH(l, io.mask) {
       bool v;
       io.d[l] = valu_fbits(div_scale32(FA, FB, FC, &v));

@@ -8,9 +8,9 @@
  */
 #include "emu_valu_int.h"
 
-#define A (io.s[0][l])
-#define B (io.s[1][l])
-#define C (io.s[2][l])
+#define A (io.sp[0][l])
+#define B (io.sp[1][l])
+#define C (io.sp[2][l])
 
 /* E8M0 scale of the scalef32 ops: the exponent field of an f32 operand (CDNA4 ISA
  * "scale = 32'U(exponent(S2.f32))"); 255 is NaN. */

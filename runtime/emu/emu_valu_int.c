@@ -4,12 +4,12 @@
  */
 #include "emu_valu_int.h"
 
-#define A (io.s[0][l])
-#define B (io.s[1][l])
-#define C (io.s[2][l])
-#define AH (io.shi[0][l])
-#define BH (io.shi[1][l])
-#define CH (io.shi[2][l])
+#define A (io.sp[0][l])
+#define B (io.sp[1][l])
+#define C (io.sp[2][l])
+#define AH (io.shp[0][l])
+#define BH (io.shp[1][l])
+#define CH (io.shp[2][l])
 #define A64 (((uint64_t)AH << 32) | A)
 #define C64 (((uint64_t)CH << 32) | C)
 
@@ -21,7 +21,8 @@
       mxjit_status st = valu_gather(w, in, &io, kinds); \
       if (st != MXJIT_OK) \
          return st; \
-      VALU_FOREACH(l, io.mask) { io.d[l] = (uint32_t)(EXPR); } \
+      for (unsigned l = 0; l < EMU_WAVE; l++) \
+         io.d[l] = (uint32_t)(EXPR); \
       valu_store(w, in, &io, 32); \
       return MXJIT_OK; \
    }

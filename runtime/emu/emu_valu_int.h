@@ -29,6 +29,9 @@ enum {
 
 typedef struct valu_io {
    uint64_t mask;          /* lanes whose result is written (exec and DPP row/bank/bound) */
+   /* Source i of every lane: sp[i] points at the VGPR row itself when the source is a plain
+    * VGPR (no copy; nothing is written before valu_store), else at s[i]. shp: high dwords. */
+   const uint32_t *sp[3], *shp[3];
    uint32_t s[3][EMU_WAVE];
    uint32_t shi[3][EMU_WAVE];
    uint32_t d[EMU_WAVE], dhi[EMU_WAVE];
@@ -45,6 +48,9 @@ mxjit_status valu_gather(emu_wave *w, const emu_inst *in, valu_io *io, unsigned 
  *  result width: 16 (CDNA: op_sel[3] selects the half, the other half is kept; without it the
  *  high half is zeroed as GFX9 16-bit VALU ops do), 32 or 64. SDWA dst_sel applies to 16/32. */
 void valu_store(emu_wave *w, const emu_inst *in, const valu_io *io, unsigned bits);
+/** Applies VOP3/DPP/SDWA abs/neg and MODE input-denormal flushing to the gathered f32
+ *  sources (VK_B32/VK_DST) of all 64 lanes, so lane loops read plain f32 bits. */
+void valu_f32_prep(const emu_wave *w, const emu_inst *in, valu_io *io, unsigned kinds);
 /** Lane mask of a 64-bit scalar operand (VCC, SGPR pair, EXEC, or an inline constant). */
 uint64_t valu_smask(const emu_wave *w, const emu_opnd *o);
 /** Writes a 64-bit lane mask to a scalar destination pair (VCC, s[n:n+1], EXEC). */
