@@ -20,8 +20,8 @@
  *   Which K index a lane's element j carries (k = kpl * (lane / mn) + j) is not observable in
  *   exact results (A and B use the same mapping), so only the row/column/accumulator mapping is
  *   pinned by the tests; the K order matters only for rounding. The scaled
- *   v_mfma_scale_f32_*_f8f6f4 forms are not implemented: the decoder keeps three VOP3P sources
- *   and the two E8M0 scale operands would be lost.
+ *   v_mfma_scale_f32_*_f8f6f4 forms multiply each 32-element block sum by its two E8M0 scales
+ *   (see mfma_scaled below).
  *
  * Numerics. Every product of two bf16/f16/fp8 values is exact in double. The hardware's adder
  * tree and its internal rounding are not documented, so the emulator uses one fixed order: for
@@ -38,6 +38,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef enum mf_type {
@@ -176,22 +177,13 @@ unpack(const emu_wave *w, const emu_opnd *o, int vreg, unsigned lane, unsigned k
  * instead of divisions, fixed trip counts). */
 static inline __attribute__((always_inline)) mxjit_status
 mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_type tb,
-     bool f8f6f4)
+     const double *scale_a, const double *scale_b)
 {
    unsigned kpl = mn * k / 64, groups = 64 / mn, nregs = mn * mn / 64;
    double a[32][128], b[128][32], p[32][32]; /* a[i][k], b[k][j] (k <= 128), partial sums */
    float d[32][32];                         /* accumulator as a matrix */
    double tmp[32];
-   if (f8f6f4) {
-      /* gfx950 f8f6f4: cbsz = A format, blgp = B format (0 fp8, 1 bf8, 2 fp6, 3 bf6, 4 fp4) */
-      static const mf_type fmt[5] = {MF_FP8_OCP, MF_BF8_OCP, MF_FP6, MF_BF6, MF_FP4};
-      if (in->cbsz > 4 || in->blgp > 4 || in->abid)
-         return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
-                          "cbsz:%u abid:%u blgp:%u is not a valid f8f6f4 format selection",
-                          in->cbsz, in->abid, in->blgp);
-      ta = fmt[in->cbsz];
-      tb = fmt[in->blgp];
-   } else if (in->cbsz || in->abid || in->blgp)
+   if (k < 64 && (in->cbsz || in->abid || in->blgp))
       return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
                        "cbsz:%u abid:%u blgp:%u broadcast/swizzle modifiers are not emulated for "
                        "single-block MFMA shapes",
@@ -229,6 +221,10 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
             for (unsigned j = 0; j < mn; j++)
                p[i][j] += ai * b[kk][j];
          }
+      if (scale_a) /* E8M0 block scales: exact powers of two applied to the block's sum */
+         for (unsigned i = 0; i < mn; i++)
+            for (unsigned j = 0; j < mn; j++)
+               p[i][j] *= scale_a[i + mn * g] * scale_b[j + mn * g];
       for (unsigned i = 0; i < mn; i++)
          for (unsigned j = 0; j < mn; j++)
             d[i][j] = (float)((double)d[i][j] + p[i][j]);
@@ -251,7 +247,7 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
 #define MFMA(name, mn, k, ta, tb)                                                                \
    mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
    {                                                                                             \
-      return mfma(w, in, mn, k, ta, tb, false);                                                  \
+      return mfma(w, in, mn, k, ta, tb, NULL, NULL);                                             \
    }
 /* fp8 pairs: <a>_<b> names A's format first (v_mfma_f32_16x16x32_fp8_bf8: A fp8, B bf8). */
 #define MFMA_F8(shape, mn, k)                                                                    \
@@ -275,16 +271,117 @@ MFMA(v_mfma_f32_32x32x16_f16, 32, 16, MF_F16, MF_F16)
 MFMA_F8(16x16x32, 16, 32)
 MFMA_F8(32x32x16, 32, 16)
 
+/* gfx950 f8f6f4: cbsz = A format, blgp = B format (0 fp8, 1 bf8, 2 fp6, 3 bf6, 4 fp4). */
+static const mf_type f8f6f4_fmt[5] = {MF_FP8_OCP, MF_BF8_OCP, MF_FP6, MF_BF6, MF_FP4};
+
+static mxjit_status
+mfma_f8f6f4(emu_wave *w, const emu_inst *in, unsigned mn, unsigned cbsz, unsigned abid,
+            unsigned blgp, const double *sa, const double *sb)
+{
+   if (cbsz > 4 || blgp > 4 || abid)
+      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                       "cbsz:%u abid:%u blgp:%u is not a valid f8f6f4 format selection", cbsz,
+                       abid, blgp);
+   if (mn == 16)
+      return mfma(w, in, 16, 128, f8f6f4_fmt[cbsz], f8f6f4_fmt[blgp], sa, sb);
+   return mfma(w, in, 32, 64, f8f6f4_fmt[cbsz], f8f6f4_fmt[blgp], sa, sb);
+}
+
 mxjit_status
 emu_vm_v_mfma_f32_16x16x128_f8f6f4(emu_wave *w, const emu_inst *in)
 {
-   return mfma(w, in, 16, 128, MF_FP8_OCP, MF_FP8_OCP, true);
+   return mfma_f8f6f4(w, in, 16, in->cbsz, in->abid, in->blgp, NULL, NULL);
 }
 
 mxjit_status
 emu_vm_v_mfma_f32_32x32x64_f8f6f4(emu_wave *w, const emu_inst *in)
 {
-   return mfma(w, in, 32, 64, MF_FP8_OCP, MF_FP8_OCP, true);
+   return mfma_f8f6f4(w, in, 32, in->cbsz, in->abid, in->blgp, NULL, NULL);
+}
+
+/* --- v_mfma_scale_f32_{16x16x128,32x32x64}_f8f6f4 (gfx950) ---------------------------------
+ * The 16-byte encoding is a v_mfma_ld_scale_b32 word followed by the MFMA word; LLVM prints it
+ * as one instruction with two extra operands (scale_a, scale_b: E8M0 bytes, one per lane =
+ * per row/column and 32-element K block, matching the data layout above) and op_sel /
+ * op_sel_hi choosing the byte: byte = op_sel[i] | op_sel_hi[i] << 1 (llc output for the
+ * llvm.amdgcn.mfma.scale intrinsic's opsel 1/2/3). The decoder keeps three VOP3P sources and
+ * reads cbsz/blgp from the first (ld_scale) word, so these fields come from the canonical
+ * disassembly text instead. E8M0: 2^(e - 127), 0xFF = NaN (NUMERICS.md §1.1). */
+static const char *
+nth_operand(const char *t, unsigned n)
+{
+   const char *p = strchr(t, ' ');
+   for (unsigned i = 0; p && i < n; i++)
+      p = strchr(p + 1, ',');
+   if (!p)
+      return NULL;
+   while (*p == ' ' || *p == ',')
+      p++;
+   return p;
+}
+
+static unsigned
+text_field(const char *t, const char *key, unsigned idx)
+{
+   const char *p = strstr(t, key);
+   if (!p)
+      return 0;
+   p += strlen(key);
+   if (*p == '[') {
+      for (unsigned i = 0; i < idx && p; i++)
+         p = strchr(p + 1, ',');
+      return p ? (unsigned)strtoul(p + 1, NULL, 0) : 0;
+   }
+   return (unsigned)strtoul(p, NULL, 0);
+}
+
+/* Scale byte per lane from operand text ("v20", "s5", or an integer constant). */
+static bool
+read_scales(emu_wave *w, const char *op, unsigned byte, double *out)
+{
+   if (!op)
+      return false;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      uint32_t v;
+      if (op[0] == 'v' && op[1] >= '0' && op[1] <= '9')
+         v = w->v[strtoul(op + 1, NULL, 10) & 255][lane];
+      else if (op[0] == 's' && op[1] >= '0' && op[1] <= '9')
+         v = emu_sread(w, (unsigned)strtoul(op + 1, NULL, 10));
+      else if ((op[0] >= '0' && op[0] <= '9') || op[0] == '-')
+         v = (uint32_t)strtol(op, NULL, 0);
+      else
+         return false;
+      uint8_t e = (uint8_t)(v >> (8 * byte));
+      out[lane] = e == 0xff ? NAN : ldexp(1.0, (int)e - 127);
+   }
+   return true;
+}
+
+static mxjit_status
+mfma_scaled(emu_wave *w, const emu_inst *in, unsigned mn)
+{
+   const char *t = in->text ? in->text : "";
+   double sa[EMU_WAVE], sb[EMU_WAVE];
+   unsigned ba = text_field(t, "op_sel:", 0) | text_field(t, "op_sel_hi:", 0) << 1;
+   unsigned bb = text_field(t, "op_sel:", 1) | text_field(t, "op_sel_hi:", 1) << 1;
+   if (!read_scales(w, nth_operand(t, 4), ba & 3, sa) ||
+       !read_scales(w, nth_operand(t, 5), bb & 3, sb))
+      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                       "scale operands of '%s' are not VGPRs, SGPRs or integer constants", t);
+   return mfma_f8f6f4(w, in, mn, text_field(t, "cbsz:", 0), text_field(t, "abid:", 0),
+                      text_field(t, "blgp:", 0), sa, sb);
+}
+
+mxjit_status
+emu_vm_v_mfma_scale_f32_16x16x128_f8f6f4(emu_wave *w, const emu_inst *in)
+{
+   return mfma_scaled(w, in, 16);
+}
+
+mxjit_status
+emu_vm_v_mfma_scale_f32_32x32x64_f8f6f4(emu_wave *w, const emu_inst *in)
+{
+   return mfma_scaled(w, in, 32);
 }
 
 /* v_accvgpr_{read,write,mov}_b32: plain 32-bit moves between the VGPR and AGPR halves of the

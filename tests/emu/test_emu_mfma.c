@@ -336,8 +336,18 @@ load_regs(char *s, size_t len, unsigned first, unsigned nregs, unsigned sbase)
    return n;
 }
 
+static uint32_t g_scales[128]; /* per lane: scale_a dword, scale_b dword */
+
+static double
+e8m0(unsigned e)
+{
+   return ldexp(1.0, (int)e - 127);
+}
+
+/* Scaled variant: scale_a byte 1 = 126 + lane % 3 (0.5, 1, 2), scale_b byte 2 = 127 + lane % 2;
+ * the other bytes hold 0xff (NaN) so a wrong byte select shows up as NaN. */
 static void
-f8f6f4_case(unsigned mn, unsigned k, unsigned fa, unsigned fb)
+f8f6f4_run(unsigned mn, unsigned k, unsigned fa, unsigned fb, bool scaled)
 {
    unsigned nregs = mn * mn / 64, na = f8f6f4_bits[fa], nb = f8f6f4_bits[fb];
    memset(g_a, 0, sizeof(g_a));
@@ -363,12 +373,26 @@ f8f6f4_case(unsigned mn, unsigned k, unsigned fa, unsigned fb)
       n += (unsigned)snprintf(body + n, sizeof(body) - n,
                               "global_load_dwordx4 v[%u:%u], v12, s[8:9] offset:%u\n", 32 + 4 * q,
                               35 + 4 * q, 16 * q);
+   for (unsigned l = 0; l < 64; l++) {
+      g_scales[2 * l] = 0xffff00ffu | (126u + l % 3) << 8;
+      g_scales[2 * l + 1] = 0xff00ffffu | (127u + l % 2) << 16;
+   }
    n += (unsigned)snprintf(body + n, sizeof(body) - n,
-                           "s_waitcnt vmcnt(0)\n"
-                           "v_mfma_f32_%ux%ux%u_f8f6f4 v[32:%u], v[16:%u], v[24:%u], v[32:%u] "
-                           "cbsz:%u blgp:%u\n"
-                           "s_nop 7\ns_nop 7\ns_nop 7\n",
-                           mn, mn, k, 31 + nregs, 15 + na, 23 + nb, 31 + nregs, fa, fb);
+                           "v_lshlrev_b32 v13, 1, v2\n"
+                           "global_load_dwordx2 v[48:49], v13, s[14:15]\n"
+                           "s_waitcnt vmcnt(0)\n");
+   if (scaled)
+      n += (unsigned)snprintf(body + n, sizeof(body) - n,
+                              "v_mfma_scale_f32_%ux%ux%u_f8f6f4 v[32:%u], v[16:%u], v[24:%u], "
+                              "v[32:%u], v48, v49 op_sel:[1,0,0] op_sel_hi:[0,1,0] cbsz:%u "
+                              "blgp:%u\n",
+                              mn, mn, k, 31 + nregs, 15 + na, 23 + nb, 31 + nregs, fa, fb);
+   else
+      n += (unsigned)snprintf(body + n, sizeof(body) - n,
+                              "v_mfma_f32_%ux%ux%u_f8f6f4 v[32:%u], v[16:%u], v[24:%u], v[32:%u] "
+                              "cbsz:%u blgp:%u\n",
+                              mn, mn, k, 31 + nregs, 15 + na, 23 + nb, 31 + nregs, fa, fb);
+   n += (unsigned)snprintf(body + n, sizeof(body) - n, "s_nop 7\ns_nop 7\ns_nop 7\n");
    for (unsigned q = 0; q < nregs / 4; q++)
       n += (unsigned)snprintf(body + n, sizeof(body) - n,
                               "global_store_dwordx4 v12, v[%u:%u], s[8:9] offset:%u\n", 32 + 4 * q,
@@ -376,19 +400,40 @@ f8f6f4_case(unsigned mn, unsigned k, unsigned fa, unsigned fb)
    char msg[1024] = "";
    rt_counters cnt;
    eh_kernel kern = {.target = "gfx950", .body = body, .block = {64, 1, 1}};
-   eh_buf b[3] = {{g_out, sizeof(g_out), 1}, {g_a, sizeof(g_a), 0}, {g_b, sizeof(g_b), 0}};
-   mxjit_status st = eh_run(&kern, b, 3, &cnt, msg, sizeof(msg));
+   eh_buf b[4] = {{g_out, sizeof(g_out), 1}, {g_a, sizeof(g_a), 0}, {g_b, sizeof(g_b), 0},
+                  {g_scales, sizeof(g_scales), 0}};
+   mxjit_status st = eh_run(&kern, b, 4, &cnt, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_OK, "f8f6f4 %u/%u: %s", fa, fb, msg);
    for (unsigned i = 0; i < mn; i++)
       for (unsigned j = 0; j < mn; j++) {
-         long sum = 0;
-         for (unsigned kk = 0; kk < k; kk++)
-            sum += (long)aval(i, kk, true) * bval(kk, j, true);
+         double sum = 0;
+         for (unsigned g = 0; g < 64 / mn; g++) {
+            long part = 0;
+            for (unsigned kk = 32 * g; kk < 32 * g + 32; kk++)
+               part += (long)aval(i, kk, true) * bval(kk, j, true);
+            double sc = scaled ? e8m0(126 + (i + mn * g) % 3) * e8m0(127 + (j + mn * g) % 2) : 1;
+            sum += sc * (double)part;
+         }
          float want = (float)(i * 32 + j) + (float)sum, got;
          memcpy(&got, &g_out[d_index(mn, i, j)], 4);
          cr_assert_eq(got, want, "f8f6f4 %ux%u fmt %u/%u D[%u][%u] = %g, want %g", mn, mn, fa, fb,
                       i, j, got, want);
       }
+}
+
+static void
+f8f6f4_case(unsigned mn, unsigned k, unsigned fa, unsigned fb)
+{
+   f8f6f4_run(mn, k, fa, fb, false);
+}
+
+/* E8M0 block scales: one byte per lane (row / column and 32-element K block), selected by
+ * op_sel / op_sel_hi. */
+Test(emu_mfma, gfx950_mfma_scale_f8f6f4)
+{
+   f8f6f4_run(16, 128, 0, 0, true);
+   f8f6f4_run(16, 128, 4, 4, true);
+   f8f6f4_run(32, 64, 0, 4, true);
 }
 
 Test(emu_mfma, gfx950_f8f6f4_16x16x128_all_formats)
