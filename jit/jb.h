@@ -270,6 +270,13 @@ void jb_global_store_(jb_builder *b, jb_val x, jb_val base, jb_store_opts o);
 #define jb_global_store(b, x, base, ...)                                                           \
    jb_global_store_((b), (x), (base), (jb_store_opts){.off = __VA_ARGS__})
 
+enum jb_atomic { JB_ATOMIC_ADD, JB_ATOMIC_UMAX, JB_ATOMIC_FADD, JB_ATOMIC_XCHG };
+/** Device-scope relaxed atomic on global memory at base + off; returns the old value.
+ *  ADD/UMAX: i32 or i64; FADD: f32, IEEE with subnormals kept (LLVM uses the hardware add
+ *  where that is exact, else a compare-swap loop); XCHG: i32/i64/f32. The memory must be
+ *  device memory (not fine-grained host memory). */
+jb_val jb_global_atomic(jb_builder *b, enum jb_atomic op, jb_val base, jb_val off, jb_val x);
+
 /** Static LDS of nbytes (aligned to align); sticky error past the target's LDS size. */
 jb_val jb_lds_alloc(jb_builder *b, uint32_t nbytes, uint32_t align);
 uint32_t jb_lds_used(const jb_builder *b);

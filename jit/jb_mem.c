@@ -346,3 +346,34 @@ jb_sched_barrier(jb_builder *b, uint32_t mask)
    LLVMValueRef a = LLVMConstInt(b->t.i32, mask, 0);
    jb_intrinsic_(b, "llvm.amdgcn.sched.barrier", b->t.void_, &a, 1);
 }
+
+jb_val
+jb_global_atomic(jb_builder *b, enum jb_atomic op, jb_val base, jb_val off, jb_val x)
+{
+   static const LLVMAtomicRMWBinOp ops[] = {
+       [JB_ATOMIC_ADD] = LLVMAtomicRMWBinOpAdd,
+       [JB_ATOMIC_UMAX] = LLVMAtomicRMWBinOpUMax,
+       [JB_ATOMIC_FADD] = LLVMAtomicRMWBinOpFAdd,
+       [JB_ATOMIC_XCHG] = LLVMAtomicRMWBinOpXchg,
+   };
+   if (!jb_ok(b) || !check_ptr(b, "jb_global_atomic", base, 1, off))
+      return jb_poison(b, x.t);
+   bool is_int = x.t.kind == JB_KIND_INT && (x.t.bits == 32 || x.t.bits == 64);
+   bool is_f32 = jb_type_eq(x.t, JB_F32);
+   bool ok = x.t.lanes == 1 && (op == JB_ATOMIC_FADD   ? is_f32
+                                : op == JB_ATOMIC_XCHG ? is_int || is_f32
+                                                       : is_int);
+   if (!ok) {
+      jb_error(b, MXJIT_ERR_UNSUPPORTED, "jb_global_atomic: op %d on kind %u x %u bits", (int)op,
+               x.t.kind, x.t.bits);
+      return jb_poison(b, x.t);
+   }
+   LLVMValueRef r = LLVMBuildAtomicRMWSyncScope(b->llb, ops[op], byte_ptr(b, base, off), x.v,
+                                                LLVMAtomicOrderingMonotonic,
+                                                LLVMGetSyncScopeID(b->ctx, "agent", 5));
+   /* hipMalloc'd device memory: lets the backend use the global_atomic_* instructions instead
+    * of a compare-swap loop for PCIe-safe fine-grained memory (AMDGPUUsage, "Memory Model"). */
+   unsigned kind = LLVMGetMDKindIDInContext(b->ctx, "amdgpu.no.fine.grained.memory", 29);
+   LLVMSetMetadata(r, kind, LLVMMetadataAsValue(b->ctx, LLVMMDNodeInContext2(b->ctx, NULL, 0)));
+   return jb_wrap(r, x.t);
+}

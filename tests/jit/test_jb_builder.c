@@ -361,3 +361,31 @@ Test(jb_builder, cursor_hoists_to_entry)
              jb_message(b));
    jb_builder_destroy(b);
 }
+
+Test(jb_builder, global_atomics)
+{
+   for (unsigned ti = 0; ti < 2; ti++) {
+      jb_builder *b = new_kernel(ti ? &jt_gfx950 : &jt_gfx942);
+      jb_val p = jb_arg_val(b, A_OUT), tid = jb_workitem_id(b, 0);
+      jb_val old = jb_global_atomic(b, JB_ATOMIC_ADD, p, jb_imm_i64(b, 0), tid);
+      jb_global_atomic(b, JB_ATOMIC_UMAX, p, jb_imm_i64(b, 4), old);
+      jb_global_atomic(b, JB_ATOMIC_FADD, p, jb_imm_i64(b, 8), jb_arg_val(b, A_SCALE));
+      jb_global_atomic(b, JB_ATOMIC_XCHG, p, jb_imm_i64(b, 16), jb_arg_val(b, A_OFF));
+      void *obj = NULL;
+      size_t n = 0;
+      char *text = NULL, msg[1024];
+      cr_assert_eq(jit_compile_builder(b, &obj, &n, NULL, NULL, &text, msg, sizeof(msg)), MXJIT_OK,
+                   "%s", msg);
+      cr_assert(strstr(text, "global_atomic_add ") != NULL);
+      cr_assert(strstr(text, "global_atomic_umax") != NULL);
+      cr_assert(strstr(text, "global_atomic_add_f32") != NULL, "device memory: no CAS loop");
+      cr_assert(strstr(text, "global_atomic_swap_x2") != NULL);
+      free(text);
+      free(obj);
+   }
+   jb_builder *b = new_kernel(&jt_gfx942);
+   jb_global_atomic(b, JB_ATOMIC_FADD, jb_arg_val(b, A_OUT), jb_imm_i64(b, 0), jb_imm_i32(b, 1));
+   cr_assert_eq(jb_status(b), MXJIT_ERR_UNSUPPORTED);
+   cr_assert(strstr(jb_message(b), "jb_global_atomic: op 2") != NULL, "%s", jb_message(b));
+   jb_builder_destroy(b);
+}
