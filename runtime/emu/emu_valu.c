@@ -82,7 +82,9 @@ valu_f64out(const emu_wave *w, const emu_inst *in, double r)
    if (in->omod)
       r *= omod[in->omod & 3];
    if (in->clamp) {
-      if (isnan(r) || r < 0.0)
+      if (isnan(r))
+         r = (w->mode & VALU_MODE_DX10_CLAMP) ? 0.0 : r;
+      else if (r < 0.0)
          r = 0.0;
       else if (r > 1.0)
          r = 1.0;

@@ -36,7 +36,7 @@ h_out(const emu_wave *w, const emu_inst *in, double r)
    if (in->omod)
       r *= omod[in->omod & 3];
    if (in->clamp)
-      r = isnan(r) || r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
+      r = isnan(r) ? ((w->mode & VALU_MODE_DX10_CLAMP) ? 0.0 : r) : r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
    uint32_t h = isnan(r) ? 0x7e00u : cvt_encode(&cvt_f16, r, CVT_RNE, CVT_OVF_INF);
    if (!((w->mode >> 7) & 1) && (h & 0x7c00) == 0)
       h &= 0x8000;

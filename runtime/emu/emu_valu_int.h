@@ -64,6 +64,7 @@ uint64_t valu_f64out(const emu_wave *w, const emu_inst *in, double r);
 bool valu_text_mod(const emu_inst *in, const char *key, unsigned *out);
 
 #define VALU_MODE_F32_DENORM_SHIFT 4
+#define VALU_MODE_DX10_CLAMP (1u << 8) /* clamp turns NaN into 0 */
 
 static inline uint32_t
 valu_fbits(float f)
@@ -98,7 +99,7 @@ valu_f32in(const emu_wave *w, const emu_inst *in, unsigned i, uint32_t bits)
 }
 
 /** f32 result with output modifiers (CDNA3 ISA VOP3 OMOD/CLAMP): omod 1 = *2, 2 = *4, 3 = /2,
- *  then clamp to [0, 1] (NaN clamps to 0 with DX10_CLAMP, which compilers always set); output
+ *  then clamp to [0, 1] (NaN clamps to 0 when MODE.DX10_CLAMP is set, else stays NaN); output
  *  denormals become zero when MODE.FP_DENORM (f32) bit 1 is clear. */
 static inline uint32_t
 valu_f32out(const emu_wave *w, const emu_inst *in, float r)
@@ -106,7 +107,9 @@ valu_f32out(const emu_wave *w, const emu_inst *in, float r)
    if (in->omod)
       r *= in->omod == 1 ? 2.0f : in->omod == 2 ? 4.0f : 0.5f;
    if (in->clamp) {
-      if (isnan(r) || r < 0.0f)
+      if (isnan(r))
+         r = (w->mode & VALU_MODE_DX10_CLAMP) ? 0.0f : r;
+      else if (r < 0.0f)
          r = 0.0f;
       else if (r > 1.0f)
          r = 1.0f;

@@ -234,3 +234,19 @@ Test(emu_valu_float, fdiv_expansion_is_correctly_rounded)
       vt_expect(l, vt_out[0][l], l % 8 == 5 ? 0xffc00000u : vt_f2u(q));
    }
 }
+
+Test(emu_valu_float, mode_dx10_clamp_and_f16_denormals)
+{
+   /* MODE.DX10_CLAMP (bit 8) cleared by the kernel: clamp keeps NaN instead of returning 0.
+    * f16 denormals (MODE.FP_DENORM[7:6] = 3 by default) are kept: 2^-24 + 2^-24 = 2^-23. */
+   vt_fill(0x7fc00000u, 0, 0x00010001u);
+   vt_run("gfx942", VT_LOAD "v_add_f32_e64 v20, v10, v11 clamp\n"
+                    "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 8, 1), 0\n"
+                    "v_add_f32_e64 v21, v10, v11 clamp\n"
+                    "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 8, 1), 1\n"
+                    "v_pk_add_f16 v22, v12, v12\n v_add_u32 v20, v20, v22\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], 0x00020002u);
+      cr_expect(isnan(vt_u2f(vt_out[1][l])), "lane %u: 0x%08x is not NaN", l, vt_out[1][l]);
+   }
+}
