@@ -330,8 +330,9 @@ load_regs(char *s, size_t len, unsigned first, unsigned nregs, unsigned sbase)
    unsigned n = 0;
    for (unsigned r = 0; r < nregs; r += 4) {
       unsigned c = nregs - r >= 4 ? 4 : nregs - r;
-      n += (unsigned)snprintf(s + n, len - n, "global_load_dwordx%u v[%u:%u], v3, s[%u:%u] offset:%u\n",
-                              c, first + r, first + r + c - 1, sbase, sbase + 1, 4 * r);
+      n += (unsigned)snprintf(s + n, len - n,
+                              "global_load_dwordx%u v[%u:%u], v3, s[%u:%u] offset:%u\n", c,
+                              first + r, first + r + c - 1, sbase, sbase + 1, 4 * r);
    }
    return n;
 }
