@@ -123,7 +123,8 @@ buf_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
             moved += csize;
          }
          uint32_t old = emu_src32(w, &in->dst[0], lane, c);
-         emu_vwrite(w, &in->dst[0], lane, c, csize == 4 ? raw : emu_vm_extend(old, raw, csize, ext));
+         emu_vwrite(w, &in->dst[0], lane, c,
+                    csize == 4 ? raw : emu_vm_extend(old, raw, csize, ext));
       }
    }
    emu_vm_issue(w, in, 0, &in->dst[0], ncomp);

@@ -7,8 +7,9 @@
  *   GLOBAL saddr = off: addr = VGPR[vaddr:vaddr+1] + sext(offset)
  *   FLAT:               addr = VGPR[vaddr:vaddr+1] + offset
  * Every access is checked against the device's buffers (emu_vm_mem: the previous lane's buffer,
- * else emu_mem()), so an address outside every buffer is a fault naming the nearest buffer. FLAT addresses are treated as global: the LDS and private
- * apertures are not mapped, and such an address faults as outside every buffer.
+ * else emu_mem()), so an address outside every buffer is a fault naming the nearest buffer.
+ * FLAT addresses are treated as global: the LDS and private apertures are not mapped, and such
+ * an address faults as outside every buffer.
  * Atomics return the pre-op value when sc0 is set (CDNA3: sc0 is the GLC/return bit).
  */
 #include "emu_vmem.h"
