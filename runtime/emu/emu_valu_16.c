@@ -236,6 +236,8 @@ pk16_half(const emu_wave *w, const emu_inst *in, enum pk16 op, const uint32_t s[
 static mxjit_status
 pk16_run(emu_wave *w, const emu_inst *in, enum pk16 op, unsigned nsrc)
 {
+   if (w->mode & 0xfu)
+      return valu_mode_check(w, in);
    valu_io io;
    io.mask = w->exec;
    VALU_FOREACH(l, io.mask) {
@@ -307,6 +309,8 @@ pk32_half(const emu_wave *w, const emu_inst *in, enum pk32 op, const uint32_t s[
 static mxjit_status
 pk32_run(emu_wave *w, const emu_inst *in, enum pk32 op, unsigned nsrc)
 {
+   if (w->mode & 0xfu)
+      return valu_mode_check(w, in);
    valu_io io;
    io.mask = w->exec;
    VALU_FOREACH(l, io.mask) {
@@ -368,6 +372,8 @@ mxjit_status valu_dot2c_f32_f16(emu_wave *w, const emu_inst *in) { return dot2_r
 static mxjit_status
 mix_run(emu_wave *w, const emu_inst *in, int out) /* out: 0 f32, 1 lo f16, 2 hi f16 */
 {
+   if (w->mode & 0xfu)
+      return valu_mode_check(w, in);
    valu_io io;
    io.mask = w->exec;
    VALU_FOREACH(l, io.mask) {

@@ -2,14 +2,13 @@
  * emu_valu_float.c — f32 and f64 VALU arithmetic (VOP1/VOP2/VOP3).
  *
  * Arithmetic runs on host floats with the host in its default state (round to nearest even, no
- * FTZ/DAZ); MODE.FP_DENORM is applied explicitly on inputs and outputs (valu_f32in/out) and a
- * non-default MODE.FP_ROUND switches the host rounding mode for the duration of one instruction.
+ * FTZ/DAZ); MODE.FP_DENORM is applied explicitly on inputs and outputs (valu_f32_prep/f32out).
+ * A non-default MODE.FP_ROUND is refused by valu_gather (emu_dpp.c).
  * Transcendentals (rcp, rsq, sqrt, exp, log, sin, cos) use the correctly rounded or libm result;
  * hardware is within 1 ulp of it, so tests assert those only on exactly representable results.
  */
 #include "emu_valu_int.h"
 
-#include <fenv.h>
 
 #define A (io.sp[0][l])
 #define B (io.sp[1][l])
@@ -25,26 +24,6 @@
 #define DB valu_f64in(w, in, 1, B64)
 #define DC valu_f64in(w, in, 2, C64)
 
-/* MODE.FP_ROUND field values 1..3 (+inf, -inf, zero) map to the host modes. */
-static int
-round_enter(const emu_wave *w, unsigned shift)
-{
-   static const int modes[4] = {FE_TONEAREST, FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO};
-   unsigned m = (w->mode >> shift) & 3;
-   if (m == 0)
-      return -1;
-   int old = fegetround();
-   fesetround(modes[m]);
-   return old;
-}
-
-static void
-round_exit(int old)
-{
-   if (old >= 0)
-      fesetround(old);
-}
-
 #define OPF(fn, kinds, EXPR) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
@@ -53,7 +32,6 @@ round_exit(int old)
       if (st != MXJIT_OK) \
          return st; \
       valu_f32_prep(w, in, &io, kinds); \
-      int rm = round_enter(w, 0); \
       if (!in->omod && !in->clamp && ((w->mode >> VALU_MODE_F32_DENORM_SHIFT) & 2)) { \
          for (unsigned l = 0; l < EMU_WAVE; l++) \
             io.d[l] = valu_fbits(EXPR); \
@@ -61,7 +39,6 @@ round_exit(int old)
          for (unsigned l = 0; l < EMU_WAVE; l++) \
             io.d[l] = valu_f32out(w, in, (EXPR)); \
       } \
-      round_exit(rm); \
       valu_store(w, in, &io, 32); \
       return MXJIT_OK; \
    }
@@ -73,13 +50,11 @@ round_exit(int old)
       mxjit_status st = valu_gather(w, in, &io, kinds); \
       if (st != MXJIT_OK) \
          return st; \
-      int rm = round_enter(w, 2); \
       VALU_FOREACH(l, io.mask) { \
          uint64_t r = valu_f64out(w, in, (EXPR)); \
          io.d[l] = (uint32_t)r; \
          io.dhi[l] = (uint32_t)(r >> 32); \
       } \
-      round_exit(rm); \
       valu_store(w, in, &io, 64); \
       return MXJIT_OK; \
    }

@@ -42,6 +42,8 @@ typedef struct valu_io {
         l##_m &= l##_m - 1)
 
 /* emu_dpp.c */
+/** MXJIT_OK, or an UNIMPLEMENTED fault when MODE.FP_ROUND is not round-to-nearest-even. */
+mxjit_status valu_mode_check(emu_wave *w, const emu_inst *in);
 /** Reads the sources named by `kinds` (VK()) for every lane that will be written. */
 mxjit_status valu_gather(emu_wave *w, const emu_inst *in, valu_io *io, unsigned kinds);
 /** Writes io->d (and io->dhi when wide) to dst[0] for the lanes in io->mask. `bits` is the
