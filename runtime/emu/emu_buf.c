@@ -255,7 +255,8 @@ half_to_double(uint16_t h, bool bf16)
    }
    unsigned s = h >> 15, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
    double v = e == 0x1f ? (m ? NAN : INFINITY)
-                        : e == 0 ? ldexp((double)m, -24) : ldexp((double)(m | 0x400u), (int)e - 25);
+              : e == 0  ? ldexp((double)m, -24)
+                        : ldexp((double)(m | 0x400u), (int)e - 25);
    return s ? -v : v;
 }
 
@@ -282,21 +283,35 @@ emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src,
    tmp &= mask;
    src &= mask;
    switch (op) {
-   case EMU_VM_SWAP: return src;
-   case EMU_VM_CMPSWAP: return tmp == (cmp & mask) ? src : tmp;
-   case EMU_VM_ADD: return (tmp + src) & mask;
-   case EMU_VM_SUB: return (tmp - src) & mask;
-   case EMU_VM_RSUB: return (src - tmp) & mask;
-   case EMU_VM_SMIN: return (ss < st ? src : tmp);
-   case EMU_VM_UMIN: return src < tmp ? src : tmp;
-   case EMU_VM_SMAX: return (ss > st ? src : tmp);
-   case EMU_VM_UMAX: return src > tmp ? src : tmp;
-   case EMU_VM_AND: return tmp & src;
-   case EMU_VM_OR: return tmp | src;
-   case EMU_VM_XOR: return tmp ^ src;
+   case EMU_VM_SWAP:
+      return src;
+   case EMU_VM_CMPSWAP:
+      return tmp == (cmp & mask) ? src : tmp;
+   case EMU_VM_ADD:
+      return (tmp + src) & mask;
+   case EMU_VM_SUB:
+      return (tmp - src) & mask;
+   case EMU_VM_RSUB:
+      return (src - tmp) & mask;
+   case EMU_VM_SMIN:
+      return (ss < st ? src : tmp);
+   case EMU_VM_UMIN:
+      return src < tmp ? src : tmp;
+   case EMU_VM_SMAX:
+      return (ss > st ? src : tmp);
+   case EMU_VM_UMAX:
+      return src > tmp ? src : tmp;
+   case EMU_VM_AND:
+      return tmp & src;
+   case EMU_VM_OR:
+      return tmp | src;
+   case EMU_VM_XOR:
+      return tmp ^ src;
    /* ISA pseudocode: INC: tmp >= src ? 0 : tmp + 1; DEC: (tmp == 0 || tmp > src) ? src : tmp - 1 */
-   case EMU_VM_INC: return tmp >= src ? 0 : tmp + 1;
-   case EMU_VM_DEC: return (tmp == 0 || tmp > src) ? src : tmp - 1;
+   case EMU_VM_INC:
+      return tmp >= src ? 0 : tmp + 1;
+   case EMU_VM_DEC:
+      return (tmp == 0 || tmp > src) ? src : tmp - 1;
    case EMU_VM_ADD_F32: {
       float a, b;
       uint32_t ta = (uint32_t)tmp, sb = (uint32_t)src, r;
@@ -315,8 +330,10 @@ emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src,
       memcpy(&r, &a, 8);
       return r;
    }
-   case EMU_VM_PK_ADD_F16: return pk_add((uint32_t)tmp, (uint32_t)src, false);
-   case EMU_VM_PK_ADD_BF16: return pk_add((uint32_t)tmp, (uint32_t)src, true);
+   case EMU_VM_PK_ADD_F16:
+      return pk_add((uint32_t)tmp, (uint32_t)src, false);
+   case EMU_VM_PK_ADD_BF16:
+      return pk_add((uint32_t)tmp, (uint32_t)src, true);
    }
    return tmp;
 }
@@ -369,25 +386,25 @@ buf_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, unsigned bits)
 }
 
 /* --- Semantic functions ------------------------------------------------------------------- */
-#define BUF_LOAD(name, bytes, ext)                                                               \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
-      return buf_load(w, in, bytes, ext);                                                        \
+#define BUF_LOAD(name, bytes, ext)                                                                 \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      return buf_load(w, in, bytes, ext);                                                          \
    }
-#define BUF_LOAD_LDS(name, bytes)                                                                \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
-      return in->lds ? buf_load_lds(w, in, bytes) : buf_load(w, in, bytes, EMU_VM_EXT_U);        \
+#define BUF_LOAD_LDS(name, bytes)                                                                  \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      return in->lds ? buf_load_lds(w, in, bytes) : buf_load(w, in, bytes, EMU_VM_EXT_U);          \
    }
-#define BUF_STORE(name, bytes, hi)                                                               \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
-      return buf_store(w, in, bytes, hi);                                                        \
+#define BUF_STORE(name, bytes, hi)                                                                 \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      return buf_store(w, in, bytes, hi);                                                          \
    }
-#define BUF_ATOMIC(name, op, bits)                                                               \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
-      return buf_atomic(w, in, op, bits);                                                        \
+#define BUF_ATOMIC(name, op, bits)                                                                 \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      return buf_atomic(w, in, op, bits);                                                          \
    }
 
 BUF_LOAD(buffer_load_ubyte, 1, EMU_VM_EXT_U)
@@ -470,7 +487,7 @@ emu_vm_buffer_inv(emu_wave *w, const emu_inst *in)
 #define VM_OP2(n, v, e, c, f) {#n, EMU_ENC_##e, EMU_CLS_##c, emu_vm_##n##_##v, f},
 const emu_opdesc emu_ops_vmem[] = {
 #include "emu_vmem_ops.def"
-   {.name = NULL},
+    {.name = NULL},
 };
 #undef VM_OP
 #undef VM_OP2

@@ -311,29 +311,29 @@ no_gds(emu_wave *w, const emu_inst *in)
    return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED, "GDS accesses (gds bit) are not emulated");
 }
 
-#define DS_READ(name, bytes, ext)                                                                \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
+#define DS_READ(name, bytes, ext)                                                                  \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
       return in->gds ? no_gds(w, in) : ds_read(w, in, bytes, ext);                                 \
    }
-#define DS_WRITE(name, bytes, hi)                                                                \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
+#define DS_WRITE(name, bytes, hi)                                                                  \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
       return in->gds ? no_gds(w, in) : ds_write(w, in, bytes, hi);                                 \
    }
-#define DS_RW2(name, esize, mul, wr)                                                             \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
+#define DS_RW2(name, esize, mul, wr)                                                               \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
       return in->gds ? no_gds(w, in) : ds_rw2(w, in, esize, mul, wr);                              \
    }
 #define DS_ATOMIC(name, op, rtn, bits)                                                             \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
       return in->gds ? no_gds(w, in) : ds_atomic(w, in, op, rtn, bits);                            \
    }
-#define DS_ATOMIC2(base, sfx, op)                                                                \
+#define DS_ATOMIC2(base, sfx, op)                                                                  \
    DS_ATOMIC(ds_##base##_##sfx, op, false, 32) DS_ATOMIC(ds_##base##_rtn_##sfx, op, true, 32)
-#define DS_ATOMIC2_64(base, sfx, op)                                                             \
+#define DS_ATOMIC2_64(base, sfx, op)                                                               \
    DS_ATOMIC(ds_##base##_##sfx, op, false, 64) DS_ATOMIC(ds_##base##_rtn_##sfx, op, true, 64)
 
 DS_READ(ds_read_b32, 4, EMU_VM_EXT_U)

@@ -145,32 +145,32 @@ flat_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
    return MXJIT_OK;
 }
 
-#define FL_LOAD(name, bytes, ext)                                                                \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
-      return flat_load(w, in, bytes, ext);                                                       \
+#define FL_LOAD(name, bytes, ext)                                                                  \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      return flat_load(w, in, bytes, ext);                                                         \
    }
-#define FL_STORE(name, bytes, hi)                                                                \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
-      return flat_store(w, in, bytes, hi);                                                       \
+#define FL_STORE(name, bytes, hi)                                                                  \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      return flat_store(w, in, bytes, hi);                                                         \
    }
-#define FL_ATOMIC(name, op, bits)                                                                \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
-      return flat_atomic(w, in, op, bits);                                                       \
+#define FL_ATOMIC(name, op, bits)                                                                  \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      return flat_atomic(w, in, op, bits);                                                         \
    }
-#define FL_LDS(name, bytes)                                                                      \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
-      return flat_load_lds(w, in, bytes);                                                        \
+#define FL_LDS(name, bytes)                                                                        \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      return flat_load_lds(w, in, bytes);                                                          \
    }
 /* Both GLOBAL and FLAT spellings of the same operation. */
-#define FL_LOAD2(sfx, bytes, ext)                                                                \
+#define FL_LOAD2(sfx, bytes, ext)                                                                  \
    FL_LOAD(global_load_##sfx, bytes, ext) FL_LOAD(flat_load_##sfx, bytes, ext)
-#define FL_STORE2(sfx, bytes, hi)                                                                \
+#define FL_STORE2(sfx, bytes, hi)                                                                  \
    FL_STORE(global_store_##sfx, bytes, hi) FL_STORE(flat_store_##sfx, bytes, hi)
-#define FL_ATOMIC2(sfx, op, bits)                                                                \
+#define FL_ATOMIC2(sfx, op, bits)                                                                  \
    FL_ATOMIC(global_atomic_##sfx, op, bits) FL_ATOMIC(flat_atomic_##sfx, op, bits)
 
 FL_LOAD2(ubyte, 1, EMU_VM_EXT_U)

@@ -42,7 +42,15 @@
 #include <string.h>
 
 typedef enum mf_type {
-   MF_BF16, MF_F16, MF_FP8_FNUZ, MF_BF8_FNUZ, MF_FP8_OCP, MF_BF8_OCP, MF_FP6, MF_BF6, MF_FP4,
+   MF_BF16,
+   MF_F16,
+   MF_FP8_FNUZ,
+   MF_BF8_FNUZ,
+   MF_FP8_OCP,
+   MF_BF8_OCP,
+   MF_FP6,
+   MF_BF6,
+   MF_FP4,
    MF_NTYPES
 } mf_type;
 
@@ -181,7 +189,7 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
 {
    unsigned kpl = mn * k / 64, groups = 64 / mn, nregs = mn * mn / 64;
    double a[32][128], b[128][32], p[32][32]; /* a[i][k], b[k][j] (k <= 128), partial sums */
-   float d[32][32];                         /* accumulator as a matrix */
+   float d[32][32];                          /* accumulator as a matrix */
    double tmp[32];
    if (k < 64 && (in->cbsz || in->abid || in->blgp))
       return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
@@ -244,20 +252,20 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
    return MXJIT_OK;
 }
 
-#define MFMA(name, mn, k, ta, tb)                                                                \
-   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                   \
-   {                                                                                             \
-      return mfma(w, in, mn, k, ta, tb, NULL, NULL);                                             \
+#define MFMA(name, mn, k, ta, tb)                                                                  \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      return mfma(w, in, mn, k, ta, tb, NULL, NULL);                                               \
    }
 /* fp8 pairs: <a>_<b> names A's format first (v_mfma_f32_16x16x32_fp8_bf8: A fp8, B bf8). */
-#define MFMA_F8(shape, mn, k)                                                                    \
-   MFMA(v_mfma_f32_##shape##_fp8_fp8_fnuz, mn, k, MF_FP8_FNUZ, MF_FP8_FNUZ)                      \
-   MFMA(v_mfma_f32_##shape##_fp8_bf8_fnuz, mn, k, MF_FP8_FNUZ, MF_BF8_FNUZ)                      \
-   MFMA(v_mfma_f32_##shape##_bf8_fp8_fnuz, mn, k, MF_BF8_FNUZ, MF_FP8_FNUZ)                      \
-   MFMA(v_mfma_f32_##shape##_bf8_bf8_fnuz, mn, k, MF_BF8_FNUZ, MF_BF8_FNUZ)                      \
-   MFMA(v_mfma_f32_##shape##_fp8_fp8_ocp, mn, k, MF_FP8_OCP, MF_FP8_OCP)                         \
-   MFMA(v_mfma_f32_##shape##_fp8_bf8_ocp, mn, k, MF_FP8_OCP, MF_BF8_OCP)                         \
-   MFMA(v_mfma_f32_##shape##_bf8_fp8_ocp, mn, k, MF_BF8_OCP, MF_FP8_OCP)                         \
+#define MFMA_F8(shape, mn, k)                                                                      \
+   MFMA(v_mfma_f32_##shape##_fp8_fp8_fnuz, mn, k, MF_FP8_FNUZ, MF_FP8_FNUZ)                        \
+   MFMA(v_mfma_f32_##shape##_fp8_bf8_fnuz, mn, k, MF_FP8_FNUZ, MF_BF8_FNUZ)                        \
+   MFMA(v_mfma_f32_##shape##_bf8_fp8_fnuz, mn, k, MF_BF8_FNUZ, MF_FP8_FNUZ)                        \
+   MFMA(v_mfma_f32_##shape##_bf8_bf8_fnuz, mn, k, MF_BF8_FNUZ, MF_BF8_FNUZ)                        \
+   MFMA(v_mfma_f32_##shape##_fp8_fp8_ocp, mn, k, MF_FP8_OCP, MF_FP8_OCP)                           \
+   MFMA(v_mfma_f32_##shape##_fp8_bf8_ocp, mn, k, MF_FP8_OCP, MF_BF8_OCP)                           \
+   MFMA(v_mfma_f32_##shape##_bf8_fp8_ocp, mn, k, MF_BF8_OCP, MF_FP8_OCP)                           \
    MFMA(v_mfma_f32_##shape##_bf8_bf8_ocp, mn, k, MF_BF8_OCP, MF_BF8_OCP)
 
 MFMA(v_mfma_f32_16x16x16_bf16, 16, 16, MF_BF16, MF_BF16)
@@ -280,8 +288,8 @@ mfma_f8f6f4(emu_wave *w, const emu_inst *in, unsigned mn, unsigned cbsz, unsigne
 {
    if (cbsz > 4 || blgp > 4 || abid)
       return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
-                       "cbsz:%u abid:%u blgp:%u is not a valid f8f6f4 format selection", cbsz,
-                       abid, blgp);
+                       "cbsz:%u abid:%u blgp:%u is not a valid f8f6f4 format selection", cbsz, abid,
+                       blgp);
    if (mn == 16)
       return mfma(w, in, 16, 128, f8f6f4_fmt[cbsz], f8f6f4_fmt[blgp], sa, sb);
    return mfma(w, in, 32, 64, f8f6f4_fmt[cbsz], f8f6f4_fmt[blgp], sa, sb);

@@ -17,7 +17,6 @@
 #undef VM_OP
 #undef VM_OP2
 
-
 /* Returned-data destination and data source of a memory atomic / store. The decoder names the
  * vdata operand src[0] for stores; for atomics with return it may give the same register as
  * dst[0] (MUBUF: vdata is both) — these helpers accept either spelling. */
@@ -48,8 +47,7 @@ emu_vm_vreg(const emu_opnd *o)
  *  "S_WAITCNT"), so that a later s_waitcnt retires loads in issue order; `dst` (or NULL) with
  *  `count` dwords becomes pending until then. */
 static inline void
-emu_vm_issue(emu_wave *w, const emu_inst *in, unsigned counter, const emu_opnd *dst,
-             unsigned count)
+emu_vm_issue(emu_wave *w, const emu_inst *in, unsigned counter, const emu_opnd *dst, unsigned count)
 {
    int reg = dst ? emu_vm_vreg(dst) : -1;
    emu_pending_push(w, in, counter, reg >= 0 ? 256u + (unsigned)reg : 0, reg >= 0 ? count : 0);
@@ -77,9 +75,24 @@ emu_vm_mem(emu_wave *w, const emu_inst *in, emu_vm_win *c, uint64_t addr, unsign
 /* Atomic read-modify-write kinds shared by MUBUF, GLOBAL/FLAT and DS (ISA pseudocode of
  * *_ATOMIC_* and DS_*: same operation, different address computation). */
 typedef enum emu_vm_atomic {
-   EMU_VM_SWAP, EMU_VM_CMPSWAP, EMU_VM_ADD, EMU_VM_SUB, EMU_VM_RSUB, EMU_VM_SMIN, EMU_VM_UMIN,
-   EMU_VM_SMAX, EMU_VM_UMAX, EMU_VM_AND, EMU_VM_OR, EMU_VM_XOR, EMU_VM_INC, EMU_VM_DEC,
-   EMU_VM_ADD_F32, EMU_VM_ADD_F64, EMU_VM_PK_ADD_F16, EMU_VM_PK_ADD_BF16,
+   EMU_VM_SWAP,
+   EMU_VM_CMPSWAP,
+   EMU_VM_ADD,
+   EMU_VM_SUB,
+   EMU_VM_RSUB,
+   EMU_VM_SMIN,
+   EMU_VM_UMIN,
+   EMU_VM_SMAX,
+   EMU_VM_UMAX,
+   EMU_VM_AND,
+   EMU_VM_OR,
+   EMU_VM_XOR,
+   EMU_VM_INC,
+   EMU_VM_DEC,
+   EMU_VM_ADD_F32,
+   EMU_VM_ADD_F64,
+   EMU_VM_PK_ADD_F16,
+   EMU_VM_PK_ADD_BF16,
 } emu_vm_atomic;
 
 /* Register reads/writes with the operand's VGPR index resolved once per instruction (vreg from
@@ -104,7 +117,12 @@ emu_vm_wr(emu_wave *w, const emu_opnd *o, int vreg, unsigned lane, unsigned off,
  * extend to 32 bits; *_D16 forms write bits 15:0 and *_D16_HI bits 31:16, keeping the other
  * half of the register). */
 typedef enum emu_vm_ext {
-   EMU_VM_EXT_U, EMU_VM_EXT_S, EMU_VM_D16_U, EMU_VM_D16_S, EMU_VM_D16HI_U, EMU_VM_D16HI_S,
+   EMU_VM_EXT_U,
+   EMU_VM_EXT_S,
+   EMU_VM_D16_U,
+   EMU_VM_D16_S,
+   EMU_VM_D16HI_U,
+   EMU_VM_D16HI_S,
 } emu_vm_ext;
 
 static inline uint32_t
@@ -113,7 +131,8 @@ emu_vm_extend(uint32_t old, uint32_t raw, unsigned size, emu_vm_ext ext)
    uint32_t v = raw;
    if (size == 1)
       v = (ext == EMU_VM_EXT_S || ext == EMU_VM_D16_S || ext == EMU_VM_D16HI_S)
-             ? (uint32_t)(int32_t)(int8_t)raw : (raw & 0xffu);
+              ? (uint32_t)(int32_t)(int8_t)raw
+              : (raw & 0xffu);
    else if (size == 2)
       v = (ext == EMU_VM_EXT_S) ? (uint32_t)(int32_t)(int16_t)raw : (raw & 0xffffu);
    switch (ext) {

@@ -46,8 +46,8 @@ fill(void)
 
 TestSuite(emu_ds, .init = fill);
 
-#define STORE_V4                                                                                \
-   "s_waitcnt lgkmcnt(0)\n"                                                                     \
+#define STORE_V4                                                                                   \
+   "s_waitcnt lgkmcnt(0)\n"                                                                        \
    "global_store_dword v2, v4, s[8:9]\n"
 
 /* Write b128 from each lane, read back b64 halves in reversed order with an offset. */
@@ -107,7 +107,7 @@ Test(emu_ds, read2_write2_st64)
 {
    run("v_add_u32 v4, 100, v1\n"
        "v_add_u32 v5, 200, v1\n"
-       "ds_write2_b32 v2, v4, v5 offset1:64\n"             /* lane i: [4i] = 100+i, [4i+256] */
+       "ds_write2_b32 v2, v4, v5 offset1:64\n"              /* lane i: [4i] = 100+i, [4i+256] */
        "ds_write2st64_b32 v2, v5, v4 offset0:2 offset1:3\n" /* [4i+512] = 200+i, [4i+768] */
        "s_waitcnt lgkmcnt(0)\n"
        "ds_read2_b32 v[4:5], v2 offset0:64 offset1:0\n"
@@ -188,10 +188,9 @@ Test(emu_ds, swizzle_bitmask)
  * rotate 3 lanes, mask 0: j = (i + 3) & 31. */
 Test(emu_ds, swizzle_fft_and_rotate)
 {
-   static const unsigned fft0[32] = {0x1,  0x11, 0x9,  0x19, 0x5,  0x15, 0xd,  0x1d,
-                                     0x3,  0x13, 0xb,  0x1b, 0x7,  0x17, 0xf,  0x1f,
-                                     0x2,  0x12, 0xa,  0x1a, 0x6,  0x16, 0xe,  0x1e,
-                                     0x4,  0x14, 0xc,  0x1c, 0x8,  0x18, 0x10, 0x20};
+   static const unsigned fft0[32] = {
+       0x1, 0x11, 0x9, 0x19, 0x5, 0x15, 0xd, 0x1d, 0x3, 0x13, 0xb, 0x1b, 0x7, 0x17, 0xf,  0x1f,
+       0x2, 0x12, 0xa, 0x1a, 0x6, 0x16, 0xe, 0x1e, 0x4, 0x14, 0xc, 0x1c, 0x8, 0x18, 0x10, 0x20};
    run("v_add_u32 v5, 0x100, v1\n"
        "ds_swizzle_b32 v4, v5 offset:0xe000\n"
        "ds_swizzle_b32 v6, v5 offset:0xc060\n"
@@ -366,20 +365,20 @@ Test(emu_ds, atomics_64bit)
    run("v_lshlrev_b32 v3, 3, v1\n"
        "v_mov_b32 v4, 0xffffffff\n"
        "v_mov_b32 v5, v1\n"
-       "ds_write_b64 v3, v[4:5]\n"          /* mem = {lo -1, hi lane} */
+       "ds_write_b64 v3, v[4:5]\n" /* mem = {lo -1, hi lane} */
        "v_mov_b32 v6, 1\n"
        "v_mov_b32 v7, 0\n"
        "s_waitcnt lgkmcnt(0)\n"
-       "ds_add_u64 v3, v[6:7]\n"            /* -> {0, lane + 1} */
+       "ds_add_u64 v3, v[6:7]\n" /* -> {0, lane + 1} */
        "v_and_b32 v8, 1, v1\n"
        "v_mov_b32 v10, 0\n"
        "v_add_u32 v11, 1, v1\n"
-       "v_add_u32 v11, v11, v8\n"           /* cmp hi = lane + 1 (+1 on odd lanes: mismatch) */
+       "v_add_u32 v11, v11, v8\n" /* cmp hi = lane + 1 (+1 on odd lanes: mismatch) */
        "v_mov_b32 v12, 0x77\n"
        "v_mov_b32 v13, 0x88\n"
        "ds_cmpst_rtn_b64 v[14:15], v3, v[10:11], v[12:13]\n"
        "v_mov_b32 v16, 0\n"
-       "v_mov_b32 v17, 0xffffffff\n"       /* {0, -1} = -2^32 */
+       "v_mov_b32 v17, 0xffffffff\n" /* {0, -1} = -2^32 */
        "ds_write_b64 v3, v[16:17] offset:512\n"
        "v_mov_b32 v16, 5\n"
        "v_mov_b32 v17, 0\n"

@@ -14,12 +14,12 @@ static uint32_t g_out[256];
 static uint32_t g_in[256];
 
 /* v[20:21] = in + 4 * lane, v[22:23] = out + 4 * lane */
-#define ADDRS                                                                                   \
-   "v_mov_b32 v21, s11\n"                                                                       \
-   "v_add_co_u32 v20, vcc, s10, v2\n"                                                           \
-   "v_addc_co_u32 v21, vcc, 0, v21, vcc\n"                                                      \
-   "v_mov_b32 v23, s9\n"                                                                        \
-   "v_add_co_u32 v22, vcc, s8, v2\n"                                                            \
+#define ADDRS                                                                                      \
+   "v_mov_b32 v21, s11\n"                                                                          \
+   "v_add_co_u32 v20, vcc, s10, v2\n"                                                              \
+   "v_addc_co_u32 v21, vcc, 0, v21, vcc\n"                                                         \
+   "v_mov_b32 v23, s9\n"                                                                           \
+   "v_add_co_u32 v22, vcc, s8, v2\n"                                                               \
    "v_addc_co_u32 v23, vcc, 0, v23, vcc\n"
 
 static mxjit_status

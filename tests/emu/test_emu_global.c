@@ -103,8 +103,7 @@ Test(emu_global, sub_dword_stores)
        "global_store_short_d16_hi v3, v4, s[8:9] offset:8\n",
        0);
    for (unsigned i = 0; i < 64; i++) {
-      cr_assert_eq(g_out[4 * i + 0], 0xdead3311u, "byte + byte_d16_hi %u: 0x%x", i,
-                   g_out[4 * i]);
+      cr_assert_eq(g_out[4 * i + 0], 0xdead3311u, "byte + byte_d16_hi %u: 0x%x", i, g_out[4 * i]);
       cr_assert_eq(g_out[4 * i + 1], 0xdead2211u, "short %u", i);
       cr_assert_eq(g_out[4 * i + 2], 0xdead4433u, "short_d16_hi %u", i);
       cr_assert_eq(g_out[4 * i + 3], 0xdeadbeefu, "untouched %u", i);
@@ -160,11 +159,11 @@ Test(emu_global, atomic_cmpswap_x2)
       g_in[2 * i + 1] = 0xa0000000u;
    }
    run("v_lshlrev_b32 v3, 3, v1\n"
-       "v_mov_b32 v4, 0x1234\n"        /* src lo */
-       "v_mov_b32 v5, 0x5678\n"        /* src hi */
+       "v_mov_b32 v4, 0x1234\n" /* src lo */
+       "v_mov_b32 v5, 0x5678\n" /* src hi */
        "v_and_b32 v6, 1, v1\n"
-       "v_add_u32 v6, v6, v1\n"        /* cmp lo = lane (+1 for odd lanes: mismatch) */
-       "v_mov_b32 v7, 0xa0000000\n"    /* cmp hi */
+       "v_add_u32 v6, v6, v1\n"     /* cmp lo = lane (+1 for odd lanes: mismatch) */
+       "v_mov_b32 v7, 0xa0000000\n" /* cmp hi */
        "global_atomic_cmpswap_x2 v[8:9], v3, v[4:7], s[10:11] sc0\n"
        "s_waitcnt vmcnt(0)\n"
        "global_store_dwordx2 v3, v[8:9], s[8:9]\n",

@@ -48,10 +48,14 @@ static uint8_t
 f8_of_small(int v, bool bf8)
 {
    switch (v) {
-   case -1: return 0xc0;
-   case 1: return 0x40;
-   case 2: return bf8 ? 0x44 : 0x48;
-   default: return 0x00;
+   case -1:
+      return 0xc0;
+   case 1:
+      return 0x40;
+   case 2:
+      return bf8 ? 0x44 : 0x48;
+   default:
+      return 0x00;
    }
 }
 
@@ -90,8 +94,8 @@ d_index(unsigned mn, unsigned i, unsigned j)
 
 /* Builds the kernel, runs it and compares D with C + scale * A*B. */
 static void
-mfma_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ta, int tb,
-          bool agpr, float scale)
+mfma_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ta, int tb, bool agpr,
+          float scale)
 {
    bool f8 = ta == T_FP8 || ta == T_BF8;
    unsigned kpl = mn * k / 64, nregs = mn * mn / 64;
@@ -119,16 +123,16 @@ mfma_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ta,
                     opsh, nregs == 4 ? 4u : 6u, opregs, 3 + opregs, opregs, 7 + opregs);
    for (unsigned q = 0; q < nregs / 4; q++)
       n += snprintf(body + n, sizeof(body) - n,
-                    "global_load_dwordx4 v[%u:%u], v12, s[8:9] offset:%u\n", 16 + 4 * q,
-                    19 + 4 * q, 16 * q);
+                    "global_load_dwordx4 v[%u:%u], v12, s[8:9] offset:%u\n", 16 + 4 * q, 19 + 4 * q,
+                    16 * q);
    n += snprintf(body + n, sizeof(body) - n, "s_waitcnt vmcnt(0)\n");
    const char *acc = agpr ? "a" : "v";
    unsigned accbase = agpr ? 0 : 16;
    if (agpr)
       for (unsigned r = 0; r < nregs; r++)
          n += snprintf(body + n, sizeof(body) - n, "v_accvgpr_write_b32 a%u, v%u\n", r, 16 + r);
-   n += snprintf(body + n, sizeof(body) - n, "%s %s[%u:%u], v[4:%u], v[8:%u], %s[%u:%u]\n",
-                 mnem, acc, accbase, accbase + nregs - 1, 3 + opregs, 7 + opregs, acc, accbase,
+   n += snprintf(body + n, sizeof(body) - n, "%s %s[%u:%u], v[4:%u], v[8:%u], %s[%u:%u]\n", mnem,
+                 acc, accbase, accbase + nregs - 1, 3 + opregs, 7 + opregs, acc, accbase,
                  accbase + nregs - 1);
    n += snprintf(body + n, sizeof(body) - n, "s_nop 7\ns_nop 7\ns_nop 2\n");
    if (agpr)
@@ -141,8 +145,7 @@ mfma_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ta,
 
    char msg[1024] = "";
    rt_counters cnt;
-   eh_kernel kern = {.target = target, .body = body, .agprs = agpr ? 16 : 0,
-                     .block = {64, 1, 1}};
+   eh_kernel kern = {.target = target, .body = body, .agprs = agpr ? 16 : 0, .block = {64, 1, 1}};
    eh_buf b[3] = {{g_out, sizeof(g_out), 1}, {g_a, sizeof(g_a), 0}, {g_b, sizeof(g_b), 0}};
    mxjit_status st = eh_run(&kern, b, 3, &cnt, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_OK, "%s: %s", mnem, msg);
@@ -153,8 +156,7 @@ mfma_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ta,
             s += (long)aval(i, kk, f8) * bval(kk, j, f8);
          float want = (float)(i * 32 + j) + scale * (float)s, got;
          memcpy(&got, &g_out[d_index(mn, i, j)], 4);
-         cr_assert_eq(got, want, "%s %s D[%u][%u] = %g, want %g", target, mnem, i, j, got,
-                      want);
+         cr_assert_eq(got, want, "%s %s D[%u][%u] = %g, want %g", target, mnem, i, j, got, want);
       }
 }
 
@@ -307,11 +309,11 @@ Test(emu_mfma, accvgpr_moves)
  * little-endian bit stream over 8 / 6 / 4 VGPRs. Codes for {-1, 0, 1, 2} in each format. */
 static const unsigned f8f6f4_bits[5] = {8, 8, 6, 6, 4};
 static const uint8_t f8f6f4_code[5][4] = {
-   {0xb8, 0x00, 0x38, 0x40}, /* E4M3: bias 7 */
-   {0xbc, 0x00, 0x3c, 0x40}, /* E5M2: bias 15 */
-   {0x28, 0x00, 0x08, 0x10}, /* E2M3: bias 1, sign bit 5 */
-   {0x2c, 0x00, 0x0c, 0x10}, /* E3M2: bias 3 */
-   {0x0a, 0x00, 0x02, 0x04}, /* E2M1: bias 1, sign bit 3 */
+    {0xb8, 0x00, 0x38, 0x40}, /* E4M3: bias 7 */
+    {0xbc, 0x00, 0x3c, 0x40}, /* E5M2: bias 15 */
+    {0x28, 0x00, 0x08, 0x10}, /* E2M3: bias 1, sign bit 5 */
+    {0x2c, 0x00, 0x0c, 0x10}, /* E3M2: bias 3 */
+    {0x0a, 0x00, 0x02, 0x04}, /* E2M1: bias 1, sign bit 3 */
 };
 
 static void
@@ -365,8 +367,9 @@ f8f6f4_run(unsigned mn, unsigned k, unsigned fa, unsigned fb, bool scaled)
          memcpy(&g_out[d_index(mn, i, j)], &c, 4);
       }
    char body[4096];
-   unsigned n = (unsigned)snprintf(body, sizeof(body), "v_lshlrev_b32 v3, 5, v1\n"
-                                                       "v_lshlrev_b32 v12, %u, v1\n",
+   unsigned n = (unsigned)snprintf(body, sizeof(body),
+                                   "v_lshlrev_b32 v3, 5, v1\n"
+                                   "v_lshlrev_b32 v12, %u, v1\n",
                                    nregs == 4 ? 4u : 6u);
    n += load_regs(body + n, sizeof(body) - n, 16, na, 10);
    n += load_regs(body + n, sizeof(body) - n, 24, nb, 12);
@@ -401,7 +404,9 @@ f8f6f4_run(unsigned mn, unsigned k, unsigned fa, unsigned fb, bool scaled)
    char msg[1024] = "";
    rt_counters cnt;
    eh_kernel kern = {.target = "gfx950", .body = body, .block = {64, 1, 1}};
-   eh_buf b[4] = {{g_out, sizeof(g_out), 1}, {g_a, sizeof(g_a), 0}, {g_b, sizeof(g_b), 0},
+   eh_buf b[4] = {{g_out, sizeof(g_out), 1},
+                  {g_a, sizeof(g_a), 0},
+                  {g_b, sizeof(g_b), 0},
                   {g_scales, sizeof(g_scales), 0}};
    mxjit_status st = eh_run(&kern, b, 4, &cnt, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_OK, "f8f6f4 %u/%u: %s", fa, fb, msg);

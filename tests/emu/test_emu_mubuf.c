@@ -16,13 +16,13 @@
 #include <string.h>
 
 /* SRD over buffer 1 with stride 0 and num_records NR (a literal). */
-#define SRD_IN(nr)                                                                              \
-   "s_mov_b32 s16, s10\n"                                                                       \
-   "s_and_b32 s17, s11, 0xffff\n"                                                               \
-   "s_mov_b32 s18, " nr "\n"                                                                    \
+#define SRD_IN(nr)                                                                                 \
+   "s_mov_b32 s16, s10\n"                                                                          \
+   "s_and_b32 s17, s11, 0xffff\n"                                                                  \
+   "s_mov_b32 s18, " nr "\n"                                                                       \
    "s_mov_b32 s19, 0x00020000\n"
-#define STORE_V4                                                                                \
-   "s_waitcnt vmcnt(0)\n"                                                                       \
+#define STORE_V4                                                                                   \
+   "s_waitcnt vmcnt(0)\n"                                                                          \
    "global_store_dword v2, v4, s[8:9]\n"
 
 static uint32_t g_out[256];
@@ -184,8 +184,8 @@ Test(emu_mubuf, atomic_cmpswap_and_out_of_range)
 {
    run(SRD_IN("128") "v_mov_b32 v4, 7\n"
                      "v_and_b32 v3, 1, v1\n"
-                     "v_add_u32 v5, 0x1000, v1\n"     /* cmp == memory for every lane ... */
-                     "v_add_u32 v5, v5, v3\n"         /* ... except odd lanes (cmp + 1) */
+                     "v_add_u32 v5, 0x1000, v1\n" /* cmp == memory for every lane ... */
+                     "v_add_u32 v5, v5, v3\n"     /* ... except odd lanes (cmp + 1) */
                      "buffer_atomic_cmpswap v[4:5], v2, s[16:19], 0 offen sc0\n" STORE_V4,
        0);
    for (unsigned i = 0; i < 64; i++) {
@@ -274,8 +274,7 @@ Test(emu_mubuf, atomic_apply_isa_rules)
    cr_assert_eq(emu_vm_atomic_apply(EMU_VM_SUB, 32, 0, 1, 0), 0xffffffffu);
    cr_assert_eq(emu_vm_atomic_apply(EMU_VM_CMPSWAP, 64, 0x100000000ull, 7, 0x100000000ull), 7u);
    cr_assert_eq(emu_vm_atomic_apply(EMU_VM_CMPSWAP, 64, 0x100000000ull, 7, 0), 0x100000000ull);
-   cr_assert_eq(emu_vm_atomic_apply(EMU_VM_ADD_F32, 32, 0x3f800000u, 0x3f800000u, 0),
-                0x40000000u);
+   cr_assert_eq(emu_vm_atomic_apply(EMU_VM_ADD_F32, 32, 0x3f800000u, 0x3f800000u, 0), 0x40000000u);
 }
 
 /* A buffer load's VGPR read before s_waitcnt vmcnt is a reported hazard; a store issued after
@@ -320,9 +319,9 @@ Test(emu_mubuf, atomic_apply_packed_half_rounding)
                 0x0000u);
    cr_assert_eq(emu_vm_atomic_apply(EMU_VM_PK_ADD_BF16, 32, 0x7fc0bf80u, 0x3f803f80u, 0) >> 16,
                 0x7fc0u);
-   cr_assert_eq(emu_vm_atomic_apply(EMU_VM_ADD_F64, 64, 0x3ff0000000000000ull,
-                                    0x3ff0000000000000ull, 0),
-                0x4000000000000000ull);
+   cr_assert_eq(
+       emu_vm_atomic_apply(EMU_VM_ADD_F64, 64, 0x3ff0000000000000ull, 0x3ff0000000000000ull, 0),
+       0x4000000000000000ull);
 }
 
 /* gfx950 dwordx4 `lds` load: lane i's 16 bytes land at M0 + 16 * i, range-checked per dword
