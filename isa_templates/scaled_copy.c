@@ -13,6 +13,7 @@
 #include "tpl.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
 #define TPL_SCALED_COPY_VERSION 1
@@ -36,6 +37,27 @@ static const tpl_param scaled_copy_params[] = {SCALED_COPY_PARAMS(AS_PARAM)};
 /* Kernel arguments in kernarg order; they mirror struct tpl_scaled_copy_kernargs, including
  * its pad, so the metadata's kernarg size is the struct's 56 bytes. */
 enum { ARG_X, ARG_OUT, ARG_M, ARG_N, ARG_LD_X, ARG_LD_OUT, ARG_SCALE, ARG_PAD, NARGS };
+
+mxjit_status
+tpl_scaled_copy_validate(const struct tpl_scaled_copy_params *p, int64_t m, int64_t n, int64_t ld_x,
+                         int64_t ld_out, char *msg, size_t msglen)
+{
+   mxjit_status st = tpl_params_check(&tpl_scaled_copy, p, msg, msglen);
+   if (st != MXJIT_OK || p->rebase || m <= 0 || n <= 0)
+      return st;
+   /* Bytes spanned: ((m - 1) * ld + n) * elem, in double to stay clear of i64 overflow. */
+   double span_x = ((double)(m - 1) * (double)ld_x + (double)n) * 2.0;
+   double span_out = ((double)(m - 1) * (double)ld_out + (double)n) * 4.0;
+   double limit = 4294967296.0;
+   if (span_x < limit && span_out < limit)
+      return MXJIT_OK;
+   if (msg && msglen)
+      snprintf(msg, msglen,
+               "jit: template scaled_copy: rebase = 0 cannot address %s spanning %.0f bytes "
+               "(32-bit buffer offsets reach 4 GB); use rebase = 1",
+               span_x >= limit ? "x" : "out", span_x >= limit ? span_x : span_out);
+   return MXJIT_ERR_INVALID_ARG;
+}
 
 void
 tpl_scaled_copy_pick(const struct jt_target *t, int64_t m, int64_t n,

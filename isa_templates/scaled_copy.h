@@ -7,6 +7,9 @@
 #ifndef SCALED_COPY_H
 #define SCALED_COPY_H
 
+#include "mxjit.h"
+
+#include <stddef.h>
 #include <stdint.h>
 
 struct jt_target;
@@ -14,7 +17,8 @@ struct jt_target;
 struct tpl_scaled_copy_params {
    uint32_t waves;  /* 1,2,4,8 waves per workgroup */
    uint32_t vec;    /* bf16 per lane per load: 2,4,8 */
-   uint32_t rebase; /* 1: fold the 64-bit tile base into the SRD */
+   uint32_t rebase; /* 1: fold the 64-bit tile base into the SRD (0 is valid only while both
+                     * tensors span < 4 GB: see tpl_scaled_copy_validate) */
 };
 
 /* The kernel's kernarg layout, 56 bytes. Strides ld_x, ld_out are in elements. */
@@ -33,5 +37,12 @@ void tpl_scaled_copy_pick(const struct jt_target *t, int64_t m, int64_t n,
  *  grid (0 workgroups). */
 void tpl_scaled_copy_grid(const struct tpl_scaled_copy_params *p, int64_t m, int64_t n,
                           uint32_t grid[3], uint32_t block[3]);
+
+/** STYLE C19 validate(problem, params): params allowed (tpl_params_check) and usable for the
+ *  problem. rebase = 0 addresses through one SRD with 32-bit offsets, so a tensor spanning 4 GB
+ *  or more would be corrupted: refused with MXJIT_ERR_INVALID_ARG and a message naming the
+ *  tensor and its span. m, n >= 0 and ld >= n are the caller's checks. */
+mxjit_status tpl_scaled_copy_validate(const struct tpl_scaled_copy_params *p, int64_t m, int64_t n,
+                                      int64_t ld_x, int64_t ld_out, char *msg, size_t msglen);
 
 #endif /* SCALED_COPY_H */

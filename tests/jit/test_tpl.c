@@ -175,3 +175,24 @@ Test(tpl, concurrent_compiles_are_deterministic)
    for (unsigned i = 0; i < N; i++)
       free(jobs[i].r.hsaco);
 }
+
+Test(tpl, scaled_copy_validate_refuses_rebase0_over_4gb)
+{
+   struct tpl_scaled_copy_params p = {4, 8, 0};
+   char msg[256] = "";
+   cr_assert_eq(tpl_scaled_copy_validate(&p, 1024, 1024, 1024, 1024, msg, sizeof(msg)), MXJIT_OK);
+   /* x: (2 - 1) * 2^31 + 1000 elements of 2 bytes = just over 4 GB */
+   cr_assert_eq(tpl_scaled_copy_validate(&p, 2, 1000, 1LL << 31, 1000, msg, sizeof(msg)),
+                MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(msg, "rebase = 0 cannot address x spanning 4294969296 bytes") != NULL, "%s",
+             msg);
+   cr_assert_eq(tpl_scaled_copy_validate(&p, 1LL << 20, 1024, 1024, 1024, msg, sizeof(msg)),
+                MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(msg, "cannot address out spanning") != NULL, "%s", msg);
+   p.rebase = 1;
+   cr_assert_eq(tpl_scaled_copy_validate(&p, 2, 1000, 1LL << 31, 1000, msg, sizeof(msg)), MXJIT_OK);
+   p.vec = 3;
+   cr_assert_eq(tpl_scaled_copy_validate(&p, 2, 1000, 1000, 1000, msg, sizeof(msg)),
+                MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(msg, "parameter vec = 3") != NULL, "%s", msg);
+}
