@@ -102,7 +102,9 @@ typedef struct jb_kernel_opts {
 
 /** Starts the kernel: AMDGPU_KERNEL calling convention, arguments laid out in the kernarg
  *  segment in order, each aligned to its size (LLVM AMDGPUUsage "Kernel Argument"), no hidden
- *  arguments, IEEE denormals for f32. One kernel per builder. */
+ *  arguments, IEEE denormals for f32. One kernel per builder. Pointer arguments are marked
+ *  noalias (C restrict): the op must refuse overlapping operands (MXJIT_ERR_INVALID_ARG_ALIAS)
+ *  or the template must not read what it wrote through another pointer. */
 void jb_kernel_(jb_builder *b, const char *name, const jb_arg *args, jb_kernel_opts opts);
 #define jb_kernel(b, name, args, ...)                                                              \
    jb_kernel_((b), (name), (args), (jb_kernel_opts){.nargs = __VA_ARGS__})
