@@ -9,7 +9,6 @@
  */
 #include "emu_valu_int.h"
 
-#include <stdlib.h>
 
 #define MODE_F64_DENORM_SHIFT 6
 #define MODE_IEEE (1u << 9)
@@ -95,17 +94,6 @@ valu_f64out(const emu_wave *w, const emu_inst *in, double r)
    return u;
 }
 
-bool
-valu_text_mod(const emu_inst *in, const char *key, unsigned *out)
-{
-   const char *p = in->text ? strstr(in->text, key) : NULL;
-   size_t n = strlen(key);
-
-   if (!p || p[n] != ':')
-      return false;
-   *out = (unsigned)strtoul(p + n + 1, NULL, 0);
-   return true;
-}
 
 /* The table: one row per mnemonic (suffix-free), from emu_valu_ops.def. */
 #define VOPDEF(name, enc, fn, flags) {name, EMU_ENC_##enc, EMU_CLS_VALU, fn, flags},

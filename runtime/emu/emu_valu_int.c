@@ -257,10 +257,12 @@ OP64(valu_lshl_add_u64, VK(VK_B64, VK_B32, VK_B64), (A64 << (B & 7)) + C64)
 mxjit_status
 valu_bitop3_b32(emu_wave *w, const emu_inst *in)
 {
-   unsigned ttbl;
-
-   if (!valu_text_mod(in, "bitop3", &ttbl))
-      ttbl = 0;
+   /* TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]}: the table lives in the VOP3 modifier fields. */
+   unsigned ttbl = (unsigned)(in->omod & 3) << 6;
+   for (unsigned i = 0; i < 3; i++) {
+      ttbl |= (in->src[i].flags & EMU_OPND_NEG) ? 1u << i : 0;
+      ttbl |= (in->src[i].flags & EMU_OPND_ABS) ? 8u << i : 0;
+   }
    valu_io io;
    mxjit_status st = valu_gather(w, in, &io, K3);
    if (st != MXJIT_OK)

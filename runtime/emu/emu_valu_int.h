@@ -62,8 +62,6 @@ void valu_swrite64(emu_wave *w, const emu_opnd *o, uint64_t v);
 bool valu_ieee(const emu_wave *w);
 double valu_f64in(const emu_wave *w, const emu_inst *in, unsigned i, uint64_t bits);
 uint64_t valu_f64out(const emu_wave *w, const emu_inst *in, double r);
-/** Parses an integer modifier "key:value" from the disassembly text (bitop3, etc.). */
-bool valu_text_mod(const emu_inst *in, const char *key, unsigned *out);
 
 #define VALU_MODE_F32_DENORM_SHIFT 4
 #define VALU_MODE_DX10_CLAMP (1u << 8) /* clamp turns NaN into 0 */

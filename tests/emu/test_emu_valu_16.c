@@ -137,3 +137,22 @@ Test(emu_valu_16, int16_three_operand_and_saturation)
       vt_expect(l, vt_out[1][l], (0xff00u << 16 | 0x0007u) | 0xf00u);
    }
 }
+
+Test(emu_valu_16, mix_and_bf16_dot_gfx950)
+{
+   /* v_fma_mix_f32: op_sel_hi[i] = 1 reads f16 (op_sel picks the half), 0 reads f32:
+    * 2.0 (f16 hi of v10) * 0.5 (f16 lo of v11) + 0.25 (f32 v12) = 1.25.
+    * v_dot2c_f32_bf16: D += 1.5 * 2 + (-1) * 4 = 3 - 4 + D(10) = 9. */
+   vt_fill(0x40003c00u, 0x44003800u, vt_f2u(0.25f));
+   vt_run("gfx942", VT_LOAD "v_fma_mix_f32 v20, v10, v11, v12 op_sel:[1,0,0] "
+                    "op_sel_hi:[1,1,0]\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++)
+      vt_expect(l, vt_out[0][l], vt_f2u(1.25f));
+   vt_fill(0xbf803fc0u, 0x40804000u, vt_f2u(10.0f));
+   vt_run("gfx950", VT_LOAD "v_mov_b32 v20, v12\n v_dot2c_f32_bf16 v20, v10, v11\n"
+                    "v_cvt_f32_bf16 v21, v10\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], vt_f2u(9.0f));
+      vt_expect(l, vt_out[1][l], vt_f2u(1.5f));
+   }
+}

@@ -276,3 +276,17 @@ Test(emu_valu_int, literal_clamp_minmax)
    run_cases(VT_LOAD "v_min_i32 v20, v10, v11\n v_med3_i32 v21, v10, v11, v12\n" VT_STORE,
              mm, 2, true);
 }
+
+Test(emu_valu_int, bitop3_truth_table_gfx950)
+{
+   /* V_BITOP3_B32 (CDNA4): bit i of the table selects minterm i = {S0, S1, S2} as a 3-bit
+    * index; 0x96 is XOR3, 0xe8 is majority, 0x80 is AND3. */
+   vt_fill(0xff00ff00u, 0xf0f0f0f0u, 0xccccccccu);
+   vt_run("gfx950", VT_LOAD "v_bitop3_b32 v20, v10, v11, v12 bitop3:0x96\n"
+                    "v_bitop3_b32 v21, v10, v11, v12 bitop3:0xe8\n" VT_STORE, 0);
+   uint32_t a = 0xff00ff00u, b = 0xf0f0f0f0u, c = 0xccccccccu;
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], a ^ b ^ c);
+      vt_expect(l, vt_out[1][l], (a & b) | (a & c) | (b & c));
+   }
+}
