@@ -250,3 +250,28 @@ Test(emu_valu_float, mode_dx10_clamp_and_f16_denormals)
       cr_expect(isnan(vt_u2f(vt_out[1][l])), "lane %u: 0x%08x is not NaN", l, vt_out[1][l]);
    }
 }
+
+Test(emu_valu_float, llvm_sqrt_expansion_is_correctly_rounded)
+{
+   /* LLVM 22's llvm.sqrt.f32 lowering for gfx942 (tiny inputs scaled by 2^32, v_sqrt_f32, one
+    * ulp correction with two fmas, class check for 0/inf), transcribed from llc output: the
+    * result must equal the IEEE square root. */
+   static const float x[] = {2.0f, 1e-30f, 1e-40f, 0.0f, -0.0f, INFINITY, 16.0f, 3.4e38f,
+                             0.5f, 7.0f};
+   for (unsigned l = 0; l < 64; l++)
+      vt_in[0][l] = vt_f2u(x[l % 10]), vt_in[1][l] = 0, vt_in[2][l] = 0;
+   vt_run("gfx942", VT_LOAD "v_mov_b32 v30, 0xf800000\n v_mov_b32 v31, 0x4f800000\n"
+                    "v_mov_b32 v33, 0x260\n v_mul_f32 v31, v10, v31\n v_mov_b32 v32, v10\n"
+                    "v_cmp_lt_f32 vcc, v10, v30\n v_cndmask_b32 v30, v32, v31, vcc\n"
+                    "v_sqrt_f32 v31, v30\n v_add_u32 v34, -1, v31\n v_add_u32 v35, 1, v31\n"
+                    "v_fma_f32 v36, -v34, v31, v30\n v_fma_f32 v37, -v35, v31, v30\n"
+                    "v_cmp_ge_f32_e64 s[20:21], 0, v36\n"
+                    "v_cndmask_b32_e64 v31, v31, v34, s[20:21]\n"
+                    "v_cmp_lt_f32_e64 s[20:21], 0, v37\n"
+                    "v_cndmask_b32_e64 v31, v31, v35, s[20:21]\n"
+                    "v_mul_f32 v34, 0x37800000, v31\n v_cndmask_b32 v31, v31, v34, vcc\n"
+                    "v_cmp_class_f32 vcc, v30, v33\n v_cndmask_b32 v20, v31, v30, vcc\n" VT_STORE,
+          0);
+   for (unsigned l = 0; l < 64; l++)
+      vt_expect(l, vt_out[0][l], vt_f2u(sqrtf(x[l % 10])));
+}
