@@ -179,3 +179,24 @@ Test(emu_cvt, f16_fast_path_matches_reference_encoder)
       }
    }
 }
+
+Test(emu_cvt, sr_fp8_adds_random_bits_then_truncates)
+{
+   /* v_cvt_sr_fp8_f32 (gfx942, FNUZ): S1[31:12] is added to the 20 mantissa bits E4M3 drops.
+    * 1.0625 with random 0 truncates to 1.0 (0x40); with random 0xffffffff it carries past
+    * 1.125 (0x41). op_sel:[0,0,1,0] writes byte 1, op_sel:[0,0,0,1] byte 2; others kept. */
+   for (unsigned l = 0; l < 64; l++) {
+      vt_in[0][l] = vt_f2u(1.0625f);
+      vt_in[1][l] = l & 1 ? 0xffffffffu : 0;
+      vt_in[2][l] = 0xa5a5a5a5u;
+   }
+   vt_run("gfx942", VT_LOAD "v_mov_b32 v20, v12\n"
+                    "v_cvt_sr_fp8_f32 v20, v10, v11 op_sel:[0,0,1,0]\n"
+                    "v_mov_b32 v21, v12\n"
+                    "v_cvt_sr_fp8_f32 v21, v10, v11 op_sel:[0,0,0,1]\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      uint32_t c = l & 1 ? 0x41u : 0x40u;
+      vt_expect(l, vt_out[0][l], 0xa5a500a5u | c << 8);
+      vt_expect(l, vt_out[1][l], 0xa500a5a5u | c << 16);
+   }
+}
