@@ -102,6 +102,13 @@ static bool
 check_binary(jb_builder *b, const char *op, bool want_float, jb_val x, jb_val y)
 {
    assert(jb_type_eq(x.t, y.t) && "binary operands must have the same jb_type");
+   if (!jb_type_eq(x.t, y.t)) { /* release builds: a template bug still must not crash LLVM */
+      jb_error(b, MXJIT_ERR_INTERNAL,
+               "jb_%s: operand types differ (kind %u/%u, %u/%u bits, "
+               "%u/%u lanes)",
+               op, x.t.kind, y.t.kind, x.t.bits, y.t.bits, x.t.lanes, y.t.lanes);
+      return false;
+   }
    bool is_float = x.t.kind == JB_KIND_FLOAT;
    bool is_int = x.t.kind == JB_KIND_INT || x.t.kind == JB_KIND_BOOL;
    if (want_float ? !is_float : !is_int) {
@@ -239,6 +246,10 @@ jb_select(jb_builder *b, jb_val cond, jb_val x, jb_val y)
    assert(jb_type_eq(x.t, y.t));
    if (!jb_ok(b))
       return jb_poison(b, x.t);
+   if (!jb_type_eq(x.t, y.t)) {
+      jb_error(b, MXJIT_ERR_INTERNAL, "jb_select: the two values have different types");
+      return jb_poison(b, x.t);
+   }
    if (cond.t.kind != JB_KIND_BOOL || (cond.t.lanes != 1 && cond.t.lanes != x.t.lanes)) {
       jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_select: condition is not a bool of 1 or %u lanes",
                x.t.lanes);

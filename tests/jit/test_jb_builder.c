@@ -3,6 +3,7 @@
 #include "jit_util.h"
 
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -389,3 +390,23 @@ Test(jb_builder, global_atomics)
    cr_assert(strstr(jb_message(b), "jb_global_atomic: op 2") != NULL, "%s", jb_message(b));
    jb_builder_destroy(b);
 }
+
+/* Mismatched operand types are a template bug: an assert in debug builds (STYLE C17 .signal),
+ * a sticky MXJIT_ERR_INTERNAL instead of broken IR in release builds. */
+#ifdef NDEBUG
+Test(jb_builder, operand_type_mismatch)
+{
+   jb_builder *b = new_kernel(&jt_gfx942);
+   jb_iadd(b, jb_imm_i32(b, 1), jb_imm_i64(b, 1));
+   cr_assert_eq(jb_status(b), MXJIT_ERR_INTERNAL);
+   cr_assert(strstr(jb_message(b), "jb_iadd: operand types differ") != NULL, "%s",
+             jb_message(b));
+   jb_builder_destroy(b);
+}
+#else
+Test(jb_builder, operand_type_mismatch, .signal = SIGABRT)
+{
+   jb_builder *b = new_kernel(&jt_gfx942);
+   jb_iadd(b, jb_imm_i32(b, 1), jb_imm_i64(b, 1));
+}
+#endif
