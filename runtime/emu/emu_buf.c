@@ -143,6 +143,7 @@ buf_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
    if (st != MXJIT_OK)
       return st;
    uint64_t soff = soffset_of(w, in), moved = 0;
+   uint32_t lo = UINT32_MAX, hi = 0;
    emu_vm_win win = {0};
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
@@ -152,6 +153,8 @@ buf_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
       lane_addr(w, in, lane, &index, &off);
       uint64_t addr = r.base + soff + off + (uint64_t)index * r.stride;
       uint32_t lds_off = w->m0 + (uint32_t)in->offset + lane * bytes;
+      lo = lds_off < lo ? lds_off : lo;
+      hi = lds_off + bytes > hi ? lds_off + bytes : hi;
       uint8_t *d = emu_lds(w, in, lds_off, bytes, true);
       if (!d)
          return MXJIT_ERR_EMU_FAULT_OOB;
@@ -167,8 +170,8 @@ buf_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
          memcpy(d + 4u * c, &v, 4);
       }
    }
-   /* The LDS write completes on vmcnt; no VGPR is written, so nothing becomes pending. */
-   emu_vm_issue(w, in, 0, NULL, 0);
+   /* The LDS write completes on vmcnt: the LDS range, not a VGPR, becomes pending. */
+   emu_vm_issue_lds_dma(w, in, lo, hi);
    emu_count_bytes(w, 0, moved);
    emu_count_bytes(w, 3, moved);
    return MXJIT_OK;

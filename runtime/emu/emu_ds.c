@@ -20,6 +20,7 @@
  */
 #include "emu_vmem.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #define DS_MAX_BANKS 64
@@ -83,6 +84,38 @@ count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords)
       emu_lds_bank_conflicts(w, extra);
 }
 
+/* LDS-DMA check (emu_vmem.h, EMU_VM_LDS_SLOT): faults when any active lane's bytes
+ * [VGPR[ADDR] + off, + n) overlap an LDS range that a load-to-LDS of any wave of this workgroup
+ * wrote and whose vmcnt has not been waited for. Cheap when nothing is pending. */
+static mxjit_status
+check_dma(emu_wave *w, const emu_inst *in, int va, uint32_t off, unsigned n)
+{
+   struct emu_workgroup *wg = w->wg;
+   if (!wg || w->disp->dev->opts.ignore_hazards)
+      return MXJIT_OK;
+   for (unsigned x = 0; x < wg->nwaves; x++) {
+      const emu_wave *o = &wg->waves[x];
+      for (unsigned i = 0; !o->done && i < o->npending; i++) {
+         const emu_pending *p = &o->pending[i];
+         if (p->counter != 0 || p->first < EMU_VM_LDS_SLOT)
+            continue;
+         uint64_t plo = 4ull * (p->first - EMU_VM_LDS_SLOT), phi = plo + 4ull * p->count;
+         for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+            if (!((w->exec >> lane) & 1))
+               continue;
+            uint64_t a = (uint32_t)(ds_base(w, in, va, lane) + off);
+            if (a < phi && a + n > plo)
+               return emu_fault(w, in, MXJIT_ERR_EMU_FAULT_HAZARD,
+                                "hazard: LDS offset 0x%" PRIx64 " was written by the "
+                                "load-to-LDS at pc 0x%x of wave %u, and no s_waitcnt vmcnt "
+                                "covers it yet (missing vmcnt wait before the barrier?)",
+                                a, p->pc, x);
+         }
+      }
+   }
+   return MXJIT_OK;
+}
+
 static mxjit_status
 ds_read(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
 {
@@ -90,6 +123,9 @@ ds_read(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
    int va = emu_vm_vreg(&in->src[0]), vd = emu_vm_vreg(&in->dst[0]);
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
+   mxjit_status st = check_dma(w, in, va, (uint16_t)in->offset, bytes);
+   if (st != MXJIT_OK)
+      return st;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
@@ -118,6 +154,9 @@ ds_write(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
    int va = emu_vm_vreg(&in->src[0]), v1 = emu_vm_vreg(&in->src[1]);
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
+   mxjit_status st = check_dma(w, in, va, (uint16_t)in->offset, bytes);
+   if (st != MXJIT_OK)
+      return st;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
@@ -150,6 +189,11 @@ ds_rw2(emu_wave *w, const emu_inst *in, unsigned esize, unsigned stride_mul, boo
    int va = emu_vm_vreg(&in->src[0]);
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
+   mxjit_status st = check_dma(w, in, va, in->offset0 * esize * stride_mul, esize);
+   if (st == MXJIT_OK)
+      st = check_dma(w, in, va, in->offset1 * esize * stride_mul, esize);
+   if (st != MXJIT_OK)
+      return st;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
@@ -272,6 +316,9 @@ ds_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn, unsigned 
    unsigned n = bits / 8, dw = bits / 32;
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
+   mxjit_status st = check_dma(w, in, va, (uint16_t)in->offset, n);
+   if (st != MXJIT_OK)
+      return st;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;

@@ -126,6 +126,7 @@ static mxjit_status
 flat_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
 {
    uint64_t moved = 0;
+   uint32_t lo = UINT32_MAX, hi = 0;
    emu_vm_win win = {0};
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
@@ -133,13 +134,16 @@ flat_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
       const uint8_t *p = emu_vm_mem(w, in, &win, lane_address(w, in, lane), bytes, false);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
-      uint8_t *d = emu_lds(w, in, w->m0 + (uint32_t)in->offset + lane * bytes, bytes, true);
+      uint32_t lds_off = w->m0 + (uint32_t)in->offset + lane * bytes;
+      uint8_t *d = emu_lds(w, in, lds_off, bytes, true);
       if (!d)
          return MXJIT_ERR_EMU_FAULT_OOB;
       memcpy(d, p, bytes);
       moved += bytes;
+      lo = lds_off < lo ? lds_off : lo;
+      hi = lds_off + bytes > hi ? lds_off + bytes : hi;
    }
-   emu_vm_issue(w, in, 0, NULL, 0);
+   emu_vm_issue_lds_dma(w, in, lo, hi); /* the LDS range is pending on vmcnt */
    emu_count_bytes(w, 0, moved);
    emu_count_bytes(w, 3, moved);
    return MXJIT_OK;

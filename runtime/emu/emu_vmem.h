@@ -53,6 +53,23 @@ emu_vm_issue(emu_wave *w, const emu_inst *in, unsigned counter, const emu_opnd *
    emu_pending_push(w, in, counter, reg >= 0 ? 256u + (unsigned)reg : 0, reg >= 0 ? count : 0);
 }
 
+/* LDS written by an LDS-DMA load (buffer_load_* lds, global_load_lds_*) lands on hardware only
+ * when vmcnt says so, but the emulator writes it at issue. The written byte range is recorded
+ * as a pending vmcnt entry on fake register slots EMU_VM_LDS_SLOT + dword index (above every
+ * real register slot, so the core's register hazard check never matches them); DS accesses of
+ * any wave of the workgroup that overlap a still-pending range are reported (emu_ds.c), which is
+ * the missing-"s_waitcnt vmcnt" trap of KERNELS.md §3. */
+#define EMU_VM_LDS_SLOT 1024u
+
+static inline void
+emu_vm_issue_lds_dma(emu_wave *w, const emu_inst *in, uint32_t lo, uint32_t hi)
+{
+   if (hi <= lo)
+      emu_pending_push(w, in, 0, 0, 0);
+   else
+      emu_pending_push(w, in, 0, EMU_VM_LDS_SLOT + lo / 4, (hi - 1) / 4 - lo / 4 + 1);
+}
+
 /* The device buffer the previous lane hit, so that the lanes of one instruction do not each
  * search the buffer table; misses fall back to emu_mem() (bounds check, nearest-buffer fault). */
 typedef struct emu_vm_win {

@@ -10,6 +10,7 @@
 #include "emu_harness.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 static uint32_t g_out[256];
@@ -274,4 +275,42 @@ Test(emu_global, load_lds_dwordx4_gfx950)
    for (unsigned i = 0; i < 60; i++)
       for (unsigned c = 0; c < 4; c++)
          cr_assert_eq(g_out[4 * i + c], g_in[4 * i + 4 + c], "lane %u.%u", i, c);
+}
+
+/* KERNELS.md §3 trap: LDS filled by a load-to-LDS must not be read before s_waitcnt vmcnt
+ * covers it. Wave 0 loads in[0..63] into LDS; both waves read it after a barrier. Without the
+ * vmcnt wait before the barrier the read is a reported hazard; with it the data arrives. */
+static mxjit_status
+lds_dma_two_waves(bool wait, char *msg, size_t len)
+{
+   char body[1024];
+   snprintf(body, sizeof(body),
+            "s_mov_b32 m0, 0\n"
+            "v_cmp_gt_u32 vcc, 64, v1\n"
+            "s_and_saveexec_b64 s[20:21], vcc\n"
+            "global_load_lds_dword v2, s[10:11]\n"
+            "s_mov_b64 exec, s[20:21]\n"
+            "%s"
+            "s_barrier\n"
+            "v_and_b32 v3, 0xff, v2\n"
+            "ds_read_b32 v4, v3\n"
+            "s_waitcnt lgkmcnt(0)\n"
+            "global_store_dword v2, v4, s[8:9]\n",
+            wait ? "s_waitcnt vmcnt(0)\n" : "");
+   rt_counters cnt;
+   eh_kernel k = {.target = "gfx942", .body = body, .lds_bytes = 256, .block = {128, 1, 1}};
+   eh_buf b[2] = {{g_out, sizeof(g_out), 1}, {g_in, sizeof(g_in), 1}};
+   return eh_run(&k, b, 2, &cnt, msg, len);
+}
+
+Test(emu_global, lds_dma_read_before_vmcnt_trips)
+{
+   char msg[1024] = "";
+   mxjit_status st = lds_dma_two_waves(false, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_EMU_FAULT_HAZARD, "status %d: %s", st, msg);
+   cr_assert(strstr(msg, "load-to-LDS") != NULL, "%s", msg);
+   st = lds_dma_two_waves(true, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   for (unsigned i = 0; i < 128; i++)
+      cr_assert_eq(g_out[i], g_in[i % 64], "lane %u", i);
 }
