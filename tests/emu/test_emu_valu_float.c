@@ -275,3 +275,28 @@ Test(emu_valu_float, llvm_sqrt_expansion_is_correctly_rounded)
    for (unsigned l = 0; l < 64; l++)
       vt_expect(l, vt_out[0][l], vt_f2u(sqrtf(x[l % 10])));
 }
+
+Test(emu_valu_float, f64_minmax_and_conversions)
+{
+   /* f64 from i32 is exact; f64 -> f32 rounds to nearest even; f64 -> i32 truncates and
+    * saturates; max_f64(-0, +0) = +0. */
+   vt_fill(0xfffffff9u, 0, 0);
+   vt_run("gfx942", VT_LOAD "v_cvt_f64_i32 v[30:31], v10\n"
+                    "v_mul_f64 v[30:31], v[30:31], 0.5\n"
+                    "v_cvt_i32_f64 v20, v[30:31]\n"
+                    "v_cvt_f32_f64 v21, v[30:31]\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], (uint32_t)-3);
+      vt_expect(l, vt_out[1][l], vt_f2u(-3.5f));
+   }
+   uint64_t nz = vt_d2u(-0.0);
+   vt_fill((uint32_t)nz, (uint32_t)(nz >> 32), 0);
+   vt_run("gfx942", VT_LOAD "v_mov_b32 v13, 0\n v_mov_b32 v12, 0\n"
+                    "v_max_f64 v[30:31], v[10:11], v[12:13]\n v_mov_b32 v20, v31\n"
+                    "v_mov_b32 v32, 0\n v_mov_b32 v33, 0x3ff00000\n v_or_b32 v32, 0x100, v32\n"
+                    "v_cvt_f32_f64 v21, v[32:33]\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], 0u);            /* +0 high word */
+      vt_expect(l, vt_out[1][l], 0x3f800000u);   /* 1 + 2^-44 rounds to 1.0f */
+   }
+}

@@ -290,3 +290,24 @@ Test(emu_valu_int, bitop3_truth_table_gfx950)
       vt_expect(l, vt_out[1][l], (a & b) | (a & c) | (b & c));
    }
 }
+
+Test(emu_valu_int, mad_i64_i32_and_lshl_add_u64)
+{
+   /* v_mad_i64_i32: signed 32x32 + i64 (here -3 * 5 + {0:7} = -8); v_lshl_add_u64:
+    * (S0.u64 << S1[2:0]) + S2.u64 with S1 = 10 -> shift 2. */
+   vt_fill(0xfffffffdu, 5, 7);
+   vt_run("gfx942", VT_LOAD "v_mov_b32 v13, 0\n"
+                    "v_mad_i64_i32 v[20:21], s[20:21], v10, v11, v[12:13]\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], 0xfffffff8u);
+      vt_expect(l, vt_out[1][l], 0xffffffffu);
+   }
+   vt_fill(0x80000001u, 0x40000000u, 3);
+   vt_run("gfx942", VT_LOAD "v_mov_b32 v13, 1\n v_mov_b32 v14, 10\n"
+                    "v_lshl_add_u64 v[20:21], v[10:11], v14, v[12:13]\n" VT_STORE, 0);
+   uint64_t want = (0x4000000080000001ull << 2) + 0x100000003ull;
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], (uint32_t)want);
+      vt_expect(l, vt_out[1][l], (uint32_t)(want >> 32));
+   }
+}
