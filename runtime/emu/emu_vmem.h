@@ -1,8 +1,9 @@
 /*
  * emu_vmem.h — internals shared by the vmem section of the emulator only (emu_buf.c,
  * emu_flat.c, emu_ds.c, emu_mfma.c): the semantic functions named by emu_vmem_ops.def and the
- * small helpers the four files share. Nothing outside runtime/emu/emu_{buf,flat,ds,mfma}.c
- * includes this header; the rest of the emulator sees only emu_ops_vmem[] (emu_int.h).
+ * small helpers the four files share. Outside runtime/emu/emu_{buf,flat,ds,mfma}.c only the vmem
+ * tests include it (test_emu_mubuf.c calls emu_vm_atomic_apply directly); the rest of the
+ * emulator sees only emu_ops_vmem[] (emu_int.h).
  */
 #ifndef EMU_VMEM_H
 #define EMU_VMEM_H
