@@ -100,6 +100,58 @@ fsrc(const emu_wave *w, const emu_inst *in, enum cmp_type t, unsigned i, uint64_
    return cvt_f16_to_f32(h);
 }
 
+/* Condition from per-lane relation masks (lt, eq, gt, unordered): the same truth tables as
+ * fcond/icond, evaluated on 64 lanes at once. */
+static uint64_t
+cond_mask(enum cmp_cond c, uint64_t lt, uint64_t eq, uint64_t gt, uint64_t un)
+{
+   switch (c) {
+   case C_F: return 0;
+   case C_LT: return lt;
+   case C_EQ: return eq;
+   case C_LE: return lt | eq;
+   case C_GT: return gt;
+   case C_LG: return lt | gt;
+   case C_GE: return gt | eq;
+   case C_O: return ~un;
+   case C_U: return un;
+   case C_NGE: return ~(gt | eq);
+   case C_NLG: return ~(lt | gt);
+   case C_NGT: return ~gt;
+   case C_NLE: return ~(lt | eq);
+   case C_NEQ: case C_NE: return ~eq;
+   case C_NLT: return ~lt;
+   default: return ~0ull;
+   }
+}
+
+/* Fast path for the common 32-bit compares: relation masks over all 64 lanes. */
+static uint64_t
+cmp32_masks(const emu_wave *w, const emu_inst *in, valu_io *io, enum cmp_type t,
+            enum cmp_cond c)
+{
+   uint64_t lt = 0, eq = 0, gt = 0, un = 0;
+   if (t == T_F32) {
+      valu_f32_prep(w, in, io, VK(VK_B32, VK_B32, VK_NONE));
+      for (unsigned l = 0; l < EMU_WAVE; l++) {
+         float a = valu_bitsf(io->sp[0][l]), b = valu_bitsf(io->sp[1][l]);
+         lt |= (uint64_t)(a < b) << l;
+         eq |= (uint64_t)(a == b) << l;
+         gt |= (uint64_t)(a > b) << l;
+         un |= (uint64_t)(a != a || b != b) << l;
+      }
+   } else {
+      for (unsigned l = 0; l < EMU_WAVE; l++) {
+         uint32_t a = io->sp[0][l], b = io->sp[1][l];
+         bool less = t == T_I32 ? (int32_t)a < (int32_t)b : a < b;
+         lt |= (uint64_t)less << l;
+         eq |= (uint64_t)(a == b) << l;
+      }
+      gt = ~(lt | eq);
+   }
+   return cond_mask(c, lt, eq, gt, un) & io->mask;
+}
+
 static mxjit_status
 cmp_run(emu_wave *w, const emu_inst *in, enum cmp_type t, enum cmp_cond c, bool x)
 {
@@ -108,6 +160,13 @@ cmp_run(emu_wave *w, const emu_inst *in, enum cmp_type t, enum cmp_cond c, bool 
    if (st != MXJIT_OK)
       return st;
    uint64_t r = 0;
+   if (c != C_CLASS && (t == T_F32 || t == T_I32 || t == T_U32)) {
+      r = cmp32_masks(w, in, &io, t, c);
+      valu_swrite64(w, &in->dst[0], r);
+      if (x)
+         w->exec = r;
+      return MXJIT_OK;
+   }
    VALU_FOREACH(l, io.mask) {
       bool wide = t == T_F64 || t == T_I64 || t == T_U64; /* shi is valid only for VK_B64 */
       uint64_t a = (wide ? (uint64_t)io.shp[0][l] << 32 : 0) | io.sp[0][l];
