@@ -205,8 +205,7 @@ buf_store(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
          uint8_t *p = emu_vm_mem(w, in, &win, addr + 4u * c, csize, true);
          if (!p)
             return MXJIT_ERR_EMU_FAULT_OOB;
-         for (unsigned i = 0; i < csize; i++)
-            p[i] = (uint8_t)(v >> (8 * i));
+         emu_vm_st32(p, v, csize);
          moved += csize;
       }
    }

@@ -45,6 +45,16 @@ count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords)
 {
    unsigned banks = lds_banks(w), per_group = dwords >= banks ? 1 : banks / dwords;
    uint64_t extra = 0;
+   if (w->exec == ~0ull && (addr[0] & 3) == 0) {
+      /* common cases first: every lane on consecutive dwords, or all on one address */
+      bool contig = true, same = true;
+      for (unsigned lane = 1; lane < EMU_WAVE && (contig || same); lane++) {
+         contig = contig && addr[lane] == addr[0] + lane * 4 * dwords;
+         same = same && addr[lane] == addr[0];
+      }
+      if (contig || same)
+         return;
+   }
    for (unsigned g = 0; g < EMU_WAVE; g += per_group) {
       unsigned end = g + per_group < EMU_WAVE ? g + per_group : EMU_WAVE;
       /* fast path: no bank touched twice in this phase -> no conflict */
@@ -54,7 +64,7 @@ count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords)
          if (!((w->exec >> lane) & 1))
             continue;
          for (unsigned d = 0; d < dwords; d++) {
-            uint64_t bit = 1ull << (((addr[lane] >> 2) + d) % banks);
+            uint64_t bit = 1ull << (((addr[lane] >> 2) + d) & (banks - 1));
             clash |= (used & bit) != 0;
             used |= bit;
          }
@@ -67,7 +77,7 @@ count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords)
          if (!((w->exec >> lane) & 1))
             continue;
          for (unsigned d = 0; d < dwords; d++) {
-            uint32_t dw = (addr[lane] >> 2) + d, b = dw % banks;
+            uint32_t dw = (addr[lane] >> 2) + d, b = dw & (banks - 1);
             unsigned i = 0;
             while (i < nseen[b] && seen[b][i] != dw)
                i++;
@@ -168,8 +178,7 @@ ds_write(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
          uint32_t v = emu_vm_rd(w, &in->src[1], v1, lane, c);
          if (hi)
             v >>= 16; /* DS_WRITE_B8_D16_HI / B16_D16_HI store bits 23:16 / 31:16 */
-         for (unsigned i = 0; i < csize; i++)
-            p[4u * c + i] = (uint8_t)(v >> (8 * i));
+         emu_vm_st32(p + 4u * c, v, csize);
       }
       moved += bytes;
    }

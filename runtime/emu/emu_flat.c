@@ -73,8 +73,7 @@ flat_store(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
          uint32_t v = emu_src32(w, data, lane, c);
          if (hi)
             v >>= 16; /* *_D16_HI stores bits 31:16 (short) or 23:16 (byte) */
-         for (unsigned i = 0; i < csize; i++)
-            p[4u * c + i] = (uint8_t)(v >> (8 * i));
+         emu_vm_st32(p + 4u * c, v, csize);
       }
       moved += bytes;
    }

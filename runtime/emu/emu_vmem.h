@@ -10,6 +10,8 @@
 
 #include "emu_int.h"
 
+#include <string.h>
+
 /* One prototype per row of emu_vmem_ops.def. VM_OP2 rows carry a variant tag so the same
  * mnemonic can have one function per arch (emu_vm_<name>_<variant>). */
 #define VM_OP(n, e, c, f) mxjit_status emu_vm_##n(emu_wave *w, const emu_inst *in);
@@ -165,14 +167,31 @@ emu_vm_extend(uint32_t old, uint32_t raw, unsigned size, emu_vm_ext ext)
    }
 }
 
-/** Value of bytes loaded from little-endian memory (size 1, 2 or 4). */
+/** Value of bytes loaded from little-endian memory (size 1, 2 or 4; hosts are little-endian,
+ *  as the emulator's memory image already assumes). */
 static inline uint32_t
 emu_vm_le32(const uint8_t *p, unsigned size)
 {
    uint32_t v = 0;
-   for (unsigned i = 0; i < size; i++)
-      v |= (uint32_t)p[i] << (8 * i);
+   if (size == 4) /* constant sizes so the copies compile to single moves */
+      memcpy(&v, p, 4);
+   else if (size == 2)
+      memcpy(&v, p, 2);
+   else
+      memcpy(&v, p, 1);
    return v;
+}
+
+/** Stores the low `size` bytes of v little-endian. */
+static inline void
+emu_vm_st32(uint8_t *p, uint32_t v, unsigned size)
+{
+   if (size == 4)
+      memcpy(p, &v, 4);
+   else if (size == 2)
+      memcpy(p, &v, 2);
+   else
+      memcpy(p, &v, 1);
 }
 
 /* emu_buf.c */
