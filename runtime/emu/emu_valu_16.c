@@ -287,22 +287,30 @@ pk32_src(const emu_wave *w, const emu_opnd *o, unsigned lane, bool hi)
    return emu_src32(w, o, lane, 0);
 }
 
-static uint32_t
-pk32_half(const emu_wave *w, const emu_inst *in, enum pk32 op, const uint32_t s[3], bool hi)
+/* Fills the f32 operand array of source i for one half (lo or hi result) for all lanes:
+ * the selected dword of a VGPR/SGPR pair or the constant, with neg and input flushing. */
+static void
+pk32_operand(const emu_wave *w, const emu_inst *in, unsigned i, bool hi, uint32_t *out)
 {
-   uint8_t neg = hi ? in->neg_hi : in->neg_lo;
-   float f[3];
-   for (unsigned i = 0; i < 3; i++) {
-      uint32_t b = s[i] ^ ((neg >> i) & 1 ? 0x80000000u : 0);
-      if (!((w->mode >> 4) & 1) && (b & 0x7f800000u) == 0)
-         b &= 0x80000000u;
-      f[i] = valu_bitsf(b);
+   const emu_opnd *o = &in->src[i];
+   bool sel = ((hi ? in->op_sel_hi : in->op_sel) >> i) & 1;
+   uint32_t xor_m = (((hi ? in->neg_hi : in->neg_lo) >> i) & 1) ? 0x80000000u : 0;
+   bool flush = !((w->mode >> VALU_MODE_F32_DENORM_SHIFT) & 1);
+
+   if (o->code >= EMU_SRC_VGPR0 && o->code != EMU_OPND_NONE) {
+      const uint32_t *row = w->v[((unsigned)(o->code - EMU_SRC_VGPR0) + (sel ? 1u : 0u) +
+                                  ((o->flags & EMU_OPND_AGPR) ? 256u : 0u)) &
+                                 (EMU_NUM_VGPR - 1)];
+      for (unsigned l = 0; l < EMU_WAVE; l++)
+         out[l] = row[l];
+   } else {
+      uint32_t v = pk32_src(w, o, 0, sel);
+      for (unsigned l = 0; l < EMU_WAVE; l++)
+         out[l] = v;
    }
-   switch (op) {
-   case PK_FMA_F32: return valu_f32out(w, in, fmaf(f[0], f[1], f[2]));
-   case PK_MUL_F32: return valu_f32out(w, in, f[0] * f[1]);
-   case PK_ADD_F32: return valu_f32out(w, in, f[0] + f[1]);
-   default: return s[hi ? 1 : 0];
+   for (unsigned l = 0; l < EMU_WAVE; l++) {
+      uint32_t v = out[l] ^ xor_m;
+      out[l] = (flush && (v & 0x7f800000u) == 0) ? (v & 0x80000000u) : v;
    }
 }
 
@@ -313,19 +321,26 @@ pk32_run(emu_wave *w, const emu_inst *in, enum pk32 op, unsigned nsrc)
       return valu_mode_check(w, in);
    valu_io io;
    io.mask = w->exec;
-   VALU_FOREACH(l, io.mask) {
-      uint32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-      for (unsigned i = 0; i < nsrc; i++) {
-         lo[i] = pk32_src(w, &in->src[i], (unsigned)l, (in->op_sel >> i) & 1);
-         hi[i] = pk32_src(w, &in->src[i], (unsigned)l, (in->op_sel_hi >> i) & 1);
-      }
-      if (op == PK_MOV_B32) { /* V_PK_MOV_B32: D.lo = S0[op_sel[0]], D.hi = S1[op_sel[1]] */
-         io.d[l] = lo[0];
+   if (op == PK_MOV_B32) { /* V_PK_MOV_B32: D.lo = S0[op_sel[0]], D.hi = S1[op_sel[1]] */
+      VALU_FOREACH(l, io.mask) {
+         io.d[l] = pk32_src(w, &in->src[0], (unsigned)l, in->op_sel & 1);
          io.dhi[l] = pk32_src(w, &in->src[1], (unsigned)l, (in->op_sel >> 1) & 1);
-         continue;
       }
-      io.d[l] = pk32_half(w, in, op, lo, false);
-      io.dhi[l] = pk32_half(w, in, op, hi, true);
+      valu_store(w, in, &io, 64);
+      return MXJIT_OK;
+   }
+   for (unsigned h = 0; h < 2; h++) {
+      for (unsigned i = 0; i < nsrc; i++)
+         pk32_operand(w, in, i, h, io.s[i]);
+      uint32_t *d = h ? io.dhi : io.d;
+      const uint32_t *a = io.s[0], *b = io.s[1], *c = io.s[2];
+      for (unsigned l = 0; l < EMU_WAVE; l++) {
+         float fa = valu_bitsf(a[l]), fb = valu_bitsf(b[l]);
+         float r = op == PK_FMA_F32 ? fmaf(fa, fb, valu_bitsf(c[l]))
+                   : op == PK_MUL_F32 ? fa * fb
+                                      : fa + fb;
+         d[l] = valu_f32out(w, in, r);
+      }
    }
    valu_store(w, in, &io, 64);
    return MXJIT_OK;
