@@ -129,3 +129,24 @@ Test(emu_dpp, disabled_source_lane_is_invalid)
       vt_expect(l, vt_out[1][l], w1);
    }
 }
+
+Test(emu_dpp, f16_op_and_64bit_mov_dpp)
+{
+   /* v_add_f16_dpp reads src0's low half from the source lane (row_shr:1 with bound_ctrl:
+    * lane 0 of each row reads 0 = +0.0): 1.0 + lane-dependent value. v_mov_b64_dpp
+    * row_newbcast:1 (gfx90a+ DPP64) broadcasts lane 1 of each row. */
+   for (unsigned l = 0; l < 64; l++) {
+      vt_in[0][l] = 0x3c00u;            /* 1.0 */
+      vt_in[1][l] = 0x4000u;            /* 2.0 */
+      vt_in[2][l] = 100 + l;
+   }
+   vt_run("gfx942", VT_LOAD "v_add_f16_dpp v20, v10, v11 row_shr:1 row_mask:0xf bank_mask:0xf "
+                    "bound_ctrl:1\n"
+                    "v_mov_b32 v13, v12\n"
+                    "v_mov_b64_dpp v[22:23], v[12:13] row_newbcast:1 row_mask:0xf bank_mask:0xf\n"
+                    "v_mov_b32 v21, v23\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], (l & 15) == 0 ? 0x4000u : 0x4200u); /* 0 + 2 or 1 + 2 */
+      vt_expect(l, vt_out[1][l], 100u + (l & ~15u) + 1u);
+   }
+}

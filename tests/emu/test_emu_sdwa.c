@@ -71,3 +71,20 @@ Test(emu_sdwa, vop1_byte_select_and_neg)
       vt_expect(l, vt_out[1][l], vt_f2u(-4.0f));
    }
 }
+
+Test(emu_sdwa, vopc_with_byte_selects)
+{
+   /* v_cmp_eq_u32_sdwa compares BYTE_1 of v10 with BYTE_0 of v11: 0x56 == 0x56 in even lanes
+    * only (odd lanes get 0x57 in v11). Inactive lanes do not exist here (full EXEC). */
+   for (unsigned l = 0; l < 64; l++) {
+      vt_in[0][l] = 0x12345678u;
+      vt_in[1][l] = l & 1 ? 0xff000057u : 0xff000056u;
+      vt_in[2][l] = 0;
+   }
+   vt_run("gfx942", VT_LOAD "v_cmp_eq_u32_sdwa vcc, v10, v11 src0_sel:BYTE_1 src1_sel:BYTE_0\n"
+                    "v_mov_b32 v20, vcc_lo\n v_mov_b32 v21, vcc_hi\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], 0x55555555u);
+      vt_expect(l, vt_out[1][l], 0x55555555u);
+   }
+}
