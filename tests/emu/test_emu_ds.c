@@ -407,3 +407,37 @@ Test(emu_ds, atomics_64bit)
       cr_assert_eq(g_in[4 * i + 3], swapped ? 0x88u : i + 1, "mem hi %u", i);
    }
 }
+
+/* b96 write/read and read2st64_b64: element k of the st64 form sits at ADDR + OFFSETk * 512. */
+Test(emu_ds, b96_and_read2st64_b64)
+{
+   run("v_mul_u32_u24 v3, 12, v1\n"
+       "v_add_u32 v4, 0x100, v1\n"
+       "v_add_u32 v5, 0x200, v1\n"
+       "v_add_u32 v6, 0x300, v1\n"
+       "ds_write_b96 v3, v[4:6]\n"
+       "v_lshlrev_b32 v7, 3, v1\n"
+       "v_mov_b32 v8, v1\n"
+       "v_not_b32 v9, v1\n"
+       "ds_write_b64 v7, v[8:9] offset:1024\n" /* 1024 = 2 * 512: element 0 of offset0:2 */
+       "ds_write_b64 v7, v[4:5] offset:2560\n" /* 2560 = 5 * 512: element 1 of offset1:5 */
+       "s_waitcnt lgkmcnt(0)\n"
+       "ds_read_b96 v[10:12], v3\n"
+       "ds_read2st64_b64 v[12:15], v7 offset0:2 offset1:5\n"
+       "v_lshlrev_b32 v16, 3, v2\n"
+       "s_waitcnt lgkmcnt(0)\n"
+       "v_mov_b32 v18, v10\n"
+       "v_mov_b32 v19, v11\n"
+       "s_mov_b32 exec_hi, 0\n" /* out has room for 32 lanes of 8 dwords */
+       "global_store_dwordx4 v16, v[12:15], s[8:9]\n"
+       "global_store_dwordx2 v16, v[18:19], s[8:9] offset:16\n",
+       4096);
+   for (unsigned i = 0; i < 32; i++) { /* out holds 8 dwords per lane: lanes 0..31 */
+      cr_assert_eq(g_out[8 * i + 0], i, "st64 e0 lo %u", i);
+      cr_assert_eq(g_out[8 * i + 1], ~i, "st64 e0 hi %u", i);
+      cr_assert_eq(g_out[8 * i + 2], 0x100 + i, "st64 e1 lo %u", i);
+      cr_assert_eq(g_out[8 * i + 3], 0x200 + i, "st64 e1 hi %u", i);
+      cr_assert_eq(g_out[8 * i + 4], 0x100 + i, "b96 d0 %u", i);
+      cr_assert_eq(g_out[8 * i + 5], 0x200 + i, "b96 d1 %u", i);
+   }
+}

@@ -455,3 +455,39 @@ Test(emu_mfma, gfx950_f8f6f4_32x32x64)
    f8f6f4_case(32, 64, 0, 0);
    f8f6f4_case(32, 64, 4, 3);
 }
+
+/* IEEE specials through bf16 MFMA: A row 0 = {+Inf, 0, ...}, B column 0 = {1, ...} and column
+ * 1 = {0, ...}: D[0][0] = +Inf (Inf * 1), D[0][1] = NaN (Inf * 0), other rows finite. */
+Test(emu_mfma, bf16_inf_and_nan)
+{
+   memset(g_a, 0, sizeof(g_a));
+   memset(g_b, 0, sizeof(g_b));
+   memset(g_out, 0, sizeof(g_out));
+   g_a[0] = 0x7f80;      /* lane 0 (row 0), element 0 (k 0): +Inf */
+   g_a[2] = 0x3f80;      /* lane 1 (row 1), k 0: 1.0 */
+   g_b[0] = 0x3f803f80u; /* lane 0 (column 0), k 0 and 1: 1.0 */
+   char msg[1024] = "";
+   rt_counters cnt;
+   eh_kernel kern = {.target = "gfx942",
+                     .body = "v_lshlrev_b32 v3, 3, v1\n"
+                             "v_lshlrev_b32 v12, 4, v1\n"
+                             "global_load_dwordx2 v[4:5], v3, s[10:11]\n"
+                             "global_load_dwordx2 v[8:9], v3, s[12:13]\n"
+                             "s_waitcnt vmcnt(0)\n"
+                             "v_mfma_f32_16x16x16_bf16 v[16:19], v[4:5], v[8:9], 0\n"
+                             "s_nop 7\ns_nop 7\n"
+                             "global_store_dwordx4 v12, v[16:19], s[8:9]\n",
+                     .block = {64, 1, 1}};
+   eh_buf b[3] = {{g_out, sizeof(g_out), 1}, {g_a, sizeof(g_a), 0}, {g_b, sizeof(g_b), 0}};
+   mxjit_status st = eh_run(&kern, b, 3, &cnt, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   float d00, d01, d10, d11;
+   memcpy(&d00, &g_out[d_index(16, 0, 0)], 4);
+   memcpy(&d01, &g_out[d_index(16, 0, 1)], 4);
+   memcpy(&d10, &g_out[d_index(16, 1, 0)], 4);
+   memcpy(&d11, &g_out[d_index(16, 1, 1)], 4);
+   cr_assert(isinf(d00) && d00 > 0, "D[0][0] = %g", d00);
+   cr_assert(isnan(d01), "D[0][1] = %g", d01);
+   cr_assert_eq(d10, 1.0f, "D[1][0] = %g", d10);
+   cr_assert_eq(d11, 0.0f, "D[1][1] = %g", d11);
+}
