@@ -382,3 +382,41 @@ valu_nop(emu_wave *w, const emu_inst *in)
 
 /* V_BFM_B32: ((1 << S0[4:0]) - 1) << S1[4:0]. */
 OP32(valu_bfm_b32, K2, ((1u << (A & 31)) - 1u) << (B & 31))
+
+/* Integer dot products (CDNA3 VOP3P V_DOT{2,4,8}_{I32,U32}_*, VOP2 V_DOT4C_I32_I8): the sum of
+ * element products plus the accumulator (S2, or the old vdst for the "c" forms). The pseudocode
+ * wraps; the VOP3P clamp bit saturates the 32-bit result, computed here in 64 bits. */
+static mxjit_status
+dot_int(emu_wave *w, const emu_inst *in, unsigned ebits, bool sign, bool acc_dst)
+{
+   valu_io io;
+   mxjit_status st = valu_gather(w, in, &io, VK(VK_B32, VK_B32, acc_dst ? VK_DST : VK_B32));
+   if (st != MXJIT_OK)
+      return st;
+   uint32_t emask = (1u << ebits) - 1;
+   VALU_FOREACH(l, io.mask) {
+      int64_t acc = sign ? (int64_t)(int32_t)C : (int64_t)C;
+      for (unsigned k = 0; k < 32 / ebits; k++) {
+         uint32_t a = (A >> (k * ebits)) & emask, b = (B >> (k * ebits)) & emask;
+         if (sign)
+            acc += (int64_t)((int32_t)(a << (32 - ebits)) >> (32 - ebits)) *
+                   ((int32_t)(b << (32 - ebits)) >> (32 - ebits));
+         else
+            acc += (int64_t)a * b;
+      }
+      if (in->clamp)
+         acc = sign ? (acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc)
+                    : (acc > (int64_t)UINT32_MAX ? (int64_t)UINT32_MAX : acc);
+      io.d[l] = (uint32_t)acc;
+   }
+   valu_store(w, in, &io, 32);
+   return MXJIT_OK;
+}
+
+mxjit_status valu_dot2_i32_i16(emu_wave *w, const emu_inst *in) { return dot_int(w, in, 16, true, false); }
+mxjit_status valu_dot2_u32_u16(emu_wave *w, const emu_inst *in) { return dot_int(w, in, 16, false, false); }
+mxjit_status valu_dot4_i32_i8(emu_wave *w, const emu_inst *in) { return dot_int(w, in, 8, true, false); }
+mxjit_status valu_dot4_u32_u8(emu_wave *w, const emu_inst *in) { return dot_int(w, in, 8, false, false); }
+mxjit_status valu_dot8_i32_i4(emu_wave *w, const emu_inst *in) { return dot_int(w, in, 4, true, false); }
+mxjit_status valu_dot8_u32_u4(emu_wave *w, const emu_inst *in) { return dot_int(w, in, 4, false, false); }
+mxjit_status valu_dot4c_i32_i8(emu_wave *w, const emu_inst *in) { return dot_int(w, in, 8, true, true); }

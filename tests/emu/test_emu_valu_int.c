@@ -311,3 +311,19 @@ Test(emu_valu_int, mad_i64_i32_and_lshl_add_u64)
       vt_expect(l, vt_out[1][l], (uint32_t)(want >> 32));
    }
 }
+
+Test(emu_valu_int, integer_dot_products)
+{
+   /* dot4_i32_i8: bytes {-1, 2, -3, 4} . {5, -6, 7, 8} + 10 = -5 - 12 - 21 + 32 + 10 = 4.
+    * dot4c_i32_i8 accumulates into vdst instead of S2: 100 - 6 = 94.
+    * dot8_u32_u4: nibbles 0xf x 0x1 eight times + 0 = 120. */
+   vt_fill(0x04fd02ffu, 0x0807fa05u, 10);
+   vt_run("gfx942", VT_LOAD "v_dot4_i32_i8 v20, v10, v11, v12\n"
+                    "v_mov_b32 v21, 100\n v_dot4c_i32_i8 v21, v10, v11\n"
+                    "v_mov_b32 v22, -1\n v_mov_b32 v23, 0x11111111\n"
+                    "v_dot8_u32_u4 v22, v22, v23, 0\n v_add_u32 v20, v20, v22\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], 4u + 120u);
+      vt_expect(l, vt_out[1][l], 100u - 6u);
+   }
+}
