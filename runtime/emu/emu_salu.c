@@ -99,8 +99,10 @@ bfe_i32(uint32_t a, uint32_t b)
       return 0;
    if (width > 32)
       width = 32;
+   /* pseudocode: (S0.i32 >> offset) is an arithmetic shift, then sign-extend from width */
+   uint64_t v = (uint64_t)(int64_t)((int32_t)a >> off);
    unsigned sh = 64 - width;
-   return (uint32_t)((int64_t)(((uint64_t)a >> off) << sh) >> sh);
+   return (uint32_t)((int64_t)(v << sh) >> sh);
 }
 
 static inline uint64_t
@@ -122,7 +124,8 @@ bfe_i64(uint64_t a, uint32_t b)
    if (width > 64)
       width = 64;
    unsigned sh = 64 - width;
-   return (uint64_t)((int64_t)((a >> off) << sh) >> sh);
+   uint64_t v = (uint64_t)((int64_t)a >> off); /* arithmetic, as for bfe_i32 */
+   return (uint64_t)((int64_t)(v << sh) >> sh);
 }
 
 SOP2_32(s_add_u32, a + b, w->scc = r < a)
@@ -165,7 +168,8 @@ SOP2_32(s_mul_hi_u32, (uint32_t)(((uint64_t)a * b) >> 32), KEEP)
 SOP2_32(s_mul_hi_i32, (uint32_t)(((int64_t)(int32_t)a * (int32_t)b) >> 32), KEEP)
 SOP2_32(s_bfe_u32, bfe_u32(a, b), NZ)
 SOP2_32(s_bfe_i32, bfe_i32(a, b), NZ)
-SOP2_32(s_absdiff_i32, (int32_t)a > (int32_t)b ? a - b : b - a, NZ)
+/* D = S0 - S1 (wrapping), negated when negative: INT_MIN - 1 gives 0x7fffffff */
+SOP2_32(s_absdiff_i32, (int32_t)(a - b) < 0 ? 0u - (a - b) : a - b, NZ)
 SOP2_32(s_lshl1_add_u32, (a << 1) + b, w->scc = ((uint64_t)a << 1) + b > 0xffffffffu)
 SOP2_32(s_lshl2_add_u32, (a << 2) + b, w->scc = ((uint64_t)a << 2) + b > 0xffffffffu)
 SOP2_32(s_lshl3_add_u32, (a << 3) + b, w->scc = ((uint64_t)a << 3) + b > 0xffffffffu)
