@@ -174,3 +174,44 @@ Test(emu_load, kernarg_preload)
    emu_device_destroy(dev);
    free(h);
 }
+
+/* Corrupted code objects (single-byte changes anywhere, truncations) are refused or decoded
+ * without crashing; whatever loads can be listed. */
+Test(emu_load, corrupt_code_objects_never_crash)
+{
+   eh_kernel k = {.body = "  s_load_dword s40, s[0:1], 0x0\n  s_waitcnt lgkmcnt(0)\n"};
+   char *src = eh_source(&k, 1);
+   void *h = NULL;
+   size_t hs = 0;
+   char msg[1024];
+   cr_assert_eq(jc_assemble_hsaco(&jt_gfx942, src, &h, &hs, msg, sizeof(msg)), MXJIT_OK, "%s",
+                msg);
+   free(src);
+   emu_device *dev;
+   cr_assert_eq(emu_device_create(&(emu_options){._ = 0, .target = "gfx942"}, &dev), MXJIT_OK);
+   uint8_t *copy = malloc(hs);
+   uint32_t rng = 12345;
+   unsigned loaded = 0;
+   for (unsigned it = 0; it < 3000; it++) {
+      memcpy(copy, h, hs);
+      rng = rng * 1103515245u + 12345u;
+      size_t pos = (rng >> 8) % hs;
+      rng = rng * 1103515245u + 12345u;
+      copy[pos] ^= (uint8_t)(1u << ((rng >> 16) & 7));
+      size_t len = it % 10 == 9 ? (rng >> 4) % hs : hs;
+      emu_module *m = NULL;
+      if (emu_module_load(dev, copy, len, &m) == MXJIT_OK) {
+         loaded++;
+         emu_kernel *kk = NULL;
+         if (emu_kernel_get(m, "eh_kernel", &kk) == MXJIT_OK)
+            (void)emu_kernel_listing(kk);
+         emu_module_unload(m);
+      } else {
+         cr_assert(strncmp(emu_last_error(dev), "emu: ", 5) == 0, "%s", emu_last_error(dev));
+      }
+   }
+   cr_assert_gt(loaded, 0u);
+   free(copy);
+   emu_device_destroy(dev);
+   free(h);
+}
