@@ -369,7 +369,7 @@ struct emu_dispatch {
    uint64_t kernarg_addr, dispatch_ptr_addr, scratch_addr;
    uint32_t waves_per_wg;
    uint64_t next_wg, num_wg;   /* workgroups handed out (atomic) / in the grid */
-   volatile int faulted;   /* set once; all threads stop */
+   int faulted;            /* set once under lock, read with __atomic_load_n; threads stop */
    mxjit_status fault_status;
    pthread_mutex_t lock;   /* fault message, counters merge */
    char msg[1024];

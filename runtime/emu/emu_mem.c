@@ -156,7 +156,7 @@ fault_v(emu_wave *w, mxjit_status st, const char *prefix, const char *fmt, va_li
       snprintf(d->msg + l, sizeof(d->msg) - l, " [workgroup (%u,%u,%u) wave %u]", w->wg_id[0],
                w->wg_id[1], w->wg_id[2], w->id_in_wg);
       d->fault_status = st;
-      d->faulted = 1;
+      __atomic_store_n(&d->faulted, 1, __ATOMIC_RELEASE);
    }
    pthread_mutex_unlock(&d->lock);
    return st;

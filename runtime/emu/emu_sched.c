@@ -191,7 +191,7 @@ emu_wave_run(emu_wave *w)
       if (w->done || w->at_barrier)
          return MXJIT_OK;
       if ((++w->ninst & 0xffff) == 0) {
-         if (w->disp->faulted)
+         if (__atomic_load_n(&w->disp->faulted, __ATOMIC_ACQUIRE))
             return MXJIT_ERR_EMU_FAULT;
          if (w->ninst > EMU_MAX_WAVE_INSTS)
             return emu_fault(w, in, MXJIT_ERR_EMU_FAULT,
@@ -289,7 +289,7 @@ worker_main(void *arg)
    const uint32_t *g = d->p.grid;
    uint32_t priv = d->kern->kd.private_segment_fixed_size;
    for (;;) {
-      if (d->faulted)
+      if (__atomic_load_n(&d->faulted, __ATOMIC_ACQUIRE))
          break;
       uint64_t i = __atomic_fetch_add(&d->next_wg, 1, __ATOMIC_RELAXED);
       if (i >= d->num_wg)
