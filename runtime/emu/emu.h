@@ -37,6 +37,8 @@ mxjit_status emu_free(emu_device *dev, uint64_t addr);
 /** Host view of [addr, addr+bytes) if it lies inside one live buffer, else NULL. */
 void *emu_host_ptr(emu_device *dev, uint64_t addr, size_t bytes);
 
+/** Parses the ELF and every `<name>.kd`; elf is borrowed for the call only. Instructions are
+ *  decoded at a kernel's first launch or listing (unknown mnemonics fault only when reached). */
 mxjit_status emu_module_load(emu_device *dev, const void *elf, size_t size, emu_module **out);
 void emu_module_unload(emu_module *mod);
 mxjit_status emu_kernel_get(emu_module *mod, const char *name, emu_kernel **out);

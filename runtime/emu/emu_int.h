@@ -9,7 +9,8 @@
  * Add fields only inside your own section; keep the shared structs stable.
  *
  * Decoding: the LLVM MC disassembler turns each instruction into canonical text; emu_decode.c
- * parses that text once per code object into emu_inst. Operands use the hardware's 9-bit source
+ * parses that text once per kernel into emu_inst (lazily, at the first launch or listing, and
+ * cached process-wide by code bytes in emu_dcache.c). Operands use the hardware's 9-bit source
  * encoding (below), so semantic functions read them exactly as the ISA pseudocode does.
  */
 #ifndef EMU_INT_H
