@@ -9,6 +9,7 @@
 #include "cmd_util.h"
 
 #include "jt.h"
+#include "rt_int.h"
 #include "rt_kernels.h"
 
 #include <stdio.h>
@@ -21,6 +22,9 @@ typedef struct demo_row {
    unsigned vgpr, sgpr, lds;
    char result[200];
    int wrong;
+   int have_counters;  /* device counts instructions (the emulator does) */
+   rt_counters cnt;    /* of the last (largest) shape */
+   uint64_t elems;     /* elements of that shape */
 } demo_row;
 
 /* ---- scaled_copy runner --------------------------------------------------------------- */
@@ -111,6 +115,12 @@ run_scaled_copy(mxjit_ctx *ctx, demo_row *row)
       if (rc)
          return rc;
    }
+   rt_device *dev = rt_ctx_device(ctx);
+   if (dev->ops->last_counters) {
+      dev->ops->last_counters(dev, &row->cnt);
+      row->have_counters = row->cnt.total != 0;
+      row->elems = (uint64_t)(shapes[n - 1][0] * shapes[n - 1][1]);
+   }
    snprintf(row->result, sizeof(row->result), "ok: %u shapes bit-exact (1x1 .. 130x257, "
                                                "padded rows)", n);
    return 0;
@@ -182,8 +192,30 @@ print_row(const demo_row *r)
           r->hit_ms, r->vgpr, r->sgpr, r->lds, r->result);
 }
 
+/* Counters of the last run on a counting device (the emulator): wave-instructions by class
+ * and bytes moved, per element of the largest demo shape. */
+static void
+print_counters(const demo_row *r)
+{
+   const rt_counters *c = &r->cnt;
+   double e = (double)r->elems;
+   printf("  %s %s on the device, %llu elements: %llu wave-instructions (%.3f per element: "
+          "VALU %llu, SALU %llu, VMEM ld %llu / st %llu, SMEM %llu, DS %llu, MFMA %llu, "
+          "branch %llu, waitcnt %llu, other %llu); global %llu B loaded (%.2f B/el), %llu B "
+          "stored (%.2f B/el); %llu waves, %llu workgroups\n",
+          r->kernel, r->target, (unsigned long long)r->elems, (unsigned long long)c->total,
+          (double)c->total / e, (unsigned long long)c->valu, (unsigned long long)c->salu,
+          (unsigned long long)c->vmem_load, (unsigned long long)c->vmem_store,
+          (unsigned long long)c->smem, (unsigned long long)c->ds, (unsigned long long)c->mfma,
+          (unsigned long long)c->branch, (unsigned long long)c->waitcnt,
+          (unsigned long long)c->other, (unsigned long long)c->bytes_global_load,
+          (double)c->bytes_global_load / e, (unsigned long long)c->bytes_global_store,
+          (double)c->bytes_global_store / e, (unsigned long long)c->waves,
+          (unsigned long long)c->workgroups);
+}
+
 static int
-demo_one(const char *target, const tpl_family *f, const char *dir)
+demo_one(const char *target, const tpl_family *f, const char *dir, demo_row *out)
 {
    demo_row row = {.kernel = f->name, .target = target};
    uint8_t params[RT_MAX_PARAMS_BYTES];
@@ -204,6 +236,7 @@ demo_one(const char *target, const tpl_family *f, const char *dir)
    }
    mxjit_ctx_destroy(ctx);
    print_row(&row);
+   *out = row;
    return wrong;
 }
 
@@ -227,10 +260,20 @@ cmd_demo(int argc, char **argv)
           "VGPRs", "SGPRs", "LDS", "result");
    static const char *const targets[] = {"gfx942", "gfx950"};
    int wrong = 0;
+   demo_row rows[16];
+   unsigned nrows = 0;
    for (unsigned t = 0; t < 2; t++)
-      for (const tpl_family *const *f = tpl_families; *f; f++)
-         wrong |= demo_one(targets[t], *f, dir);
+      for (const tpl_family *const *f = tpl_families; *f; f++) {
+         demo_row r;
+         wrong |= demo_one(targets[t], *f, dir, &r);
+         if (nrows < sizeof(rows) / sizeof(rows[0]))
+            rows[nrows++] = r;
+      }
    cu_rmtree(dir);
+   printf("\ncounters of the largest shape (130x257):\n");
+   for (unsigned i = 0; i < nrows; i++)
+      if (rows[i].have_counters)
+         print_counters(&rows[i]);
    printf("\ncold ms: compile with the cache bypassed (IR, LLVM optimize+codegen, in-process "
           "link);\nhit ms: fresh context, disk cache lookup + load on the device.\n");
    return wrong ? 1 : 0;
