@@ -65,6 +65,14 @@ mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mxfp4_quan
    if (args->preshuffle != 0 && args->preshuffle != 1)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG, "%s: args.preshuffle = %d; use 0 or 1", op,
                       args->preshuffle);
+   /* Name the caller's own fields (q_row, s_col...) before the shared MX checks, which only
+    * know the q/s of one side. */
+   if (args->rowwise && ((st = rt_op_check_ptr(ctx, op, "q_row", args->q_row, 1)) != MXJIT_OK ||
+                         (st = rt_op_check_ptr(ctx, op, "s_row", args->s_row, 1)) != MXJIT_OK))
+      return st;
+   if (args->colwise && ((st = rt_op_check_ptr(ctx, op, "q_col", args->q_col, 1)) != MXJIT_OK ||
+                         (st = rt_op_check_ptr(ctx, op, "s_col", args->s_col, 1)) != MXJIT_OK))
+      return st;
    for (int col = 0; col < 2; col++) {
       if (!(col ? args->colwise : args->rowwise))
          continue;
@@ -73,6 +81,23 @@ mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mxfp4_quan
          return st;
       if (args->preshuffle && (st = check_preshuffle(ctx, op, args, col)) != MXJIT_OK)
          return st;
+   }
+   size_t bytes[2][2] = {{0, 0}, {0, 0}};
+   for (int col = 0; col < 2; col++) {
+      if (!(col ? args->colwise : args->rowwise))
+         continue;
+      mxjit_mx_quant_args s = side_args(args, col);
+      if ((st = mxjit_mx_quant_sizes(&s, &bytes[col][0], &bytes[col][1])) != MXJIT_OK)
+         return rt_error(ctx, MXJIT_ERR_INTERNAL, "%s: sizing checked outputs failed", op);
+   }
+   if (args->rowwise && args->colwise) {
+      const char *rn[2] = {"q_row", "s_row"}, *cn[2] = {"q_col", "s_col"};
+      mxjit_devptr rp[2] = {args->q_row, args->s_row}, cp[2] = {args->q_col, args->s_col};
+      for (int i = 0; i < 2; i++)
+         for (int j = 0; j < 2; j++)
+            if ((st = rt_op_check_disjoint(ctx, op, rn[i], rp[i], bytes[0][i], cn[j], cp[j],
+                                           bytes[1][j])) != MXJIT_OK)
+               return st;
    }
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
       return rt_op_no_kernel(ctx, op);
