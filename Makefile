@@ -23,6 +23,10 @@ test: build
 bench: build
 	@cmake --build $(BUILD) --target bench
 
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
 lines:
 	@git ls-files '*.c' '*.h' | xargs wc -l | sort -n | awk '$$2 != "total" && $$1 > 1500 { print "too long: " $$2; bad = 1 } END { exit bad }'
 
