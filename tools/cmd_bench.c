@@ -6,12 +6,17 @@
  *      rt_kernel_get = disk lookup (read, verify checksum and key) + module load + kernel get;
  *   3. in-process lookup of a loaded kernel (rt_kernel_get on a hit), ns per call;
  *   4. emulator speed: mxjit_scaled_copy of 256x1024 on the emulator, wall time and executed
- *      wave-instructions per second (reported, not judged: the emulator is a test vehicle).
+ *      wave-instructions per second (reported, not judged: the emulator is a test vehicle);
+ *   5. emulator loops (bench_emu_loops): an MFMA loop and a memory-bound copy loop, assembled
+ *      with jc_assemble_hsaco and run on the emulator directly (emu.h), wave-instructions/s of
+ *      one host thread (issue #3 item 9 goal: >= 10 M/s for each).
  * Everything uses a temporary cache directory, removed at the end.
  */
 #include "cmd.h"
 #include "cmd_util.h"
 
+#include "emu.h"
+#include "jc.h"
 #include "jt.h"
 #include "rt_kernels.h"
 
@@ -179,6 +184,77 @@ bench_emu(const char *dir, int reps, bench_target *b)
    mxjit_ctx_destroy(ctx);
 }
 
+/* --- 5. emulator loops ---------------------------------------------------------------------
+ * Two kernels written in assembly so the instruction mix is known and independent of the
+ * compiler: an MFMA loop (16 v_mfma_f32_32x32x8_f16 + 16 v_mfma_f32_16x16x16_bf16 per
+ * iteration on AGPR accumulators) and a memory-bound copy loop (global_load_dwordx4 ->
+ * global_store_dwordx4, saddr form, 7 wave-instructions per iteration). Both check their
+ * output, so a fast but wrong emulator is reported as an error. */
+#define BE_KD(name, vg, ag)                                                                        \
+   ".rodata\n.p2align 6\n.amdhsa_kernel " name "\n  .amdhsa_next_free_vgpr " #vg "\n"             \
+   "  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset " #ag "\n"                                 \
+   "  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_system_sgpr_workgroup_id_x 1\n"          \
+   "  .amdhsa_kernarg_size 24\n.end_amdhsa_kernel\n"
+#define BE_HEAD(name)                                                                              \
+   ".text\n.globl " name "\n.p2align 8\n.type " name ",@function\n" name ":\n"
+#define BE_X4(s) s s s s
+#define BE_X16(s) BE_X4(BE_X4(s))
+
+/* kernarg: u64 out, u32 iterations. out[wg * 256 + tid] = {a0, a16} after the loop: A = 1.0
+ * and B = 0.5 (f16) add 8 * 0.5 = 4 per 32x32x8 MFMA, A = B = 1.0 (bf16) add 16 per 16x16x16. */
+static const char be_mfma_src[] =
+   BE_HEAD("be_mfma")
+   "  s_load_dwordx2 s[4:5], s[0:1], 0x0\n  s_load_dword s6, s[0:1], 0x8\n"
+   "  v_mov_b32 v2, 0x3c003c00\n  v_mov_b32 v3, 0x3c003c00\n  v_mov_b32 v4, 0x38003800\n"
+   "  v_mov_b32 v5, 0x38003800\n  v_mov_b32 v6, 0x3f803f80\n  v_mov_b32 v7, 0x3f803f80\n"
+   BE_X4("  v_accvgpr_write_b32 a0, 0\n  v_accvgpr_write_b32 a1, 0\n  v_accvgpr_write_b32 a2, 0\n"
+         "  v_accvgpr_write_b32 a3, 0\n  v_accvgpr_write_b32 a4, 0\n")
+   "  s_waitcnt lgkmcnt(0)\n"
+   "be_mfma_loop:\n"
+   BE_X16("  v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"
+          "  v_mfma_f32_16x16x16_bf16 a[16:19], v[6:7], v[6:7], a[16:19]\n")
+   "  s_sub_u32 s6, s6, 1\n  s_cmp_lg_u32 s6, 0\n  s_cbranch_scc1 be_mfma_loop\n"
+   "  s_nop 15\n  v_accvgpr_read_b32 v10, a0\n  v_accvgpr_read_b32 v11, a16\n"
+   "  v_lshlrev_b32 v12, 3, v0\n  s_lshl_b32 s7, s2, 11\n  v_add_u32 v12, s7, v12\n"
+   "  global_store_dwordx2 v12, v[10:11], s[4:5]\n  s_endpgm\n"
+   BE_KD("be_mfma", 24, 16);
+
+/* kernarg: u64 src, u64 dst, u32 iterations, u32 stride (bytes per iteration, all lanes). */
+static const char be_copy_src[] =
+   BE_HEAD("be_copy")
+   "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n  s_load_dwordx2 s[8:9], s[0:1], 0x10\n"
+   "  v_lshlrev_b32 v1, 4, v0\n  s_lshl_b32 s10, s2, 12\n  v_add_u32 v1, s10, v1\n"
+   "  s_waitcnt lgkmcnt(0)\n"
+   "be_copy_loop:\n"
+   "  global_load_dwordx4 v[4:7], v1, s[4:5]\n  s_waitcnt vmcnt(0)\n"
+   "  global_store_dwordx4 v1, v[4:7], s[6:7]\n  v_add_u32 v1, s9, v1\n"
+   "  s_sub_u32 s8, s8, 1\n  s_cmp_lg_u32 s8, 0\n  s_cbranch_scc1 be_copy_loop\n  s_endpgm\n"
+   BE_KD("be_copy", 8, 8);
+
+typedef struct be_run {
+   const char *src, *name;
+   uint32_t wgs, iters;
+   size_t bytes; /* size of each of the (one or two) buffers */
+   int copy;     /* 1: be_copy (src, dst), 0: be_mfma (out) */
+} be_run;
+
+/* Checks the output of one launch: 1 when it is what the kernel must produce. */
+static int
+be_check(const be_run *r, const uint8_t *in, const uint8_t *out)
+{
+   if (r->copy)
+      return memcmp(in, out, r->bytes) == 0;
+   const uint32_t *o = (const uint32_t *)out;
+   for (size_t i = 0; i < r->bytes / 8; i++) {
+      float a, b;
+      memcpy(&a, &o[2 * i], 4);
+      memcpy(&b, &o[2 * i + 1], 4);
+      if (a != 64.0f * (float)r->iters || b != 256.0f * (float)r->iters)
+         return 0;
+   }
+   return 1;
+}
+
 static void
 print_text(const bench_target *b, int n, int reps, const char *tpl)
 {
@@ -215,6 +291,15 @@ json_safe(char *s)
    return s;
 }
 
+static void bench_emu_loops(int reps, int json);
+
+static void
+bench_text(const bench_target *b, int n, int reps, const char *tpl)
+{
+   print_text(b, n, reps, tpl);
+   bench_emu_loops(reps < 5 ? reps : 5, 0);
+}
+
 static void
 print_json(bench_target *b, int n, int reps, const char *tpl)
 {
@@ -227,21 +312,109 @@ print_json(bench_target *b, int n, int reps, const char *tpl)
              i ? ", " : "", b[i].target, b[i].ir, b[i].opt, b[i].link, b[i].total, b[i].hit,
              b[i].hit_cache, b[i].hit_load, b[i].lookup_ns, json_safe(b[i].err), b[i].emu_ms,
              b[i].emu_minst_s, json_safe(b[i].emu_err));
-   printf("]}\n");
+   printf("], \"emu_loops\": {");
+   bench_emu_loops(reps < 5 ? reps : 5, 1);
+   printf("}}\n");
+}
+
+/* Assembles, loads and launches r `reps` times after a warm-up launch (which also decodes);
+ * median ms and wave-instructions/s into ms / minst. Returns a message or NULL. */
+static const char *
+be_measure(const char *target, const be_run *r, int reps, double *ms, double *minst, char *err,
+           size_t errlen)
+{
+   void *hsaco = NULL;
+   size_t hsize = 0;
+   emu_device *dev = NULL;
+   emu_module *mod = NULL;
+   emu_kernel *k = NULL;
+   uint64_t a[2] = {0, 0};
+   mxjit_status st = jc_assemble_hsaco(jt_lookup(target), r->src, &hsaco, &hsize, err, errlen);
+   emu_options o = {._ = 0, .target = target, .threads = 1};
+   if (!st)
+      st = emu_device_create(&o, &dev);
+   if (!st)
+      st = emu_module_load(dev, hsaco, hsize, &mod);
+   if (!st)
+      st = emu_kernel_get(mod, r->name, &k);
+   for (int i = 0; i < 1 + r->copy && !st; i++)
+      st = emu_alloc(dev, r->bytes, &a[i]);
+   uint8_t *in = st ? NULL : emu_host_ptr(dev, a[0], r->bytes);
+   for (size_t i = 0; in && r->copy && i < r->bytes; i++)
+      in[i] = (uint8_t)(i * 131u + (i >> 9));
+   uint32_t ka[6] = {(uint32_t)a[0], (uint32_t)(a[0] >> 32), r->iters, 0, 0, 0};
+   if (r->copy) {
+      uint32_t c[4] = {(uint32_t)a[1], (uint32_t)(a[1] >> 32), r->iters,
+                       (uint32_t)(r->bytes / r->iters)};
+      memcpy(&ka[2], c, sizeof(c));
+   }
+   emu_launch_params p = {.grid = {r->wgs, 1, 1}, .block = {256, 1, 1}, .kernargs = ka,
+                          .kernarg_size = sizeof(ka)};
+   double *v = calloc((size_t)reps + 1, sizeof(double));
+   rt_counters c = {0};
+   for (int i = 0; i <= reps && !st && v; i++) {
+      double t0 = cu_now_ms();
+      st = emu_launch(dev, k, &p, &c);
+      v[i] = cu_now_ms() - t0;
+   }
+   const char *msg = NULL;
+   if (st && dev && !err[0])
+      snprintf(err, errlen, "%s: %.200s", mxjit_status_name(st), emu_last_error(dev));
+   if (st || !v) {
+      msg = err[0] ? err : "out of memory";
+   } else if (!be_check(r, in, emu_host_ptr(dev, a[r->copy], r->bytes))) {
+      msg = "wrong result";
+   } else {
+      *ms = cu_median(v + 1, reps);
+      *minst = (double)c.total / (*ms * 1e3);
+   }
+   free(v);
+   if (mod)
+      emu_module_unload(mod);
+   emu_device_destroy(dev);
+   free(hsaco);
+   return msg;
+}
+
+/* Prints the loop benchmarks (text) or a JSON object member list (json). */
+static void
+bench_emu_loops(int reps, int json)
+{
+   static const be_run runs[2] = {
+      {be_mfma_src, "be_mfma", 8, 20, 8 * 256 * 8, 0},
+      {be_copy_src, "be_copy", 16, 64, 64u * 16 * 256 * 16, 1},
+   };
+   for (int i = 0; i < 2; i++) {
+      double ms = 0, minst = 0;
+      char err[300] = "";
+      const char *m = be_measure("gfx942", &runs[i], reps, &ms, &minst, err, sizeof(err));
+      const char *what = runs[i].copy ? "copy loop (dwordx4 load+store)" :
+                                        "mfma loop (32x32x8 f16 + 16x16x16 bf16)";
+      if (json)
+         printf("%s\"%s\": {\"ms\": %.4f, \"minst_per_s\": %.3f, \"error\": \"%s\"}",
+                i ? ", " : "", runs[i].name, ms, minst, m ? json_safe(err[0] ? err : "x") : "");
+      else if (m)
+         printf("emulator gfx942, %s: %s\n", what, m);
+      else
+         printf("emulator gfx942, %s: %.2f ms, %.2f M wave-instructions/s (1 thread)\n", what,
+                ms, minst);
+   }
 }
 
 int
 cmd_bench(int argc, char **argv)
 {
-   int json = 0, reps = 20;
+   int json = 0, reps = 20, emu_only = 0;
    for (int i = 1; i < argc; i++) {
       if (!strcmp(argv[i], "--json")) {
          json = 1;
+      } else if (!strcmp(argv[i], "--emu-loops")) {
+         emu_only = 1;
       } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
          reps = atoi(argv[++i]);
       } else {
          int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
-         fprintf(help ? stdout : stderr, "usage: mxjit bench [--json] [--reps N (1..%d)]\n",
+         fprintf(help ? stdout : stderr, "usage: mxjit bench [--json] [--reps N (1..%d)] [--emu-loops]\n",
                  MAX_REPS);
          return help ? 0 : 2;
       }
@@ -249,6 +422,12 @@ cmd_bench(int argc, char **argv)
    if (reps < 1 || reps > MAX_REPS) {
       fprintf(stderr, "mxjit bench: --reps %d is out of range 1..%d\n", reps, MAX_REPS);
       return 2;
+   }
+   if (emu_only) { /* only the emulator loop kernels (section 5) */
+      printf(json ? "{" : "");
+      bench_emu_loops(reps, json);
+      printf(json ? "}\n" : "");
+      return 0;
    }
    const tpl_family *f = &tpl_scaled_copy;
    bench_target b[2] = {{.target = "gfx942"}, {.target = "gfx950"}};
@@ -268,6 +447,6 @@ cmd_bench(int argc, char **argv)
    if (json)
       print_json(b, 2, reps, f->name);
    else
-      print_text(b, 2, reps, f->name);
+      bench_text(b, 2, reps, f->name);
    return rc;
 }
