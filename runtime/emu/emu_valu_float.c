@@ -133,6 +133,27 @@ fmax_isa(const emu_wave *w, float a, float b)
    return a >= b ? a : b;
 }
 
+/* V_MAXIMUM_F32 / V_MINIMUM_F32 (IEEE 754-2019 maximum/minimum; CDNA4 V_MAXIMUM3_F32 is
+ * v_maximum_f32(v_maximum_f32(S0, S1), S2), the two-operand pseudocode as in the RDNA4 ISA):
+ * a signalling NaN (S0 first) gives that NaN quieted, else a quiet NaN (S0 first) is returned
+ * unchanged, else the larger (smaller) value with +0 > -0. Unlike V_MAX_F32 the result is NaN
+ * whenever an input is, independently of MODE.IEEE. */
+static inline float
+fmaximum_isa(float a, float b, bool is_max)
+{
+   if (is_snan32(a))
+      return valu_bitsf(valu_quiet32(valu_fbits(a)));
+   if (is_snan32(b))
+      return valu_bitsf(valu_quiet32(valu_fbits(b)));
+   if (isnan(a))
+      return a;
+   if (isnan(b))
+      return b;
+   if (a == 0.0f && b == 0.0f) /* +0 > -0 for maximum, -0 < +0 for minimum */
+      return (signbit(a) != 0) == is_max ? b : a;
+   return (is_max ? a > b : a < b) ? a : b;
+}
+
 /* V_MED3_F32: a NaN input gives min3; otherwise the middle value, found as the pseudocode does
  * (compare the max3 against each input). */
 static float
@@ -275,6 +296,8 @@ OPF(valu_max_f32, K2, fmax_isa(w, FA, FB))
 OPF(valu_min3_f32, K3, fmin_isa(w, fmin_isa(w, FA, FB), FC))
 OPF(valu_max3_f32, K3, fmax_isa(w, fmax_isa(w, FA, FB), FC))
 OPF(valu_med3_f32, K3, fmed3_isa(w, FA, FB, FC))
+OPF(valu_maximum3_f32, K3, fmaximum_isa(fmaximum_isa(FA, FB, true), FC, true))
+OPF(valu_minimum3_f32, K3, fmaximum_isa(fmaximum_isa(FA, FB, false), FC, false))
 OPF(valu_fma_f32, K3, fmaf(FA, FB, FC))
 OPF(valu_fmac_f32, KMAC, fmaf(FA, FB, FC))
 OPF(valu_mad_f32, K3, mad_legacy(FA, FB, FC))

@@ -254,21 +254,44 @@ OP64(valu_lshrrev_b64, VK(VK_B32, VK_B64, VK_NONE), (((uint64_t)BH << 32) | B) >
 OP64(valu_ashrrev_i64, VK(VK_B32, VK_B64, VK_NONE), (uint64_t)((int64_t)(((uint64_t)BH << 32) | B) >> (A & 63)))
 OP64(valu_lshl_add_u64, VK(VK_B64, VK_B32, VK_B64), (A64 << (B & 7)) + C64)
 
-mxjit_status
-valu_bitop3_b32(emu_wave *w, const emu_inst *in)
+/* TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]}: the table lives in the VOP3 modifier fields
+ * (CDNA4 V_BITOP3_B16/B32 pseudocode), which are therefore not source modifiers. */
+static unsigned
+bitop3_table(const emu_inst *in)
 {
-   /* TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]}: the table lives in the VOP3 modifier fields. */
    unsigned ttbl = (unsigned)(in->omod & 3) << 6;
    for (unsigned i = 0; i < 3; i++) {
       ttbl |= (in->src[i].flags & EMU_OPND_NEG) ? 1u << i : 0;
       ttbl |= (in->src[i].flags & EMU_OPND_ABS) ? 8u << i : 0;
    }
+   return ttbl;
+}
+
+mxjit_status
+valu_bitop3_b32(emu_wave *w, const emu_inst *in)
+{
+   unsigned ttbl = bitop3_table(in);
    valu_io io;
    mxjit_status st = valu_gather(w, in, &io, K3);
    if (st != MXJIT_OK)
       return st;
    VALU_FOREACH(l, io.mask) { io.d[l] = bitop3(ttbl, A, B, C); }
    valu_store(w, in, &io, 32);
+   return MXJIT_OK;
+}
+
+/* V_BITOP3_B16: the same table on 16-bit sources (op_sel picks halves, as for every VOP3
+ * 16-bit op); D.b16 is written like the other 16-bit results (emu_valu_16.c header). */
+mxjit_status
+valu_bitop3_b16(emu_wave *w, const emu_inst *in)
+{
+   unsigned ttbl = bitop3_table(in);
+   valu_io io;
+   mxjit_status st = valu_gather(w, in, &io, VK(VK_B16, VK_B16, VK_B16));
+   if (st != MXJIT_OK)
+      return st;
+   VALU_FOREACH(l, io.mask) { io.d[l] = bitop3(ttbl, A, B, C) & 0xffff; }
+   valu_store(w, in, &io, 16);
    return MXJIT_OK;
 }
 

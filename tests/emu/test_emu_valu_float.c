@@ -300,3 +300,46 @@ Test(emu_valu_float, f64_minmax_and_conversions)
       vt_expect(l, vt_out[1][l], 0x3f800000u);   /* 1 + 2^-44 rounds to 1.0f */
    }
 }
+
+/* V_MAXIMUM3_F32 / V_MINIMUM3_F32 (CDNA4): v_maximum_f32(v_maximum_f32(S0, S1), S2) with the
+ * IEEE 754-2019 two-operand pseudocode: signalling NaN quieted (S0 before S1), else a quiet NaN
+ * returned as is, else the larger/smaller value with -0 < +0; NaN regardless of MODE.IEEE. */
+Test(emu_valu_float, maximum3_minimum3_gfx950)
+{
+   static const struct {
+      uint32_t a, b, c, max, min;
+   } cases[] = {
+      {0x3f800000, 0x40000000, 0x40400000, 0x40400000, 0x3f800000}, /* 1, 2, 3 */
+      {0x40400000, 0xbf800000, 0x40000000, 0x40400000, 0xbf800000}, /* 3, -1, 2 */
+      {0x00000000, 0x80000000, 0x80000000, 0x00000000, 0x80000000}, /* +0 -0 -0 */
+      {0x80000000, 0x00000000, 0x80000000, 0x00000000, 0x80000000}, /* -0 +0 -0 */
+      {0x80000000, 0x80000000, 0x00000000, 0x00000000, 0x80000000}, /* -0 -0 +0 */
+      {0x7fc00001, 0x3f800000, 0x40000000, 0x7fc00001, 0x7fc00001}, /* qNaN kept as is */
+      {0x3f800000, 0x7f800001, 0x40000000, 0x7fc00001, 0x7fc00001}, /* sNaN S1 quieted */
+      {0x3f800000, 0x40000000, 0xff800005, 0xffc00005, 0xffc00005}, /* sNaN S2 quieted */
+      {0x7fc00002, 0x7f800003, 0x3f800000, 0x7fc00003, 0x7fc00003}, /* sNaN before qNaN */
+      {0xffc00000, 0x7f800000, 0x00000000, 0xffc00000, 0xffc00000}, /* NaN beats +Inf */
+      {0xff800000, 0xf149f2ca, 0xc0400000, 0xc0400000, 0xff800000}, /* -Inf, -1e30, -3 */
+      {0x00000001, 0x80000001, 0x00000000, 0x00000001, 0x80000001}, /* denormals kept */
+   };
+   const unsigned n = sizeof(cases) / sizeof(cases[0]);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_in[0][l] = cases[l % n].a;
+      vt_in[1][l] = cases[l % n].b;
+      vt_in[2][l] = cases[l % n].c;
+   }
+   vt_run("gfx950", VT_LOAD "v_maximum3_f32 v20, v10, v11, v12\n"
+                    "v_minimum3_f32 v21, v10, v11, v12\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], cases[l % n].max);
+      vt_expect(l, vt_out[1][l], cases[l % n].min);
+   }
+   /* abs/neg are real source modifiers here: max3(|-2|, -(1), -(-5)) = 5 */
+   vt_fill(vt_f2u(-2.0f), vt_f2u(1.0f), vt_f2u(-5.0f));
+   vt_run("gfx950", VT_LOAD "v_maximum3_f32 v20, |v10|, -v11, -v12\n"
+                    "v_minimum3_f32 v21, |v10|, -v11, -v12\n" VT_STORE, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      vt_expect(l, vt_out[0][l], vt_f2u(5.0f));
+      vt_expect(l, vt_out[1][l], vt_f2u(-1.0f));
+   }
+}
