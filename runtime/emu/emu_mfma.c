@@ -128,57 +128,175 @@ tab_build(void)
    }
 }
 
-/* 32-bit register `r` of operand o for `lane`: direct VGPR/AGPR read (wrapped into the file as
- * the core's reader does), else the constant, which an inline-constant C supplies to every
- * accumulator element. */
-static inline uint32_t
-opnd_reg(const emu_wave *w, const emu_opnd *o, int vreg, unsigned lane, unsigned r)
+/* Rows of `n` consecutive 32-bit registers of operand o for all 64 lanes: VGPR/AGPR rows are
+ * read in place (wrapped into the file as the core's reader does); any other operand is a
+ * constant, which supplies the same value for every register (an inline-constant C fills every
+ * accumulator element). */
+static void
+opnd_rows(const emu_wave *w, const emu_opnd *o, int vreg, unsigned n, uint32_t *buf,
+          const uint32_t **rows)
 {
-   return vreg >= 0 ? w->v[(unsigned)(vreg + (int)r) & (EMU_NUM_VGPR - 1)][lane]
-                    : emu_src32(w, o, lane, 0);
+   if (vreg >= 0) {
+      for (unsigned r = 0; r < n; r++)
+         rows[r] = w->v[(unsigned)(vreg + (int)r) & (EMU_NUM_VGPR - 1)];
+      return;
+   }
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++)
+      buf[lane] = emu_src32(w, o, lane, 0);
+   for (unsigned r = 0; r < n; r++)
+      rows[r] = buf;
 }
 
-/* Unpacks one lane's kpl elements of an A or B operand into out[0..kpl). */
-static void
-unpack(const emu_wave *w, const emu_opnd *o, int vreg, unsigned lane, unsigned kpl, mf_type t,
-       double *out)
+/* Decodes every lane's kpl elements of an A or B operand into out[rc * si + k * sk] (rc = the
+ * lane's row / column, k = its K index), as double. Always inlined so kpl / strides / type are
+ * constants in each opcode's copy. */
+static inline __attribute__((always_inline)) void
+unpack_all(const uint32_t *const *rows, unsigned mn, unsigned kpl, mf_type t, double *out,
+           unsigned si, unsigned sk)
 {
-   if (t == MF_BF16 || t == MF_F16) {
-      for (unsigned r = 0; r < kpl / 2; r++) {
-         uint32_t v = opnd_reg(w, o, vreg, lane, r);
-         for (unsigned h = 0; h < 2; h++) {
-            uint16_t x = (uint16_t)(v >> (16 * h));
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      double *o = out + (lane % mn) * si + (lane / mn) * kpl * sk;
+      if (t == MF_BF16 || t == MF_F16) {
+         for (unsigned r = 0; r < kpl / 2; r++) {
+            uint32_t v = rows[r][lane];
             if (t == MF_F16) {
-               out[2 * r + h] = f16_tab[x];
+               o[(2 * r) * sk] = f16_tab[v & 0xffffu];
+               o[(2 * r + 1) * sk] = f16_tab[v >> 16];
             } else {
-               uint32_t f = (uint32_t)x << 16;
-               float fx;
-               memcpy(&fx, &f, 4);
-               out[2 * r + h] = fx;
+               uint32_t lo = v << 16, hi = v & 0xffff0000u;
+               float flo, fhi;
+               memcpy(&flo, &lo, 4);
+               memcpy(&fhi, &hi, 4);
+               o[(2 * r) * sk] = flo;
+               o[(2 * r + 1) * sk] = fhi;
             }
          }
+      } else if (t >= MF_FP6) {
+         /* sub-byte elements form one little-endian bit stream across the lane's registers */
+         unsigned nb = mf_bits[t];
+         const double *tab = fpn_tab[t - MF_FP6];
+         for (unsigned j = 0; j < kpl; j++) {
+            unsigned bit = j * nb, r = bit / 32, sh = bit % 32;
+            uint64_t v = rows[r][lane];
+            if (sh + nb > 32)
+               v |= (uint64_t)rows[r + 1][lane] << 32;
+            o[j * sk] = tab[(v >> sh) & ((1u << nb) - 1)];
+         }
+      } else {
+         const double *tab = fp8_tab[t - MF_FP8_FNUZ];
+         for (unsigned r = 0; r < kpl / 4; r++) {
+            uint32_t v = rows[r][lane];
+            for (unsigned b = 0; b < 4; b++)
+               o[(4 * r + b) * sk] = tab[(v >> (8 * b)) & 0xffu];
+         }
       }
-      return;
    }
-   if (t >= MF_FP6) {
-      /* sub-byte elements form one little-endian bit stream across the lane's registers */
-      unsigned nb = mf_bits[t];
-      const double *tab = fpn_tab[t - MF_FP6];
-      for (unsigned j = 0; j < kpl; j++) {
-         unsigned bit = j * nb, r = bit / 32, sh = bit % 32;
-         uint64_t v = opnd_reg(w, o, vreg, lane, r);
-         if (sh + nb > 32)
-            v |= (uint64_t)opnd_reg(w, o, vreg, lane, r + 1) << 32;
-         out[j] = tab[(v >> sh) & ((1u << nb) - 1)];
+}
+
+/* Four doubles / four floats. GNU vector types (gcc and clang): each lane is ordinary IEEE
+ * double arithmetic, two SSE2 or one AVX2 instruction per operation, no reassociation. */
+typedef double mf_v4d __attribute__((vector_size(32)));
+typedef float mf_v4f __attribute__((vector_size(16)));
+
+/* The arithmetic of one MFMA, in exactly the order of the module comment, per output element
+ * D[i][j]: for each K group g (increasing), p = a[i][k0] * b[k0][j], then p += a[i][k] *
+ * b[k][j] for k = k0+1 .. k0+kpl-1 in double (every product is exact, so a fused multiply-add
+ * would round identically), optionally p *= sa[i+mn*g] * sb[j+mn*g] (exact powers of two),
+ * then D = (float)((double)D + p). Loops run over four columns at a time with the K sums held
+ * in registers; the per-element operation sequence is the same as a scalar loop's.
+ * a: [mn][K] row-major, b: [K][mn], d: [mn][mn] floats (in: C, out: D). */
+static inline __attribute__((always_inline)) void
+mf_core(unsigned mn, unsigned kpl, const double *a, const double *b, float *d, const double *sa,
+        const double *sb)
+{
+   unsigned groups = 64 / mn, K = kpl * groups;
+   for (unsigned i = 0; i < mn; i++) {
+      for (unsigned j = 0; j < mn; j += 4) {
+         mf_v4d p[4]; /* the groups' sums are independent: computed first, then folded in order */
+#pragma GCC unroll 4
+         for (unsigned g = 0; g < groups; g++) {
+            unsigned k0 = g * kpl;
+            const double *ai = a + i * K + k0, *bk = b + k0 * mn + j;
+            mf_v4d bv;
+            memcpy(&bv, bk, sizeof(bv));
+            p[g] = ai[0] * bv;
+#pragma GCC unroll 32
+            for (unsigned kk = 1; kk < kpl; kk++) {
+               memcpy(&bv, bk + kk * mn, sizeof(bv));
+               p[g] = p[g] + ai[kk] * bv;
+            }
+            if (sa) {
+               mf_v4d sv;
+               memcpy(&sv, sb + mn * g + j, sizeof(sv));
+               p[g] = p[g] * (sa[i + mn * g] * sv);
+            }
+         }
+         mf_v4f df;
+         memcpy(&df, d + i * mn + j, sizeof(df));
+#pragma GCC unroll 4
+         for (unsigned g = 0; g < groups; g++)
+            df = __builtin_convertvector(__builtin_convertvector(df, mf_v4d) + p[g], mf_v4f);
+         memcpy(d + i * mn + j, &df, sizeof(df));
       }
-      return;
    }
-   const double *tab = fp8_tab[t - MF_FP8_FNUZ];
-   for (unsigned r = 0; r < kpl / 4; r++) {
-      uint32_t v = opnd_reg(w, o, vreg, lane, r);
-      for (unsigned b = 0; b < 4; b++)
-         out[4 * r + b] = tab[(v >> (8 * b)) & 0xffu];
+}
+
+typedef void (*mf_core_fn)(const double *a, const double *b, float *d, const double *sa,
+                           const double *sb);
+
+/* One copy of the core per (mn, kpl) pair, and on x86-64 a second one compiled for AVX2 (no
+ * FMA: the code is the same IEEE operations on wider registers), chosen once at run time. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MF_HAVE_AVX2 1
+#define MF_CORE(mn, kpl)                                                                           \
+   static void mf_core_##mn##_##kpl(const double *a, const double *b, float *d,                    \
+                                    const double *sa, const double *sb)                            \
+   {                                                                                               \
+      mf_core(mn, kpl, a, b, d, sa, sb);                                                           \
+   }                                                                                               \
+   __attribute__((target("avx2"))) static void mf_core_##mn##_##kpl##_avx2(                        \
+       const double *a, const double *b, float *d, const double *sa, const double *sb)             \
+   {                                                                                               \
+      mf_core(mn, kpl, a, b, d, sa, sb);                                                           \
    }
+#define MF_PICK(mn, kpl) (mf_avx2 ? mf_core_##mn##_##kpl##_avx2 : mf_core_##mn##_##kpl)
+#else
+#define MF_HAVE_AVX2 0
+#define MF_CORE(mn, kpl)                                                                           \
+   static void mf_core_##mn##_##kpl(const double *a, const double *b, float *d,                    \
+                                    const double *sa, const double *sb)                            \
+   {                                                                                               \
+      mf_core(mn, kpl, a, b, d, sa, sb);                                                           \
+   }
+#define MF_PICK(mn, kpl) mf_core_##mn##_##kpl
+#endif
+
+static bool mf_avx2;
+
+MF_CORE(16, 4)
+MF_CORE(32, 4)
+MF_CORE(16, 8)
+MF_CORE(32, 8)
+MF_CORE(16, 32)
+MF_CORE(32, 32)
+
+static void
+mf_init(void)
+{
+   tab_build();
+#if MF_HAVE_AVX2
+   mf_avx2 = __builtin_cpu_supports("avx2");
+#endif
+}
+
+static mf_core_fn
+mf_core_for(unsigned mn, unsigned kpl)
+{
+   if (kpl == 4)
+      return mn == 16 ? MF_PICK(16, 4) : MF_PICK(32, 4);
+   if (kpl == 8)
+      return mn == 16 ? MF_PICK(16, 8) : MF_PICK(32, 8);
+   return mn == 16 ? MF_PICK(16, 32) : MF_PICK(32, 32);
 }
 
 /* Always inlined into each opcode's wrapper so mn / k / types are constants there (shifts
@@ -188,65 +306,41 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
      const double *scale_a, const double *scale_b)
 {
    unsigned kpl = mn * k / 64, groups = 64 / mn, nregs = mn * mn / 64;
-   double a[32][128], b[128][32], p[32][32]; /* a[i][k], b[k][j] (k <= 128), partial sums */
-   float d[32][32];                          /* accumulator as a matrix */
-   double tmp[32];
+   double a[32 * 128], b[128 * 32]; /* a[i][k] (k < K = k), b[k][j] */
+   float d[32 * 32];                /* accumulator as a matrix */
+   uint32_t cbuf[3][EMU_WAVE];
+   const uint32_t *ra[8], *rb[8], *rc[16];
    if (k < 64 && (in->cbsz || in->abid || in->blgp))
       return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
                        "cbsz:%u abid:%u blgp:%u broadcast/swizzle modifiers are not emulated for "
                        "single-block MFMA shapes",
                        in->cbsz, in->abid, in->blgp);
-   pthread_once(&tab_once, tab_build);
-   int va = emu_vm_vreg(&in->src[0]), vb = emu_vm_vreg(&in->src[1]);
-   int vc = emu_vm_vreg(&in->src[2]), vd = emu_vm_vreg(&in->dst[0]);
+   pthread_once(&tab_once, mf_init);
+   int vd = emu_vm_vreg(&in->dst[0]);
+   unsigned rega = (kpl * mf_bits[ta] + 31) / 32, regb = (kpl * mf_bits[tb] + 31) / 32;
+   opnd_rows(w, &in->src[0], emu_vm_vreg(&in->src[0]), rega, cbuf[0], ra);
+   opnd_rows(w, &in->src[1], emu_vm_vreg(&in->src[1]), regb, cbuf[1], rb);
+   opnd_rows(w, &in->src[2], emu_vm_vreg(&in->src[2]), nregs, cbuf[2], rc);
    /* Read A, B and C completely before writing D: D may alias C (and, in VGPR form, A/B). */
-   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
-      unsigned rc = lane % mn, k0 = (lane / mn) * kpl;
-      unpack(w, &in->src[0], va, lane, kpl, ta, tmp);
-      for (unsigned j = 0; j < kpl; j++)
-         a[rc][k0 + j] = tmp[j];
-      unpack(w, &in->src[1], vb, lane, kpl, tb, tmp);
-      for (unsigned j = 0; j < kpl; j++)
-         b[k0 + j][rc] = tmp[j];
-      for (unsigned r = 0; r < nregs; r++) {
-         uint32_t c = opnd_reg(w, &in->src[2], vc, lane, r);
-         unsigned row = (r / 4) * (4 * groups) + 4 * (lane / mn) + r % 4;
-         memcpy(&d[row][rc], &c, 4);
-      }
+   unpack_all(ra, mn, kpl, ta, a, k, 1);
+   unpack_all(rb, mn, kpl, tb, b, 1, mn);
+   /* lanes g * mn .. g * mn + mn - 1 of register r hold row row0 + 4 * g, columns 0 .. mn-1 */
+   for (unsigned r = 0; r < nregs; r++) {
+      unsigned row0 = (r / 4) * (4 * groups) + r % 4;
+      for (unsigned g = 0; g < groups; g++)
+         memcpy(&d[(row0 + 4 * g) * mn], &rc[r][g * mn], mn * 4);
    }
-   /* Per K group: exact products, summed in double in increasing k, then one f32 rounding. The
-    * column loop is innermost so independent sums vectorize without reassociation. */
-   for (unsigned g = 0; g < groups; g++) {
-      unsigned k0 = g * kpl;
-      for (unsigned i = 0; i < mn; i++) {
-         double ai = a[i][k0];
-         for (unsigned j = 0; j < mn; j++)
-            p[i][j] = ai * b[k0][j];
-      }
-      for (unsigned kk = k0 + 1; kk < k0 + kpl; kk++)
-         for (unsigned i = 0; i < mn; i++) {
-            double ai = a[i][kk];
-            for (unsigned j = 0; j < mn; j++)
-               p[i][j] += ai * b[kk][j];
-         }
-      if (scale_a) /* E8M0 block scales: exact powers of two applied to the block's sum */
-         for (unsigned i = 0; i < mn; i++)
-            for (unsigned j = 0; j < mn; j++)
-               p[i][j] *= scale_a[i + mn * g] * scale_b[j + mn * g];
-      for (unsigned i = 0; i < mn; i++)
-         for (unsigned j = 0; j < mn; j++)
-            d[i][j] = (float)((double)d[i][j] + p[i][j]);
-   }
-   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
-      unsigned col = lane % mn;
-      for (unsigned r = 0; r < nregs; r++) {
-         unsigned row = (r / 4) * (4 * groups) + 4 * (lane / mn) + r % 4;
-         uint32_t bits;
-         memcpy(&bits, &d[row][col], 4);
-         if (vd >= 0)
-            w->v[(unsigned)(vd + (int)r) & (EMU_NUM_VGPR - 1)][lane] = bits;
-         else
-            emu_vwrite(w, &in->dst[0], lane, r, bits);
+   mf_core_for(mn, kpl)(a, b, d, scale_a, scale_b);
+   for (unsigned r = 0; r < nregs; r++) {
+      unsigned row0 = (r / 4) * (4 * groups) + r % 4;
+      uint32_t bits[EMU_WAVE];
+      for (unsigned g = 0; g < groups; g++)
+         memcpy(&bits[g * mn], &d[(row0 + 4 * g) * mn], mn * 4);
+      if (vd >= 0) {
+         memcpy(w->v[(unsigned)(vd + (int)r) & (EMU_NUM_VGPR - 1)], bits, sizeof(bits));
+      } else {
+         for (unsigned lane = 0; lane < EMU_WAVE; lane++)
+            emu_vwrite(w, &in->dst[0], lane, r, bits[lane]);
       }
    }
    return MXJIT_OK;
