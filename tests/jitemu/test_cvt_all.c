@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NIN 65536u /* every bf16 bit pattern */
+#define NIN 65536u  /* every bf16 bit pattern */
 #define PER_LANE 8u /* f32 inputs per work-item */
 #define WG 256u
 
@@ -127,8 +127,14 @@ check_fp8(enum conv cv, host_fmt f)
    free(in);
 }
 
-Test(cvt_all, e4m3) { check_fp8(CV_E4M3, HOST_FMT_E4M3); }
-Test(cvt_all, e5m2) { check_fp8(CV_E5M2, HOST_FMT_E5M2); }
+Test(cvt_all, e4m3)
+{
+   check_fp8(CV_E4M3, HOST_FMT_E4M3);
+}
+Test(cvt_all, e5m2)
+{
+   check_fp8(CV_E5M2, HOST_FMT_E5M2);
+}
 
 Test(cvt_all, e2m1_packed)
 {
@@ -163,9 +169,8 @@ check_scale(enum jb_scale_mode mode, host_scale_mode hmode)
    static const struct {
       enum jb_elem j;
       host_fmt h;
-   } elems[] = {{JB_ELEM_E4M3, HOST_FMT_E4M3},
-                {JB_ELEM_E5M2, HOST_FMT_E5M2},
-                {JB_ELEM_E2M1, HOST_FMT_E2M1}};
+   } elems[] = {
+       {JB_ELEM_E4M3, HOST_FMT_E4M3}, {JB_ELEM_E5M2, HOST_FMT_E5M2}, {JB_ELEM_E2M1, HOST_FMT_E2M1}};
    float *in = all_bf16();
    for (uint32_t i = 0x8000; i < NIN; i++) /* negative half -> its magnitude, NaNs kept */
       if (!isnan(in[i]))
@@ -190,5 +195,11 @@ check_scale(enum jb_scale_mode mode, host_scale_mode hmode)
    free(in);
 }
 
-Test(cvt_all, scale_floor) { check_scale(JB_SCALE_FLOOR, HOST_SCALE_FLOOR); }
-Test(cvt_all, scale_rceil) { check_scale(JB_SCALE_RCEIL, HOST_SCALE_RCEIL); }
+Test(cvt_all, scale_floor)
+{
+   check_scale(JB_SCALE_FLOOR, HOST_SCALE_FLOOR);
+}
+Test(cvt_all, scale_rceil)
+{
+   check_scale(JB_SCALE_RCEIL, HOST_SCALE_RCEIL);
+}

@@ -75,12 +75,11 @@ build_copy(const struct jt_target *t)
 static void
 check_copy(const struct jt_target *t)
 {
-   static const char *const insts[] = {"buffer_load_ubyte",   "buffer_load_ushort",
-                                       "buffer_load_dword ",  "buffer_load_dwordx2",
-                                       "buffer_load_dwordx3", "buffer_load_dwordx4",
-                                       "buffer_store_byte",   "buffer_store_short",
-                                       "buffer_store_dword ", "buffer_store_dwordx2",
-                                       "buffer_store_dwordx3", "buffer_store_dwordx4"};
+   static const char *const insts[] = {
+       "buffer_load_ubyte",    "buffer_load_ushort",   "buffer_load_dword ",
+       "buffer_load_dwordx2",  "buffer_load_dwordx3",  "buffer_load_dwordx4",
+       "buffer_store_byte",    "buffer_store_short",   "buffer_store_dword ",
+       "buffer_store_dwordx2", "buffer_store_dwordx3", "buffer_store_dwordx4"};
    je_kernel k;
    char *text = NULL;
    cr_assert_eq(je_build(build_copy(t), "mem", 0, &k, &text), MXJIT_OK, "%s", k.msg);
@@ -134,8 +133,14 @@ check_copy(const struct jt_target *t)
    je_destroy(&k);
 }
 
-Test(mem, buffer_and_global_widths_above_4gb_gfx942) { check_copy(&jt_gfx942); }
-Test(mem, buffer_and_global_widths_above_4gb_gfx950) { check_copy(&jt_gfx950); }
+Test(mem, buffer_and_global_widths_above_4gb_gfx942)
+{
+   check_copy(&jt_gfx942);
+}
+Test(mem, buffer_and_global_widths_above_4gb_gfx950)
+{
+   check_copy(&jt_gfx950);
+}
 
 /* --- LDS across waves --------------------------------------------------------------------- */
 
@@ -195,8 +200,8 @@ check_lds(const struct jt_target *t)
       mxjit_status st = run_lds(t, true, seeds[s], out, msg, sizeof(msg));
       cr_assert_eq(st, MXJIT_OK, "%s seed %llu: %s", t->name, (unsigned long long)seeds[s], msg);
       for (uint32_t i = 0; i < WG; i++)
-         cr_assert_eq(out[i], key_of((i + 64 + 17) % WG), "%s seed %llu: work-item %u",
-                      t->name, (unsigned long long)seeds[s], i);
+         cr_assert_eq(out[i], key_of((i + 64 + 17) % WG), "%s seed %llu: work-item %u", t->name,
+                      (unsigned long long)seeds[s], i);
    }
    /* Without the barrier: the emulator reports the cross-wave LDS hazard, or (if it did not)
     * some work-item must have read a word its writer had not stored yet. */
@@ -209,13 +214,19 @@ check_lds(const struct jt_target *t)
          cr_expect_gt(wrong, 0, "%s seed %llu: no barrier, yet every word was right", t->name,
                       (unsigned long long)seeds[s]);
       } else {
-         cr_expect(strstr(msg, "LDS") || strstr(msg, "lds"), "%s: unexpected failure: %s",
-                   t->name, msg);
+         cr_expect(strstr(msg, "LDS") || strstr(msg, "lds"), "%s: unexpected failure: %s", t->name,
+                   msg);
       }
       if (s == 0)
          cr_log_info("%s without barrier: %s", t->name, st == MXJIT_OK ? "wrong data" : msg);
    }
 }
 
-Test(mem, lds_barrier_across_waves_gfx942) { check_lds(&jt_gfx942); }
-Test(mem, lds_barrier_across_waves_gfx950) { check_lds(&jt_gfx950); }
+Test(mem, lds_barrier_across_waves_gfx942)
+{
+   check_lds(&jt_gfx942);
+}
+Test(mem, lds_barrier_across_waves_gfx950)
+{
+   check_lds(&jt_gfx950);
+}

@@ -92,8 +92,8 @@ check_op(const struct jt_target *t, enum jb_mfma_op op, bool fp8)
       }
    }
    je_kernel kr;
-   cr_assert_eq(je_build(build_mfma(t, op, &s), "mfma", 0, &kr, NULL), MXJIT_OK, "%s: %s",
-                t->name, kr.msg);
+   cr_assert_eq(je_build(build_mfma(t, op, &s), "mfma", 0, &kr, NULL), MXJIT_OK, "%s: %s", t->name,
+                kr.msg);
    size_t absz = 64 * s.ab_bytes, csz = 64 * s.acc_lanes * 4;
    uint64_t da = je_alloc(&kr, abuf, absz), db = je_alloc(&kr, bbuf, absz);
    uint64_t dc = je_alloc(&kr, cbuf, csz), dd = je_alloc(&kr, NULL, csz);
@@ -137,9 +137,27 @@ check_both(enum jb_mfma_op op, bool fp8)
    cr_assert_gt(ran, 0, "op %d ran on no target", (int)op);
 }
 
-Test(mfma, bf16_16x16x16) { check_both(JB_MFMA_F32_16X16X16_BF16, false); }
-Test(mfma, bf16_32x32x8) { check_both(JB_MFMA_F32_32X32X8_BF16, false); }
-Test(mfma, bf16_16x16x32_gfx950) { check_both(JB_MFMA_F32_16X16X32_BF16, false); }
-Test(mfma, bf16_32x32x16_gfx950) { check_both(JB_MFMA_F32_32X32X16_BF16, false); }
-Test(mfma, fp8_16x16x32) { check_both(JB_MFMA_F32_16X16X32_FP8, true); }
-Test(mfma, fp8_32x32x16) { check_both(JB_MFMA_F32_32X32X16_FP8, true); }
+Test(mfma, bf16_16x16x16)
+{
+   check_both(JB_MFMA_F32_16X16X16_BF16, false);
+}
+Test(mfma, bf16_32x32x8)
+{
+   check_both(JB_MFMA_F32_32X32X8_BF16, false);
+}
+Test(mfma, bf16_16x16x32_gfx950)
+{
+   check_both(JB_MFMA_F32_16X16X32_BF16, false);
+}
+Test(mfma, bf16_32x32x16_gfx950)
+{
+   check_both(JB_MFMA_F32_32X32X16_BF16, false);
+}
+Test(mfma, fp8_16x16x32)
+{
+   check_both(JB_MFMA_F32_16X16X32_FP8, true);
+}
+Test(mfma, fp8_32x32x16)
+{
+   check_both(JB_MFMA_F32_32X32X16_FP8, true);
+}

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NCL 6                 /* clusters 2, 4, 8, 16, 32, 64 */
-#define MAXN 512              /* work-items of a launch */
-#define SENTINEL 0xdeadbeefu  /* what a lane outside the if stores */
+#define NCL 6                /* clusters 2, 4, 8, 16, 32, 64 */
+#define MAXN 512             /* work-items of a launch */
+#define SENTINEL 0xdeadbeefu /* what a lane outside the if stores */
 
 static const unsigned clusters[NCL] = {2, 4, 8, 16, 32, 64};
 
@@ -115,13 +115,12 @@ same(enum jb_red op, uint32_t got, uint32_t want)
 
 /* Runs op on n work-items in groups of block and checks every lane of every wave. */
 static void
-check(const struct jt_target *t, enum jb_red op, const uint32_t *x, const uint32_t *act,
-      unsigned n, unsigned block)
+check(const struct jt_target *t, enum jb_red op, const uint32_t *x, const uint32_t *act, unsigned n,
+      unsigned block)
 {
    je_kernel k;
    char *text = NULL;
-   cr_assert_eq(je_build(build_wave(t, op, n, block), "wave", 0, &k, &text), MXJIT_OK, "%s",
-                k.msg);
+   cr_assert_eq(je_build(build_wave(t, op, n, block), "wave", 0, &k, &text), MXJIT_OK, "%s", k.msg);
    if (getenv("JITEMU_DUMP"))
       fprintf(stderr, "%s", text);
    free(text);
@@ -236,7 +235,19 @@ run_op(enum jb_red op)
    }
 }
 
-Test(wave, fmax) { run_op(JB_RED_FMAX); }
-Test(wave, fsum) { run_op(JB_RED_FSUM); }
-Test(wave, umax) { run_op(JB_RED_UMAX); }
-Test(wave, isum) { run_op(JB_RED_ISUM); }
+Test(wave, fmax)
+{
+   run_op(JB_RED_FMAX);
+}
+Test(wave, fsum)
+{
+   run_op(JB_RED_FSUM);
+}
+Test(wave, umax)
+{
+   run_op(JB_RED_UMAX);
+}
+Test(wave, isum)
+{
+   run_op(JB_RED_ISUM);
+}
