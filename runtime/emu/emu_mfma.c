@@ -147,50 +147,50 @@ opnd_rows(const emu_wave *w, const emu_opnd *o, int vreg, unsigned n, uint32_t *
       rows[r] = buf;
 }
 
-/* Decodes every lane's kpl elements of an A or B operand into out[rc * si + k * sk] (rc = the
- * lane's row / column, k = its K index), as double. Always inlined so kpl / strides / type are
- * constants in each opcode's copy. */
+/* Decodes every lane's kpl elements of an A or B operand into out[k * mn + rc] (rc = the lane's
+ * row / column, k = its K index), as double: A and B share the [K][mn] layout, so for one
+ * register and element the lanes of a K group store contiguously. Always inlined so kpl / type
+ * are constants in each opcode's copy. */
 static inline __attribute__((always_inline)) void
-unpack_all(const uint32_t *const *rows, unsigned mn, unsigned kpl, mf_type t, double *out,
-           unsigned si, unsigned sk)
+unpack_all(const uint32_t *const *rows, unsigned mn, unsigned kpl, mf_type t, double *out)
 {
-   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
-      double *o = out + (lane % mn) * si + (lane / mn) * kpl * sk;
-      if (t == MF_BF16 || t == MF_F16) {
-         for (unsigned r = 0; r < kpl / 2; r++) {
-            uint32_t v = rows[r][lane];
-            if (t == MF_F16) {
-               o[(2 * r) * sk] = f16_tab[v & 0xffffu];
-               o[(2 * r + 1) * sk] = f16_tab[v >> 16];
-            } else {
-               uint32_t lo = v << 16, hi = v & 0xffff0000u;
-               float flo, fhi;
-               memcpy(&flo, &lo, 4);
-               memcpy(&fhi, &hi, 4);
-               o[(2 * r) * sk] = flo;
-               o[(2 * r + 1) * sk] = fhi;
-            }
-         }
-      } else if (t >= MF_FP6) {
-         /* sub-byte elements form one little-endian bit stream across the lane's registers */
-         unsigned nb = mf_bits[t];
-         const double *tab = fpn_tab[t - MF_FP6];
-         for (unsigned j = 0; j < kpl; j++) {
-            unsigned bit = j * nb, r = bit / 32, sh = bit % 32;
+   unsigned per = t == MF_BF16 || t == MF_F16 ? 2 : 4; /* elements per register */
+   if (t >= MF_FP6) {
+      /* sub-byte elements form one little-endian bit stream across the lane's registers */
+      unsigned nb = mf_bits[t];
+      const double *tab = fpn_tab[t - MF_FP6];
+      for (unsigned j = 0; j < kpl; j++) {
+         unsigned bit = j * nb, r = bit / 32, sh = bit % 32;
+         for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
             uint64_t v = rows[r][lane];
             if (sh + nb > 32)
                v |= (uint64_t)rows[r + 1][lane] << 32;
-            o[j * sk] = tab[(v >> sh) & ((1u << nb) - 1)];
-         }
-      } else {
-         const double *tab = fp8_tab[t - MF_FP8_FNUZ];
-         for (unsigned r = 0; r < kpl / 4; r++) {
-            uint32_t v = rows[r][lane];
-            for (unsigned b = 0; b < 4; b++)
-               o[(4 * r + b) * sk] = tab[(v >> (8 * b)) & 0xffu];
+            out[((lane / mn) * kpl + j) * mn + lane % mn] = tab[(v >> sh) & ((1u << nb) - 1)];
          }
       }
+      return;
    }
+   for (unsigned r = 0; r < kpl / per; r++)
+      for (unsigned e = 0; e < per; e++)
+         for (unsigned g = 0; g < 64 / mn; g++) {
+            const uint32_t *src = rows[r] + g * mn;
+            double *o = out + (g * kpl + per * r + e) * mn;
+            if (t == MF_F16) {
+               for (unsigned l = 0; l < mn; l++)
+                  o[l] = f16_tab[(src[l] >> (16 * e)) & 0xffffu];
+            } else if (t == MF_BF16) {
+               for (unsigned l = 0; l < mn; l++) {
+                  uint32_t x = e ? src[l] & 0xffff0000u : src[l] << 16;
+                  float f;
+                  memcpy(&f, &x, 4);
+                  o[l] = f;
+               }
+            } else {
+               const double *tab = fp8_tab[t - MF_FP8_FNUZ];
+               for (unsigned l = 0; l < mn; l++)
+                  o[l] = tab[(src[l] >> (8 * e)) & 0xffu];
+            }
+         }
 }
 
 /* Four doubles / four floats. GNU vector types (gcc and clang): each lane is ordinary IEEE
@@ -204,26 +204,26 @@ typedef float mf_v4f __attribute__((vector_size(16)));
  * would round identically), optionally p *= sa[i+mn*g] * sb[j+mn*g] (exact powers of two),
  * then D = (float)((double)D + p). Loops run over four columns at a time with the K sums held
  * in registers; the per-element operation sequence is the same as a scalar loop's.
- * a: [mn][K] row-major, b: [K][mn], d: [mn][mn] floats (in: C, out: D). */
+ * a: [K][mn] (A transposed), b: [K][mn], d: [mn][mn] floats (in: C, out: D). */
 static inline __attribute__((always_inline)) void
 mf_core(unsigned mn, unsigned kpl, const double *a, const double *b, float *d, const double *sa,
         const double *sb)
 {
-   unsigned groups = 64 / mn, K = kpl * groups;
+   unsigned groups = 64 / mn;
    for (unsigned i = 0; i < mn; i++) {
       for (unsigned j = 0; j < mn; j += 4) {
          mf_v4d p[4]; /* the groups' sums are independent: computed first, then folded in order */
 #pragma GCC unroll 4
          for (unsigned g = 0; g < groups; g++) {
             unsigned k0 = g * kpl;
-            const double *ai = a + i * K + k0, *bk = b + k0 * mn + j;
+            const double *ai = a + k0 * mn + i, *bk = b + k0 * mn + j;
             mf_v4d bv;
             memcpy(&bv, bk, sizeof(bv));
             p[g] = ai[0] * bv;
 #pragma GCC unroll 32
             for (unsigned kk = 1; kk < kpl; kk++) {
                memcpy(&bv, bk + kk * mn, sizeof(bv));
-               p[g] = p[g] + ai[kk] * bv;
+               p[g] = p[g] + ai[kk * mn] * bv;
             }
             if (sa) {
                mf_v4d sv;
@@ -306,7 +306,7 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
      const double *scale_a, const double *scale_b)
 {
    unsigned kpl = mn * k / 64, groups = 64 / mn, nregs = mn * mn / 64;
-   double a[32 * 128], b[128 * 32]; /* a[i][k] (k < K = k), b[k][j] */
+   double a[128 * 32], b[128 * 32]; /* a[k][i], b[k][j] (K = k <= 128) */
    float d[32 * 32];                /* accumulator as a matrix */
    uint32_t cbuf[3][EMU_WAVE];
    const uint32_t *ra[8], *rb[8], *rc[16];
@@ -322,8 +322,8 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
    opnd_rows(w, &in->src[1], emu_vm_vreg(&in->src[1]), regb, cbuf[1], rb);
    opnd_rows(w, &in->src[2], emu_vm_vreg(&in->src[2]), nregs, cbuf[2], rc);
    /* Read A, B and C completely before writing D: D may alias C (and, in VGPR form, A/B). */
-   unpack_all(ra, mn, kpl, ta, a, k, 1);
-   unpack_all(rb, mn, kpl, tb, b, 1, mn);
+   unpack_all(ra, mn, kpl, ta, a);
+   unpack_all(rb, mn, kpl, tb, b);
    /* lanes g * mn .. g * mn + mn - 1 of register r hold row row0 + 4 * g, columns 0 .. mn-1 */
    for (unsigned r = 0; r < nregs; r++) {
       unsigned row0 = (r / 4) * (4 * groups) + r % 4;
