@@ -231,11 +231,32 @@ static const char be_copy_src[] =
    "  s_sub_u32 s8, s8, 1\n  s_cmp_lg_u32 s8, 0\n  s_cbranch_scc1 be_copy_loop\n  s_endpgm\n"
    BE_KD("be_copy", 8, 8);
 
+/* kernel arg: u64 out (unused), u32 iterations. A VALU mix that exercises the operand paths
+ * beyond plain 32-bit VGPR reads: f64 and b64 pairs, 16-bit halves, DPP, SDWA, VOPC to VCC,
+ * packed f16, literals and SGPR sources (17 wave-instructions per iteration). Its results are
+ * covered by test_emu; here only the run is checked. */
+static const char be_valu_src[] =
+   BE_HEAD("be_valu")
+   "  s_load_dword s6, s[0:1], 0x8\n  v_cvt_f32_u32 v1, v0\n  v_mov_b32 v2, 0x3f800100\n"
+   "  v_cvt_f64_u32 v[6:7], v0\n  v_mov_b32 v11, 0x3c00\n  v_mov_b32 v16, 0x3c003c00\n"
+   "  v_mov_b32 v18, 3\n  v_mov_b32 v20, 0x101\n  s_mov_b32 s7, 0x3f000000\n"
+   "  s_waitcnt lgkmcnt(0)\n"
+   "be_valu_loop:\n"
+   "  v_add_f32 v1, v1, v2\n  v_fma_f32 v3, v1, s7, v3\n  v_add_f64 v[4:5], v[4:5], v[6:7]\n"
+   "  v_lshlrev_b64 v[8:9], 1, v[6:7]\n  v_add_f16 v10, v10, v11\n"
+   "  v_mov_b32_dpp v12, v1 row_shr:1 row_mask:0xf bank_mask:0xf\n  v_cvt_f32_f16 v13, v10\n"
+   "  v_cmp_gt_f32 vcc, v1, v3\n  v_cndmask_b32 v14, v1, v3, vcc\n"
+   "  v_pk_fma_f16 v15, v15, v16, v16\n  v_mul_lo_u32 v17, v17, v18\n"
+   "  v_add_u32_sdwa v19, v19, v20 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_0 "
+   "src1_sel:DWORD\n  v_and_b32 v21, 0xff00ff, v1\n  v_max_f32 v22, v1, v3\n"
+   "  s_sub_u32 s6, s6, 1\n  s_cmp_lg_u32 s6, 0\n  s_cbranch_scc1 be_valu_loop\n  s_endpgm\n"
+   BE_KD("be_valu", 24, 24);
+
 typedef struct be_run {
    const char *src, *name;
    uint32_t wgs, iters;
    size_t bytes; /* size of each of the (one or two) buffers */
-   int copy;     /* 1: be_copy (src, dst), 0: be_mfma (out) */
+   int copy;     /* 1: be_copy (src, dst), 0: be_mfma (out), 2: be_valu (no check) */
 } be_run;
 
 /* Checks the output of one launch: 1 when it is what the kernel must produce. */
@@ -243,7 +264,7 @@ static int
 be_check(const be_run *r, const uint8_t *in, const uint8_t *out)
 {
    if (r->copy)
-      return memcmp(in, out, r->bytes) == 0;
+      return r->copy == 2 || memcmp(in, out, r->bytes) == 0;
    const uint32_t *o = (const uint32_t *)out;
    for (size_t i = 0; i < r->bytes / 8; i++) {
       float a, b;
@@ -337,13 +358,13 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
       st = emu_module_load(dev, hsaco, hsize, &mod);
    if (!st)
       st = emu_kernel_get(mod, r->name, &k);
-   for (int i = 0; i < 1 + r->copy && !st; i++)
+   for (int i = 0; i < 1 + (r->copy == 1) && !st; i++)
       st = emu_alloc(dev, r->bytes, &a[i]);
    uint8_t *in = st ? NULL : emu_host_ptr(dev, a[0], r->bytes);
-   for (size_t i = 0; in && r->copy && i < r->bytes; i++)
+   for (size_t i = 0; in && r->copy == 1 && i < r->bytes; i++)
       in[i] = (uint8_t)(i * 131u + (i >> 9));
    uint32_t ka[6] = {(uint32_t)a[0], (uint32_t)(a[0] >> 32), r->iters, 0, 0, 0};
-   if (r->copy) {
+   if (r->copy == 1) {
       uint32_t c[4] = {(uint32_t)a[1], (uint32_t)(a[1] >> 32), r->iters,
                        (uint32_t)(r->bytes / r->iters)};
       memcpy(&ka[2], c, sizeof(c));
@@ -362,7 +383,7 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
       snprintf(err, errlen, "%s: %.200s", mxjit_status_name(st), emu_last_error(dev));
    if (st || !v) {
       msg = err[0] ? err : "out of memory";
-   } else if (!be_check(r, in, emu_host_ptr(dev, a[r->copy], r->bytes))) {
+   } else if (!be_check(r, in, emu_host_ptr(dev, a[r->copy == 1], r->bytes))) {
       msg = "wrong result";
    } else {
       *ms = cu_median(v + 1, reps);
@@ -380,16 +401,19 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
 static void
 bench_emu_loops(int reps, int json)
 {
-   static const be_run runs[2] = {
+   static const be_run runs[3] = {
       {be_mfma_src, "be_mfma", 8, 20, 8 * 256 * 8, 0},
       {be_copy_src, "be_copy", 16, 64, 64u * 16 * 256 * 16, 1},
+      {be_valu_src, "be_valu", 16, 64, 64, 2},
    };
-   for (int i = 0; i < 2; i++) {
+   for (int i = 0; i < 3; i++) {
       double ms = 0, minst = 0;
       char err[300] = "";
       const char *m = be_measure("gfx942", &runs[i], reps, &ms, &minst, err, sizeof(err));
-      const char *what = runs[i].copy ? "copy loop (dwordx4 load+store)" :
-                                        "mfma loop (32x32x8 f16 + 16x16x16 bf16)";
+      static const char *const whats[3] = {"mfma loop (32x32x8 f16 + 16x16x16 bf16)",
+                                           "copy loop (dwordx4 load+store)",
+                                           "valu mix loop (f64, 16-bit, DPP, SDWA, VOPC)"};
+      const char *what = whats[runs[i].copy];
       if (json)
          printf("%s\"%s\": {\"ms\": %.4f, \"minst_per_s\": %.3f, \"error\": \"%s\"}",
                 i ? ", " : "", runs[i].name, ms, minst, m ? json_safe(err[0] ? err : "x") : "");

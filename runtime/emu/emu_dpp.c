@@ -254,18 +254,51 @@ valu_f32_prep(const emu_wave *w, const emu_inst *in, valu_io *io, unsigned kinds
    }
 }
 
+/* Runs `body` for lane l of every lane in io->mask: a plain (vectorizable) loop when all 64
+ * lanes are written, else one iteration per set bit. */
+#define STORE_LANES(l, body)                                                                       \
+   do {                                                                                            \
+      if (io->mask == ~0ull) {                                                                     \
+         for (unsigned l = 0; l < EMU_WAVE; l++) {                                                 \
+            body;                                                                                  \
+         }                                                                                         \
+      } else {                                                                                     \
+         VALU_FOREACH(l, io->mask) { body; }                                                       \
+      }                                                                                            \
+   } while (0)
+
+/* VGPR/AGPR destination row r: the same per-lane values as the emu_vwrite path of valu_store,
+ * written to the register rows directly (each lane reads its old value before writing it). */
+static void
+store_vgpr(emu_wave *w, const emu_inst *in, const valu_io *io, unsigned bits, unsigned r)
+{
+   uint32_t *row = w->v[r];
+   if (bits == 64) {
+      uint32_t *hi = w->v[(r + 1) & (EMU_NUM_VGPR - 1)];
+      STORE_LANES(l, row[l] = io->d[l]; hi[l] = io->dhi[l]);
+   } else if (in->has_sdwa) {
+      bool keep = in->sdwa.dst_unused == SDWA_UNUSED_PRESERVE;
+      uint32_t vmask = bits == 16 ? 0xffffu : 0xffffffffu;
+      STORE_LANES(l, row[l] = sdwa_dst(in, keep ? row[l] : 0, io->d[l] & vmask));
+   } else if (bits == 16) {
+      if (in->op_sel & 8)
+         STORE_LANES(l, row[l] = (row[l] & 0xffffu) | (io->d[l] & 0xffffu) << 16);
+      else
+         STORE_LANES(l, row[l] = io->d[l] & 0xffffu);
+   } else if (io->mask == ~0ull) {
+      memcpy(row, io->d, sizeof(io->d));
+   } else {
+      VALU_FOREACH(l, io->mask) { row[l] = io->d[l]; }
+   }
+}
+
 void
 valu_store(emu_wave *w, const emu_inst *in, const valu_io *io, unsigned bits)
 {
    const emu_opnd *o = &in->dst[0];
 
-   if (bits == 32 && !in->has_sdwa && o->code >= EMU_SRC_VGPR0 && o->code != EMU_OPND_NONE) {
-      uint32_t *row = w->v[vgpr_row(o)];
-      if (io->mask == ~0ull) {
-         memcpy(row, io->d, sizeof(io->d));
-      } else {
-         VALU_FOREACH(l, io->mask) { row[l] = io->d[l]; }
-      }
+   if (o->code >= EMU_SRC_VGPR0 && o->code != EMU_OPND_NONE) {
+      store_vgpr(w, in, io, bits, vgpr_row(o));
       return;
    }
 
