@@ -46,6 +46,14 @@ compile(jb_builder *b, je_kernel *out, void **hsaco, size_t *hsize, char **asm_o
 mxjit_status
 je_build(jb_builder *b, const char *name, uint64_t shuffle_seed, je_kernel *out, char **asm_out)
 {
+   emu_options o = {.shuffle_seed = shuffle_seed};
+   return je_build_ex(b, name, &o, out, asm_out);
+}
+
+mxjit_status
+je_build_ex(jb_builder *b, const char *name, const emu_options *opts, je_kernel *out,
+            char **asm_out)
+{
    memset(out, 0, sizeof(*out));
    const struct jt_target *t = jb_target(b);
    void *hsaco = NULL;
@@ -59,7 +67,8 @@ je_build(jb_builder *b, const char *name, uint64_t shuffle_seed, je_kernel *out,
    jb_builder_destroy(b);
    if (st != MXJIT_OK)
       return st;
-   emu_options o = {.target = t->name, .shuffle_seed = shuffle_seed};
+   emu_options o = *opts;
+   o.target = t->name;
    st = emu_device_create(&o, &out->dev);
    if (st == MXJIT_OK)
       st = emu_module_load(out->dev, hsaco, hsize, &out->mod);

@@ -32,6 +32,9 @@ typedef struct je_kernel {
  *  non-NULL it gets the assembly text (malloc'd). */
 mxjit_status je_build(jb_builder *b, const char *name, uint64_t shuffle_seed, je_kernel *out,
                       char **asm_out);
+/** je_build with every emulator option (target is taken from b; o->target is ignored). */
+mxjit_status je_build_ex(jb_builder *b, const char *name, const emu_options *o, je_kernel *out,
+                         char **asm_out);
 /** Device buffer of n bytes initialized from init (zeroed if init is NULL); 0 on failure. */
 uint64_t je_alloc(je_kernel *k, const void *init, size_t n);
 /** Host view of a device range (NULL if outside every buffer). */

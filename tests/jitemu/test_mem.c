@@ -7,7 +7,8 @@
  *    whose load lies past num_records reads zeros (CDNA3 ISA buffer range checking).
  * 2. LDS store -> jb_barrier -> load of another wave's data, under several wave-order shuffle
  *    seeds; the same kernel without the barrier must be refused by the emulator's LDS hazard
- *    check (or give wrong data), which shows the test depends on the barrier. */
+ *    check (or give wrong data), which shows the test depends on the barrier.
+ * 3. jb_global_atomic add / umax / fadd / xchg from 1024 work-items on the same words. */
 #include "jitemu_util.h"
 
 #include <criterion/criterion.h>
@@ -229,4 +230,82 @@ Test(mem, lds_barrier_across_waves_gfx942)
 Test(mem, lds_barrier_across_waves_gfx950)
 {
    check_lds(&jt_gfx950);
+}
+
+/* --- Device-scope atomics (jb_global_atomic) ----------------------------------------------- */
+
+#define NATOM 1024u /* work-items: 4 groups of 256 (every wave hits the same words) */
+
+/* kernel atom(cnt: u32[4], old: u32[NATOM]): work-item i adds i to cnt[0], umax's key(i) into
+ * cnt[1], fadds (float)(i % 7) to cnt[2] (exact integer sums), exchanges i + 1 into cnt[3] and
+ * records the value the exchange returned in old[i]. */
+static jb_builder *
+build_atom(const struct jt_target *t)
+{
+   jb_builder *b = jb_builder_create(t, "atom");
+   const jb_arg args[] = {{"cnt", JB_GLOBAL_PTR}, {"old", JB_GLOBAL_PTR}};
+   jb_kernel(b, "atom", args, 2, .wg_size = 256);
+   jb_val gid = jb_iadd(b, jb_imul_imm(b, jb_workgroup_id(b, 0), 256), jb_workitem_id(b, 0));
+   jb_val cnt = jb_arg_val(b, 0);
+   jb_global_atomic(b, JB_ATOMIC_ADD, cnt, jb_imm_i64(b, 0), gid);
+   jb_val key = jb_xor(b, jb_imul_imm(b, gid, 2654435761u), jb_imm_u32(b, 0x5bd1e995u));
+   jb_global_atomic(b, JB_ATOMIC_UMAX, cnt, jb_imm_i64(b, 4), key);
+   jb_val f = jb_i2f(b, jb_urem(b, gid, jb_imm_u32(b, 7)), false);
+   jb_global_atomic(b, JB_ATOMIC_FADD, cnt, jb_imm_i64(b, 8), f);
+   jb_val old = jb_global_atomic(b, JB_ATOMIC_XCHG, cnt, jb_imm_i64(b, 12), jb_iadd_imm(b, gid, 1));
+   jb_global_store(b, old, jb_arg_val(b, 1), jb_shl_imm(b, jb_zext(b, gid, JB_I64), 2));
+   return b;
+}
+
+/* threads > 1: workgroups run on several host threads at once, so the emulator's atomics must
+ * be atomic on the host too. */
+static void
+check_atom(const struct jt_target *t, int threads)
+{
+   je_kernel k;
+   emu_options o = {.shuffle_seed = 0x1234, .threads = threads};
+   cr_assert_eq(je_build_ex(build_atom(t), "atom", &o, &k, NULL), MXJIT_OK, "%s", k.msg);
+   uint64_t dc = je_alloc(&k, NULL, 16), dold = je_alloc(&k, NULL, NATOM * 4);
+   cr_assert(dc && dold, "%s", k.msg);
+   je_arg(&k, 0, &dc, 8);
+   je_arg(&k, 1, &dold, 8);
+   cr_assert_eq(je_launch(&k, NATOM / 256, 256), MXJIT_OK, "%s: %s", t->name, k.msg);
+   const uint32_t *c = je_host(&k, dc, 16), *old = je_host(&k, dold, NATOM * 4);
+   uint32_t umax = 0;
+   double fsum = 0;
+   for (uint32_t i = 0; i < NATOM; i++) {
+      umax = key_of(i) > umax ? key_of(i) : umax;
+      fsum += i % 7;
+   }
+   cr_expect_eq(c[0], NATOM * (NATOM - 1) / 2, "%s: add gave %u", t->name, c[0]);
+   cr_expect_eq(c[1], umax, "%s: umax gave 0x%08x, want 0x%08x", t->name, c[1], umax);
+   float f;
+   memcpy(&f, &c[2], 4);
+   cr_expect_eq((double)f, fsum, "%s: fadd gave %g, want %g", t->name, (double)f, fsum);
+   /* the exchanges form one chain: the returned values are {0, 1..NATOM} minus the final one */
+   static uint8_t seen[NATOM + 1];
+   memset(seen, 0, sizeof(seen));
+   for (uint32_t i = 0; i < NATOM; i++) {
+      cr_assert_leq(old[i], NATOM, "%s: xchg returned %u", t->name, old[i]);
+      cr_assert_eq(seen[old[i]]++, 0, "%s: xchg returned %u twice", t->name, old[i]);
+   }
+   cr_expect(c[3] >= 1 && c[3] <= NATOM && !seen[c[3]], "%s: final xchg value %u", t->name, c[3]);
+   je_destroy(&k);
+}
+
+Test(mem, global_atomics_gfx942)
+{
+   check_atom(&jt_gfx942, 1);
+}
+Test(mem, global_atomics_gfx950)
+{
+   check_atom(&jt_gfx950, 1);
+}
+/* Reproducer for the owner of emu_flat.c / emu_buf.c: with several host threads the global and
+ * buffer atomics are plain read-modify-writes of host memory (flat_atomic, buf_atomic), so
+ * concurrent workgroups lose updates (add short by a few hundred, xchg returning a value
+ * twice in about one run of three). Enable once those use host atomics or a lock. */
+Test(mem, global_atomics_4_threads, .disabled = true)
+{
+   check_atom(&jt_gfx950, 4);
 }
