@@ -65,6 +65,13 @@ sdwa_sel(uint32_t v, unsigned sel, bool sext)
    return v;
 }
 
+static inline unsigned
+vgpr_row(const emu_opnd *o)
+{
+   return ((unsigned)(o->code - EMU_SRC_VGPR0) + ((o->flags & EMU_OPND_AGPR) ? 256u : 0u)) &
+          (EMU_NUM_VGPR - 1);
+}
+
 static mxjit_status
 dpp_gather_src0(emu_wave *w, const emu_inst *in, valu_io *io, unsigned kind)
 {
@@ -75,6 +82,11 @@ dpp_gather_src0(emu_wave *w, const emu_inst *in, valu_io *io, unsigned kind)
    memset(io->shi[0], 0, sizeof(io->shi[0]));
    io->sp[0] = io->s[0];
    io->shp[0] = io->shi[0];
+   /* a 32-bit VGPR source (the common case) is read from its row, as emu_src32 would */
+   const uint32_t *row = o->code >= EMU_SRC_VGPR0 && o->code != EMU_OPND_NONE &&
+                                 kind != VK_B64 && kind != VK_F64
+                             ? w->v[vgpr_row(o)]
+                             : NULL;
    for (int l = 0; l < EMU_WAVE; l++) {
       if (!((exec >> l) & 1))
          continue;
@@ -94,20 +106,13 @@ dpp_gather_src0(emu_wave *w, const emu_inst *in, valu_io *io, unsigned kind)
          io->s[0][l] = (uint32_t)v;
          io->shi[0][l] = (uint32_t)(v >> 32);
       } else {
-         uint32_t v = emu_src32(w, o, (unsigned)sl, 0);
+         uint32_t v = row ? row[sl] : emu_src32(w, o, (unsigned)sl, 0);
          io->s[0][l] = kind == VK_B16 ? (v & 0xffff) : v;
       }
       mask |= 1ull << l;
    }
    io->mask = mask;
    return MXJIT_OK;
-}
-
-static inline unsigned
-vgpr_row(const emu_opnd *o)
-{
-   return ((unsigned)(o->code - EMU_SRC_VGPR0) + ((o->flags & EMU_OPND_AGPR) ? 256u : 0u)) &
-          (EMU_NUM_VGPR - 1);
 }
 
 /* Reads one source for all 64 lanes (lanes outside the mask are read too: harmless, and the
