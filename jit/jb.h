@@ -311,8 +311,10 @@ typedef struct jb_red_opts {
    jb_val x;         /* the operand (positional, C6) */
    unsigned cluster; /* lanes per reduction group: 2..64, power of two; 0 = whole wave */
 } jb_red_opts;
-/** Butterfly reduction over groups of `cluster` consecutive lanes; every lane of a group gets
- *  the result. FMAX propagates NaN (NUMERICS.md §3.1). x: f32 (FMAX, FSUM) or i32. */
+/** Butterfly reduction over groups of `cluster` consecutive lanes; every active lane of a group
+ *  gets the reduction of the group's active lanes (inactive lanes count as the identity; the
+ *  butterfly runs in whole-wave mode). FMAX propagates NaN (NUMERICS.md §3.1).
+ *  x: f32 (FMAX, FSUM) or i32. */
 jb_val jb_wave_reduce_(jb_builder *b, enum jb_red op, jb_red_opts o);
 #define jb_wave_reduce(b, op, ...) jb_wave_reduce_((b), (op), (jb_red_opts){.x = __VA_ARGS__})
 /** x of lane (lane ^ mask), mask 1..63 (DPP for 1, 2; ds_swizzle below 32; ds_bpermute). */

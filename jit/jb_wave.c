@@ -167,6 +167,19 @@ jb_wave_reduce_(jb_builder *b, enum jb_red op, jb_red_opts o)
                b->target->wave_size);
       return jb_poison(b, x.t);
    }
+   /* Lanes disabled in EXEC would feed 0 into the butterfly (DPP bound_ctrl, ds_swizzle and
+    * ds_bpermute read 0 from a disabled lane; CDNA3 ISA), which is not FMAX's identity. So give
+    * inactive lanes the identity (-Inf for FMAX, -0.0 for FSUM, 0 for integers) and run the
+    * butterfly in whole-wave mode: set.inactive ... strict.wwm is LLVM's pattern for this. */
+   static const uint32_t ident[] = {[JB_RED_FMAX] = 0xFF800000u, [JB_RED_FSUM] = 0x80000000u,
+                                    [JB_RED_UMAX] = 0, [JB_RED_ISUM] = 0};
+   LLVMTypeRef ty = jb_llvm_type(b, x.t);
+   LLVMValueRef id = LLVMConstInt(b->t.i32, ident[op], 0);
+   if (is_f)
+      id = LLVMConstBitCast(id, b->t.f32);
+   LLVMValueRef si[2] = {x.v, id};
+   x = jb_wrap(jb_intrinsic_(b, is_f ? "llvm.amdgcn.set.inactive.f32"
+                                     : "llvm.amdgcn.set.inactive.i32", ty, si, 2), x.t);
    for (unsigned s = 1; s < cl; s <<= 1) {
       LLVMValueRef xi = is_f ? LLVMBuildBitCast(b->llb, x.v, b->t.i32, "") : x.v;
       LLVMValueRef p = partner(b, xi, s);
@@ -174,5 +187,6 @@ jb_wave_reduce_(jb_builder *b, enum jb_red op, jb_red_opts o)
          p = LLVMBuildBitCast(b->llb, p, b->t.f32, "");
       x = combine(b, op, x, jb_wrap(p, x.t));
    }
-   return x;
+   return jb_wrap(jb_intrinsic_(b, is_f ? "llvm.amdgcn.strict.wwm.f32"
+                                        : "llvm.amdgcn.strict.wwm.i32", ty, &x.v, 1), x.t);
 }

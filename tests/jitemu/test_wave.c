@@ -2,12 +2,12 @@
  * butterfly reductions (FMAX, FSUM, UMAX, ISUM) over every cluster size and readfirstlane,
  * under exec masks (a divergent jb_push_if) and in partial waves, against a scalar model.
  *
- * The model is the ISA's: a lane whose partner is disabled in EXEC reads 0 (DPP with
- * bound_ctrl:1, DS_SWIZZLE_B32 and DS_BPERMUTE_B32 of a disabled lane; CDNA3 ISA), so a disabled
- * lane contributes the bits 0 at every butterfly step. That is the identity of UMAX, ISUM and
- * (up to the sign of a zero sum) FSUM, so those reduce exactly the active lanes of a cluster. For
- * FMAX it is +0.0: a cluster with a disabled lane and only negative active values reduces to +0
- * (jb.h does not promise more; templates reduce with full waves).
+ * The contract (jb.h): every active lane gets the reduction of the active lanes of its cluster.
+ * The builder gives inactive lanes the identity (-Inf, -0.0, 0) and runs the butterfly in
+ * whole-wave mode, so the model does the same: inactive lanes, and lanes past the end of a
+ * partial wave, hold the identity at every step. (A regression guard: with the EXEC-masked
+ * butterfly, a disabled partner read 0 and a cluster of negative values reduced to +0 under
+ * FMAX; the all-negative inputs below catch that.)
  *
  * FSUM is compared bit for bit with the same butterfly order on the host (IEEE addition is
  * commutative, so lane i and i^s agree); NaN results are compared as NaN (payloads differ between
@@ -89,16 +89,18 @@ combine(enum jb_red op, uint32_t a, uint32_t b)
    }
 }
 
-/* Scalar model of one wave: butterfly over each cluster, disabled lanes read as 0. */
+/* Scalar model of one wave: butterfly over each cluster, inactive lanes hold the identity. */
 static void
 model_wave(enum jb_red op, const uint32_t *x, uint64_t exec, unsigned cl, uint32_t *r)
 {
+   static const uint32_t ident[] = {[JB_RED_FMAX] = 0xFF800000u, [JB_RED_FSUM] = 0x80000000u,
+                                    [JB_RED_UMAX] = 0, [JB_RED_ISUM] = 0};
    uint32_t v[64], nv[64];
    for (unsigned l = 0; l < 64; l++)
-      v[l] = (exec >> l) & 1 ? x[l] : 0;
+      v[l] = (exec >> l) & 1 ? x[l] : ident[op];
    for (unsigned s = 1; s < cl; s <<= 1) {
       for (unsigned l = 0; l < 64; l++)
-         nv[l] = (exec >> l) & 1 ? combine(op, v[l], (exec >> (l ^ s)) & 1 ? v[l ^ s] : 0) : 0;
+         nv[l] = combine(op, v[l], v[l ^ s]);
       memcpy(v, nv, sizeof(v));
    }
    memcpy(r, v, sizeof(v));
