@@ -252,9 +252,14 @@ valu_f32_prep(const emu_wave *w, const emu_inst *in, valu_io *io, unsigned kinds
       if (and_m == 0xffffffffu && !xor_m && !flush)
          continue;
       io->sp[i] = s;
+      if (src != s)
+         memcpy(s, src, sizeof(io->s[i]));
+      /* in place and branch-free so it vectorizes: a zero exponent keeps only the sign */
+      uint32_t fl_m = flush ? 0x7fffffffu : 0u;
       for (unsigned l = 0; l < EMU_WAVE; l++) {
-         uint32_t v = (src[l] & and_m) ^ xor_m;
-         s[l] = (flush && (v & 0x7f800000u) == 0) ? (v & 0x80000000u) : v;
+         uint32_t v = (s[l] & and_m) ^ xor_m;
+         uint32_t z = (uint32_t)0 - (uint32_t)((v & 0x7f800000u) == 0);
+         s[l] = v & ~(z & fl_m);
       }
    }
 }
