@@ -24,6 +24,7 @@
 #include "emu_vmem.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 typedef struct buf_srd {
@@ -340,6 +341,32 @@ emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src,
    return tmp;
 }
 
+/* Host threads run different workgroups at once; their device atomics must not interleave. A
+ * striped lock keyed by the 8-byte-aligned address keeps unrelated atomics apart. */
+static pthread_mutex_t atomic_stripes[64] = {
+#define EMU_STRIPE8                                                                              \
+   PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,              \
+      PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,           \
+      PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER
+   EMU_STRIPE8, EMU_STRIPE8, EMU_STRIPE8, EMU_STRIPE8,
+   EMU_STRIPE8, EMU_STRIPE8, EMU_STRIPE8, EMU_STRIPE8,
+#undef EMU_STRIPE8
+};
+
+uint64_t
+emu_vm_atomic_rmw(uint8_t *p, unsigned n, emu_vm_atomic op, unsigned bits, uint64_t src,
+                  uint64_t cmp)
+{
+   pthread_mutex_t *m = &atomic_stripes[((uintptr_t)p >> 3) & 63];
+   uint64_t old = 0;
+   pthread_mutex_lock(m);
+   memcpy(&old, p, n);
+   uint64_t nv = emu_vm_atomic_apply(op, bits, old, src, cmp);
+   memcpy(p, &nv, n);
+   pthread_mutex_unlock(m);
+   return old;
+}
+
 /* Atomics: vdata holds src (and cmp in the next register(s) for CMPSWAP: DATA[31:0] = src,
  * DATA[63:32] = cmp per BUFFER_ATOMIC_CMPSWAP pseudocode). With sc0 (CDNA's GLC) the
  * pre-op memory value is returned into the first vdata register(s). */
@@ -372,9 +399,7 @@ buf_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, unsigned bits)
          uint8_t *p = emu_mem(w, in, addr, n, true);
          if (!p)
             return MXJIT_ERR_EMU_FAULT_OOB;
-         memcpy(&old, p, n);
-         uint64_t nv = emu_vm_atomic_apply(op, bits, old, src, cmp);
-         memcpy(p, &nv, n);
+         old = emu_vm_atomic_rmw(p, n, op, bits, src, cmp);
          moved += n;
       }
       if (in->sc0)

@@ -105,9 +105,7 @@ flat_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, unsigned bits)
          if (dw == 2)
             cmp |= (uint64_t)emu_src32(w, data, lane, dw + 1) << 32;
       }
-      memcpy(&old, p, n);
-      uint64_t nv = emu_vm_atomic_apply(op, bits, old, src, cmp);
-      memcpy(p, &nv, n);
+      old = emu_vm_atomic_rmw(p, n, op, bits, src, cmp);
       if (in->sc0 && in->ndst > 0)
          for (unsigned c = 0; c < dw; c++)
             emu_vwrite(w, &in->dst[0], lane, c, (uint32_t)(old >> (32 * c)));

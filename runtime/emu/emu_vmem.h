@@ -199,5 +199,10 @@ emu_vm_st32(uint8_t *p, uint32_t v, unsigned size)
  *  `cmp` for CMPSWAP). `bits` is 32 or 64. */
 uint64_t emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src,
                              uint64_t cmp);
+/** Atomic read-modify-write of the n bytes at host pointer p with emu_vm_atomic_apply: locks a
+ *  stripe keyed by the address, so workgroups on several host threads (emu_options.threads)
+ *  do not lose updates. Returns the old value. */
+uint64_t emu_vm_atomic_rmw(uint8_t *p, unsigned n, emu_vm_atomic op, unsigned bits, uint64_t src,
+                           uint64_t cmp);
 
 #endif /* EMU_VMEM_H */

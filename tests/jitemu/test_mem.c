@@ -301,11 +301,10 @@ Test(mem, global_atomics_gfx950)
 {
    check_atom(&jt_gfx950, 1);
 }
-/* Reproducer for the owner of emu_flat.c / emu_buf.c: with several host threads the global and
- * buffer atomics are plain read-modify-writes of host memory (flat_atomic, buf_atomic), so
- * concurrent workgroups lose updates (add short by a few hundred, xchg returning a value
- * twice in about one run of three). Enable once those use host atomics or a lock. */
-Test(mem, global_atomics_4_threads, .disabled = true)
+/* Several host threads run workgroups at once: device atomics must not lose updates. Regression
+ * guard: plain read-modify-writes of host memory lost a few hundred adds, or returned one xchg
+ * value twice, in about one run of three (fixed by emu_vm_atomic_rmw's striped locks). */
+Test(mem, global_atomics_4_threads)
 {
    check_atom(&jt_gfx950, 4);
 }
