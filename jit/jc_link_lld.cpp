@@ -1,7 +1,8 @@
 // jc_link_lld.cpp — the one C++ file of mxjit: in-process linking with liblld (lld has no C
 // API, STYLE C14). The object is handed to lld through a memfd (no disk I/O for the input);
-// lld writes the shared object into a private temporary directory, which we read back and
-// remove. lld is not reentrant, so calls are serialized.
+// lld writes the shared object into a private temporary directory made for this one link, which
+// we read back and remove (lld insists on a real path it can unlink and rename into: a memfd
+// path as output fails). lld is not reentrant, so calls are serialized.
 #include "jc.h"
 
 #include <cerrno>
@@ -22,7 +23,6 @@
 LLD_HAS_DRIVER(elf)
 
 static std::mutex link_mutex;
-static std::string tmpdir;
 
 static void
 put_msg(char *msg, size_t msglen, const std::string &s)
@@ -32,10 +32,8 @@ put_msg(char *msg, size_t msglen, const std::string &s)
 }
 
 static bool
-ensure_tmpdir(std::string &err)
+make_tmpdir(std::string &tmpdir, std::string &err)
 {
-   if (!tmpdir.empty())
-      return true;
    const char *base = getenv("TMPDIR");
    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/mxjit-link-XXXXXX";
    if (!mkdtemp(&tmpl[0])) {
@@ -47,13 +45,26 @@ ensure_tmpdir(std::string &err)
    return true;
 }
 
+// Removes the link's output file and its directory on every return path.
+struct tmp_cleanup {
+   std::string dir, file;
+   ~tmp_cleanup()
+   {
+      if (!file.empty())
+         unlink(file.c_str());
+      if (!dir.empty())
+         rmdir(dir.c_str());
+   }
+};
+
 extern "C" mxjit_status
 jc_link(const void *obj, size_t obj_size, void **hsaco, size_t *hsaco_size, char *msg,
         size_t msglen)
 {
    std::lock_guard<std::mutex> guard(link_mutex);
-   std::string err;
-   if (!ensure_tmpdir(err)) {
+   std::string err, tmpdir;
+   tmp_cleanup cleanup;
+   if (!make_tmpdir(tmpdir, err)) {
       put_msg(msg, msglen, err);
       return MXJIT_ERR_LINK;
    }
@@ -73,7 +84,9 @@ jc_link(const void *obj, size_t obj_size, void **hsaco, size_t *hsaco_size, char
       off += (size_t)w;
    }
    std::string in_path = "/proc/self/fd/" + std::to_string(in);
-   std::string out_path = tmpdir + "/out-" + std::to_string(getpid()) + ".hsaco";
+   cleanup.dir = tmpdir;
+   std::string out_path = tmpdir + "/out.hsaco";
+   cleanup.file = out_path;
    const char *argv[] = {"ld.lld", "-shared", "--no-undefined", "--no-gc-sections",
                          in_path.c_str(), "-o", out_path.c_str()};
    std::string out_s, err_s;
