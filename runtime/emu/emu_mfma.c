@@ -437,24 +437,29 @@ text_field(const char *t, const char *key, unsigned idx)
    return (unsigned)strtoul(p, NULL, 0);
 }
 
-/* Scale byte per lane from operand text ("v20", "s5", or an integer constant). */
+/* Scale byte per lane from operand text ("v20", "s5", or an integer constant), parsed once. */
 static bool
 read_scales(emu_wave *w, const char *op, unsigned byte, double *out)
 {
    if (!op)
       return false;
+   const uint32_t *row = NULL;
+   uint32_t v = 0;
+   if (op[0] == 'v' && op[1] >= '0' && op[1] <= '9')
+      row = w->v[strtoul(op + 1, NULL, 10) & 255];
+   else if (op[0] == 's' && op[1] >= '0' && op[1] <= '9')
+      v = emu_sread(w, (unsigned)strtoul(op + 1, NULL, 10));
+   else if ((op[0] >= '0' && op[0] <= '9') || op[0] == '-')
+      v = (uint32_t)strtol(op, NULL, 0);
+   else
+      return false;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
-      uint32_t v;
-      if (op[0] == 'v' && op[1] >= '0' && op[1] <= '9')
-         v = w->v[strtoul(op + 1, NULL, 10) & 255][lane];
-      else if (op[0] == 's' && op[1] >= '0' && op[1] <= '9')
-         v = emu_sread(w, (unsigned)strtoul(op + 1, NULL, 10));
-      else if ((op[0] >= '0' && op[0] <= '9') || op[0] == '-')
-         v = (uint32_t)strtol(op, NULL, 0);
-      else
-         return false;
-      uint8_t e = (uint8_t)(v >> (8 * byte));
-      out[lane] = e == 0xff ? NAN : ldexp(1.0, (int)e - 127);
+      uint8_t e = (uint8_t)((row ? row[lane] : v) >> (8 * byte));
+      /* 2^(e - 127) is a normal double: exponent field e - 127 + 1023, zero mantissa */
+      uint64_t bits = (uint64_t)(e + 896u) << 52;
+      double sc;
+      memcpy(&sc, &bits, 8);
+      out[lane] = e == 0xff ? NAN : sc;
    }
    return true;
 }
