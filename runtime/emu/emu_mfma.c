@@ -346,11 +346,27 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
    return MXJIT_OK;
 }
 
+#if MF_HAVE_AVX2
+#define MFMA(name, mn, k, ta, tb)                                                                  \
+   __attribute__((target("avx2"))) static mxjit_status name##_avx2(emu_wave *w,                    \
+                                                                   const emu_inst *in)             \
+   {                                                                                               \
+      return mfma(w, in, mn, k, ta, tb, NULL, NULL);                                               \
+   }                                                                                               \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      pthread_once(&tab_once, mf_init);                                                            \
+      if (mf_avx2)                                                                                 \
+         return name##_avx2(w, in);                                                                \
+      return mfma(w, in, mn, k, ta, tb, NULL, NULL);                                               \
+   }
+#else
 #define MFMA(name, mn, k, ta, tb)                                                                  \
    mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
    {                                                                                               \
       return mfma(w, in, mn, k, ta, tb, NULL, NULL);                                               \
    }
+#endif
 /* fp8 pairs: <a>_<b> names A's format first (v_mfma_f32_16x16x32_fp8_bf8: A fp8, B bf8). */
 #define MFMA_F8(shape, mn, k)                                                                      \
    MFMA(v_mfma_f32_##shape##_fp8_fp8_fnuz, mn, k, MF_FP8_FNUZ, MF_FP8_FNUZ)                        \
