@@ -414,9 +414,11 @@ bench_emu_loops(int reps, int json)
                                            "copy loop (dwordx4 load+store)",
                                            "valu mix loop (f64, 16-bit, DPP, SDWA, VOPC)"};
       const char *what = whats[runs[i].copy];
+      if (m && m != err)
+         snprintf(err, sizeof(err), "%s", m);
       if (json)
          printf("%s\"%s\": {\"ms\": %.4f, \"minst_per_s\": %.3f, \"error\": \"%s\"}",
-                i ? ", " : "", runs[i].name, ms, minst, m ? json_safe(err[0] ? err : "x") : "");
+                i ? ", " : "", runs[i].name, ms, minst, m ? json_safe(err) : "");
       else if (m)
          printf("emulator gfx942, %s: %s\n", what, m);
       else
@@ -438,8 +440,8 @@ cmd_bench(int argc, char **argv)
          reps = atoi(argv[++i]);
       } else {
          int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
-         fprintf(help ? stdout : stderr, "usage: mxjit bench [--json] [--reps N (1..%d)] [--emu-loops]\n",
-                 MAX_REPS);
+         fprintf(help ? stdout : stderr,
+                 "usage: mxjit bench [--json] [--reps N (1..%d)] [--emu-loops]\n", MAX_REPS);
          return help ? 0 : 2;
       }
    }
