@@ -204,10 +204,11 @@ typedef float mf_v4f __attribute__((vector_size(16)));
  * would round identically), optionally p *= sa[i+mn*g] * sb[j+mn*g] (exact powers of two),
  * then D = (float)((double)D + p). Loops run over four columns at a time with the K sums held
  * in registers; the per-element operation sequence is the same as a scalar loop's.
- * a: [K][mn] (A transposed), b: [K][mn], d: [mn][mn] floats (in: C, out: D). */
+ * a: [K][mn] (A transposed), b: [K][mn]; crow[i] / drow[i]: f32 bits of row i of C / D (mn
+ * columns; D's row i may be C's row i, each element is read before it is written). */
 static inline __attribute__((always_inline)) void
-mf_core(unsigned mn, unsigned kpl, const double *a, const double *b, float *d, const double *sa,
-        const double *sb)
+mf_core(unsigned mn, unsigned kpl, const double *a, const double *b, const uint32_t *const *crow,
+        uint32_t *const *drow, const double *sa, const double *sb)
 {
    unsigned groups = 64 / mn;
    for (unsigned i = 0; i < mn; i++) {
@@ -232,41 +233,42 @@ mf_core(unsigned mn, unsigned kpl, const double *a, const double *b, float *d, c
             }
          }
          mf_v4f df;
-         memcpy(&df, d + i * mn + j, sizeof(df));
+         memcpy(&df, crow[i] + j, sizeof(df));
 #pragma GCC unroll 4
          for (unsigned g = 0; g < groups; g++)
             df = __builtin_convertvector(__builtin_convertvector(df, mf_v4d) + p[g], mf_v4f);
-         memcpy(d + i * mn + j, &df, sizeof(df));
+         memcpy(drow[i] + j, &df, sizeof(df));
       }
    }
 }
 
-typedef void (*mf_core_fn)(const double *a, const double *b, float *d, const double *sa,
-                           const double *sb);
+typedef void (*mf_core_fn)(const double *a, const double *b, const uint32_t *const *crow,
+                           uint32_t *const *drow, const double *sa, const double *sb);
 
 /* One copy of the core per (mn, kpl) pair, and on x86-64 a second one compiled for AVX2 (no
  * FMA: the code is the same IEEE operations on wider registers), chosen once at run time. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define MF_HAVE_AVX2 1
 #define MF_CORE(mn, kpl)                                                                           \
-   static void mf_core_##mn##_##kpl(const double *a, const double *b, float *d,                    \
-                                    const double *sa, const double *sb)                            \
+   static void mf_core_##mn##_##kpl(const double *a, const double *b, const uint32_t *const *crow, \
+                                    uint32_t *const *drow, const double *sa, const double *sb)     \
    {                                                                                               \
-      mf_core(mn, kpl, a, b, d, sa, sb);                                                           \
+      mf_core(mn, kpl, a, b, crow, drow, sa, sb);                                                  \
    }                                                                                               \
    __attribute__((target("avx2"))) static void mf_core_##mn##_##kpl##_avx2(                        \
-       const double *a, const double *b, float *d, const double *sa, const double *sb)             \
+       const double *a, const double *b, const uint32_t *const *crow, uint32_t *const *drow,       \
+       const double *sa, const double *sb)                                                         \
    {                                                                                               \
-      mf_core(mn, kpl, a, b, d, sa, sb);                                                           \
+      mf_core(mn, kpl, a, b, crow, drow, sa, sb);                                                  \
    }
 #define MF_PICK(mn, kpl) (mf_avx2 ? mf_core_##mn##_##kpl##_avx2 : mf_core_##mn##_##kpl)
 #else
 #define MF_HAVE_AVX2 0
 #define MF_CORE(mn, kpl)                                                                           \
-   static void mf_core_##mn##_##kpl(const double *a, const double *b, float *d,                    \
-                                    const double *sa, const double *sb)                            \
+   static void mf_core_##mn##_##kpl(const double *a, const double *b, const uint32_t *const *crow, \
+                                    uint32_t *const *drow, const double *sa, const double *sb)     \
    {                                                                                               \
-      mf_core(mn, kpl, a, b, d, sa, sb);                                                           \
+      mf_core(mn, kpl, a, b, crow, drow, sa, sb);                                                  \
    }
 #define MF_PICK(mn, kpl) mf_core_##mn##_##kpl
 #endif
@@ -307,35 +309,47 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
 {
    unsigned kpl = mn * k / 64, groups = 64 / mn, nregs = mn * mn / 64;
    double a[128 * 32], b[128 * 32]; /* a[k][i], b[k][j] (K = k <= 128) */
-   float d[32 * 32];                /* accumulator as a matrix */
+   uint32_t dm[32 * 32]; /* C/D as a matrix when they cannot be used in place */
    uint32_t cbuf[3][EMU_WAVE];
-   const uint32_t *ra[8], *rb[8], *rc[16];
+   const uint32_t *ra[8], *rb[8], *rc[16], *crow[32];
+   uint32_t *drow[32];
    if (k < 64 && (in->cbsz || in->abid || in->blgp))
       return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
                        "cbsz:%u abid:%u blgp:%u broadcast/swizzle modifiers are not emulated for "
                        "single-block MFMA shapes",
                        in->cbsz, in->abid, in->blgp);
    pthread_once(&tab_once, mf_init);
-   int vd = emu_vm_vreg(&in->dst[0]);
+   int vd = emu_vm_vreg(&in->dst[0]), vc = emu_vm_vreg(&in->src[2]);
    unsigned rega = (kpl * mf_bits[ta] + 31) / 32, regb = (kpl * mf_bits[tb] + 31) / 32;
    opnd_rows(w, &in->src[0], emu_vm_vreg(&in->src[0]), rega, cbuf[0], ra);
    opnd_rows(w, &in->src[1], emu_vm_vreg(&in->src[1]), regb, cbuf[1], rb);
-   opnd_rows(w, &in->src[2], emu_vm_vreg(&in->src[2]), nregs, cbuf[2], rc);
-   /* Read A, B and C completely before writing D: D may alias C (and, in VGPR form, A/B). */
+   opnd_rows(w, &in->src[2], vc, nregs, cbuf[2], rc);
+   /* A and B are decoded completely before D is written (D may alias them in VGPR form). */
    unpack_all(ra, mn, kpl, ta, a);
    unpack_all(rb, mn, kpl, tb, b);
-   /* lanes g * mn .. g * mn + mn - 1 of register r hold row row0 + 4 * g, columns 0 .. mn-1 */
-   for (unsigned r = 0; r < nregs; r++) {
-      unsigned row0 = (r / 4) * (4 * groups) + r % 4;
-      for (unsigned g = 0; g < groups; g++)
-         memcpy(&d[(row0 + 4 * g) * mn], &rc[r][g * mn], mn * 4);
+   /* Row i of C/D is lanes g * mn .. g * mn + mn - 1 of register r (g = (i / 4) % groups,
+    * r = 4 * (i / (4 * groups)) + i % 4). When D is C itself or a disjoint register range the
+    * core reads and writes the register rows in place; otherwise C goes through a matrix. */
+   bool direct = vd >= 0 && (vd == vc || vc < 0 ||
+                             ((unsigned)vd + nregs <= EMU_NUM_VGPR &&
+                              (unsigned)vc + nregs <= EMU_NUM_VGPR &&
+                              (vd + (int)nregs <= vc || vc + (int)nregs <= vd)));
+   for (unsigned i = 0; i < mn; i++) {
+      unsigned r = 4 * (i / (4 * groups)) + i % 4, g = (i / 4) % groups;
+      if (direct) {
+         crow[i] = rc[r] + g * mn;
+         drow[i] = w->v[(unsigned)(vd + (int)r) & (EMU_NUM_VGPR - 1)] + g * mn;
+      } else {
+         memcpy(&dm[i * mn], rc[r] + g * mn, mn * 4);
+         crow[i] = drow[i] = &dm[i * mn];
+      }
    }
-   mf_core_for(mn, kpl)(a, b, d, scale_a, scale_b);
-   for (unsigned r = 0; r < nregs; r++) {
+   mf_core_for(mn, kpl)(a, b, crow, drow, scale_a, scale_b);
+   for (unsigned r = 0; r < nregs && !direct; r++) {
       unsigned row0 = (r / 4) * (4 * groups) + r % 4;
       uint32_t bits[EMU_WAVE];
       for (unsigned g = 0; g < groups; g++)
-         memcpy(&bits[g * mn], &d[(row0 + 4 * g) * mn], mn * 4);
+         memcpy(&bits[g * mn], &dm[(row0 + 4 * g) * mn], mn * 4);
       if (vd >= 0) {
          memcpy(w->v[(unsigned)(vd + (int)r) & (EMU_NUM_VGPR - 1)], bits, sizeof(bits));
       } else {

@@ -6,13 +6,15 @@
  * exact products, per-lane-group double sums in increasing K, one f32 rounding per group).
  * The expected digests were recorded from the straightforward double-per-element
  * implementation before it was optimised; a faster MFMA must reproduce them bit for bit.
- * Each case runs the instruction twice (D = C aliasing, second pass accumulates on the first)
- * and hashes every D register of every lane (FNV-1a; no NaN or Inf arises from these inputs).
+ * Each case runs the instruction twice (D = C, so the second pass accumulates on the first, or
+ * D disjoint from C) and hashes every D register of every lane (FNV-1a; no NaN or Inf arises
+ * from these inputs).
  */
 #include "emu_harness.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { BK_F16, BK_BF16, BK_F8, BK_RAW }; /* operand element kinds for the generator */
@@ -24,6 +26,8 @@ typedef struct bk_case {
    unsigned na, nb, nc; /* registers of A, B and C/D per lane */
    int ka, kb;          /* BK_* */
    int scaled;          /* v_mfma_scale: two scale VGPRs v48 / v49 follow */
+   unsigned dshift;     /* D = C + dshift registers: 0 same, 16 disjoint (the assembler refuses
+                         * a partial overlap) */
 } bk_case;
 
 static uint32_t g_in[64 * 40], g_out[64 * 16];
@@ -96,7 +100,8 @@ bk_run(const bk_case *c, uint64_t seed)
       n += (unsigned)snprintf(body + n, sizeof(body) - n,
                               "global_load_dwordx4 v[%u:%u], v3, s[10:11] offset:%u\n", 16 + r,
                               19 + r, 4 * r);
-   snprintf(ops, sizeof(ops), "v[32:%u], v[16:%u], v[24:%u], v[32:%u]%s", 31 + c->nc,
+   unsigned d0 = 32 + c->dshift;
+   snprintf(ops, sizeof(ops), "v[%u:%u], v[16:%u], v[24:%u], v[32:%u]%s", d0, d0 + c->nc - 1,
             15 + c->na, 23 + c->nb, 31 + c->nc, c->scaled ? ", v48, v49" : "");
    n += (unsigned)snprintf(body + n, sizeof(body) - n,
                            "s_waitcnt vmcnt(0)\n%s %s %s\ns_nop 7\ns_nop 7\ns_nop 7\n"
@@ -104,8 +109,8 @@ bk_run(const bk_case *c, uint64_t seed)
                            c->inst, ops, c->mods, c->inst, ops, c->mods);
    for (unsigned r = 0; r < c->nc; r += 4)
       n += (unsigned)snprintf(body + n, sizeof(body) - n,
-                              "global_store_dwordx4 v4, v[%u:%u], s[8:9] offset:%u\n", 32 + r,
-                              35 + r, 4 * r);
+                              "global_store_dwordx4 v4, v[%u:%u], s[8:9] offset:%u\n", d0 + r,
+                              d0 + 3 + r, 4 * r);
    eh_kernel k = {.target = c->target, .body = body, .block = {64, 1, 1}};
    eh_buf b[2] = {{g_out, sizeof(g_out), 1}, {g_in, sizeof(g_in), 0}};
    char msg[1024] = "";
@@ -125,25 +130,29 @@ bk_run(const bk_case *c, uint64_t seed)
 }
 
 static const bk_case bk_cases[] = {
-   {"gfx942", "v_mfma_f32_16x16x16_f16", "", 2, 2, 4, BK_F16, BK_F16, 0},
-   {"gfx942", "v_mfma_f32_16x16x16_bf16", "", 2, 2, 4, BK_BF16, BK_BF16, 0},
-   {"gfx942", "v_mfma_f32_32x32x8_f16", "", 2, 2, 16, BK_F16, BK_F16, 0},
-   {"gfx942", "v_mfma_f32_32x32x8_bf16", "", 2, 2, 16, BK_BF16, BK_BF16, 0},
-   {"gfx942", "v_mfma_f32_16x16x32_fp8_fp8", "", 2, 2, 4, BK_F8, BK_F8, 0},
-   {"gfx942", "v_mfma_f32_16x16x32_bf8_fp8", "", 2, 2, 4, BK_F8, BK_F8, 0},
-   {"gfx942", "v_mfma_f32_32x32x16_fp8_bf8", "", 2, 2, 16, BK_F8, BK_F8, 0},
-   {"gfx942", "v_mfma_f32_32x32x16_bf8_bf8", "", 2, 2, 16, BK_F8, BK_F8, 0},
-   {"gfx950", "v_mfma_f32_16x16x32_bf16", "", 4, 4, 4, BK_BF16, BK_BF16, 0},
-   {"gfx950", "v_mfma_f32_32x32x16_f16", "", 4, 4, 16, BK_F16, BK_F16, 0},
-   {"gfx950", "v_mfma_f32_16x16x32_fp8_bf8", "", 2, 2, 4, BK_F8, BK_F8, 0},
-   {"gfx950", "v_mfma_f32_32x32x16_bf8_fp8", "", 2, 2, 16, BK_F8, BK_F8, 0},
-   {"gfx950", "v_mfma_f32_16x16x128_f8f6f4", "cbsz:0 blgp:1", 8, 8, 4, BK_F8, BK_F8, 0},
-   {"gfx950", "v_mfma_f32_16x16x128_f8f6f4", "cbsz:2 blgp:4", 6, 4, 4, BK_RAW, BK_RAW, 0},
-   {"gfx950", "v_mfma_f32_32x32x64_f8f6f4", "cbsz:3 blgp:2", 6, 6, 16, BK_RAW, BK_RAW, 0},
+   {"gfx942", "v_mfma_f32_16x16x16_f16", "", 2, 2, 4, BK_F16, BK_F16, 0, 0},
+   {"gfx942", "v_mfma_f32_16x16x16_bf16", "", 2, 2, 4, BK_BF16, BK_BF16, 0, 0},
+   {"gfx942", "v_mfma_f32_32x32x8_f16", "", 2, 2, 16, BK_F16, BK_F16, 0, 0},
+   {"gfx942", "v_mfma_f32_32x32x8_bf16", "", 2, 2, 16, BK_BF16, BK_BF16, 0, 0},
+   {"gfx942", "v_mfma_f32_16x16x32_fp8_fp8", "", 2, 2, 4, BK_F8, BK_F8, 0, 0},
+   {"gfx942", "v_mfma_f32_16x16x32_bf8_fp8", "", 2, 2, 4, BK_F8, BK_F8, 0, 0},
+   {"gfx942", "v_mfma_f32_32x32x16_fp8_bf8", "", 2, 2, 16, BK_F8, BK_F8, 0, 0},
+   {"gfx942", "v_mfma_f32_32x32x16_bf8_bf8", "", 2, 2, 16, BK_F8, BK_F8, 0, 0},
+   {"gfx950", "v_mfma_f32_16x16x32_bf16", "", 4, 4, 4, BK_BF16, BK_BF16, 0, 0},
+   {"gfx950", "v_mfma_f32_32x32x16_f16", "", 4, 4, 16, BK_F16, BK_F16, 0, 0},
+   {"gfx950", "v_mfma_f32_16x16x32_fp8_bf8", "", 2, 2, 4, BK_F8, BK_F8, 0, 0},
+   {"gfx950", "v_mfma_f32_32x32x16_bf8_fp8", "", 2, 2, 16, BK_F8, BK_F8, 0, 0},
+   {"gfx950", "v_mfma_f32_16x16x128_f8f6f4", "cbsz:0 blgp:1", 8, 8, 4, BK_F8, BK_F8, 0, 0},
+   {"gfx950", "v_mfma_f32_16x16x128_f8f6f4", "cbsz:2 blgp:4", 6, 4, 4, BK_RAW, BK_RAW, 0, 0},
+   {"gfx950", "v_mfma_f32_32x32x64_f8f6f4", "cbsz:3 blgp:2", 6, 6, 16, BK_RAW, BK_RAW, 0, 0},
    {"gfx950", "v_mfma_scale_f32_16x16x128_f8f6f4", "op_sel:[1,0,0] op_sel_hi:[0,1,0] cbsz:4 blgp:0",
-    4, 8, 4, BK_RAW, BK_F8, 1},
+    4, 8, 4, BK_RAW, BK_F8, 1, 0},
    {"gfx950", "v_mfma_scale_f32_32x32x64_f8f6f4", "op_sel:[0,1,0] op_sel_hi:[1,0,0] cbsz:1 blgp:3",
-    8, 6, 16, BK_F8, BK_RAW, 1},
+    8, 6, 16, BK_F8, BK_RAW, 1, 0},
+   {"gfx942", "v_mfma_f32_32x32x8_f16", "", 2, 2, 16, BK_F16, BK_F16, 0, 16},
+   {"gfx942", "v_mfma_f32_16x16x16_bf16", "", 2, 2, 4, BK_BF16, BK_BF16, 0, 16},
+   {"gfx942", "v_mfma_f32_32x32x8_bf16", "", 2, 2, 16, BK_BF16, BK_BF16, 0, 16},
+   {"gfx942", "v_mfma_f32_16x16x32_fp8_fp8", "", 2, 2, 4, BK_F8, BK_F8, 0, 16},
 };
 
 /* Recorded from the pre-optimisation implementation (see the file comment). */
@@ -165,6 +174,10 @@ static const uint64_t bk_digest[] = {
    0x4ed1e35ce21c7d6bull, /* v_mfma_f32_32x32x64_f8f6f4 cbsz:3 blgp:2 */
    0xc2ebe77bf1daf083ull, /* v_mfma_scale_f32_16x16x128_f8f6f4 cbsz:4 blgp:0 */
    0xee46eaffb73a3ce8ull, /* v_mfma_scale_f32_32x32x64_f8f6f4 cbsz:1 blgp:3 */
+   0x31640e92877ad72aull, /* v_mfma_f32_32x32x8_f16, D disjoint */
+   0x5611cf75ae9b33b3ull, /* v_mfma_f32_16x16x16_bf16, D disjoint */
+   0x42ed650a6cfa3a4eull, /* v_mfma_f32_32x32x8_bf16, D disjoint */
+   0x90b38a5460667bf5ull, /* v_mfma_f32_16x16x32_fp8_fp8, D disjoint */
 };
 
 Test(emu_bench_kernels, mfma_random_digests)
@@ -172,6 +185,9 @@ Test(emu_bench_kernels, mfma_random_digests)
    unsigned n = sizeof(bk_cases) / sizeof(bk_cases[0]);
    for (unsigned i = 0; i < n; i++) {
       uint64_t h = bk_run(&bk_cases[i], 0x9e3779b97f4a7c15ull + i);
+      if (getenv("BK_PRINT"))
+         printf("   0x%016llxull, /* %s %s */\n", (unsigned long long)h, bk_cases[i].inst,
+                bk_cases[i].mods);
       if (sizeof(bk_digest) / sizeof(bk_digest[0]) == n)
          cr_expect_eq(h, bk_digest[i], "%s %s: digest 0x%016llx", bk_cases[i].inst,
                       bk_cases[i].mods, (unsigned long long)h);
