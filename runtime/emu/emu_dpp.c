@@ -264,16 +264,19 @@ valu_f32_prep(const emu_wave *w, const emu_inst *in, valu_io *io, unsigned kinds
    }
 }
 
-/* Runs `body` for lane l of every lane in io->mask: a plain (vectorizable) loop when all 64
- * lanes are written, else one iteration per set bit. */
-#define STORE_LANES(l, body)                                                                       \
+/* row[l] = expr for every lane l in io->mask; other lanes keep their value. A partial mask is
+ * applied as a branch-free select over all 64 lanes (the loop vectorizes; lanes outside the
+ * mask are rewritten with their own value). expr may read row[l]. */
+#define STORE_ROW(row, l, expr)                                                                    \
    do {                                                                                            \
       if (io->mask == ~0ull) {                                                                     \
-         for (unsigned l = 0; l < EMU_WAVE; l++) {                                                 \
-            body;                                                                                  \
-         }                                                                                         \
+         for (unsigned l = 0; l < EMU_WAVE; l++)                                                   \
+            (row)[l] = (expr);                                                                     \
       } else {                                                                                     \
-         VALU_FOREACH(l, io->mask) { body; }                                                       \
+         for (unsigned l = 0; l < EMU_WAVE; l++) {                                                 \
+            uint32_t sel_ = (uint32_t)0 - (uint32_t)((io->mask >> l) & 1);                         \
+            (row)[l] = ((expr) & sel_) | ((row)[l] & ~sel_);                                       \
+         }                                                                                         \
       }                                                                                            \
    } while (0)
 
@@ -285,20 +288,21 @@ store_vgpr(emu_wave *w, const emu_inst *in, const valu_io *io, unsigned bits, un
    uint32_t *row = w->v[r];
    if (bits == 64) {
       uint32_t *hi = w->v[(r + 1) & (EMU_NUM_VGPR - 1)];
-      STORE_LANES(l, row[l] = io->d[l]; hi[l] = io->dhi[l]);
+      STORE_ROW(row, l, io->d[l]);
+      STORE_ROW(hi, l, io->dhi[l]);
    } else if (in->has_sdwa) {
       bool keep = in->sdwa.dst_unused == SDWA_UNUSED_PRESERVE;
       uint32_t vmask = bits == 16 ? 0xffffu : 0xffffffffu;
-      STORE_LANES(l, row[l] = sdwa_dst(in, keep ? row[l] : 0, io->d[l] & vmask));
+      STORE_ROW(row, l, sdwa_dst(in, keep ? row[l] : 0, io->d[l] & vmask));
    } else if (bits == 16) {
       if (in->op_sel & 8)
-         STORE_LANES(l, row[l] = (row[l] & 0xffffu) | (io->d[l] & 0xffffu) << 16);
+         STORE_ROW(row, l, (row[l] & 0xffffu) | (io->d[l] & 0xffffu) << 16);
       else
-         STORE_LANES(l, row[l] = io->d[l] & 0xffffu);
+         STORE_ROW(row, l, io->d[l] & 0xffffu);
    } else if (io->mask == ~0ull) {
       memcpy(row, io->d, sizeof(io->d));
    } else {
-      VALU_FOREACH(l, io->mask) { row[l] = io->d[l]; }
+      STORE_ROW(row, l, io->d[l]);
    }
 }
 
