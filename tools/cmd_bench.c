@@ -7,9 +7,10 @@
  *   3. in-process lookup of a loaded kernel (rt_kernel_get on a hit), ns per call;
  *   4. emulator speed: mxjit_scaled_copy of 256x1024 on the emulator, wall time and executed
  *      wave-instructions per second (reported, not judged: the emulator is a test vehicle);
- *   5. emulator loops (bench_emu_loops): an MFMA loop and a memory-bound copy loop, assembled
- *      with jc_assemble_hsaco and run on the emulator directly (emu.h), wave-instructions/s of
- *      one host thread (issue #3 item 9 goal: >= 10 M/s for each).
+ *   5. emulator loops (bench_emu_loops): an MFMA loop, a memory-bound copy loop, a VALU mix and
+ *      a GEMM-shaped loop, assembled with jc_assemble_hsaco and run on the emulator directly
+ *      (emu.h), wave-instructions/s of one host thread (issue #3 item 9 goal: >= 10 M/s for a
+ *      memory-bound and an MFMA kernel).
  * Everything uses a temporary cache directory, removed at the end.
  */
 #include "cmd.h"
@@ -185,20 +186,23 @@ bench_emu(const char *dir, int reps, bench_target *b)
 }
 
 /* --- 5. emulator loops ---------------------------------------------------------------------
- * Two kernels written in assembly so the instruction mix is known and independent of the
+ * Kernels written in assembly so the instruction mix is known and independent of the
  * compiler: an MFMA loop (16 v_mfma_f32_32x32x8_f16 + 16 v_mfma_f32_16x16x16_bf16 per
- * iteration on AGPR accumulators) and a memory-bound copy loop (global_load_dwordx4 ->
- * global_store_dwordx4, saddr form, 7 wave-instructions per iteration). Both check their
- * output, so a fast but wrong emulator is reported as an error. */
-#define BE_KD(name, vg, ag)                                                                        \
+ * iteration on AGPR accumulators), a memory-bound copy loop (global_load_dwordx4 ->
+ * global_store_dwordx4, saddr form, 7 wave-instructions per iteration), a VALU mix and a
+ * GEMM-shaped loop. All but the VALU mix check their output, so a fast but wrong emulator is
+ * reported as an error. */
+#define BE_KD(name, vg, ag, lds)                                                                   \
    ".rodata\n.p2align 6\n.amdhsa_kernel " name "\n  .amdhsa_next_free_vgpr " #vg "\n"             \
    "  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset " #ag "\n"                                 \
    "  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_system_sgpr_workgroup_id_x 1\n"          \
-   "  .amdhsa_kernarg_size 24\n.end_amdhsa_kernel\n"
+   "  .amdhsa_group_segment_fixed_size " #lds "\n  .amdhsa_kernarg_size 24\n.end_amdhsa_kernel\n"
 #define BE_HEAD(name)                                                                              \
    ".text\n.globl " name "\n.p2align 8\n.type " name ",@function\n" name ":\n"
 #define BE_X4(s) s s s s
 #define BE_X16(s) BE_X4(BE_X4(s))
+#define BE_ZERO1(n) "  v_accvgpr_write_b32 a" #n ", 0\n"
+#define BE_ZERO4(a, b, c, d) BE_ZERO1(a) BE_ZERO1(b) BE_ZERO1(c) BE_ZERO1(d)
 
 /* kernarg: u64 out, u32 iterations. out[wg * 256 + tid] = {a0, a16} after the loop: A = 1.0
  * and B = 0.5 (f16) add 8 * 0.5 = 4 per 32x32x8 MFMA, A = B = 1.0 (bf16) add 16 per 16x16x16. */
@@ -207,8 +211,8 @@ static const char be_mfma_src[] =
    "  s_load_dwordx2 s[4:5], s[0:1], 0x0\n  s_load_dword s6, s[0:1], 0x8\n"
    "  v_mov_b32 v2, 0x3c003c00\n  v_mov_b32 v3, 0x3c003c00\n  v_mov_b32 v4, 0x38003800\n"
    "  v_mov_b32 v5, 0x38003800\n  v_mov_b32 v6, 0x3f803f80\n  v_mov_b32 v7, 0x3f803f80\n"
-   BE_X4("  v_accvgpr_write_b32 a0, 0\n  v_accvgpr_write_b32 a1, 0\n  v_accvgpr_write_b32 a2, 0\n"
-         "  v_accvgpr_write_b32 a3, 0\n  v_accvgpr_write_b32 a4, 0\n")
+   BE_ZERO4(0, 1, 2, 3) BE_ZERO4(4, 5, 6, 7) BE_ZERO4(8, 9, 10, 11) BE_ZERO4(12, 13, 14, 15)
+   BE_ZERO4(16, 17, 18, 19)
    "  s_waitcnt lgkmcnt(0)\n"
    "be_mfma_loop:\n"
    BE_X16("  v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"
@@ -217,7 +221,7 @@ static const char be_mfma_src[] =
    "  s_nop 15\n  v_accvgpr_read_b32 v10, a0\n  v_accvgpr_read_b32 v11, a16\n"
    "  v_lshlrev_b32 v12, 3, v0\n  s_lshl_b32 s7, s2, 11\n  v_add_u32 v12, s7, v12\n"
    "  global_store_dwordx2 v12, v[10:11], s[4:5]\n  s_endpgm\n"
-   BE_KD("be_mfma", 24, 16);
+   BE_KD("be_mfma", 36, 16, 0);
 
 /* kernarg: u64 src, u64 dst, u32 iterations, u32 stride (bytes per iteration, all lanes). */
 static const char be_copy_src[] =
@@ -229,7 +233,7 @@ static const char be_copy_src[] =
    "  global_load_dwordx4 v[4:7], v1, s[4:5]\n  s_waitcnt vmcnt(0)\n"
    "  global_store_dwordx4 v1, v[4:7], s[6:7]\n  v_add_u32 v1, s9, v1\n"
    "  s_sub_u32 s8, s8, 1\n  s_cmp_lg_u32 s8, 0\n  s_cbranch_scc1 be_copy_loop\n  s_endpgm\n"
-   BE_KD("be_copy", 8, 8);
+   BE_KD("be_copy", 8, 8, 0);
 
 /* kernel arg: u64 out (unused), u32 iterations. A VALU mix that exercises the operand paths
  * beyond plain 32-bit VGPR reads: f64 and b64 pairs, 16-bit halves, DPP, SDWA, VOPC to VCC,
@@ -250,27 +254,59 @@ static const char be_valu_src[] =
    "  v_add_u32_sdwa v19, v19, v20 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_0 "
    "src1_sel:DWORD\n  v_and_b32 v21, 0xff00ff, v1\n  v_max_f32 v22, v1, v3\n"
    "  s_sub_u32 s6, s6, 1\n  s_cmp_lg_u32 s6, 0\n  s_cbranch_scc1 be_valu_loop\n  s_endpgm\n"
-   BE_KD("be_valu", 24, 24);
+   BE_KD("be_valu", 24, 24, 0);
+
+/* kernarg: u64 src (f16 1.0 everywhere), u64 out, u32 iterations, u32 stride. A GEMM-shaped
+ * main loop: global load of a tile slice -> LDS -> barrier -> ds_read of the A and B fragments ->
+ * 2 x v_mfma_f32_32x32x8_f16 (A = B = 1.0 adds 8 per MFMA) -> barrier, 15 wave-instructions per
+ * iteration of which 2 are MFMAs. out[wg * 256 + tid] = {a0, a16} = 8 * iterations. */
+static const char be_gemm_src[] =
+   BE_HEAD("be_gemm")
+   "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n  s_load_dwordx2 s[8:9], s[0:1], 0x10\n"
+   "  v_lshlrev_b32 v2, 4, v0\n  s_lshl_b32 s10, s2, 12\n  v_add_u32 v1, s10, v2\n"
+   BE_ZERO4(0, 1, 2, 3) BE_ZERO4(4, 5, 6, 7) BE_ZERO4(8, 9, 10, 11) BE_ZERO4(12, 13, 14, 15)
+   BE_ZERO4(16, 17, 18, 19) BE_ZERO4(20, 21, 22, 23) BE_ZERO4(24, 25, 26, 27)
+   BE_ZERO4(28, 29, 30, 31)
+   "  s_waitcnt lgkmcnt(0)\n"
+   "be_gemm_loop:\n"
+   "  global_load_dwordx4 v[20:23], v1, s[4:5]\n  s_waitcnt vmcnt(0)\n"
+   "  ds_write_b128 v2, v[20:23]\n  s_waitcnt lgkmcnt(0)\n  s_barrier\n"
+   "  ds_read_b64 v[4:5], v2\n  ds_read_b64 v[6:7], v2 offset:8\n  s_waitcnt lgkmcnt(0)\n"
+   "  v_mfma_f32_32x32x8_f16 a[0:15], v[4:5], v[6:7], a[0:15]\n"
+   "  v_mfma_f32_32x32x8_f16 a[16:31], v[6:7], v[4:5], a[16:31]\n  s_barrier\n"
+   "  v_add_u32 v1, s9, v1\n  s_sub_u32 s8, s8, 1\n  s_cmp_lg_u32 s8, 0\n"
+   "  s_cbranch_scc1 be_gemm_loop\n"
+   "  s_nop 15\n  v_accvgpr_read_b32 v10, a0\n  v_accvgpr_read_b32 v11, a16\n"
+   "  v_lshlrev_b32 v12, 3, v0\n  s_lshl_b32 s10, s2, 11\n  v_add_u32 v12, s10, v12\n"
+   "  global_store_dwordx2 v12, v[10:11], s[6:7]\n  s_endpgm\n"
+   BE_KD("be_gemm", 56, 24, 4096);
+
+enum { BE_MFMA, BE_COPY, BE_VALU, BE_GEMM };
 
 typedef struct be_run {
    const char *src, *name;
    uint32_t wgs, iters;
    size_t bytes; /* size of each of the (one or two) buffers */
-   int copy;     /* 1: be_copy (src, dst), 0: be_mfma (out), 2: be_valu (no check) */
+   size_t obytes; /* BE_GEMM: size of out (src is `bytes`) */
+   int kind;     /* BE_MFMA (out), BE_COPY / BE_GEMM (src, out), BE_VALU (no check) */
 } be_run;
 
 /* Checks the output of one launch: 1 when it is what the kernel must produce. */
 static int
 be_check(const be_run *r, const uint8_t *in, const uint8_t *out)
 {
-   if (r->copy)
-      return r->copy == 2 || memcmp(in, out, r->bytes) == 0;
+   if (r->kind == BE_VALU)
+      return 1;
+   if (r->kind == BE_COPY)
+      return memcmp(in, out, r->bytes) == 0;
+   float want_a = r->kind == BE_MFMA ? 64.0f * (float)r->iters : 8.0f * (float)r->iters;
+   float want_b = r->kind == BE_MFMA ? 256.0f * (float)r->iters : want_a;
    const uint32_t *o = (const uint32_t *)out;
-   for (size_t i = 0; i < r->bytes / 8; i++) {
-      float a, b;
-      memcpy(&a, &o[2 * i], 4);
-      memcpy(&b, &o[2 * i + 1], 4);
-      if (a != 64.0f * (float)r->iters || b != 256.0f * (float)r->iters)
+   for (size_t i = 0; i < r->obytes / 8; i++) {
+      float x, y;
+      memcpy(&x, &o[2 * i], 4);
+      memcpy(&y, &o[2 * i + 1], 4);
+      if (x != want_a || y != want_b)
          return 0;
    }
    return 1;
@@ -358,13 +394,16 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
       st = emu_module_load(dev, hsaco, hsize, &mod);
    if (!st)
       st = emu_kernel_get(mod, r->name, &k);
-   for (int i = 0; i < 1 + (r->copy == 1) && !st; i++)
-      st = emu_alloc(dev, r->bytes, &a[i]);
+   size_t sz[2] = {r->bytes, r->obytes};
+   for (int i = 0; i < 2 && !st; i++)
+      st = sz[i] ? emu_alloc(dev, sz[i], &a[i]) : MXJIT_OK;
    uint8_t *in = st ? NULL : emu_host_ptr(dev, a[0], r->bytes);
-   for (size_t i = 0; in && r->copy == 1 && i < r->bytes; i++)
+   for (size_t i = 0; in && r->kind == BE_COPY && i < r->bytes; i++)
       in[i] = (uint8_t)(i * 131u + (i >> 9));
+   for (size_t i = 0; in && r->kind == BE_GEMM && i < r->bytes; i++)
+      in[i] = i & 1 ? 0x3c : 0x00; /* f16 1.0 */
    uint32_t ka[6] = {(uint32_t)a[0], (uint32_t)(a[0] >> 32), r->iters, 0, 0, 0};
-   if (r->copy == 1) {
+   if (r->obytes) {
       uint32_t c[4] = {(uint32_t)a[1], (uint32_t)(a[1] >> 32), r->iters,
                        (uint32_t)(r->bytes / r->iters)};
       memcpy(&ka[2], c, sizeof(c));
@@ -383,7 +422,8 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
       snprintf(err, errlen, "%s: %.200s", mxjit_status_name(st), emu_last_error(dev));
    if (st || !v) {
       msg = err[0] ? err : "out of memory";
-   } else if (!be_check(r, in, emu_host_ptr(dev, a[r->copy == 1], r->bytes))) {
+   } else if (!be_check(r, in, emu_host_ptr(dev, a[r->obytes ? 1 : 0],
+                                             r->obytes ? r->obytes : r->bytes))) {
       msg = "wrong result";
    } else {
       *ms = cu_median(v + 1, reps);
@@ -401,19 +441,21 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
 static void
 bench_emu_loops(int reps, int json)
 {
-   static const be_run runs[3] = {
-      {be_mfma_src, "be_mfma", 8, 20, 8 * 256 * 8, 0},
-      {be_copy_src, "be_copy", 16, 64, 64u * 16 * 256 * 16, 1},
-      {be_valu_src, "be_valu", 16, 64, 64, 2},
+   static const be_run runs[4] = {
+      {be_mfma_src, "be_mfma", 8, 20, 8 * 256 * 8, 0, BE_MFMA},
+      {be_copy_src, "be_copy", 16, 64, 64u * 16 * 256 * 16, 64u * 16 * 256 * 16, BE_COPY},
+      {be_valu_src, "be_valu", 16, 64, 64, 0, BE_VALU},
+      {be_gemm_src, "be_gemm", 8, 64, 64u * 8 * 256 * 16, 8 * 256 * 8, BE_GEMM},
    };
-   for (int i = 0; i < 3; i++) {
+   static const char *const whats[4] = {
+      "mfma loop (32x32x8 f16 + 16x16x16 bf16)", "copy loop (dwordx4 load+store)",
+      "valu mix loop (f64, 16-bit, DPP, SDWA, VOPC)",
+      "gemm-shaped loop (global -> LDS -> 2 mfma, 15 inst)"};
+   for (int i = 0; i < 4; i++) {
       double ms = 0, minst = 0;
       char err[300] = "";
       const char *m = be_measure("gfx942", &runs[i], reps, &ms, &minst, err, sizeof(err));
-      static const char *const whats[3] = {"mfma loop (32x32x8 f16 + 16x16x16 bf16)",
-                                           "copy loop (dwordx4 load+store)",
-                                           "valu mix loop (f64, 16-bit, DPP, SDWA, VOPC)"};
-      const char *what = whats[runs[i].copy];
+      const char *what = whats[runs[i].kind];
       if (m && m != err)
          snprintf(err, sizeof(err), "%s", m);
       if (json)
