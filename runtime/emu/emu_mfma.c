@@ -527,8 +527,20 @@ static mxjit_status
 acc_move(emu_wave *w, const emu_inst *in)
 {
    uint32_t v[EMU_WAVE];
-   for (unsigned lane = 0; lane < EMU_WAVE; lane++)
-      v[lane] = emu_src32(w, &in->src[0], lane, 0);
+   int vs = emu_vm_vreg(&in->src[0]), vd = emu_vm_vreg(&in->dst[0]);
+   if (vs >= 0)
+      memcpy(v, w->v[vs & (EMU_NUM_VGPR - 1)], sizeof(v));
+   else
+      for (unsigned lane = 0; lane < EMU_WAVE; lane++)
+         v[lane] = emu_src32(w, &in->src[0], lane, 0);
+   if (vd >= 0) { /* register row: branch-free select of the enabled lanes */
+      uint32_t *row = w->v[vd & (EMU_NUM_VGPR - 1)];
+      for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+         uint32_t m = (uint32_t)0 - (uint32_t)((w->exec >> lane) & 1);
+         row[lane] = (v[lane] & m) | (row[lane] & ~m);
+      }
+      return MXJIT_OK;
+   }
    for (unsigned lane = 0; lane < EMU_WAVE; lane++)
       if ((w->exec >> lane) & 1)
          emu_vwrite(w, &in->dst[0], lane, 0, v[lane]);
