@@ -18,7 +18,12 @@ demo: build
 	@$(BUILD)/mxjit demo
 
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j 1
+	@cd $(BUILD) && ctest --output-on-failure -j 1; rc=$$?; \
+	 echo; echo "Criterion suites:"; grep -h "Synthesis" Testing/Temporary/LastTest.log; \
+	 grep -h "Synthesis" Testing/Temporary/LastTest.log | \
+	   sed -E 's/.*Passing: ([0-9]+) \| Failing: ([0-9]+) \| Crashing: ([0-9]+).*/\1 \2 \3/' | \
+	   awk '{ p += $$1; f += $$2 + $$3 } END { printf "%d passed, %d failed\n", p, f }'; \
+	 exit $$rc
 
 bench: build
 	@cmake --build $(BUILD) --target bench
