@@ -107,8 +107,16 @@ mxjit_scaled_copy(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_scaled_copy_a
 
    struct tpl_scaled_copy_params p;
    const int64_t shape[2] = {args->m, args->n};
-   if (!rt_config_tuned(ctx->config, &tpl_scaled_copy, shape, 2, &p))
+   int tuned = rt_config_tuned(ctx->config, &tpl_scaled_copy, shape, 2, &p);
+   if (!tuned)
       tpl_scaled_copy_pick(ctx->target, args->m, args->n, &p);
+   /* A tuned entry may name params this problem cannot use (rebase = 0 past 4 GB). */
+   char vmsg[256] = "";
+   if ((st = tpl_scaled_copy_validate(&p, args->m, args->n, ld_x, ld_out, vmsg,
+                                      sizeof(vmsg))) != MXJIT_OK)
+      return rt_error(ctx, st, "scaled_copy: %s params for %lldx%lld: %s",
+                      tuned ? "the tuned config's" : "the heuristic's", (long long)args->m,
+                      (long long)args->n, vmsg);
    const rt_lkernel *k;
    if ((st = rt_kernel_get(ctx, &tpl_scaled_copy, &p, &k)) != MXJIT_OK)
       return st;

@@ -211,3 +211,38 @@ Test(rt_config, op_uses_tuned_entry)
    mxjit_free(ctx, o);
    mxjit_ctx_destroy(ctx);
 }
+
+/* A tuned entry with rebase = 0 for a shape whose rows span more than 4 GB is refused with a
+ * message naming the tuned config and the 4 GB reason, before anything is compiled or
+ * launched (32-bit buffer offsets would wrap). */
+Test(rt_config, op_refuses_tuned_rebase0_past_4gb)
+{
+   char dir[] = "/tmp/mxjit-tuned4g-XXXXXX";
+   cr_assert_not_null(mkdtemp(dir));
+   char p[300];
+   snprintf(p, sizeof(p), "%s/gfx950.yaml", dir);
+   FILE *f = fopen(p, "w");
+   cr_assert_not_null(f);
+   fputs("target: gfx950\nfamilies:\n  scaled_copy:\n    tuned:\n"
+         "      - {shape: [40000, 65536], params: {waves: 4, vec: 8, rebase: 0}}\n", f);
+   fclose(f);
+   mxjit_ctx *ctx = NULL;
+   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
+                                                           .target = "gfx950",
+                                                           .no_disk_cache = 1,
+                                                           .config_dir = dir},
+                                      &ctx);
+   unlink(p);
+   rmdir(dir);
+   cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   /* Addresses only: validation refuses before any access (x spans 5.2 GB, out 10.5 GB). */
+   st = mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){.x = 0x100000000000ull,
+                                                               .out = 0x200000000000ull,
+                                                               .m = 40000, .n = 65536,
+                                                               .scale = 1.0f});
+   cr_expect_eq(st, MXJIT_ERR_INVALID_ARG);
+   cr_expect(strstr(mxjit_ctx_last_error(ctx), "tuned config") &&
+                strstr(mxjit_ctx_last_error(ctx), "rebase = 0"),
+             "%s", mxjit_ctx_last_error(ctx));
+   mxjit_ctx_destroy(ctx);
+}
