@@ -118,5 +118,27 @@ emu_hazard_check(emu_wave *w, const emu_inst *in)
                                           : "vmcnt");
       }
    }
+   /* Write after a pending load (WAW): an ALU result written before the load's data returns
+    * is overwritten when it lands. Memory instructions of one counter return in order, so
+    * only SALU/VALU/MFMA destinations are checked. */
+   emu_class cls = emu_ops[in->op].cls;
+   if (cls != EMU_CLS_SALU && cls != EMU_CLS_VALU && cls != EMU_CLS_MFMA)
+      return MXJIT_OK;
+   for (unsigned i = 0; i < in->ndst; i++) {
+      const emu_opnd *o = &in->dst[i];
+      if (o->code == EMU_OPND_NONE || (o->code >= EMU_SRC_INT0 && o->code < EMU_SRC_VGPR0))
+         continue;
+      for (unsigned r = 0; r < o->nregs; r++) {
+         const emu_pending *p = find_pending(w, slot_of(o, r));
+         if (!p)
+            continue;
+         char nm[16];
+         return emu_fault(w, in, MXJIT_ERR_EMU_FAULT_HAZARD,
+                          "hazard: writes %s while the load at pc 0x%x into it is outstanding "
+                          "(no s_waitcnt %s before the write; the load would overwrite it)",
+                          slot_name(slot_of(o, r), nm, sizeof(nm)), p->pc,
+                          p->counter == 2 ? "lgkmcnt(0)" : p->counter ? "lgkmcnt" : "vmcnt");
+      }
+   }
    return MXJIT_OK;
 }

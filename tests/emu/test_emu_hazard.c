@@ -64,6 +64,30 @@ Test(emu_hazard, vmem_missing_waitcnt_trips)
 }
 
 /* vmcnt(1) after two loads retires only the older one (counters decrement in order). */
+/* Write after an outstanding load (WAW): the load's data would land after the ALU write. */
+Test(emu_hazard, alu_write_over_pending_load_trips)
+{
+   char msg[1024];
+   mxjit_status st = run("  global_load_dword v3, v2, s[10:11]\n"
+                         "  v_mov_b32 v3, 7\n",
+                         0, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_EMU_FAULT_HAZARD, "%s", msg);
+   cr_assert(strstr(msg, "writes v3") && strstr(msg, "vmcnt") && strstr(msg, "v_mov_b32"), "%s",
+             msg);
+   st = run("  s_load_dword s40, s[10:11], 0x0\n"
+            "  s_mov_b32 s40, 5\n",
+            0, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_EMU_FAULT_HAZARD, "%s", msg);
+   cr_assert(strstr(msg, "writes s40") && strstr(msg, "lgkmcnt(0)"), "%s", msg);
+   /* with the wait, or a write to another register, nothing trips */
+   cr_assert_eq(run("  global_load_dword v3, v2, s[10:11]\n"
+                    "  v_mov_b32 v4, 7\n"
+                    "  s_waitcnt vmcnt(0)\n"
+                    "  v_mov_b32 v3, 7\n",
+                    0, msg, sizeof(msg)),
+                MXJIT_OK, "%s", msg);
+}
+
 Test(emu_hazard, vmcnt_partial)
 {
    char msg[1024];
