@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_SCALED_COPY_VERSION 1
+#define TPL_SCALED_COPY_VERSION 2 /* 2: code object v5 */
 
 static const uint32_t waves_allowed[] = {1, 2, 4, 8};
 static const uint32_t vec_allowed[] = {2, 4, 8};

@@ -53,6 +53,10 @@ jb_builder_create(const struct jt_target *t, const char *module_name)
    b->llb = LLVMCreateBuilderInContext(b->ctx);
    LLVMSetTarget(b->mod, "amdgcn-amd-amdhsa");
    LLVMSetDataLayout(b->mod, jb_datalayout());
+   /* Code object v5: what ROCm 6.x runtimes load on gfx942 (LLVM 22 defaults to v6, which
+    * older ROCm releases refuse). The kernel descriptor and our metadata fields are the same. */
+   LLVMAddModuleFlag(b->mod, LLVMModuleFlagBehaviorError, "amdhsa_code_object_version", 26,
+                     LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(b->ctx), 500, 0)));
    b->t.i1 = LLVMInt1TypeInContext(b->ctx);
    b->t.i8 = LLVMInt8TypeInContext(b->ctx);
    b->t.i16 = LLVMInt16TypeInContext(b->ctx);

@@ -45,6 +45,11 @@ check_structure(const struct jt_target *t, uint32_t waves, uint32_t vec, uint32_
    cr_assert_eq(eh->e_type, ET_DYN);
    cr_assert_eq(eh->e_machine, 224 /* EM_AMDGPU */);
    cr_assert_eq(eh->e_flags & 0xff, t->elf_mach);
+   /* Code object v5 (ELFABIVERSION_AMDGPU_HSA_V5 = 3), which ROCm 6.x loads; LLVM 22 would
+    * default to v6. */
+   cr_assert_eq(eh->e_ident[EI_OSABI], 64 /* ELFOSABI_AMDGPU_HSA */);
+   cr_assert_eq(eh->e_ident[EI_ABIVERSION], 3, "code object ABI version %u",
+                eh->e_ident[EI_ABIVERSION]);
    /* sramecc on, xnack off as the target says (EF_AMDGPU_FEATURE_*_V4: 0x300, 0xc00). */
    cr_assert_eq(eh->e_flags & 0x300, 0x200, "xnack bits of e_flags 0x%x", eh->e_flags);
    cr_assert_eq(eh->e_flags & 0xc00, 0xc00, "sramecc bits of e_flags 0x%x", eh->e_flags);

@@ -97,10 +97,10 @@ Test(tpl, dump_ir_and_isa)
    cr_assert_eq(tpl_dump(&jt_gfx950, &tpl_scaled_copy, &p, true, true, f, msg, sizeof(msg)),
                 MXJIT_OK, "%s", msg);
    fclose(f);
-   cr_assert(strstr(text, "> jit: LLVM IR after optimize (tpl=scaled_copy v1 gfx950)") != NULL);
+   cr_assert(strstr(text, "> jit: LLVM IR after optimize (tpl=scaled_copy v2 gfx950)") != NULL);
    cr_assert(strstr(text, "define amdgpu_kernel void @scaled_copy") != NULL);
    cr_assert(strstr(text, "\"denormal-fp-math-f32\"=\"ieee,ieee\"") != NULL);
-   cr_assert(strstr(text, "> jit: AMDGPU assembly (tpl=scaled_copy v1 gfx950)") != NULL);
+   cr_assert(strstr(text, "> jit: AMDGPU assembly (tpl=scaled_copy v2 gfx950)") != NULL);
    cr_assert(strstr(text, "buffer_load_dwordx4") != NULL);
    cr_assert(strstr(text, "buffer_store_dwordx4") != NULL);
    cr_assert(strstr(text, ".amdhsa_kernel scaled_copy") != NULL);
