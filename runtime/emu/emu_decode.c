@@ -371,6 +371,8 @@ bits_scalar(emu_inst *in, emu_enc e, uint32_t d0, uint32_t d1, const char *name)
       in->simm16 = (int16_t)(d0 & 0xffff);
       in->target = in->pc + 4 + (uint32_t)(in->simm16 * 4);
    }
+   if (e == EMU_ENC_SOPC && strcmp(name, "s_set_gpr_idx_on") == 0)
+      in->simm16 = (int16_t)((d0 >> 8) & 0xff); /* SSRC1 holds the raw operand mask */
    if (e == EMU_ENC_SOPP && strcmp(name, "s_waitcnt") == 0) {
       /* gfx9 SIMM16: vmcnt [3:0] + [15:14], expcnt [6:4], lgkmcnt [11:8] */
       unsigned vm = (d0 & 0xf) | ((d0 >> 14) & 3) << 4, ex = (d0 >> 4) & 7, lg = (d0 >> 8) & 0xf;

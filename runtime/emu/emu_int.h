@@ -380,6 +380,8 @@ struct emu_dispatch {
  * FP_DENORM [7:4], DX10_CLAMP [8], IEEE [9]. FP_ROUND [3:0] stays round-to-nearest-even
  * until the VALU implements the other modes (then add 0xf here). */
 #define EMU_MODE_IMPLEMENTED 0x3f0u
+/* MODE.GPR_IDX_EN: VGPR index mode on (S_SET_GPR_IDX_ON/OFF; not writable by s_setreg here). */
+#define EMU_MODE_GPR_IDX_EN (1u << 27)
 
 /* Further core table fragments (merged after emu_ops_scalar, before valu/vmem). */
 extern const emu_opdesc emu_salu_ops[];        /* emu_salu.c */

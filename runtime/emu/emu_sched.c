@@ -163,6 +163,29 @@ wave_init(emu_wave *w, struct emu_dispatch *d, struct emu_workgroup *wg, unsigne
 /* --- Execution ---------------------------------------------------------------------------------
  */
 
+/* VGPR index mode (S_SET_GPR_IDX_ON, CDNA3 ISA): the VALU operands selected by M0[15:12]
+ * (SRC0, SRC1, SRC2, DST) address VGPR n + M0[7:0] instead of n. */
+static void
+gpr_shift(emu_opnd *o, unsigned idx)
+{
+   if (o->code != EMU_OPND_NONE && o->code >= EMU_SRC_VGPR0 && !(o->flags & EMU_OPND_AGPR))
+      o->code = (uint16_t)(EMU_SRC_VGPR0 + ((o->code - EMU_SRC_VGPR0 + idx) & 0xff));
+}
+
+/* Returns a copy of `in` with the index applied to the enabled operands. */
+static const emu_inst *
+gpr_indexed(const emu_wave *w, const emu_inst *in, emu_inst *tmp)
+{
+   unsigned idx = w->m0 & 0xff, mask = (w->m0 >> 12) & 0xf;
+   *tmp = *in;
+   for (unsigned i = 0; i < 3; i++)
+      if ((mask >> i) & 1)
+         gpr_shift(&tmp->src[i], idx);
+   if ((mask >> 3) & 1 && tmp->ndst)
+      gpr_shift(&tmp->dst[0], idx);
+   return tmp;
+}
+
 mxjit_status
 emu_wave_run(emu_wave *w)
 {
@@ -185,6 +208,9 @@ emu_wave_run(emu_wave *w)
       const emu_opdesc *d = &emu_ops[in->op];
       w->pc = pc + in->size;
       w->cls_count[d->cls]++;
+      emu_inst idx_inst;
+      if ((w->mode & EMU_MODE_GPR_IDX_EN) && d->cls == EMU_CLS_VALU)
+         in = gpr_indexed(w, in, &idx_inst);
       mxjit_status st = d->exec(w, in);
       if (st != MXJIT_OK)
          return st;

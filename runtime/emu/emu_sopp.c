@@ -170,6 +170,40 @@ emu_s_setreg_b32(emu_wave *w, const emu_inst *in)
    return MXJIT_OK;
 }
 
+/* VGPR index mode (CDNA3 ISA, S_SET_GPR_IDX_*): M0[7:0] is the index, M0[15:12] says which VALU
+ * operands it offsets (bit 12 SRC0, 13 SRC1, 14 SRC2, 15 DST), MODE.GPR_IDX_EN (bit 27) turns
+ * it on. The offsetting itself happens in emu_sched.c before a VALU instruction executes. */
+static mxjit_status
+emu_s_set_gpr_idx_on(emu_wave *w, const emu_inst *in)
+{
+   uint32_t idx = emu_src32(w, &in->src[0], 0, 0) & 0xff;
+   uint32_t mask = (uint32_t)in->simm16 & 0xf; /* raw SSRC1 bits 3:0 of the SOPC encoding */
+   w->m0 = (w->m0 & ~0xf0ffu) | idx | (mask << 12);
+   w->mode |= EMU_MODE_GPR_IDX_EN;
+   return MXJIT_OK;
+}
+
+static mxjit_status
+emu_s_set_gpr_idx_idx(emu_wave *w, const emu_inst *in)
+{
+   w->m0 = (w->m0 & ~0xffu) | (emu_src32(w, &in->src[0], 0, 0) & 0xff);
+   return MXJIT_OK;
+}
+
+static mxjit_status
+emu_s_set_gpr_idx_mode(emu_wave *w, const emu_inst *in)
+{
+   w->m0 = (w->m0 & ~0xf000u) | (((uint32_t)in->simm16 & 0xf) << 12);
+   return MXJIT_OK;
+}
+
+static mxjit_status
+emu_s_set_gpr_idx_off(emu_wave *w, const emu_inst *in)
+{
+   w->mode &= ~EMU_MODE_GPR_IDX_EN;
+   return MXJIT_OK;
+}
+
 #define OPC(n, c)                                                                                  \
    {                                                                                               \
 #n, 0, c, emu_##n, 0                                                                         \
@@ -195,6 +229,10 @@ const emu_opdesc emu_ops_scalar[] = {
     OPC(s_cbranch_execz, EMU_CLS_BRANCH),
     OPC(s_cbranch_execnz, EMU_CLS_BRANCH),
     OPC(s_getpc_b64, EMU_CLS_SALU),
+    OPC(s_set_gpr_idx_on, EMU_CLS_SALU),
+    OPC(s_set_gpr_idx_idx, EMU_CLS_SALU),
+    OPC(s_set_gpr_idx_mode, EMU_CLS_SALU),
+    OPC(s_set_gpr_idx_off, EMU_CLS_SALU),
     OPC(s_setpc_b64, EMU_CLS_BRANCH),
     OPC(s_swappc_b64, EMU_CLS_BRANCH),
     OPC(s_call_b64, EMU_CLS_BRANCH),
