@@ -417,6 +417,42 @@ round_up(int64_t v, int64_t m)
    return (size_t)((v + m - 1) / m * m);
 }
 
+/* The foundation template: out = fp32(bf16 x) * scale, JIT-compiled on emu/hip devices. */
+static int
+run_scaled_copy(run_ctx *r)
+{
+   mxjit_tensor t;
+   int rc = shape_of(r, "shape", MXJIT_DTYPE_BF16, &t), err = 0;
+   if (rc)
+      return rc;
+   if (t.ndim != 2)
+      return bad(r, "--shape must be MxN%s%s", "", "");
+   const char *sv = need(r, "scale", &err);
+   if (err)
+      return err;
+   char *end;
+   float scale = strtof(sv, &end);
+   if (end == sv || *end)
+      return bad(r, "--scale '%s' is not a number%s", sv, "");
+   mxjit_scaled_copy_args a = {.m = t.shape[0], .n = t.shape[1], .scale = scale};
+   a.ld_x = num(r, "ld-x", a.n, &err);
+   a.ld_out = num(r, "ld-out", a.n, &err);
+   if (err)
+      return err;
+   if (a.m < 1 || a.n < 1 || a.ld_x < a.n || a.ld_out < a.n)
+      return bad(r, "--shape / --ld-x / --ld-out: need M, N >= 1 and ld >= N%s%s", "", "");
+   size_t in_bytes = (size_t)((a.m - 1) * a.ld_x + a.n) * 2;
+   size_t out_bytes = (size_t)((a.m - 1) * a.ld_out + a.n) * 4;
+   if ((rc = upload(r, "in", in_bytes, &a.x)) || (rc = dev_alloc(r, out_bytes, &a.out)))
+      return rc;
+   mxjit_status st = mxjit_scaled_copy(r->ctx, NULL, &a);
+   if (st == MXJIT_OK)
+      st = mxjit_synchronize(r->ctx, NULL);
+   if (st != MXJIT_OK)
+      return fail_st(r, st);
+   return download(r, "out", a.out, out_bytes);
+}
+
 static int
 run_e8m0_shuffle(run_ctx *r)
 {
@@ -619,6 +655,7 @@ static const struct {
    const char *name;
    int (*fn)(run_ctx *r);
 } run_ops[] = {
+   {"scaled_copy", run_scaled_copy},
    {"mxfp8", run_mxfp8},
    {"mxfp4", run_mxfp4},
    {"to_blocked", run_to_blocked},

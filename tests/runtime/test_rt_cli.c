@@ -3,6 +3,7 @@
  * cache work against a temporary cache directory; the shared library exports only mxjit_*.
  */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,4 +147,59 @@ Test(rt_cli, shared_library_exports_only_mxjit)
    }
    cr_assert_eq(pclose(p), 0, "nm failed");
    cr_assert_gt(n, 10, "only %d symbols exported", n);
+}
+
+/* `mxjit run scaled_copy` on the host reference and on the emulator (JIT-compiled kernel) for
+ * both targets, with padded rows: every output byte equals fp32(bf16) * scale. */
+Test(rt_cli, run_scaled_copy_host_and_emu)
+{
+   const int m = 9, n = 70, ldx = 75, ldo = 72;
+   const float scale = 0.3f;
+   char in[64], outp[64], args[512], out[8192];
+   snprintf(in, sizeof(in), "/tmp/mxjit-sc-in-%d.bin", (int)getpid());
+   snprintf(outp, sizeof(outp), "/tmp/mxjit-sc-out-%d.bin", (int)getpid());
+   size_t nin = (size_t)((m - 1) * ldx + n), nout = (size_t)((m - 1) * ldo + n);
+   uint16_t *x = malloc(nin * 2);
+   float *want = calloc(nout, 4), *got = malloc(nout * 4);
+   cr_assert(x && want && got);
+   for (size_t i = 0; i < nin; i++)
+      x[i] = (uint16_t)((i * 40503u) & 0x7f7f) | (i & 1 ? 0x8000 : 0); /* finite, both signs */
+   for (int i = 0; i < m; i++)
+      for (int j = 0; j < n; j++) {
+         uint32_t b = (uint32_t)x[i * ldx + j] << 16;
+         float v;
+         memcpy(&v, &b, 4);
+         want[i * ldo + j] = v * scale;
+      }
+   FILE *f = fopen(in, "wb");
+   cr_assert(f && fwrite(x, 2, nin, f) == nin);
+   fclose(f);
+   static const char *const devs[][2] = {{"host", "gfx950"}, {"emu", "gfx942"}, {"emu", "gfx950"}};
+   for (unsigned d = 0; d < 3; d++) {
+      snprintf(args, sizeof(args),
+               "run scaled_copy --in %s --shape %dx%d --ld-x %d --ld-out %d --scale 0.3 "
+               "--out %s --device %s --target %s",
+               in, m, n, ldx, ldo, outp, devs[d][0], devs[d][1]);
+      int rc = cli(args, out, sizeof(out));
+      cr_assert_eq(rc, 0, "`mxjit %s` exited %d:\n%s", args, rc, out);
+      f = fopen(outp, "rb");
+      cr_assert(f && fread(got, 4, nout, f) == nout, "%s: output size", devs[d][0]);
+      fclose(f);
+      for (int i = 0; i < m; i++)
+         for (int j = 0; j < n; j++)
+            cr_expect_eq(memcmp(&got[i * ldo + j], &want[i * ldo + j], 4), 0,
+                         "%s %s: [%d][%d] differs", devs[d][0], devs[d][1], i, j);
+   }
+   /* a file that does not match the shape is refused with the sizes */
+   snprintf(args, sizeof(args), "run scaled_copy --in %s --shape %dx%d --scale 1 --out %s", in,
+            m, n + 100, outp);
+   cr_expect_eq(cli(args, out, sizeof(out)), 1, "%s", out);
+   cr_expect(strstr(out, "the shape needs") != NULL, "%s", out);
+   unlink(in);
+   unlink(outp);
+   snprintf(args, sizeof(args), "rm -rf /tmp/mxjit-cli-%d", (int)getpid());
+   cr_expect_eq(system(args), 0);
+   free(x);
+   free(want);
+   free(got);
 }
