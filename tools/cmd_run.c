@@ -6,6 +6,7 @@
  */
 #include "cmd.h"
 #include "mxjit.h"
+#include "rt_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +19,8 @@
 
 static const char run_usage[] =
    "usage: mxjit run <op> [options] [--device host|emu|hip|auto] [--target gfx942|gfx950]\n"
+   "                [--counters] (print what the emulator counted: instructions by class,\n"
+   "                bytes moved)\n"
    "\n"
    "Files are raw little-endian row-major arrays without header (tests/golden/README.md).\n"
    "Shapes are written AxBxC. --device defaults to auto (HIP if present, else the emulator);\n"
@@ -60,7 +63,7 @@ static int
 is_flag(const char *k)
 {
    return !strcmp(k, "--inverse") || !strcmp(k, "--preshuffle") ||
-          !strcmp(k, "--preshuffled");
+          !strcmp(k, "--preshuffled") || !strcmp(k, "--counters");
 }
 
 static const char *
@@ -710,6 +713,36 @@ open_ctx(run_ctx *r)
    return 0;
 }
 
+/* --counters: what the device counted during the op's last launch (the emulator counts
+ * wave-instructions by class and bytes moved; other devices count nothing). */
+static void
+print_counters(run_ctx *r)
+{
+   rt_device *dev = rt_ctx_device(r->ctx);
+   rt_counters c = {0};
+   if (dev->ops->last_counters)
+      dev->ops->last_counters(dev, &c);
+   if (!c.total) {
+      fprintf(stderr, "mxjit run %s: the %s device counted nothing (counters come from the "
+              "emulator's kernel launches)\n", r->op, dev->ops->name);
+      return;
+   }
+   fprintf(stderr,
+           "counters: %llu wave-instructions (VALU %llu, SALU %llu, MFMA %llu, VMEM load %llu, "
+           "VMEM store %llu, SMEM %llu, DS %llu, branch %llu, waitcnt %llu, other %llu)\n"
+           "          global %llu B loaded, %llu B stored; LDS %llu B loaded, %llu B stored; "
+           "LDS bank conflicts %llu; %llu waves in %llu workgroups; %.3f ms on the host\n",
+           (unsigned long long)c.total, (unsigned long long)c.valu, (unsigned long long)c.salu,
+           (unsigned long long)c.mfma, (unsigned long long)c.vmem_load,
+           (unsigned long long)c.vmem_store, (unsigned long long)c.smem,
+           (unsigned long long)c.ds, (unsigned long long)c.branch,
+           (unsigned long long)c.waitcnt, (unsigned long long)c.other,
+           (unsigned long long)c.bytes_global_load, (unsigned long long)c.bytes_global_store,
+           (unsigned long long)c.bytes_lds_load, (unsigned long long)c.bytes_lds_store,
+           (unsigned long long)c.lds_bank_conflicts, (unsigned long long)c.waves,
+           (unsigned long long)c.workgroups, c.host_seconds * 1e3);
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -736,6 +769,8 @@ cmd_run(int argc, char **argv)
       rc = open_ctx(&r);
    if (rc == 0)
       rc = run_ops[which].fn(&r);
+   if (rc == 0 && opt(&r, "counters"))
+      print_counters(&r);
    for (int i = 0; i < r.nbufs; i++)
       mxjit_free(r.ctx, r.bufs[i]);
    mxjit_ctx_destroy(r.ctx);
