@@ -49,6 +49,18 @@ mxjit_status jc_assemble(jc_compiler *jc, const char *asm_text, void **obj, size
 mxjit_status jc_link(const void *obj, size_t obj_size, void **hsaco, size_t *hsaco_size,
                      char *msg, size_t msglen);
 
+/* Fault injection for tests (STYLE C18): a process-wide hook asked at each failure point; a
+ * nonzero answer makes that step fail as if LLVM or lld had failed. Site ids are stable: never
+ * renumber or reuse them. NULL (the default) disables injection. */
+enum jc_fault_site {
+   JC_FAULT_EMIT = 1, /* jc_emit_object / jc_emit_asm: codegen fails -> MXJIT_ERR_COMPILE */
+   JC_FAULT_LINK = 2, /* jc_link: lld fails -> MXJIT_ERR_LINK */
+};
+typedef int (*jc_fault_fn)(enum jc_fault_site site, void *user);
+void jc_set_fault_hook(jc_fault_fn fn, void *user);
+/** Nonzero if the installed hook wants `site` to fail (internal; also used by jc_link). */
+int jc_fault(enum jc_fault_site site);
+
 /** Convenience for tests and tools: assemble + link. */
 mxjit_status jc_assemble_hsaco(const struct jt_target *target, const char *asm_text,
                                void **hsaco, size_t *hsaco_size, char *msg, size_t msglen);

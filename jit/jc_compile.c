@@ -32,6 +32,23 @@ jc_init_once(void)
    pthread_once(&init_once, init_llvm);
 }
 
+static jc_fault_fn fault_fn;
+static void *fault_user;
+
+void
+jc_set_fault_hook(jc_fault_fn fn, void *user)
+{
+   __atomic_store_n(&fault_user, user, __ATOMIC_RELAXED);
+   __atomic_store_n(&fault_fn, fn, __ATOMIC_RELEASE);
+}
+
+int
+jc_fault(enum jc_fault_site site)
+{
+   jc_fault_fn fn = __atomic_load_n(&fault_fn, __ATOMIC_ACQUIRE);
+   return fn ? fn(site, __atomic_load_n(&fault_user, __ATOMIC_RELAXED)) : 0;
+}
+
 static mxjit_status
 set_error(jc_compiler *jc, mxjit_status st, const char *what, char *llvm_msg)
 {
@@ -98,6 +115,11 @@ emit(jc_compiler *jc, LLVMModuleRef mod, LLVMCodeGenFileType kind, void **out, s
    char *err = NULL;
    LLVMMemoryBufferRef buf;
    LLVMSetTarget(mod, "amdgcn-amd-amdhsa");
+   if (jc_fault(JC_FAULT_EMIT)) {
+      snprintf(jc->msg, sizeof(jc->msg), "jit: code generation failed (target %s): injected "
+               "fault JC_FAULT_EMIT", jc->target ? jc->target->name : "?");
+      return MXJIT_ERR_COMPILE;
+   }
    if (LLVMTargetMachineEmitToMemoryBuffer(jc->tm, mod, kind, &err, &buf))
       return set_error(jc, MXJIT_ERR_COMPILE, "code generation failed", err);
    size_t n = LLVMGetBufferSize(buf);

@@ -61,6 +61,10 @@ extern "C" mxjit_status
 jc_link(const void *obj, size_t obj_size, void **hsaco, size_t *hsaco_size, char *msg,
         size_t msglen)
 {
+   if (jc_fault(JC_FAULT_LINK)) {
+      put_msg(msg, msglen, "jit: link failed: injected fault JC_FAULT_LINK");
+      return MXJIT_ERR_LINK;
+   }
    std::lock_guard<std::mutex> guard(link_mutex);
    std::string err, tmpdir;
    tmp_cleanup cleanup;

@@ -227,6 +227,23 @@ to_source(enum kc_source s)
    return RT_KSRC_BUILT;
 }
 
+static rt_fault_fn fault_fn;
+static void *fault_user;
+
+void
+rt_set_fault_hook(rt_fault_fn fn, void *user)
+{
+   __atomic_store_n(&fault_user, user, __ATOMIC_RELAXED);
+   __atomic_store_n(&fault_fn, fn, __ATOMIC_RELEASE);
+}
+
+static int
+rt_fault(enum rt_fault_site site)
+{
+   rt_fault_fn fn = __atomic_load_n(&fault_fn, __ATOMIC_ACQUIRE);
+   return fn ? fn(site, __atomic_load_n(&fault_user, __ATOMIC_RELAXED)) : 0;
+}
+
 /* Cache entry -> module + kernel on the device, into a new table entry (not yet published). */
 static mxjit_status
 load_entry(mxjit_ctx *ctx, const tpl_family *f, const kc_entry *ke, rt_lkernel *e)
@@ -237,6 +254,10 @@ load_entry(mxjit_ctx *ctx, const tpl_family *f, const kc_entry *ke, rt_lkernel *
    if (st != MXJIT_OK)
       return rt_error(ctx, st, "runtime: metadata of cached %s kernel: %s", f->name, msg);
    rt_device *dev = ctx->dev;
+   if (rt_fault(RT_FAULT_MODULE_LOAD))
+      return rt_error(ctx, MXJIT_ERR_DEVICE,
+                      "%s: loading the %s code object failed: injected fault "
+                      "RT_FAULT_MODULE_LOAD", dev->ops->name, f->name);
    st = dev->ops->module_load(dev, ke->code, ke->code_size, &e->module);
    if (st != MXJIT_OK)
       return rt_error_from_device(ctx, st);

@@ -64,4 +64,11 @@ mxjit_status rt_meta_decode(const void *meta, size_t meta_size, const void *code
 /** "22.1.0": the LLVM version that goes into every key. */
 const char *rt_llvm_version(void);
 
+/* Fault injection for tests (STYLE C18), like jc_set_fault_hook: stable site ids. */
+enum rt_fault_site {
+   RT_FAULT_MODULE_LOAD = 1, /* device module_load fails -> MXJIT_ERR_DEVICE */
+};
+typedef int (*rt_fault_fn)(enum rt_fault_site site, void *user);
+void rt_set_fault_hook(rt_fault_fn fn, void *user);
+
 #endif /* RT_KERNELS_H */
