@@ -97,10 +97,7 @@ hrndne(double x)
 #define OPH(fn, kinds, EXPR) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
-      valu_io io; \
-      mxjit_status st = valu_gather(w, in, &io, kinds); \
-      if (st != MXJIT_OK) \
-         return st; \
+      VALU_GATHER_OR_RETURN(io, kinds); \
       VALU_FOREACH(l, io.mask) { io.d[l] = h_out(w, in, (EXPR)); } \
       valu_store(w, in, &io, 16); \
       return MXJIT_OK; \
@@ -109,10 +106,7 @@ hrndne(double x)
 #define OPI16(fn, kinds, EXPR) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
-      valu_io io; \
-      mxjit_status st = valu_gather(w, in, &io, kinds); \
-      if (st != MXJIT_OK) \
-         return st; \
+      VALU_GATHER_OR_RETURN(io, kinds); \
       VALU_FOREACH(l, io.mask) { io.d[l] = (uint32_t)(EXPR) & 0xffff; } \
       valu_store(w, in, &io, 16); \
       return MXJIT_OK; \

@@ -27,10 +27,7 @@
 #define OPF(fn, kinds, EXPR) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
-      valu_io io; \
-      mxjit_status st = valu_gather(w, in, &io, kinds); \
-      if (st != MXJIT_OK) \
-         return st; \
+      VALU_GATHER_OR_RETURN(io, kinds); \
       valu_f32_prep(w, in, &io, kinds); \
       if (!in->omod && !in->clamp && ((w->mode >> VALU_MODE_F32_DENORM_SHIFT) & 2)) { \
          for (unsigned l = 0; l < EMU_WAVE; l++) \
@@ -46,10 +43,7 @@
 #define OPD(fn, kinds, EXPR) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
-      valu_io io; \
-      mxjit_status st = valu_gather(w, in, &io, kinds); \
-      if (st != MXJIT_OK) \
-         return st; \
+      VALU_GATHER_OR_RETURN(io, kinds); \
       VALU_FOREACH(l, io.mask) { \
          uint64_t r = valu_f64out(w, in, (EXPR)); \
          io.d[l] = (uint32_t)r; \
@@ -63,10 +57,7 @@
 #define OPFI(fn, kinds, EXPR) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
-      valu_io io; \
-      mxjit_status st = valu_gather(w, in, &io, kinds); \
-      if (st != MXJIT_OK) \
-         return st; \
+      VALU_GATHER_OR_RETURN(io, kinds); \
       valu_f32_prep(w, in, &io, kinds); \
       VALU_FOREACH(l, io.mask) { io.d[l] = (uint32_t)(EXPR); } \
       valu_store(w, in, &io, 32); \

@@ -17,10 +17,7 @@
 #define OP32(fn, kinds, EXPR) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
-      valu_io io; \
-      mxjit_status st = valu_gather(w, in, &io, kinds); \
-      if (st != MXJIT_OK) \
-         return st; \
+      VALU_GATHER_OR_RETURN(io, kinds); \
       for (unsigned l = 0; l < EMU_WAVE; l++) \
          io.d[l] = (uint32_t)(EXPR); \
       valu_store(w, in, &io, 32); \
@@ -31,10 +28,7 @@
 #define OP64(fn, kinds, EXPR) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
-      valu_io io; \
-      mxjit_status st = valu_gather(w, in, &io, kinds); \
-      if (st != MXJIT_OK) \
-         return st; \
+      VALU_GATHER_OR_RETURN(io, kinds); \
       VALU_FOREACH(l, io.mask) { \
          uint64_t r = (EXPR); \
          io.d[l] = (uint32_t)r; \

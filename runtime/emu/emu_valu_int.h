@@ -46,6 +46,16 @@ typedef struct valu_io {
 mxjit_status valu_mode_check(emu_wave *w, const emu_inst *in);
 /** Reads the sources named by `kinds` (VK()) for every lane that will be written. */
 mxjit_status valu_gather(emu_wave *w, const emu_inst *in, valu_io *io, unsigned kinds);
+/* Declares `valu_io NAME` and gathers the operands of `kinds` into it, returning from the
+ * enclosing semantic function on a fault. The prologue of every lane-wise op definer. */
+#define VALU_GATHER_OR_RETURN(NAME, kinds)                                                         \
+   valu_io NAME;                                                                                   \
+   do {                                                                                            \
+      mxjit_status gather_st_ = valu_gather(w, in, &NAME, (kinds));                                \
+      if (gather_st_ != MXJIT_OK)                                                                  \
+         return gather_st_;                                                                        \
+   } while (0)
+
 /** Writes io->d (and io->dhi when wide) to dst[0] for the lanes in io->mask. `bits` is the
  *  result width: 16 (CDNA: op_sel[3] selects the half, the other half is kept; without it the
  *  high half is zeroed as GFX9 16-bit VALU ops do), 32 or 64. SDWA dst_sel applies to 16/32. */
