@@ -6,6 +6,7 @@
  */
 #include "emu_int.h"
 
+#include <fenv.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,10 +308,9 @@ add_counters(rt_counters *c, const emu_wave *w)
 /* --- Dispatch ----------------------------------------------------------------------------------
  */
 
-static void *
-worker_main(void *arg)
+static void
+emu_worker_loop(emu_worker *wk)
 {
-   emu_worker *wk = arg;
    struct emu_dispatch *d = wk->d;
    const uint32_t *g = d->p.grid;
    uint32_t priv = d->kern->kd.private_segment_fixed_size;
@@ -339,6 +339,24 @@ worker_main(void *arg)
          break;
       }
    }
+}
+
+/* Every worker (the calling thread included) runs the launch in the default floating-point
+ * environment: round to nearest even, no flush-to-zero or denormals-are-zero (FE_DFL_ENV resets
+ * MXCSR on x86-64 and FPCR on AArch64), whatever the host application set for itself, e.g. a
+ * -ffast-math build that turns on FTZ/DAZ or a library that calls fesetround. The kernel's own
+ * float mode (MODE register) is applied by the VALU explicitly (issue #3, trap 8: "float
+ * denormal and rounding modes come from the kernel, never from the host"). The host's
+ * environment, flags included, is restored afterwards so the launch is invisible to it. */
+static void *
+worker_main(void *arg)
+{
+   fenv_t host_env;
+   bool saved = fegetenv(&host_env) == 0;
+   fesetenv(FE_DFL_ENV);
+   emu_worker_loop(arg);
+   if (saved)
+      fesetenv(&host_env);
    return NULL;
 }
 
