@@ -7,6 +7,20 @@
 #include <stdio.h>
 #include <string.h>
 
+void
+rt_fenv_enter(rt_fenv_guard *g)
+{
+   g->saved = fegetenv(&g->env) == 0;
+   fesetenv(FE_DFL_ENV);
+}
+
+void
+rt_fenv_leave(rt_fenv_guard *g)
+{
+   if (g->saved)
+      fesetenv(&g->env);
+}
+
 mxjit_status
 rt_op_begin(mxjit_ctx *ctx, const char *op, const void *args)
 {

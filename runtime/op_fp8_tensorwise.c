@@ -11,6 +11,7 @@ mxjit_fp8_tensorwise_quantize(mxjit_ctx *ctx, mxjit_stream stream,
                               const mxjit_fp8_tensorwise_args *args)
 {
    const char *op = "fp8_tensorwise_quantize";
+   RT_OP_DEFAULT_FENV;
    static const mxjit_dtype xdt[] = {MXJIT_DTYPE_BF16, MXJIT_DTYPE_F32};
    mxjit_status st = rt_op_begin(ctx, op, args);
    if (st == MXJIT_OK)

@@ -97,6 +97,7 @@ mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream,
                        const mxjit_grouped_gemm_fp8_args *args)
 {
    const char *op = "grouped_gemm_fp8";
+   RT_OP_DEFAULT_FENV;
    gemm_geom g = {0};
    mxjit_status st = rt_op_begin(ctx, op, args);
    if (st == MXJIT_OK)

@@ -12,10 +12,26 @@
 #include "host_ref.h"
 #include "rt_int.h"
 
+#include <fenv.h>
 #include <stdint.h>
 
 /** Host pointer of a devptr on the host device. */
 #define RT_HOST_PTR(p) ((void *)(uintptr_t)(p))
+
+/** The host reference's float arithmetic runs in the default floating-point environment (round
+ *  to nearest even, no FTZ/DAZ) whatever the calling thread set, e.g. FTZ/DAZ from -ffast-math
+ *  startup code: NUMERICS.md is defined on IEEE arithmetic with denormals. RT_OP_DEFAULT_FENV
+ *  at the top of an op switches to it and restores the caller's environment, flags included,
+ *  when the function returns (GNU cleanup attribute, gcc and clang). */
+typedef struct rt_fenv_guard {
+   fenv_t env;
+   int saved;
+} rt_fenv_guard;
+void rt_fenv_enter(rt_fenv_guard *g);
+void rt_fenv_leave(rt_fenv_guard *g);
+#define RT_OP_DEFAULT_FENV                                                                         \
+   rt_fenv_guard rt_fenv_guard_ __attribute__((cleanup(rt_fenv_leave)));                          \
+   rt_fenv_enter(&rt_fenv_guard_)
 
 /** Clears the error and checks ctx and args; returns MXJIT_OK or the status to return. */
 mxjit_status rt_op_begin(mxjit_ctx *ctx, const char *op, const void *args);

@@ -279,6 +279,7 @@ mxjit_status
 mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mx_quant_args *args)
 {
    const char *op = "mxfp8_quantize";
+   RT_OP_DEFAULT_FENV;
    mxjit_status st = rt_op_begin(ctx, op, args);
    if (st != MXJIT_OK)
       return st;

@@ -56,6 +56,7 @@ mxjit_status
 mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mxfp4_quant_args *args)
 {
    const char *op = "mxfp4_quantize";
+   RT_OP_DEFAULT_FENV;
    mxjit_status st = rt_op_begin(ctx, op, args);
    if (st != MXJIT_OK)
       return st;

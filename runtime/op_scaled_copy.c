@@ -4,6 +4,7 @@
  * kernel up, launch. On the host device it is computed here in scalar C (bf16 widening is
  * exact; one fp32 multiply, round-to-nearest-even, subnormals kept — NUMERICS.md §1).
  */
+#include "op_int.h"
 #include "rt_int.h"
 #include "rt_config.h"
 #include "rt_kernels.h"
@@ -86,6 +87,7 @@ host_scaled_copy(const mxjit_scaled_copy_args *a, int64_t ld_x, int64_t ld_out)
 mxjit_status
 mxjit_scaled_copy(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_scaled_copy_args *args)
 {
+   RT_OP_DEFAULT_FENV;
    if (!ctx)
       return MXJIT_ERR_INVALID_ARG;
    rt_clear_error(ctx);
