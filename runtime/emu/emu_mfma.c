@@ -30,7 +30,10 @@
  * increasing K order with one f32 rounding (round-to-nearest-even) each. The result is
  * bit-exact vs hardware whenever every partial sum and running sum is exactly representable in
  * f32 (e.g. integer-valued matrices); otherwise it may differ in the last bits. f32 denormals
- * are kept; NaN and Inf propagate as IEEE arithmetic does. MFMA ignores EXEC (all 64 lanes are
+ * are kept; Inf propagates as IEEE arithmetic does, and a NaN result is written as the quiet
+ * NaN 0x7fc00000 (which input NaN's payload the hardware's adder tree passes on is not
+ * documented; one fixed value keeps the output identical on every host ISA level of the core,
+ * emu_mfma_core.h). MFMA ignores EXEC (all 64 lanes are
  * written). cbsz/abid/blgp are only meaningful for multi-block shapes and are refused when
  * nonzero.
  */
@@ -193,87 +196,63 @@ unpack_all(const uint32_t *const *rows, unsigned mn, unsigned kpl, mf_type t, do
          }
 }
 
-/* Four doubles / four floats. GNU vector types (gcc and clang): each lane is ordinary IEEE
- * double arithmetic, two SSE2 or one AVX2 instruction per operation, no reassociation. */
-typedef double mf_v4d __attribute__((vector_size(32)));
-typedef float mf_v4f __attribute__((vector_size(16)));
-
-/* The arithmetic of one MFMA, in exactly the order of the module comment, per output element
- * D[i][j]: for each K group g (increasing), p = a[i][k0] * b[k0][j], then p += a[i][k] *
- * b[k][j] for k = k0+1 .. k0+kpl-1 in double (every product is exact, so a fused multiply-add
- * would round identically), optionally p *= sa[i+mn*g] * sb[j+mn*g] (exact powers of two),
- * then D = (float)((double)D + p). Loops run over four columns at a time with the K sums held
- * in registers; the per-element operation sequence is the same as a scalar loop's.
- * a: [K][mn] (A transposed), b: [K][mn]; crow[i] / drow[i]: f32 bits of row i of C / D (mn
- * columns; D's row i may be C's row i, each element is read before it is written). */
-static inline __attribute__((always_inline)) void
-mf_core(unsigned mn, unsigned kpl, const double *a, const double *b, const uint32_t *const *crow,
-        uint32_t *const *drow, const double *sa, const double *sb)
-{
-   unsigned groups = 64 / mn;
-   for (unsigned i = 0; i < mn; i++) {
-      for (unsigned j = 0; j < mn; j += 4) {
-         mf_v4d p[4]; /* the groups' sums are independent: computed first, then folded in order */
-#pragma GCC unroll 4
-         for (unsigned g = 0; g < groups; g++) {
-            unsigned k0 = g * kpl;
-            const double *ai = a + k0 * mn + i, *bk = b + k0 * mn + j;
-            mf_v4d bv;
-            memcpy(&bv, bk, sizeof(bv));
-            p[g] = ai[0] * bv;
-#pragma GCC unroll 32
-            for (unsigned kk = 1; kk < kpl; kk++) {
-               memcpy(&bv, bk + kk * mn, sizeof(bv));
-               p[g] = p[g] + ai[kk * mn] * bv;
-            }
-            if (sa) {
-               mf_v4d sv;
-               memcpy(&sv, sb + mn * g + j, sizeof(sv));
-               p[g] = p[g] * (sa[i + mn * g] * sv);
-            }
-         }
-         mf_v4f df;
-         memcpy(&df, crow[i] + j, sizeof(df));
-#pragma GCC unroll 4
-         for (unsigned g = 0; g < groups; g++)
-            df = __builtin_convertvector(__builtin_convertvector(df, mf_v4d) + p[g], mf_v4f);
-         memcpy(drow[i] + j, &df, sizeof(df));
-      }
-   }
-}
+/* Register blocking of the core (emu_mfma_core.h): MF_RI rows x MF_RJ vectors per step. */
+#define MF_RI 4
+#define MF_RJ 2
+#define MF_W 4
+#include "emu_mfma_core.h" /* mf_core_w4: 4 doubles per vector */
+#undef MF_W
 
 typedef void (*mf_core_fn)(const double *a, const double *b, const uint32_t *const *crow,
                            uint32_t *const *drow, const double *sa, const double *sb);
 
-/* One copy of the core per (mn, kpl) pair, and on x86-64 a second one compiled for AVX2 (no
- * FMA: the code is the same IEEE operations on wider registers), chosen once at run time. */
+/* One copy of the core per (mn, kpl) pair; on x86-64 also one compiled for AVX2 + FMA and one
+ * for AVX-512 (8 doubles per vector), the best the CPU has chosen once at run time. These two
+ * contract p + a * b into a fused multiply-add: the same double result, because every product
+ * of two bf16/f16/fp8/fp6/fp4 values (at most 11 x 11 significand bits, exponents far inside
+ * double's range) is exact, so rounding it plus p once equals rounding the plain sum. The build
+ * turns contraction off (-ffp-contract=off), so these opt back in: GCC through the optimize
+ * attribute, clang through the pragma in the core. */
 #if defined(__x86_64__) && defined(__GNUC__)
-#define MF_HAVE_AVX2 1
-#define MF_CORE(mn, kpl)                                                                           \
-   static void mf_core_##mn##_##kpl(const double *a, const double *b, const uint32_t *const *crow, \
-                                    uint32_t *const *drow, const double *sa, const double *sb)     \
-   {                                                                                               \
-      mf_core(mn, kpl, a, b, crow, drow, sa, sb);                                                  \
-   }                                                                                               \
-   __attribute__((target("avx2"))) static void mf_core_##mn##_##kpl##_avx2(                        \
+#define MF_HAVE_X86 1
+#define MF_W 8
+#include "emu_mfma_core.h" /* mf_core_w8: 8 doubles per vector */
+#undef MF_W
+#if defined(__clang__)
+#define MF_CONTRACT
+#else
+#define MF_CONTRACT optimize("fp-contract=fast")
+#endif
+#define MF_CORE_ISA(mn, kpl, suffix, isa, w)                                                       \
+   __attribute__((target(isa), MF_CONTRACT)) static void mf_core_##mn##_##kpl##suffix(             \
        const double *a, const double *b, const uint32_t *const *crow, uint32_t *const *drow,       \
        const double *sa, const double *sb)                                                         \
    {                                                                                               \
-      mf_core(mn, kpl, a, b, crow, drow, sa, sb);                                                  \
+      mf_core_w##w(mn, kpl, a, b, crow, drow, sa, sb);                                             \
    }
-#define MF_PICK(mn, kpl) (mf_avx2 ? mf_core_##mn##_##kpl##_avx2 : mf_core_##mn##_##kpl)
+#define MF_CORE_X86(mn, kpl)                                                                       \
+   MF_CORE_ISA(mn, kpl, _avx2, "avx2,fma", 4)                                                      \
+   MF_CORE_ISA(mn, kpl, _avx512, "avx512f,avx512vl,fma", 8)
+#define MF_PICK(mn, kpl)                                                                           \
+   (mf_isa == 2   ? mf_core_##mn##_##kpl##_avx512                                                  \
+    : mf_isa == 1 ? mf_core_##mn##_##kpl##_avx2                                                    \
+                  : mf_core_##mn##_##kpl)
 #else
-#define MF_HAVE_AVX2 0
+#define MF_HAVE_X86 0
+#define MF_CORE_X86(mn, kpl)
+#define MF_PICK(mn, kpl) mf_core_##mn##_##kpl
+#endif
 #define MF_CORE(mn, kpl)                                                                           \
    static void mf_core_##mn##_##kpl(const double *a, const double *b, const uint32_t *const *crow, \
                                     uint32_t *const *drow, const double *sa, const double *sb)     \
    {                                                                                               \
-      mf_core(mn, kpl, a, b, crow, drow, sa, sb);                                                  \
-   }
-#define MF_PICK(mn, kpl) mf_core_##mn##_##kpl
-#endif
+      mf_core_w4(mn, kpl, a, b, crow, drow, sa, sb);                                               \
+   }                                                                                               \
+   MF_CORE_X86(mn, kpl)
 
-static bool mf_avx2;
+/* 0: portable, 1: AVX2 + FMA, 2: AVX-512F/VL + FMA (x86-64). MXJIT_EMU_MFMA_ISA=0|1|2 lowers it
+ * (the tests run every level the machine has and compare). */
+static unsigned mf_isa;
 
 MF_CORE(16, 4)
 MF_CORE(32, 4)
@@ -286,8 +265,15 @@ static void
 mf_init(void)
 {
    tab_build();
-#if MF_HAVE_AVX2
-   mf_avx2 = __builtin_cpu_supports("avx2");
+#if MF_HAVE_X86
+   __builtin_cpu_init();
+   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      mf_isa = 1;
+   if (mf_isa && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
+      mf_isa = 2;
+   const char *cap = getenv("MXJIT_EMU_MFMA_ISA");
+   if (cap && cap[0] >= '0' && cap[0] <= '2' && !cap[1] && (unsigned)(cap[0] - '0') < mf_isa)
+      mf_isa = (unsigned)(cap[0] - '0');
 #endif
 }
 
@@ -309,7 +295,7 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
 {
    unsigned kpl = mn * k / 64, groups = 64 / mn, nregs = mn * mn / 64;
    double a[128 * 32], b[128 * 32]; /* a[k][i], b[k][j] (K = k <= 128) */
-   uint32_t dm[32 * 32]; /* C/D as a matrix when they cannot be used in place */
+   uint32_t dm[32 * 32];            /* C/D as a matrix when they cannot be used in place */
    uint32_t cbuf[3][EMU_WAVE];
    const uint32_t *ra[8], *rb[8], *rc[16], *crow[32];
    uint32_t *drow[32];
@@ -330,10 +316,10 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
    /* Row i of C/D is lanes g * mn .. g * mn + mn - 1 of register r (g = (i / 4) % groups,
     * r = 4 * (i / (4 * groups)) + i % 4). When D is C itself or a disjoint register range the
     * core reads and writes the register rows in place; otherwise C goes through a matrix. */
-   bool direct = vd >= 0 && (vd == vc || vc < 0 ||
-                             ((unsigned)vd + nregs <= EMU_NUM_VGPR &&
-                              (unsigned)vc + nregs <= EMU_NUM_VGPR &&
-                              (vd + (int)nregs <= vc || vc + (int)nregs <= vd)));
+   bool direct =
+       vd >= 0 && (vd == vc || vc < 0 ||
+                   ((unsigned)vd + nregs <= EMU_NUM_VGPR && (unsigned)vc + nregs <= EMU_NUM_VGPR &&
+                    (vd + (int)nregs <= vc || vc + (int)nregs <= vd)));
    for (unsigned i = 0; i < mn; i++) {
       unsigned r = 4 * (i / (4 * groups)) + i % 4, g = (i / 4) % groups;
       if (direct) {
@@ -360,17 +346,17 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
    return MXJIT_OK;
 }
 
-#if MF_HAVE_AVX2
+#if MF_HAVE_X86
 #define MFMA(name, mn, k, ta, tb)                                                                  \
-   __attribute__((target("avx2"))) static mxjit_status name##_avx2(emu_wave *w,                    \
-                                                                   const emu_inst *in)             \
+   __attribute__((target("avx2,fma"))) static mxjit_status name##_avx2(emu_wave *w,                \
+                                                                       const emu_inst *in)         \
    {                                                                                               \
       return mfma(w, in, mn, k, ta, tb, NULL, NULL);                                               \
    }                                                                                               \
    mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
    {                                                                                               \
       pthread_once(&tab_once, mf_init);                                                            \
-      if (mf_avx2)                                                                                 \
+      if (mf_isa)                                                                                  \
          return name##_avx2(w, in);                                                                \
       return mfma(w, in, mn, k, ta, tb, NULL, NULL);                                               \
    }

@@ -68,9 +68,10 @@ Test(ops_fenv, scaled_copy_is_rne_with_denormals)
    memset(out, 0xcd, sizeof(out));
    mxjit_ctx *ctx = host_ctx();
    unsigned csr = hostile_env();
-   mxjit_status st = mxjit_scaled_copy(
-       ctx, NULL,
-       &(mxjit_scaled_copy_args){.x = DP(x), .out = DP(out), .m = 1, .n = 4, .scale = 0x1.000002p0f});
+   mxjit_status st =
+       mxjit_scaled_copy(ctx, NULL,
+                         &(mxjit_scaled_copy_args){
+                             .x = DP(x), .out = DP(out), .m = 1, .n = 4, .scale = 0x1.000002p0f});
    restore_env(csr);
    cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    for (int i = 0; i < 4; i++)
@@ -91,7 +92,9 @@ Test(ops_fenv, fp8_tensorwise_same_bytes_as_in_the_default_env)
    mxjit_ctx *ctx = host_ctx();
    mxjit_fp8_tensorwise_args a = {
        .x = {.data = DP(x), .dtype = MXJIT_DTYPE_F32, .ndim = 1, .shape = {N}},
-       .fp8 = MXJIT_DTYPE_E4M3, .q = DP(q0), .scale_inv = DP(&si0)};
+       .fp8 = MXJIT_DTYPE_E4M3,
+       .q = DP(q0),
+       .scale_inv = DP(&si0)};
    cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &a), MXJIT_OK);
    a.q = DP(q1);
    a.scale_inv = DP(&si1);

@@ -1,0 +1,101 @@
+/*
+ * emu_mfma_core.h — the arithmetic core of one MFMA for one vector width: a template included
+ * by emu_mfma.c once per width with MF_W (doubles per vector: 4 or 8) defined; it defines
+ * mf_core_w<MF_W>(). No include guard on purpose.
+ *
+ * The arithmetic, in exactly the order of emu_mfma.c's module comment, per output element
+ * D[i][j]: for each K group g (increasing), p = a[i][k0] * b[k0][j], then p += a[i][k] *
+ * b[k][j] for k = k0+1 .. k0+kpl-1 in double (every product is exact, so a fused multiply-add
+ * rounds identically), optionally p *= sa[i+mn*g] * sb[j+mn*g] (exact powers of two), then
+ * D = (float)((double)D + p). The per-element operation sequence is that of a scalar loop; only
+ * the loop nest is blocked for speed: each K group's sums are formed for MF_RI rows x MF_RJ
+ * vectors of MF_W columns at a time (B vectors loaded once per k and shared by the rows, A
+ * broadcast once per row and k, all sums in registers), parked in `part`, and folded into C in
+ * group order afterwards. a: [K][mn] (A transposed), b: [K][mn]; crow[i] / drow[i]: f32 bits of
+ * row i of C / D (mn columns; D's row i may be C's row i, each element is read before it is
+ * written). GNU vector types (gcc and clang): each lane is ordinary IEEE arithmetic.
+ */
+#define MF_CAT_(a, b) a##b
+#define MF_CAT(a, b) MF_CAT_(a, b)
+#define MF_VD MF_CAT(mf_vd, MF_W)
+#define MF_VF MF_CAT(mf_vf, MF_W)
+#define MF_VI MF_CAT(mf_vi, MF_W)
+
+typedef double MF_VD __attribute__((vector_size(8 * MF_W)));
+typedef float MF_VF __attribute__((vector_size(4 * MF_W)));
+typedef int32_t MF_VI __attribute__((vector_size(4 * MF_W)));
+
+static inline __attribute__((always_inline)) void
+MF_CAT(mf_core_w, MF_W)(unsigned mn, unsigned kpl, const double *a, const double *b,
+                        const uint32_t *const *crow, uint32_t *const *drow, const double *sa,
+                        const double *sb)
+{
+#if defined(__clang__)
+#pragma clang fp contract(fast)
+#endif
+   unsigned groups = 64 / mn;
+   double part[2 * 32 * 32]; /* [g][i][j]: groups * mn * mn = 64 * mn doubles */
+   for (unsigned g = 0; g < groups; g++) {
+      const double *ag = a + g * kpl * mn, *bg = b + g * kpl * mn;
+      double *pg = part + g * mn * mn;
+      for (unsigned i0 = 0; i0 < mn; i0 += MF_RI) {
+         for (unsigned j0 = 0; j0 < mn; j0 += MF_W * MF_RJ) {
+            MF_VD acc[MF_RI][MF_RJ], bv[MF_RJ];
+#pragma GCC unroll 4
+            for (unsigned rj = 0; rj < MF_RJ; rj++)
+               memcpy(&bv[rj], bg + j0 + MF_W * rj, sizeof(bv[rj]));
+#pragma GCC unroll 4
+            for (unsigned ri = 0; ri < MF_RI; ri++)
+#pragma GCC unroll 4
+               for (unsigned rj = 0; rj < MF_RJ; rj++)
+                  acc[ri][rj] = ag[i0 + ri] * bv[rj];
+#pragma GCC unroll 32
+            for (unsigned kk = 1; kk < kpl; kk++) {
+#pragma GCC unroll 4
+               for (unsigned rj = 0; rj < MF_RJ; rj++)
+                  memcpy(&bv[rj], bg + kk * mn + j0 + MF_W * rj, sizeof(bv[rj]));
+#pragma GCC unroll 4
+               for (unsigned ri = 0; ri < MF_RI; ri++) {
+                  double av = ag[kk * mn + i0 + ri];
+#pragma GCC unroll 4
+                  for (unsigned rj = 0; rj < MF_RJ; rj++)
+                     acc[ri][rj] = acc[ri][rj] + av * bv[rj];
+               }
+            }
+#pragma GCC unroll 4
+            for (unsigned ri = 0; ri < MF_RI; ri++)
+#pragma GCC unroll 4
+               for (unsigned rj = 0; rj < MF_RJ; rj++)
+                  memcpy(pg + (i0 + ri) * mn + j0 + MF_W * rj, &acc[ri][rj], sizeof(acc[ri][rj]));
+         }
+      }
+   }
+   for (unsigned i = 0; i < mn; i++) {
+      const uint32_t *cr = crow[i];
+      uint32_t *dr = drow[i];
+      for (unsigned j = 0; j < mn; j += MF_W) {
+         MF_VF df;
+         memcpy(&df, cr + j, sizeof(df));
+#pragma GCC unroll 4
+         for (unsigned g = 0; g < groups; g++) {
+            MF_VD p;
+            memcpy(&p, part + (g * mn + i) * mn + j, sizeof(p));
+            if (sa) {
+               MF_VD sv;
+               memcpy(&sv, sb + mn * g + j, sizeof(sv));
+               p = p * (sa[i + mn * g] * sv);
+            }
+            df = __builtin_convertvector(__builtin_convertvector(df, MF_VD) + p, MF_VF);
+         }
+         /* NaN results become the canonical quiet NaN (module comment of emu_mfma.c) */
+         MF_VI bits, nan = df != df;
+         memcpy(&bits, &df, sizeof(bits));
+         bits = (bits & ~nan) | (nan & 0x7fc00000);
+         memcpy(dr + j, &bits, sizeof(bits));
+      }
+   }
+}
+
+#undef MF_VD
+#undef MF_VF
+#undef MF_VI
