@@ -224,6 +224,27 @@ Test(emu_valu_div, div_fmas_f64_scales_by_vcc)
    }
 }
 
+Test(emu_valu_div, div_fmas_f64_rounds_once_into_denormals)
+{
+   /* c = 2^-900 + 2^-947 scaled by 2^-128 is 2^-1028 + 2^-1075: exactly halfway between two
+    * denormals (spacing 2^-1074). With a * b = +-2^-1010 the exact fma lies just above or below
+    * that midpoint, although the 53-bit fma result is c itself in both cases. One rounding of
+    * 2^-128 * (a * b + c) gives 2^-1028 + 2^-1074 (above) and 2^-1028 (below); a zero product
+    * is an exact tie and goes to the even neighbour 2^-1028. */
+   const double c = P2(-900) + P2(-947);
+   static const double a[3] = {1.0, -1.0, 0.0};
+   for (unsigned l = 0; l < 64; l++) {
+      dv_in[0][l] = a[l % 3] * P2(-1000);
+      dv_in[1][l] = P2(-10);
+      dv_in[2][l] = c;
+   }
+   dv_run("gfx942", DV_LOAD "s_mov_b64 vcc, -1\n"
+                    "v_div_fmas_f64 v[20:21], v[10:11], v[12:13], v[14:15]\n" DV_STORE);
+   const double want[3] = {P2(-1028) + P2(-1074), P2(-1028), P2(-1028)};
+   for (unsigned l = 0; l < 64; l++)
+      dv_expect(l, "fmas", d2u(dv_out.d[0][l]), d2u(want[l % 3]));
+}
+
 typedef struct fcase {
    double q, d, n; /* S0 (quotient), S1 (denominator), S2 (numerator) */
    uint64_t want;
