@@ -123,12 +123,13 @@ starts(const char *s, const char *prefix)
 }
 
 /* Registers `in` reads that the disassembly does not print (CDNA3 ISA pseudocode): EXEC for
- * every vector ALU, memory and LDS instruction, the exec branches, *_saveexec / *_wrexec and
- * the forks; VCC for the vcc branches and v_div_fmas (the e32 carry and cndmask forms print
- * vcc, so their explicit operand is checked already); M0 for the M0-relative moves, GPR
- * index mode, messages, the DS ops that take a base or resource from M0 on GFX9 (GWS,
- * ordered count, append/consume, *_addtid) and the loads that write LDS at M0. SCC is never
- * the target of a load. Only called while a pending load covers one of these registers. */
+ * every vector ALU op (but v_readlane / v_writelane), memory and LDS instruction, the exec
+ * branches, *_saveexec / *_wrexec and the forks; VCC for the vcc branches and v_div_fmas (the
+ * e32 carry and cndmask forms print vcc, so their explicit operand is checked already); M0 for
+ * the M0-relative moves, GPR index mode, messages, the DS ops that take a base or resource
+ * from M0 on GFX9 (GWS, ordered count, append/consume, *_addtid) and the loads that write LDS
+ * at M0. SCC is never the target of a load. Only called while a pending load covers one of
+ * these registers. */
 static unsigned
 implicit_reads(const emu_wave *w, const emu_inst *in)
 {
@@ -138,7 +139,9 @@ implicit_reads(const emu_wave *w, const emu_inst *in)
    switch (d->cls) {
    case EMU_CLS_VALU:
    case EMU_CLS_MFMA:
-      r |= IMP_EXEC;
+      /* v_readlane / v_writelane address one lane and ignore EXEC */
+      if (!starts(n, "v_readlane") && !starts(n, "v_writelane"))
+         r |= IMP_EXEC;
       if (w->mode & EMU_MODE_GPR_IDX_EN)
          r |= IMP_M0;
       break;
@@ -160,7 +163,8 @@ implicit_reads(const emu_wave *w, const emu_inst *in)
       r |= IMP_EXEC;
    if (starts(n, "s_cbranch_vcc") || starts(n, "v_div_fmas"))
       r |= IMP_VCC;
-   if (strstr(n, "movrel") || starts(n, "s_sendmsg") || starts(n, "s_set_gpr_idx_"))
+   if (strstr(n, "movrel") || starts(n, "s_sendmsg") ||
+       (starts(n, "s_set_gpr_idx_") && strcmp(n, "s_set_gpr_idx_off") != 0))
       r |= IMP_M0;
    return r;
 }
