@@ -524,8 +524,12 @@ roles_scalar(emu_inst *in, emu_enc e, const char *name, const emu_opnd *ops, uns
       }
       break;
    case EMU_ENC_SOP2:
-      set_ops(in->dst, ops, 0, n, 1);
-      set_ops(in->src, ops, 1, n, 2);
+      if (!strcmp(name, "s_cbranch_g_fork") || !strcmp(name, "s_rfe_restore_b64")) {
+         set_ops(in->src, ops, 0, n, 2); /* no destination: SSRC0, SSRC1 */
+      } else {
+         set_ops(in->dst, ops, 0, n, 1);
+         set_ops(in->src, ops, 1, n, 2);
+      }
       break;
    case EMU_ENC_SOPC:
       set_ops(in->src, ops, 0, n, 2);
@@ -537,7 +541,7 @@ roles_scalar(emu_inst *in, emu_enc e, const char *name, const emu_opnd *ops, uns
          in->src[0].code = EMU_SRC_LITERAL;
          in->src[0].nregs = 1;
          in->src[0].literal = lit;
-      } else if (!strncmp(name, "s_cmpk_", 7)) {
+      } else if (!strncmp(name, "s_cmpk_", 7) || !strcmp(name, "s_cbranch_i_fork")) {
          set_ops(in->src, ops, 0, n, 1);
       } else {
          set_ops(in->dst, ops, 0, n, 1);
@@ -729,6 +733,9 @@ decode_one(LLVMDisasmContextRef dc, const struct emu_kernel *k, uint32_t pc, emu
       if (ops[i].code == EMU_SRC_LITERAL)
          ops[i].literal = lit;
    assign_roles(in, e, name, ops, nops, lit);
+   for (unsigned i = 0; i < nops; i++)
+      if (ops[i].code == EMU_SRC_LDS_DIRECT) /* see emu_src_lds_direct (emu_sopp.c) */
+         in->op = (uint16_t)op_lookup_target("<src_lds_direct>", gfx950);
    bits_scalar(in, e, d0, d1, name);
    bits_vector(in, e, d0, d1, name);
 }

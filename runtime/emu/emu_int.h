@@ -206,6 +206,7 @@ typedef struct emu_wave {
    /* hazards */
    emu_pending pending[EMU_MAX_PENDING];
    unsigned npending;
+   bool pending_implicit;              /* a pending load writes VCC, M0 or EXEC (emu_hazard.c) */
    uint32_t issued[2], retired[2];     /* per counter (vm, lgkm) */
    /* counters */
    uint64_t cls_count[EMU_CLS_COUNT];
@@ -377,9 +378,10 @@ struct emu_dispatch {
 };
 
 /* MODE bits whose effect the emulator implements; s_setreg changing any other bit faults.
- * FP_DENORM [7:4], DX10_CLAMP [8], IEEE [9]. FP_ROUND [3:0] stays round-to-nearest-even
- * until the VALU implements the other modes (then add 0xf here). */
-#define EMU_MODE_IMPLEMENTED 0x3f0u
+ * FP_DENORM [7:4], DX10_CLAMP [8], IEEE [9], CSP [31:29] (fork/join stack pointer, emu_sopp.c).
+ * FP_ROUND [3:0] stays round-to-nearest-even until the VALU implements the other modes (then
+ * add 0xf here). */
+#define EMU_MODE_IMPLEMENTED 0xe00003f0u
 /* MODE.GPR_IDX_EN: VGPR index mode on (S_SET_GPR_IDX_ON/OFF; not writable by s_setreg here). */
 #define EMU_MODE_GPR_IDX_EN (1u << 27)
 

@@ -134,6 +134,7 @@ wave_init(emu_wave *w, struct emu_dispatch *d, struct emu_workgroup *wg, unsigne
    w->disp = d;
    w->done = w->at_barrier = false;
    w->npending = 0;
+   w->pending_implicit = false;
    memset(w->issued, 0, sizeof(w->issued));
    memset(w->retired, 0, sizeof(w->retired));
    memset(w->cls_count, 0, sizeof(w->cls_count));

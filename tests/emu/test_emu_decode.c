@@ -209,10 +209,10 @@ Test(emu_decode, unimplemented_reached_names_mnemonic_and_pc)
    uint32_t out[64];
    char msg[1024];
    eh_kernel k = {
-       .body = "  s_sendmsg sendmsg(MSG_INTERRUPT)\n", .no_prologue = 1, .block = {64}};
+       .body = "  s_atc_probe 7, s[4:5], 0x0\n", .no_prologue = 1, .block = {64}};
    mxjit_status st = eh_run64(&k, out, NULL, 0, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "%s", msg);
-   cr_assert(strstr(msg, "emu: unimplemented instruction s_sendmsg at pc 0x0"), "%s", msg);
+   cr_assert(strstr(msg, "emu: unimplemented instruction s_atc_probe at pc 0x0"), "%s", msg);
 }
 
 /* Falling off the end of the code (no s_endpgm reached) is a fault, not a crash. */

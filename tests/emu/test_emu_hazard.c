@@ -6,6 +6,7 @@
 #include "emu_harness.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 static mxjit_status
@@ -146,4 +147,80 @@ Test(emu_hazard, lds_cross_wave_without_barrier_trips)
                       "  s_waitcnt lgkmcnt(0)\n";
    eh_kernel k2 = {.body = good, .block = {128}, .lds_bytes = 256, .sgprs = 64};
    cr_assert_eq(eh_run64(&k2, out, NULL, 0, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+}
+
+/* Implicit operands (not printed by LLVM): a scalar load into VCC must be waited for before
+ * an instruction that reads VCC without naming it. EXEC and M0 cannot be SMEM destinations
+ * (LLVM's SReg_*_XM0_XEXEC classes), so VCC is the case a kernel can write. */
+Test(emu_hazard, implicit_vcc_read_trips)
+{
+   static const struct {
+      const char *use, *mnem;
+   } cases[] = {
+       {"  s_cbranch_vccz L\nL:\n", "s_cbranch_vccz"},
+       {"  s_cbranch_vccnz L\nL:\n", "s_cbranch_vccnz"},
+       {"  v_div_fmas_f32 v3, v1, v1, v1\n", "v_div_fmas_f32"},
+   };
+   for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+      char body[512], msg[1024];
+      snprintf(body, sizeof(body), "  s_load_dwordx2 vcc, s[10:11], 0x0\n%s", cases[i].use);
+      mxjit_status st = run(body, 0, msg, sizeof(msg));
+      cr_expect_eq(st, MXJIT_ERR_EMU_FAULT_HAZARD, "%s: %s", cases[i].mnem, msg);
+      cr_expect(strstr(msg, "vcc implicitly") && strstr(msg, cases[i].mnem) &&
+                    strstr(msg, "lgkmcnt(0)"),
+                "%s: %s", cases[i].mnem, msg);
+      /* waited for: no hazard */
+      snprintf(body, sizeof(body),
+               "  s_load_dwordx2 vcc, s[10:11], 0x0\n  s_waitcnt lgkmcnt(0)\n%s", cases[i].use);
+      cr_expect_eq(run(body, 0, msg, sizeof(msg)), MXJIT_OK, "%s waited: %s", cases[i].mnem, msg);
+   }
+}
+
+/* Loading only vcc_hi still makes VCC pending for a whole-VCC implicit read. */
+Test(emu_hazard, implicit_vcc_hi_trips)
+{
+   char msg[1024];
+   mxjit_status st = run("  s_load_dword vcc_hi, s[10:11], 0x0\n"
+                         "  s_cbranch_vccnz L\n"
+                         "L:\n",
+                         0, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_EMU_FAULT_HAZARD, "%s", msg);
+   cr_assert(strstr(msg, "vcc"), "%s", msg);
+}
+
+/* Instructions that read neither VCC explicitly nor implicitly do not trip while a VCC load
+ * is outstanding (VALU reads EXEC, not VCC). The e32 cndmask names vcc: the explicit check. */
+Test(emu_hazard, implicit_vcc_not_read_ok)
+{
+   char msg[1024];
+   mxjit_status st = run("  s_load_dwordx2 vcc, s[10:11], 0x0\n"
+                         "  s_add_u32 s41, s42, 1\n"
+                         "  v_mov_b32 v3, 1\n"
+                         "  v_add_f32 v4, v3, v3\n"
+                         "  s_cbranch_execz L\n"
+                         "L:\n"
+                         "  s_waitcnt lgkmcnt(0)\n",
+                         0, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   st = run("  s_load_dwordx2 vcc, s[10:11], 0x0\n"
+            "  v_cndmask_b32_e32 v3, v1, v2, vcc\n",
+            0, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_EMU_FAULT_HAZARD, "%s", msg);
+   cr_assert(strstr(msg, "v_cndmask_b32"), "%s", msg);
+}
+
+/* After the wait retires the VCC load, the implicit check is off again (a later DS load into a
+ * VGPR does not bring it back) and implicit reads pass. */
+Test(emu_hazard, implicit_cleared_by_waitcnt)
+{
+   char msg[1024];
+   mxjit_status st = run("  s_load_dwordx2 vcc, s[10:11], 0x0\n"
+                         "  global_load_dword v3, v2, s[10:11]\n"
+                         "  s_waitcnt lgkmcnt(0)\n"
+                         "  s_cbranch_vccz L\n"
+                         "L:\n"
+                         "  v_div_fmas_f32 v4, v1, v1, v1\n"
+                         "  s_waitcnt vmcnt(0)\n",
+                         0, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
 }
