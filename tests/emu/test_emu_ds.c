@@ -10,6 +10,7 @@
 #include "emu_harness.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 static uint32_t g_out[256];
@@ -498,4 +499,39 @@ Test(emu_ds, b96_and_read2st64_b64)
       cr_assert_eq(g_out[8 * i + 4], 0x100 + i, "b96 d0 %u", i);
       cr_assert_eq(g_out[8 * i + 5], 0x200 + i, "b96 d1 %u", i);
    }
+}
+
+/* The largest LDS a workgroup may allocate: CDNA3 ISA 11.1 "64 kB memory per compute unit"
+ * (gfx942) and CDNA4 ISA 11.1 "One work-group can request up to 160 kB memory" (gfx950). The
+ * last dword of the maximum allocation is usable; one dword more is refused at launch. */
+static void
+check_lds_limit(const char *target, unsigned max_bytes)
+{
+   char body[256], msg[1024] = "";
+   g_target = target;
+   snprintf(body, sizeof(body),
+            "v_mov_b32 v3, %u\n"
+            "v_add_u32 v5, 0x100, v1\n"
+            "v_cmp_eq_u32 vcc, 0, v1\n"
+            "s_and_saveexec_b64 s[20:21], vcc\n"
+            "ds_write_b32 v3, v5\n"
+            "s_waitcnt lgkmcnt(0)\n"
+            "ds_read_b32 v4, v3\n"
+            "s_mov_b64 exec, s[20:21]\n" STORE_V4,
+            max_bytes - 4);
+   run(body, max_bytes);
+   cr_assert_eq(g_out[0], 0x100u, "%s: LDS dword at %u", target, max_bytes - 4);
+   mxjit_status st = run_st(body, max_bytes + 4, msg, sizeof(msg));
+   cr_assert_neq(st, MXJIT_OK, "%s: %u bytes of LDS accepted", target, max_bytes + 4);
+   cr_assert(strstr(msg, "LDS") && strstr(msg, "exceeds"), "%s", msg);
+}
+
+Test(emu_ds, max_lds_allocation_gfx942)
+{
+   check_lds_limit("gfx942", 64 * 1024);
+}
+
+Test(emu_ds, max_lds_allocation_gfx950)
+{
+   check_lds_limit("gfx950", 160 * 1024);
 }
