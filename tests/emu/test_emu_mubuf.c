@@ -1,6 +1,6 @@
 /*
  * test_emu_mubuf.c — MUBUF semantics from the CDNA3 ISA ("Buffer Addressing", "Range
- * Checking"): raw (stride 0) and structured (idxen, stride from SRD word1 bits 29:16) address
+ * Checking"): raw (idxen 0) and structured (idxen, stride from SRD word1 bits 29:16) address
  * math, out-of-range loads returning 0 and stores/atomics being dropped, per-dword range checks
  * of x2 loads, sub-dword and d16 loads, atomics returning the old value only with sc0, `lds`
  * loads, and an SRD whose base + offset crosses a 4 GB line.
