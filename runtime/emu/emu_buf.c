@@ -58,6 +58,14 @@ read_srd(emu_wave *w, const emu_inst *in, buf_srd *r)
                        "buffer resource with ADD_TID_ENABLE (SRD word3 0x%08x bit 23) is not "
                        "emulated",
                        d[3]);
+   /* CDNA3/CDNA4 ISA 9.1.4: "The resource's data format must not be INVALID; that format has
+    * specific meaning (unbound resource)". Only the all-zero SRD's result is stated ("acts as an
+    * unbound texture or buffer (return 0,0,0,0)"), which num_records 0 already gives. */
+   if (((d[3] >> 15) & 0xfu) == 0 && (d[0] | d[1] | d[2] | d[3]) != 0)
+      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                       "buffer resource with DATA_FORMAT 0 (INVALID, SRD word3 0x%08x bits 18:15) "
+                       "marks an unbound resource; not emulated (use 4, e.g. word3 0x00020000)",
+                       d[3]);
    if (in->idxen && r->stride == 0)
       return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
                        "idxen with SRD stride 0 fits neither the raw (IdxEn==0) nor the "

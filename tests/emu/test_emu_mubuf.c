@@ -483,3 +483,31 @@ Test(emu_mubuf, raw_boundary_bytes)
    for (unsigned i = 0; i < 64; i++)
       cr_assert_eq(g_out[i], 160 + i < 200 ? in[160 + i] : 0u, "lane %u: 0x%x", i, g_out[i]);
 }
+
+/* CDNA3/CDNA4 ISA 9.1.8: "A resource set to all zeros acts as an unbound texture or buffer
+ * (return 0,0,0,0)": loads give 0 and stores change nothing. */
+Test(emu_mubuf, all_zero_srd_is_unbound)
+{
+   run("s_mov_b64 s[16:17], 0\n"
+       "s_mov_b64 s[18:19], 0\n"
+       "v_mov_b32 v4, 0x77\n"
+       "buffer_store_dword v4, v2, s[16:19], 0 offen\n"
+       "buffer_load_dwordx2 v[4:5], v2, s[16:19], 0 offen\n"
+       "s_waitcnt vmcnt(0)\n"
+       "v_or_b32 v4, v4, v5\n" STORE_V4,
+       0);
+   for (unsigned i = 0; i < 64; i++)
+      cr_assert_eq(g_out[i], 0u, "lane %u: 0x%x", i, g_out[i]);
+}
+
+/* Any other SRD with DATA_FORMAT 0 ("INVALID ... specific meaning (unbound resource)", ISA
+ * 9.1.4) has no stated result and is refused. */
+Test(emu_mubuf, invalid_data_format_is_unimplemented)
+{
+   expect_unimplemented("s_mov_b32 s16, s10\n"
+                        "s_and_b32 s17, s11, 0xffff\n"
+                        "s_mov_b32 s18, 256\n"
+                        "s_mov_b32 s19, 0\n"
+                        "buffer_load_dword v4, v2, s[16:19], 0 offen\n" STORE_V4,
+                        "buffer_load_dword", "DATA_FORMAT 0");
+}
