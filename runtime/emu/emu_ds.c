@@ -235,7 +235,8 @@ ds_rw2(emu_wave *w, const emu_inst *in, unsigned esize, unsigned stride_mul, boo
 }
 
 /* Source lane of ds_swizzle_b32 for output lane i, transcribing the DS_SWIZZLE_B32 pseudocode of
- * the CDNA3/CDNA4 ISA guides (CDNA4 section 12.12; GCN5 has the same): FFT "offset >= 0xe000",
+ * the CDNA4 ISA guide (section 12.12; the RDNA3/3.5 guides carry the same text; the CDNA3 entry
+ * was not at hand, the same rules are assumed and tested for gfx942): FFT "offset >= 0xe000",
  * rotate "offset >= 0xc000", quad permute "offset[15]", else bitmask. Rotate direction, per the
  * guide's prose and example tables: "rotates the input either left (offset[10] == 0) or right
  * (offset[10] == 1)"; "0x01, mask=0, rotate left: {2,3,4,...,20,1}", i.e. lane i reads lane

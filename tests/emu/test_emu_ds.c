@@ -206,11 +206,11 @@ Test(emu_ds, swizzle_fft_and_rotate)
    }
 }
 
-/* The rotate-mode and FFT example tables of the CDNA4 ISA guide (section 12.12, DS_SWIZZLE_B32;
- * the same text as the CDNA3 guide's), "input {1, 2, ... 20}" i.e. lane l holds l + 1, values in
- * hex: rotate 1 (offset[9:5] = 1) left (offset[10] = 0) and right (offset[10] = 1), with mask
- * (offset[4:0]) 0 and 1, and FFT offset[4:0] = 0x10. Each 32-lane half swizzles on its own
- * ("j |= i & 0x20"), so lanes 32..63 see the same table plus 32. */
+/* The rotate-mode and FFT example tables of the CDNA4 ISA guide (section 12.12, DS_SWIZZLE_B32),
+ * "input {1, 2, ... 20}", i.e. lane l holds l + 1, values in hex: rotate 1 (offset[9:5] = 1)
+ * left (offset[10] = 0) and right (offset[10] = 1), with mask (offset[4:0]) 0 and 1, and FFT
+ * offset[4:0] = 0x10. Each 32-lane half swizzles on its own ("j |= i & 0x20"), so lanes 32..63
+ * see the same table plus 32. */
 static const unsigned k_rot_l0[32] = {
     0x2,  0x3,  0x4,  0x5,  0x6,  0x7,  0x8,  0x9,  0xa,  0xb,  0xc,  0xd,  0xe,  0xf,  0x10, 0x11,
     0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x1};
