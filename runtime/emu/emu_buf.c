@@ -1,8 +1,9 @@
 /*
  * emu_buf.c — MUBUF (buffer_*) instructions and the vmem opcode table.
  *
- * Address and range rules (CDNA3/CDNA4 ISA section 9.1.5 "Buffer Addressing", 9.1.5.1 "Range
- * Checking", 9.1.8 "Buffer Resource"; GCN5 has the same text), swizzle disabled:
+ * Address and range rules (CDNA4 ISA section 9.1.5 "Buffer Addressing", 9.1.5.1 "Range
+ * Checking", 9.1.8 "Buffer Resource"; applied to gfx942 too, the CDNA3 guide's wording was not at
+ * hand), swizzle disabled:
  *   SRD  word0 = base[31:0]; word1 = base[47:32] | stride[29:16] | cache_swizzle[30] |
  *        swizzle_en[31]; word2 = num_records; word3 = dst_sel/format/... | add_tid_en[23].
  *   index  = idxen ? VGPR[vaddr] : 0
@@ -58,7 +59,7 @@ read_srd(emu_wave *w, const emu_inst *in, buf_srd *r)
                        "buffer resource with ADD_TID_ENABLE (SRD word3 0x%08x bit 23) is not "
                        "emulated",
                        d[3]);
-   /* CDNA3/CDNA4 ISA 9.1.4: "The resource's data format must not be INVALID; that format has
+   /* CDNA4 ISA 9.1.4: "The resource's data format must not be INVALID; that format has
     * specific meaning (unbound resource)". Only the all-zero SRD's result is stated ("acts as an
     * unbound texture or buffer (return 0,0,0,0)"), which num_records 0 already gives. */
    if (((d[3] >> 15) & 0xfu) == 0 && (d[0] | d[1] | d[2] | d[3]) != 0)
@@ -112,7 +113,7 @@ buf_no_straddle(emu_wave *w, const emu_inst *in, const buf_srd *r, unsigned ncom
             return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
                              "lane %u: a %u-byte component at buffer offset %llu crosses "
                              "num_records %u; partially out-of-range components are not "
-                             "emulated (CDNA3 ISA 9.1.5.1 checks only the start)",
+                             "emulated (CDNA4 ISA 9.1.5.1 checks only the start)",
                              lane, csize, (unsigned long long)o, r->num_records);
       }
    }

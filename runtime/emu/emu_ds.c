@@ -9,16 +9,16 @@
  * checks it against the workgroup's allocation and records it for the cross-wave LDS hazard
  * shadow. All loads register their VGPRs on lgkmcnt.
  *
- * Bank conflicts: LDS has 32 banks of 4 bytes on gfx942 (CDNA3 ISA section 11.1: "64 kB memory
- * per compute unit, segmented into 32 banks of 512 Dwords, each bank being 32 bits wide") and 64
- * on gfx950 (CDNA4 ISA section 11.1: "160 kB memory per compute unit, segmented into 64 banks of
- * 640 Dwords, each bank being 32bits wide ... One work-group can request up to 160 kB"; the
- * per-launch limit itself is checked in emu_sched.c). A wave64
- * request is served in phases that each move one dword per bank: with 32 banks, 32 lanes for
- * b32, 16 for b64, 8 for b128 (the CK-Tile page's ds_write_b128 phases lane0-7, lane8-15, ...).
- * Within a phase, distinct dword addresses in the same bank serialize, equal addresses
- * broadcast; the estimate adds (max distinct addresses in one bank) - 1 cycles per phase. It is
- * an estimate for tuning, not a cycle model (no bank swizzle, no b96 special case).
+ * Bank conflicts: LDS has 32 banks of 4 bytes on gfx942 (CDNA3 ISA guide, LDS overview: "64 kB
+ * memory per compute unit, segmented into 32 banks of 512 Dwords, each bank being 32 bits wide")
+ * and 64 on gfx950 (CDNA4 ISA section 11.1: "160 kB memory per compute unit, segmented into 64
+ * banks of 640 Dwords, each bank being 32bits wide ... One work-group can request up to 160 kB";
+ * the per-launch limit itself is checked in emu_sched.c). A wave64 request is served in phases
+ * that each move one dword per bank: with 32 banks, 32 lanes for b32, 16 for b64, 8 for b128
+ * (the CK-Tile page's ds_write_b128 phases lane0-7, lane8-15, ...). Within a phase, distinct
+ * dword addresses in the same bank serialize, equal addresses broadcast; the estimate adds (max
+ * distinct addresses in one bank) - 1 cycles per phase. It is an estimate for tuning, not a cycle
+ * model (no bank swizzle, no b96 special case).
  */
 #include "emu_vmem.h"
 

@@ -1,5 +1,5 @@
 /*
- * emu_hazard_ws.c — software wait states (CDNA3 ISA section 4.5 "Manually Inserted Wait States
+ * emu_hazard_ws.c — software wait states (CDNA4 ISA section 4.5 "Manually Inserted Wait States
  * (NOPs)": "The hardware does not check for the following dependencies; they must be resolved
  * by inserting NOPs or independent instructions."). Every issued instruction provides one wait
  * state, s_nop n provides n + 1 (S_NOP: "Repeat NOP 1..16 times based on SIMM16[3:0]").
@@ -198,7 +198,7 @@ emu_ws_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len)
       if (dist < w) {
          snprintf(msg, len,
                   "wait-state hazard: %s at pc 0x%x needs %u wait state(s) after %s at pc 0x%x, "
-                  "has %u (CDNA3 ISA 4.5 Table 11: %s); insert s_nop %u",
+                  "has %u (CDNA4 ISA 4.5 Table 11: %s); insert s_nop %u",
                   d->name, in->pc, w, r->name, r->pc, dist, row, w - dist - 1);
          return false;
       }

@@ -1,7 +1,7 @@
 /*
- * emu_hazard_ws.h — the software wait states that the hardware does not check (CDNA3 ISA
- * section 4.5 "Manually Inserted Wait States (NOPs)", Table 11; the CDNA4 guide has the same
- * table). See emu_hazard_ws.c for the rules checked and those left out.
+ * emu_hazard_ws.h — the software wait states that the hardware does not check (CDNA4 ISA
+ * section 4.5 "Manually Inserted Wait States (NOPs)", Table 11, applied to gfx942 and gfx950
+ * alike). See emu_hazard_ws.c for the rules checked and those left out.
  *
  * Use, once per executed instruction of a wave, in program (issue) order:
  *   if (!emu_ws_check(&st, in, msg, sizeof msg)) report msg as MXJIT_ERR_EMU_FAULT_HAZARD;

@@ -501,7 +501,7 @@ Test(emu_ds, b96_and_read2st64_b64)
    }
 }
 
-/* The largest LDS a workgroup may allocate: CDNA3 ISA 11.1 "64 kB memory per compute unit"
+/* The largest LDS a workgroup may allocate: CDNA3 ISA guide "64 kB memory per compute unit"
  * (gfx942) and CDNA4 ISA 11.1 "One work-group can request up to 160 kB memory" (gfx950). The
  * last dword of the maximum allocation is usable; one dword more is refused at launch. */
 static void

@@ -1,5 +1,5 @@
 /*
- * test_emu_hazard_ws.c — the software wait-state rules of CDNA3 ISA section 4.5, Table 11
+ * test_emu_hazard_ws.c — the software wait-state rules of CDNA4 ISA section 4.5, Table 11
  * (runtime/emu/emu_hazard_ws.c): each pair is reported with too few wait states and accepted
  * with exactly enough (independent instructions or s_nop n, which gives n + 1). The bodies are
  * assembled and decoded, then walked in program order through emu_ws_check / emu_ws_issue, the

@@ -498,7 +498,7 @@ Test(emu_mfma, bf16_inf_and_nan)
    cr_assert_eq(d11, 0.0f, "D[1][1] = %g", d11);
 }
 
-/* CDNA4 ISA 7.1.2 (rules for the dense MFMAs; CDNA3 has the same table): "Execution Mask:
+/* CDNA4 ISA 7.1.2 (rules for the dense MFMAs): "Execution Mask:
  * ignores exec mask from MODE and forces it to 1 for all threads". With EXEC covering only some
  * lanes, or none, every lane's A/B operands are still read and every lane's D is written, so the
  * full product must come out. */

@@ -417,7 +417,7 @@ expect_unimplemented(const char *body, const char *mnemonic, const char *text)
    cr_assert(strstr(msg, mnemonic) != NULL && strstr(msg, text) != NULL, "%s", msg);
 }
 
-/* CDNA3/CDNA4 ISA 9.1.5.1 picks the check by IdxEn ("Raw Buffer / Used when: AddTID==0 &&
+/* CDNA4 ISA 9.1.5.1 picks the check by IdxEn ("Raw Buffer / Used when: AddTID==0 &&
  * SWizzleEn==0 && IdxEn==0"), not by the stride: with stride 12 but no idxen the byte offset is
  * checked against num_records (200): lanes 0..49 (4 * 49 < 200 <= 4 * 50). */
 Test(emu_mubuf, raw_check_applies_with_nonzero_stride)
@@ -484,7 +484,7 @@ Test(emu_mubuf, raw_boundary_bytes)
       cr_assert_eq(g_out[i], 160 + i < 200 ? in[160 + i] : 0u, "lane %u: 0x%x", i, g_out[i]);
 }
 
-/* CDNA3/CDNA4 ISA 9.1.8: "A resource set to all zeros acts as an unbound texture or buffer
+/* CDNA4 ISA 9.1.8: "A resource set to all zeros acts as an unbound texture or buffer
  * (return 0,0,0,0)": loads give 0 and stores change nothing. */
 Test(emu_mubuf, all_zero_srd_is_unbound)
 {
