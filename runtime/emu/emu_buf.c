@@ -1,23 +1,30 @@
 /*
  * emu_buf.c — MUBUF (buffer_*) instructions and the vmem opcode table.
  *
- * Address and range rules (CDNA3 ISA "Vector Memory Buffer Instructions", same as GCN5/Vega
- * "Buffer Addressing" and "Range Checking", swizzle disabled):
+ * Address and range rules (CDNA4 ISA section 9.1.5 "Buffer Addressing", 9.1.5.1 "Range
+ * Checking", 9.1.8 "Buffer Resource"; applied to gfx942 too, the CDNA3 guide's wording was not at
+ * hand), swizzle disabled:
  *   SRD  word0 = base[31:0]; word1 = base[47:32] | stride[29:16] | cache_swizzle[30] |
  *        swizzle_en[31]; word2 = num_records; word3 = dst_sel/format/... | add_tid_en[23].
  *   index  = idxen ? VGPR[vaddr] : 0
  *   offset = (offen ? VGPR[vaddr + idxen] : 0) + inst_offset
  *   addr   = base + soffset + offset + index * stride
- *   Raw buffer (stride == 0): a component of n bytes at `offset` is in range iff
- *     offset + n <= num_records. soffset is not part of the check (GCN5/CDNA: "out of range if
- *     (inst_offset + vgpr_offset) >= num_records"; LLVM IntrinsicsAMDGPU.td / SIISelLowering.h:
- *     voffset and the immediate are "included in bounds checking", soffset is "excluded from
- *     bounds checking and swizzling"); the whole-component form follows LLVM AMDGPUUsage
- *     "Relaxed Buffer OOB mode" (a dword starting 2 bytes before the end is OOB).
- *   Structured buffer (stride != 0): in range iff index < num_records (all components).
- *   dword x2/x3/x4 loads and stores are checked per dword; atomics all-or-nothing.
+ *   The check is chosen by IdxEn, not by the stride: "Raw Buffer / Used when: AddTID==0 &&
+ *   SWizzleEn==0 && IdxEn==0 / Out of Range if: (InstOffset + (OffEN ? vgpr_offset : 0)) >=
+ *   NumRecords" and "Structured Buffer / Used when: AddTID==0 && Stride!=0 && IdxEn==1 / Out of
+ *   Range if: Index(vgpr) >= NumRecords". So a raw access through an SRD with a nonzero stride
+ *   is still checked against the byte offset, and soffset takes no part in either check (also
+ *   LLVM IntrinsicsAMDGPU.td: soffset is "excluded from bounds checking and swizzling").
+ *   IdxEn with stride 0 matches neither rule and is refused (MXJIT_ERR_EMU_UNIMPLEMENTED).
+ *   "Load/store-Dword-x{2,3,4} ... range-check per component" (note 4): each dword applies the
+ *   raw rule at its own offset; "atomics are range-checked all or nothing" (note 3).
+ *   The rule tests only where a component starts; what the hardware does with a component that
+ *   starts in range and ends past num_records (num_records or the offset not a multiple of the
+ *   size) is not stated (MLIR's amdgpu dialect documents partially out-of-bounds accesses as
+ *   "chipset-dependent"), so such an access is refused too rather than guessed.
  *   Out-of-range loads return 0 (also into LDS for `lds` loads); out-of-range stores and
- *   atomics write nothing and atomics return 0.
+ *   atomics write nothing and atomics return 0 ("Reads that go out-of-range return zero",
+ *   "Writes that are out-of-range do not write anything").
  * Swizzled SRDs (word1 bit 31) and ADD_TID_ENABLE (word3 bit 23) are not emulated: they stop
  * the launch with MXJIT_ERR_EMU_UNIMPLEMENTED instead of guessing the hardware's layout.
  */
@@ -52,6 +59,18 @@ read_srd(emu_wave *w, const emu_inst *in, buf_srd *r)
                        "buffer resource with ADD_TID_ENABLE (SRD word3 0x%08x bit 23) is not "
                        "emulated",
                        d[3]);
+   /* CDNA4 ISA 9.1.4: "The resource's data format must not be INVALID; that format has
+    * specific meaning (unbound resource)". Only the all-zero SRD's result is stated ("acts as an
+    * unbound texture or buffer (return 0,0,0,0)"), which num_records 0 already gives. */
+   if (((d[3] >> 15) & 0xfu) == 0 && (d[0] | d[1] | d[2] | d[3]) != 0)
+      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                       "buffer resource with DATA_FORMAT 0 (INVALID, SRD word3 0x%08x bits 18:15) "
+                       "marks an unbound resource; not emulated (use 4, e.g. word3 0x00020000)",
+                       d[3]);
+   if (in->idxen && r->stride == 0)
+      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                       "idxen with SRD stride 0 fits neither the raw (IdxEn==0) nor the "
+                       "structured (Stride!=0) range check of the ISA; not emulated");
    return MXJIT_OK;
 }
 
@@ -65,12 +84,40 @@ lane_addr(const emu_wave *w, const emu_inst *in, unsigned lane, uint32_t *index,
           (uint64_t)(uint32_t)in->offset;
 }
 
+/* Range check of one component (ISA section 9.1.5.1): structured when idxen, else raw on the
+ * component's first byte. buf_no_straddle() has refused components that cross num_records. */
 static bool
-in_range(const buf_srd *r, uint32_t index, uint64_t off, unsigned n)
+in_range(const emu_inst *in, const buf_srd *r, uint32_t index, uint64_t off)
 {
-   if (r->stride == 0)
-      return off + n <= (uint64_t)r->num_records;
-   return index < r->num_records;
+   if (in->idxen)
+      return index < r->num_records;
+   return off < (uint64_t)r->num_records;
+}
+
+/* Refuses a raw access with a component of `csize` bytes (`ncomp` of them, 4 bytes apart) that
+ * starts below num_records and ends above it: the ISA gives no rule for it (module comment). */
+static mxjit_status
+buf_no_straddle(emu_wave *w, const emu_inst *in, const buf_srd *r, unsigned ncomp, unsigned csize)
+{
+   if (in->idxen)
+      return MXJIT_OK;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      uint32_t index;
+      uint64_t off;
+      lane_addr(w, in, lane, &index, &off);
+      for (unsigned c = 0; c < ncomp; c++) {
+         uint64_t o = off + 4u * c;
+         if (o < r->num_records && o + csize > r->num_records)
+            return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                             "lane %u: a %u-byte component at buffer offset %llu crosses "
+                             "num_records %u; partially out-of-range components are not "
+                             "emulated (CDNA4 ISA 9.1.5.1 checks only the start)",
+                             lane, csize, (unsigned long long)o, r->num_records);
+      }
+   }
+   return MXJIT_OK;
 }
 
 static uint64_t
@@ -86,11 +133,13 @@ static mxjit_status
 buf_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
 {
    buf_srd r;
+   unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
    mxjit_status st = read_srd(w, in, &r);
+   if (st == MXJIT_OK)
+      st = buf_no_straddle(w, in, &r, ncomp, csize);
    if (st != MXJIT_OK)
       return st;
    uint64_t soff = soffset_of(w, in), moved = 0;
-   unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
    int vd = emu_vm_vreg(&in->dst[0]);
    emu_vm_win win = {0};
    if (in->lds)
@@ -104,7 +153,7 @@ buf_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
       lane_addr(w, in, lane, &index, &off);
       uint64_t addr = r.base + soff + off + (uint64_t)index * r.stride;
       /* components are checked in increasing offset, so the last one decides "all in range" */
-      bool all_in = in_range(&r, index, off + 4u * (ncomp - 1), csize);
+      bool all_in = in_range(in, &r, index, off + 4u * (ncomp - 1));
       const uint8_t *all = all_in ? emu_vm_mem(w, in, &win, addr, bytes, false) : NULL;
       if (all_in && !all)
          return MXJIT_ERR_EMU_FAULT_OOB;
@@ -116,7 +165,7 @@ buf_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
       }
       for (unsigned c = 0; c < ncomp; c++) {
          uint32_t raw = 0;
-         if (in_range(&r, index, off + 4u * c, csize)) {
+         if (in_range(in, &r, index, off + 4u * c)) {
             const uint8_t *p = emu_vm_mem(w, in, &win, addr + 4u * c, csize, false);
             if (!p)
                return MXJIT_ERR_EMU_FAULT_OOB;
@@ -141,6 +190,8 @@ buf_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
 {
    buf_srd r;
    mxjit_status st = read_srd(w, in, &r);
+   if (st == MXJIT_OK)
+      st = buf_no_straddle(w, in, &r, bytes / 4, 4);
    if (st != MXJIT_OK)
       return st;
    uint64_t soff = soffset_of(w, in), moved = 0;
@@ -161,7 +212,7 @@ buf_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
          return MXJIT_ERR_EMU_FAULT_OOB;
       for (unsigned c = 0; c < bytes / 4; c++) {
          uint32_t v = 0;
-         if (in_range(&r, index, off + 4u * c, 4)) {
+         if (in_range(in, &r, index, off + 4u * c)) {
             const uint8_t *p = emu_vm_mem(w, in, &win, addr + 4u * c, 4, false);
             if (!p)
                return MXJIT_ERR_EMU_FAULT_OOB;
@@ -183,12 +234,14 @@ static mxjit_status
 buf_store(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
 {
    buf_srd r;
+   unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
    mxjit_status st = read_srd(w, in, &r);
+   if (st == MXJIT_OK)
+      st = buf_no_straddle(w, in, &r, ncomp, csize);
    if (st != MXJIT_OK)
       return st;
    const emu_opnd *data = emu_vm_data_opnd(in);
    uint64_t soff = soffset_of(w, in), moved = 0;
-   unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
    emu_vm_win win = {0};
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
@@ -198,7 +251,7 @@ buf_store(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
       lane_addr(w, in, lane, &index, &off);
       uint64_t addr = r.base + soff + off + (uint64_t)index * r.stride;
       for (unsigned c = 0; c < ncomp; c++) {
-         if (!in_range(&r, index, off + 4u * c, csize))
+         if (!in_range(in, &r, index, off + 4u * c))
             continue; /* dropped, as the ISA says for out-of-range writes */
          uint32_t v = emu_src32(w, data, lane, c);
          if (hi)
@@ -374,11 +427,13 @@ static mxjit_status
 buf_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, unsigned bits)
 {
    buf_srd r;
+   unsigned n = bits / 8, dw = bits / 32;
    mxjit_status st = read_srd(w, in, &r);
+   if (st == MXJIT_OK)
+      st = buf_no_straddle(w, in, &r, 1, n); /* all or nothing */
    if (st != MXJIT_OK)
       return st;
    const emu_opnd *data = emu_vm_data_opnd(in), *ret = emu_vm_ret_opnd(in);
-   unsigned n = bits / 8, dw = bits / 32;
    uint64_t soff = soffset_of(w, in), moved = 0;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
@@ -395,7 +450,7 @@ buf_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, unsigned bits)
          if (dw == 2)
             cmp |= (uint64_t)emu_src32(w, data, lane, dw + 1) << 32;
       }
-      if (in_range(&r, index, off, n)) {
+      if (in_range(in, &r, index, off)) {
          uint8_t *p = emu_mem(w, in, addr, n, true);
          if (!p)
             return MXJIT_ERR_EMU_FAULT_OOB;

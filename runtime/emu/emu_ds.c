@@ -9,14 +9,16 @@
  * checks it against the workgroup's allocation and records it for the cross-wave LDS hazard
  * shadow. All loads register their VGPRs on lgkmcnt.
  *
- * Bank conflicts: LDS has 32 banks of 4 bytes on gfx942 (CDNA3 ISA "Local Data Share") and 64
- * on gfx950 (160 KB LDS; ROCm CK-Tile "Understanding AMD GPU LDS and Bank Conflicts": "32 or 64
- * banks depending on the hardware architecture, each bank has a 4 bytes width"). A wave64
- * request is served in phases that each move one dword per bank: with 32 banks, 32 lanes for
- * b32, 16 for b64, 8 for b128 (the CK-Tile page's ds_write_b128 phases lane0-7, lane8-15, ...).
- * Within a phase, distinct dword addresses in the same bank serialize, equal addresses
- * broadcast; the estimate adds (max distinct addresses in one bank) - 1 cycles per phase. It is
- * an estimate for tuning, not a cycle model (no bank swizzle, no b96 special case).
+ * Bank conflicts: LDS has 32 banks of 4 bytes on gfx942 (CDNA3 ISA guide, LDS overview: "64 kB
+ * memory per compute unit, segmented into 32 banks of 512 Dwords, each bank being 32 bits wide")
+ * and 64 on gfx950 (CDNA4 ISA section 11.1: "160 kB memory per compute unit, segmented into 64
+ * banks of 640 Dwords, each bank being 32bits wide ... One work-group can request up to 160 kB";
+ * the per-launch limit itself is checked in emu_sched.c). A wave64 request is served in phases
+ * that each move one dword per bank: with 32 banks, 32 lanes for b32, 16 for b64, 8 for b128
+ * (the CK-Tile page's ds_write_b128 phases lane0-7, lane8-15, ...). Within a phase, distinct
+ * dword addresses in the same bank serialize, equal addresses broadcast; the estimate adds (max
+ * distinct addresses in one bank) - 1 cycles per phase. It is an estimate for tuning, not a cycle
+ * model (no bank swizzle, no b96 special case).
  */
 #include "emu_vmem.h"
 
@@ -232,9 +234,15 @@ ds_rw2(emu_wave *w, const emu_inst *in, unsigned esize, unsigned stride_mul, boo
    return MXJIT_OK;
 }
 
-/* Source lane of ds_swizzle_b32 for output lane i (GCN5/CDNA3 ISA DS_SWIZZLE_B32; the FFT
- * table of the CDNA3 pseudocode, "0x00: {1,11,9,19,...}", is reproduced by the bit-reverse
- * formula below). offset = {offset1, offset0}. */
+/* Source lane of ds_swizzle_b32 for output lane i, transcribing the DS_SWIZZLE_B32 pseudocode of
+ * the CDNA4 ISA guide (section 12.12; the RDNA3/3.5 guides carry the same text; the CDNA3 entry
+ * was not at hand, the same rules are assumed and tested for gfx942): FFT "offset >= 0xe000",
+ * rotate "offset >= 0xc000", quad permute "offset[15]", else bitmask. Rotate direction, per the
+ * guide's prose and example tables: "rotates the input either left (offset[10] == 0) or right
+ * (offset[10] == 1)"; "0x01, mask=0, rotate left: {2,3,4,...,20,1}", i.e. lane i reads lane
+ * i + 1 (LLVM's swizzle(ROTATE,0,n) encodes offset[10] = 0). The pseudocode's j is not reduced
+ * modulo 32 before "j |= i & 0x20"; the example tables wrap inside 32 lanes ("...,20,1"), which
+ * the & 0x1f below does. offset = {offset1, offset0}. */
 static unsigned
 swizzle_src(uint16_t off, unsigned i)
 {

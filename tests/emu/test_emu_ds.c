@@ -10,6 +10,7 @@
 #include "emu_harness.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 static uint32_t g_out[256];
@@ -203,6 +204,64 @@ Test(emu_ds, swizzle_fft_and_rotate)
       cr_assert_eq(g_out[2 * i], 0x100 + (i & 32) + fft0[i & 31] - 1, "fft lane %u", i);
       cr_assert_eq(g_out[2 * i + 1], 0x100 + (i & 32) + ((i + 3) & 31), "rotate lane %u", i);
    }
+}
+
+/* The rotate-mode and FFT example tables of the CDNA4 ISA guide (section 12.12, DS_SWIZZLE_B32),
+ * "input {1, 2, ... 20}", i.e. lane l holds l + 1, values in hex: rotate 1 (offset[9:5] = 1)
+ * left (offset[10] = 0) and right (offset[10] = 1), with mask (offset[4:0]) 0 and 1, and FFT
+ * offset[4:0] = 0x10. Each 32-lane half swizzles on its own ("j |= i & 0x20"), so lanes 32..63
+ * see the same table plus 32. */
+static const unsigned k_rot_l0[32] = {
+    0x2,  0x3,  0x4,  0x5,  0x6,  0x7,  0x8,  0x9,  0xa,  0xb,  0xc,  0xd,  0xe,  0xf,  0x10, 0x11,
+    0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x1};
+static const unsigned k_rot_r0[32] = {
+    0x20, 0x1,  0x2,  0x3,  0x4,  0x5,  0x6,  0x7,  0x8,  0x9,  0xa,  0xb,  0xc,  0xd,  0xe,  0xf,
+    0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f};
+static const unsigned k_rot_l1[32] = {
+    0x1,  0x4,  0x3,  0x6,  0x5,  0x8,  0x7,  0xa,  0x9,  0xc,  0xb,  0xe,  0xd,  0x10, 0xf,  0x12,
+    0x11, 0x14, 0x13, 0x16, 0x15, 0x18, 0x17, 0x1a, 0x19, 0x1c, 0x1b, 0x1e, 0x1d, 0x20, 0x1f, 0x2};
+static const unsigned k_rot_r1[32] = {
+    0x1f, 0x2,  0x1,  0x4,  0x3,  0x6,  0x5,  0x8,  0x7,  0xa,  0x9,  0xc,  0xb,  0xe,  0xd,  0x10,
+    0xf,  0x12, 0x11, 0x14, 0x13, 0x16, 0x15, 0x18, 0x17, 0x1a, 0x19, 0x1c, 0x1b, 0x1e, 0x1d, 0x20};
+static const unsigned k_fft10[32] = {
+    0x1,  0x9,  0x5,  0xd,  0x3,  0xb,  0x7,  0xf,  0x2,  0xa,  0x6,  0xe,  0x4,  0xc,  0x8,  0x10,
+    0x11, 0x19, 0x15, 0x1d, 0x13, 0x1b, 0x17, 0x1f, 0x12, 0x1a, 0x16, 0x1e, 0x14, 0x1c, 0x18, 0x20};
+
+static void
+check_isa_swizzle_tables(const char *target)
+{
+   g_target = target;
+   run("v_add_u32 v8, 1, v1\n"
+       "ds_swizzle_b32 v4, v8 offset:swizzle(ROTATE,0,1)\n" /* 0xc020 */
+       "ds_swizzle_b32 v5, v8 offset:swizzle(ROTATE,1,1)\n" /* 0xc420 */
+       "ds_swizzle_b32 v6, v8 offset:0xc021\n"
+       "ds_swizzle_b32 v7, v8 offset:0xc421\n"
+       "v_lshlrev_b32 v3, 2, v2\n"
+       "s_waitcnt lgkmcnt(0)\n"
+       "global_store_dwordx4 v3, v[4:7], s[8:9]\n",
+       0);
+   for (unsigned i = 0; i < 64; i++) {
+      unsigned h = i & 32u, l = i & 31u;
+      cr_assert_eq(g_out[4 * i + 0], h + k_rot_l0[l], "%s rotate left lane %u", target, i);
+      cr_assert_eq(g_out[4 * i + 1], h + k_rot_r0[l], "%s rotate right lane %u", target, i);
+      cr_assert_eq(g_out[4 * i + 2], h + k_rot_l1[l], "%s left mask 1 lane %u", target, i);
+      cr_assert_eq(g_out[4 * i + 3], h + k_rot_r1[l], "%s right mask 1 lane %u", target, i);
+   }
+   run("v_add_u32 v8, 1, v1\n"
+       "ds_swizzle_b32 v4, v8 offset:0xe010\n" STORE_V4,
+       0);
+   for (unsigned i = 0; i < 64; i++)
+      cr_assert_eq(g_out[i], (i & 32u) + k_fft10[i & 31u], "%s fft 0x10 lane %u", target, i);
+}
+
+Test(emu_ds, swizzle_isa_example_tables_gfx942)
+{
+   check_isa_swizzle_tables("gfx942");
+}
+
+Test(emu_ds, swizzle_isa_example_tables_gfx950)
+{
+   check_isa_swizzle_tables("gfx950");
 }
 
 /* ds_bpermute_b32: src lane = (addr + offset) / 4 % 64; addr = 4 * (lane + 65) -> lane + 1
@@ -440,4 +499,39 @@ Test(emu_ds, b96_and_read2st64_b64)
       cr_assert_eq(g_out[8 * i + 4], 0x100 + i, "b96 d0 %u", i);
       cr_assert_eq(g_out[8 * i + 5], 0x200 + i, "b96 d1 %u", i);
    }
+}
+
+/* The largest LDS a workgroup may allocate: CDNA3 ISA guide "64 kB memory per compute unit"
+ * (gfx942) and CDNA4 ISA 11.1 "One work-group can request up to 160 kB memory" (gfx950). The
+ * last dword of the maximum allocation is usable; one dword more is refused at launch. */
+static void
+check_lds_limit(const char *target, unsigned max_bytes)
+{
+   char body[256], msg[1024] = "";
+   g_target = target;
+   snprintf(body, sizeof(body),
+            "v_mov_b32 v3, %u\n"
+            "v_add_u32 v5, 0x100, v1\n"
+            "v_cmp_eq_u32 vcc, 0, v1\n"
+            "s_and_saveexec_b64 s[20:21], vcc\n"
+            "ds_write_b32 v3, v5\n"
+            "s_waitcnt lgkmcnt(0)\n"
+            "ds_read_b32 v4, v3\n"
+            "s_mov_b64 exec, s[20:21]\n" STORE_V4,
+            max_bytes - 4);
+   run(body, max_bytes);
+   cr_assert_eq(g_out[0], 0x100u, "%s: LDS dword at %u", target, max_bytes - 4);
+   mxjit_status st = run_st(body, max_bytes + 4, msg, sizeof(msg));
+   cr_assert_neq(st, MXJIT_OK, "%s: %u bytes of LDS accepted", target, max_bytes + 4);
+   cr_assert(strstr(msg, "LDS") && strstr(msg, "exceeds"), "%s", msg);
+}
+
+Test(emu_ds, max_lds_allocation_gfx942)
+{
+   check_lds_limit("gfx942", 64 * 1024);
+}
+
+Test(emu_ds, max_lds_allocation_gfx950)
+{
+   check_lds_limit("gfx950", 160 * 1024);
 }

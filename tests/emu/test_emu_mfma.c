@@ -92,6 +92,9 @@ d_index(unsigned mn, unsigned i, unsigned j)
    return lane * nregs + r;
 }
 
+/* When set, these instructions set EXEC before the MFMA (all lanes are restored after it). */
+static const char *g_mfma_exec;
+
 /* Builds the kernel, runs it and compares D with C + scale * A*B. */
 static void
 mfma_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ta, int tb, bool agpr,
@@ -131,10 +134,13 @@ mfma_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ta,
    if (agpr)
       for (unsigned r = 0; r < nregs; r++)
          n += snprintf(body + n, sizeof(body) - n, "v_accvgpr_write_b32 a%u, v%u\n", r, 16 + r);
+   if (g_mfma_exec)
+      n += snprintf(body + n, sizeof(body) - n, "%s", g_mfma_exec);
    n += snprintf(body + n, sizeof(body) - n, "%s %s[%u:%u], v[4:%u], v[8:%u], %s[%u:%u]\n", mnem,
                  acc, accbase, accbase + nregs - 1, 3 + opregs, 7 + opregs, acc, accbase,
                  accbase + nregs - 1);
-   n += snprintf(body + n, sizeof(body) - n, "s_nop 7\ns_nop 7\ns_nop 2\n");
+   n += snprintf(body + n, sizeof(body) - n, "s_nop 7\ns_nop 7\ns_nop 2\n%s",
+                 g_mfma_exec ? "s_mov_b64 exec, -1\n" : "");
    if (agpr)
       for (unsigned r = 0; r < nregs; r++)
          n += snprintf(body + n, sizeof(body) - n, "v_accvgpr_read_b32 v%u, a%u\n", 16 + r, r);
@@ -490,4 +496,21 @@ Test(emu_mfma, bf16_inf_and_nan)
    cr_assert(isnan(d01), "D[0][1] = %g", d01);
    cr_assert_eq(d10, 1.0f, "D[1][0] = %g", d10);
    cr_assert_eq(d11, 0.0f, "D[1][1] = %g", d11);
+}
+
+/* CDNA4 ISA 7.1.2 (rules for the dense MFMAs): "Execution Mask:
+ * ignores exec mask from MODE and forces it to 1 for all threads". With EXEC covering only some
+ * lanes, or none, every lane's A/B operands are still read and every lane's D is written, so the
+ * full product must come out. */
+Test(emu_mfma, ignores_exec)
+{
+   static const char *masks[] = {"s_mov_b32 exec_lo, 0xff0000ff\ns_mov_b32 exec_hi, 0x00ff00ff\n",
+                                 "s_mov_b64 exec, 0\n"};
+   for (unsigned m = 0; m < 2; m++) {
+      g_mfma_exec = masks[m];
+      mfma_case("gfx942", "v_mfma_f32_16x16x16_f16", 16, 16, T_F16, T_F16, false, 1.0f);
+      mfma_case("gfx942", "v_mfma_f32_32x32x8_bf16", 32, 8, T_BF16, T_BF16, true, 1.0f);
+      mfma_case("gfx950", "v_mfma_f32_16x16x32_bf16", 16, 32, T_BF16, T_BF16, false, 1.0f);
+   }
+   g_mfma_exec = NULL;
 }

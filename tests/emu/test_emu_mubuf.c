@@ -1,6 +1,6 @@
 /*
  * test_emu_mubuf.c — MUBUF semantics from the CDNA3 ISA ("Buffer Addressing", "Range
- * Checking"): raw (stride 0) and structured (idxen, stride from SRD word1 bits 29:16) address
+ * Checking"): raw (idxen 0) and structured (idxen, stride from SRD word1 bits 29:16) address
  * math, out-of-range loads returning 0 and stores/atomics being dropped, per-dword range checks
  * of x2 loads, sub-dword and d16 loads, atomics returning the old value only with sc0, `lds`
  * loads, and an SRD whose base + offset crosses a 4 GB line.
@@ -401,4 +401,113 @@ Test(emu_mubuf, cache_writeback_invalidate)
        0);
    for (unsigned i = 0; i < 64; i++)
       cr_assert_eq(g_out[i], i + 10, "lane %u", i);
+}
+
+/* Runs `body` on gfx942 expecting a loud MXJIT_ERR_EMU_UNIMPLEMENTED naming `mnemonic` and
+ * containing `text`. */
+static void
+expect_unimplemented(const char *body, const char *mnemonic, const char *text)
+{
+   char msg[1024] = "";
+   eh_kernel k = {.target = "gfx942", .body = body, .block = {64, 1, 1}};
+   eh_buf b[2] = {{g_out, sizeof(g_out), 1}, {g_in, sizeof(g_in), 1}};
+   rt_counters cnt;
+   mxjit_status st = eh_run(&k, b, 2, &cnt, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "status %d: %s", st, msg);
+   cr_assert(strstr(msg, mnemonic) != NULL && strstr(msg, text) != NULL, "%s", msg);
+}
+
+/* CDNA4 ISA 9.1.5.1 picks the check by IdxEn ("Raw Buffer / Used when: AddTID==0 &&
+ * SWizzleEn==0 && IdxEn==0"), not by the stride: with stride 12 but no idxen the byte offset is
+ * checked against num_records (200): lanes 0..49 (4 * 49 < 200 <= 4 * 50). */
+Test(emu_mubuf, raw_check_applies_with_nonzero_stride)
+{
+   run("s_mov_b32 s16, s10\n"
+       "s_and_b32 s17, s11, 0xffff\n"
+       "s_or_b32 s17, s17, 0x000c0000\n" /* stride 12 */
+       "s_mov_b32 s18, 200\n"
+       "s_mov_b32 s19, 0x00020000\n"
+       "buffer_load_dword v4, v2, s[16:19], 0 offen\n" STORE_V4,
+       0);
+   for (unsigned i = 0; i < 64; i++)
+      cr_assert_eq(g_out[i], i <= 49 ? 0x1000 + i : 0u, "lane %u: 0x%x", i, g_out[i]);
+}
+
+/* Structured buffers check only the index ("Out of Range if: Index(vgpr) >= NumRecords"): an
+ * offset (offen, 4 * lane + inst offset 4) far beyond num_records * stride stays in range.
+ * Stride 4, num_records 8: lanes 0..7 read in[lane + lane + 1]. */
+Test(emu_mubuf, structured_checks_index_only)
+{
+   run("s_mov_b32 s16, s10\n"
+       "s_and_b32 s17, s11, 0xffff\n"
+       "s_or_b32 s17, s17, 0x00040000\n" /* stride 4 */
+       "s_mov_b32 s18, 8\n"
+       "s_mov_b32 s19, 0x00020000\n"
+       "v_mov_b32 v6, v1\n"
+       "v_mov_b32 v7, v2\n"
+       "buffer_load_dword v4, v[6:7], s[16:19], 0 idxen offen offset:4\n" STORE_V4,
+       0);
+   for (unsigned i = 0; i < 64; i++)
+      cr_assert_eq(g_out[i], i < 8 ? 0x1000 + 2 * i + 1 : 0u, "lane %u: 0x%x", i, g_out[i]);
+}
+
+/* idxen with stride 0 is neither the ISA's raw (IdxEn==0) nor structured (Stride!=0) case. */
+Test(emu_mubuf, idxen_with_stride_zero_is_unimplemented)
+{
+   expect_unimplemented(SRD_IN("256") "buffer_load_dword v4, v1, s[16:19], 0 idxen\n" STORE_V4,
+                        "buffer_load_dword", "stride 0");
+}
+
+/* A dword starting 2 bytes before num_records (202: lane 50 reads [200, 204)) is in range by
+ * the ISA's start-offset rule but partly past the end; the ISA does not say what happens. */
+Test(emu_mubuf, partially_out_of_range_dword_is_unimplemented)
+{
+   expect_unimplemented(SRD_IN("202") "buffer_load_dword v4, v2, s[16:19], 0 offen\n" STORE_V4,
+                        "buffer_load_dword", "crosses num_records 202");
+   expect_unimplemented("s_mov_b32 s16, s8\n"
+                        "s_and_b32 s17, s9, 0xffff\n"
+                        "s_mov_b32 s18, 101\n"
+                        "s_mov_b32 s19, 0x00020000\n"
+                        "buffer_store_short v1, v2, s[16:19], 0 offen\n", /* lane 25: [100, 102) */
+                        "buffer_store_short", "crosses num_records 101");
+}
+
+/* The same boundary with whole components: num_records 200 is a multiple of 4, so a dword at
+ * 196 is in and one at 200 is out; a ubyte at 199 is in and at 200 out (start-offset rule). */
+Test(emu_mubuf, raw_boundary_bytes)
+{
+   run(SRD_IN("200") "v_add_u32 v3, 0xa0, v1\n" /* byte offset 160 + lane */
+                     "buffer_load_ubyte v4, v3, s[16:19], 0 offen\n" STORE_V4,
+       0);
+   const uint8_t *in = (const uint8_t *)g_in;
+   for (unsigned i = 0; i < 64; i++)
+      cr_assert_eq(g_out[i], 160 + i < 200 ? in[160 + i] : 0u, "lane %u: 0x%x", i, g_out[i]);
+}
+
+/* CDNA4 ISA 9.1.8: "A resource set to all zeros acts as an unbound texture or buffer
+ * (return 0,0,0,0)": loads give 0 and stores change nothing. */
+Test(emu_mubuf, all_zero_srd_is_unbound)
+{
+   run("s_mov_b64 s[16:17], 0\n"
+       "s_mov_b64 s[18:19], 0\n"
+       "v_mov_b32 v4, 0x77\n"
+       "buffer_store_dword v4, v2, s[16:19], 0 offen\n"
+       "buffer_load_dwordx2 v[4:5], v2, s[16:19], 0 offen\n"
+       "s_waitcnt vmcnt(0)\n"
+       "v_or_b32 v4, v4, v5\n" STORE_V4,
+       0);
+   for (unsigned i = 0; i < 64; i++)
+      cr_assert_eq(g_out[i], 0u, "lane %u: 0x%x", i, g_out[i]);
+}
+
+/* Any other SRD with DATA_FORMAT 0 ("INVALID ... specific meaning (unbound resource)", ISA
+ * 9.1.4) has no stated result and is refused. */
+Test(emu_mubuf, invalid_data_format_is_unimplemented)
+{
+   expect_unimplemented("s_mov_b32 s16, s10\n"
+                        "s_and_b32 s17, s11, 0xffff\n"
+                        "s_mov_b32 s18, 256\n"
+                        "s_mov_b32 s19, 0\n"
+                        "buffer_load_dword v4, v2, s[16:19], 0 offen\n" STORE_V4,
+                        "buffer_load_dword", "DATA_FORMAT 0");
 }

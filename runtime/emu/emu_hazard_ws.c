@@ -1,0 +1,261 @@
+/*
+ * emu_hazard_ws.c — software wait states (CDNA4 ISA section 4.5 "Manually Inserted Wait States
+ * (NOPs)": "The hardware does not check for the following dependencies; they must be resolved
+ * by inserting NOPs or independent instructions."). Every issued instruction provides one wait
+ * state, s_nop n provides n + 1 (S_NOP: "Repeat NOP 1..16 times based on SIMM16[3:0]").
+ *
+ * Rows of Table 11 checked here (first instruction -> second instruction: wait states):
+ *   VALU writes SGPR/VCC -> v_readlane/v_writelane using it as the lane select: 4
+ *   VALU writes VCC -> v_div_fmas_*: 4
+ *   VALU writes SGPR -> VMEM (buffer/global/flat/scratch) reads that SGPR: 5
+ *   VALU writes SGPR/VCC (or v_cmpx EXEC) -> VALU reads it as an operand: 2, except as the
+ *     carry-in of v_addc/v_subb/v_subbrev: 0 (LLVM's gfx942 output agrees: it puts s_nop 1
+ *     between v_cmp_*_e64 s[0:1] and v_cndmask_b32_e64 reading s[0:1])
+ *   VALU sets VCC or EXEC -> VALU reading VCCZ or EXECZ as a data source: 5
+ *   VALU writes VGPR -> VALU DPP reads that VGPR: 2
+ *   VALU writes EXEC -> VALU DPP op: 5
+ *   v_cmpx -> v_readlane, v_readfirstlane, v_writelane: 4; v_cmpx -> v_permlane*: 4
+ *   VALU writes VGPRn -> v_readlane reading VGPRn as vsrc0: 1
+ *   VALU writes vdst -> v_permlane* reads vdst: 2
+ *   VALU trans op (Table 12) -> non-trans VALU op consumes its result: 1
+ *   s_setreg -> s_getreg / s_setreg of the same hardware register: 2
+ *   SALU writes M0 -> s_movrel*, s_sendmsg, DS add-TID, buffer/global loads with lds: 1
+ *   buffer/flat/global/scratch store of 3-4 dwords or cmpswap_x2 -> an instruction writing its
+ *     write-data VGPRs: 1, a VALU writing them: 2 (not for buffer stores with an SGPR soffset)
+ * Not checked (no clear operand-level rule, or not emulated): S_SETREG MODE.vskip/SET_VSKIP,
+ * "Mixed use of VCC: alias vs SGPR#" (gfx9 cannot name VCC as an SGPR number), S_SETREG
+ * TRAPSTS -> RFE, "VALU op which uses OPSEL or SDWA with
+ * changes the result's bit position -> VALU op consumes result: 1", and the MFMA dependency
+ * rules of the MFMA chapter (CDNA4 ISA section 7.6).
+ */
+#include "emu_hazard_ws.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const k_trans[] = {
+    "v_exp_f32", "v_log_f32", "v_rcp_f32",  "v_rcp_iflag_f32",  "v_rsq_f32",
+    "v_rcp_f64", "v_rsq_f64", "v_sqrt_f32", "v_sqrt_f64",       "v_sin_f32",
+    "v_cos_f32", "v_rcp_f16", "v_sqrt_f16", "v_rsq_f16",        "v_log_f16",
+    "v_exp_f16", "v_sin_f16", "v_cos_f16",  "v_exp_legacy_f32", "v_log_legacy_f32"};
+
+static bool
+prefix(const char *s, const char *p)
+{
+   return strncmp(s, p, strlen(p)) == 0;
+}
+
+static bool
+is_trans(const char *name)
+{
+   for (size_t i = 0; i < sizeof(k_trans) / sizeof(k_trans[0]); i++)
+      if (strcmp(name, k_trans[i]) == 0)
+         return true;
+   return false;
+}
+
+static bool
+present(const emu_opnd *o)
+{
+   return o->code != EMU_OPND_NONE;
+}
+
+/* VGPR slot of a VGPR/AGPR operand (AGPRs at 256..), or -1. */
+static int
+vslot(const emu_opnd *o)
+{
+   if (!present(o) || o->code < EMU_SRC_VGPR0)
+      return -1;
+   return (int)(o->code - EMU_SRC_VGPR0) + ((o->flags & EMU_OPND_AGPR) ? 256 : 0);
+}
+
+static bool
+v_overlap(const emu_opnd *o, unsigned first, unsigned count)
+{
+   int s = vslot(o);
+   unsigned n = o->nregs ? o->nregs : 1;
+   return s >= 0 && count && (unsigned)s < first + count && first < (unsigned)s + n;
+}
+
+/* True when operand o reads one of the SGPR codes (0..127) in `mask`. */
+static bool
+s_reads(const emu_opnd *o, const uint64_t mask[2])
+{
+   if (!present(o) || o->code >= 128)
+      return false;
+   unsigned n = o->nregs ? o->nregs : 1;
+   for (unsigned i = 0; i < n && o->code + i < 128; i++) {
+      unsigned c = o->code + i;
+      if ((mask[c >> 6] >> (c & 63)) & 1)
+         return true;
+   }
+   return false;
+}
+
+static bool
+any_src_reads_sgpr(const emu_inst *in, const uint64_t mask[2])
+{
+   for (unsigned i = 0; i < 4; i++)
+      if (i < in->nsrc && s_reads(&in->src[i], mask))
+         return true;
+   return false;
+}
+
+static bool
+any_src_reads_vgpr(const emu_inst *in, unsigned first, unsigned count)
+{
+   for (unsigned i = 0; i < 4; i++)
+      if (i < in->nsrc && v_overlap(&in->src[i], first, count))
+         return true;
+   return false;
+}
+
+static bool
+is_vmem(const emu_inst *in)
+{
+   return in->enc == EMU_ENC_MUBUF || in->enc == EMU_ENC_GLOBAL || in->enc == EMU_ENC_FLAT ||
+          in->enc == EMU_ENC_SCRATCH;
+}
+
+static bool
+is_lane_op(const char *n)
+{
+   return prefix(n, "v_readlane") || prefix(n, "v_writelane") || prefix(n, "v_readfirstlane");
+}
+
+static bool
+m0_reader(const emu_inst *in, const char *n)
+{
+   return prefix(n, "s_movrel") || prefix(n, "s_sendmsg") || strstr(n, "addtid") != NULL ||
+          prefix(n, "global_load_lds") || (in->enc == EMU_ENC_MUBUF && in->lds);
+}
+
+/* Wait states the pair (r, in) needs per Table 11, with the row's name in *row; 0: none. */
+static unsigned
+need(const emu_ws_rec *r, const emu_inst *in, const char *n, bool valu, const char **row)
+{
+   static const uint64_t vcc[2] = {0, 3ull << 42}, exec[2] = {0, 3ull << 62}; /* 106, 126 */
+   unsigned w = 0;
+#define NEED(cond, k, text)                                                                        \
+   if ((cond) && (k) > w) {                                                                        \
+      w = (k);                                                                                     \
+      *row = (text);                                                                               \
+   }
+   if (r->valu) {
+      bool wr_vcc = (r->sgpr_w[1] & vcc[1]) != 0, wr_exec = (r->sgpr_w[1] & exec[1]) != 0;
+      bool lanesel = (prefix(n, "v_readlane") || prefix(n, "v_writelane")) && in->nsrc > 1;
+      NEED(lanesel && s_reads(&in->src[1], r->sgpr_w), 4,
+           "VALU writes SGPR/VCC -> v_readlane/v_writelane lane select");
+      NEED(wr_vcc && prefix(n, "v_div_fmas"), 4, "VALU writes VCC -> V_DIV_FMAS");
+      if (valu) {
+         bool carry = prefix(n, "v_addc") || prefix(n, "v_subb");
+         for (unsigned i = 0; i < in->nsrc && i < 4; i++)
+            NEED(!(carry && i == 2) && s_reads(&in->src[i], r->sgpr_w), 2,
+                 "VALU writes SGPR/VCC -> VALU reads it as a constant");
+      }
+      NEED(is_vmem(in) && any_src_reads_sgpr(in, r->sgpr_w), 5,
+           "VALU writes SGPR -> VMEM reads it");
+      if (valu && (wr_vcc || wr_exec))
+         for (unsigned i = 0; i < in->nsrc && i < 4; i++)
+            NEED(in->src[i].code == EMU_SRC_VCCZ || in->src[i].code == EMU_SRC_EXECZ, 5,
+                 "VALU sets VCC or EXEC -> VALU reads VCCZ/EXECZ");
+      NEED(valu && in->has_dpp && any_src_reads_vgpr(in, r->vgpr_first, r->vgpr_count), 2,
+           "VALU writes VGPR -> VALU DPP reads it");
+      NEED(valu && in->has_dpp && wr_exec, 5, "VALU writes EXEC -> VALU DPP op");
+      NEED(r->cmpx && is_lane_op(n), 4, "v_cmpx -> v_readlane/v_readfirstlane/v_writelane");
+      NEED(r->cmpx && prefix(n, "v_permlane"), 4, "V_CMPX -> V_PERMLANE*");
+      NEED(prefix(n, "v_readlane") && in->nsrc > 0 &&
+               v_overlap(&in->src[0], r->vgpr_first, r->vgpr_count),
+           1, "VALU writes VGPRn -> v_readlane vsrc0 reads VGPRn");
+      NEED(prefix(n, "v_permlane") && v_overlap(&in->dst[0], r->vgpr_first, r->vgpr_count), 2,
+           "VALU writes vdst -> V_PERMLANE* reads vdst");
+      NEED(r->trans && valu && !is_trans(n) && any_src_reads_vgpr(in, r->vgpr_first, r->vgpr_count),
+           1, "VALU trans op -> non-trans VALU op consumes its result");
+   }
+   bool is_setreg = prefix(n, "s_setreg"), is_getreg = prefix(n, "s_getreg");
+   NEED(r->setreg && (is_setreg || is_getreg) && in->hwreg_id == r->hwreg_id, 2,
+        "S_SETREG -> S_GETREG/S_SETREG of the same register");
+   NEED(r->m0_write && m0_reader(in, n), 1, "SALU writes M0 -> M0 reader");
+   if (r->data_count)
+      for (unsigned i = 0; i < in->ndst && i < 2; i++) {
+         NEED(v_overlap(&in->dst[i], r->data_first, r->data_count), valu ? 2u : 1u,
+              "wide store -> write of its write-data VGPRs");
+      }
+#undef NEED
+   return w;
+}
+
+bool
+emu_ws_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len)
+{
+   const emu_opdesc *d = &emu_ops[in->op];
+   bool valu = d->cls == EMU_CLS_VALU;
+   unsigned dist = 0;
+   for (unsigned i = 0; i < s->n && dist < 5; i++) {
+      const emu_ws_rec *r = &s->rec[i];
+      const char *row = "";
+      unsigned w = need(r, in, d->name, valu, &row);
+      if (dist < w) {
+         snprintf(msg, len,
+                  "wait-state hazard: %s at pc 0x%x needs %u wait state(s) after %s at pc 0x%x, "
+                  "has %u (CDNA4 ISA 4.5 Table 11: %s); insert s_nop %u",
+                  d->name, in->pc, w, r->name, r->pc, dist, row, w - dist - 1);
+         return false;
+      }
+      dist += r->waits;
+   }
+   return true;
+}
+
+/* Wide stores whose write data the next instructions must not overwrite (Table 11). */
+static bool
+wide_store(const emu_inst *in, const char *n)
+{
+   if (!is_vmem(in))
+      return false;
+   if (in->enc == EMU_ENC_MUBUF && present(&in->src[3]) && in->src[3].code < 128)
+      return false; /* "BUFFER_STORE_* operations that use an SGPR for offset" */
+   const emu_opnd *data = &in->src[0];
+   if (strstr(n, "cmpswap_x2"))
+      return vslot(data) >= 0;
+   return strstr(n, "store") != NULL && vslot(data) >= 0 && data->nregs >= 3;
+}
+
+void
+emu_ws_issue(emu_ws_state *s, const emu_inst *in)
+{
+   const emu_opdesc *d = &emu_ops[in->op];
+   emu_ws_rec r = {.name = d->name, .pc = in->pc, .waits = 1};
+   if (strcmp(d->name, "s_nop") == 0)
+      r.waits = (uint16_t)((in->simm16 & 0xf) + 1);
+   if (d->cls == EMU_CLS_VALU) {
+      r.valu = 1;
+      r.trans = is_trans(d->name);
+      r.cmpx = prefix(d->name, "v_cmpx");
+      if (r.cmpx)
+         r.sgpr_w[1] |= 3ull << 62; /* EXEC_LO/HI: codes 126, 127 */
+      for (unsigned i = 0; i < in->ndst && i < 2; i++) {
+         const emu_opnd *o = &in->dst[i];
+         int v = vslot(o);
+         if (v >= 0 && !r.vgpr_count) {
+            r.vgpr_first = (uint16_t)v;
+            r.vgpr_count = o->nregs ? o->nregs : 1;
+         } else if (present(o) && o->code < 128) {
+            for (unsigned k = 0; k < (o->nregs ? o->nregs : 1u) && o->code + k < 128; k++)
+               r.sgpr_w[(o->code + k) >> 6] |= 1ull << ((o->code + k) & 63);
+         }
+      }
+   } else if (d->cls == EMU_CLS_SALU) {
+      r.setreg = prefix(d->name, "s_setreg");
+      r.hwreg_id = in->hwreg_id;
+      r.m0_write = in->ndst > 0 && in->dst[0].code == EMU_SRC_M0;
+   }
+   if (wide_store(in, d->name)) {
+      r.data_first = (uint16_t)vslot(&in->src[0]);
+      r.data_count = in->src[0].nregs;
+   }
+   unsigned n = s->n < EMU_WS_DEPTH ? s->n + 1 : EMU_WS_DEPTH;
+   memmove(&s->rec[1], &s->rec[0], (n - 1) * sizeof(s->rec[0]));
+   s->rec[0] = r;
+   s->n = n;
+}
