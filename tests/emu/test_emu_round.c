@@ -803,3 +803,26 @@ Test(emu_round, unsupported_instruction_under_directed_mode_faults)
       cr_expect_eq(st, MXJIT_OK, "%s nearest: %s", cases[i].op, msg);
    }
 }
+
+/* v_div_fmas_f32: with VCC clear a plain fma rounded per MODE; with VCC set the rounded fma is
+ * scaled by 2^64 (S2 exponent >= 127) or 2^-64, exactly for the normal results checked here. */
+Test(emu_round, div_fmas_f32)
+{
+   for (int t = 0; t < 2; t++) {
+      fill_f32(K_FMA, 22);
+      check_op(targets[t], "s_mov_b64 vcc, 0\nv_div_fmas_f32 v20, v10, v12, v14", K_FMA, &F32, 0);
+      for (int mode = 0; mode < 4; mode++) {
+         r_run(targets[t], "s_mov_b64 vcc, -1\nv_div_fmas_f32 v20, v10, v12, v14",
+               (unsigned)mode, 0);
+         for (unsigned l = 18; l < 64; l++) { /* the random lanes: normal fma results */
+            uint64_t r = expect_of(K_FMA, &F32, rin[0][l], rin[1][l], rin[2][l], mode, 0);
+            int ex = (int)((r >> 23) & 0xff), cex = (int)((rin[2][l] >> 23) & 0xff);
+            if (ex < 70 || ex > 180)
+               continue;
+            uint64_t want = cex >= 127 ? r + (64u << 23) : r - (64u << 23);
+            cr_expect_eq(rout[0][l] & 0xffffffffu, want, "div_fmas vcc mode %d lane %u", mode,
+                         l);
+         }
+      }
+   }
+}
