@@ -33,6 +33,12 @@
  *              whose pseudocode sums p0 + p1 + S2 while emu_valu_16.c sums S2 + p0 + p1 and whose
  *              bf16 products can underflow f32: unsure, so loud).
  * Names without a float type (integer, bit, lane ops) are RC_EXACT.
+ *
+ * Denormals: input flushing (MODE.FP_DENORM) happens before the operation and output flushing
+ * after the directed rounding, so a tiny result rounded up to the smallest denormal still
+ * flushes to a zero of its sign, and one rounded up to the smallest normal is kept (rounding
+ * first, as the emulator's nearest-even path already does). The VOP3 omod output modifier under
+ * a directed mode faults (valu_round_enter). MFMA (emu_mfma.c) does not consult FP_ROUND.
  */
 #include "emu_valu_int.h"
 
@@ -131,8 +137,7 @@ mxjit_status
 valu_round_gate(emu_wave *w, const emu_inst *in)
 {
    pthread_once(&round_once, round_init);
-   uint8_t c = in->op < ROUND_MAX_OPS && in->op < emu_num_ops ? round_cls[in->op]
-                                                               : classify(emu_ops[in->op].name);
+   uint8_t c = in->op < ROUND_MAX_OPS ? round_cls[in->op] : classify(emu_ops[in->op].name);
    if (c != RC_FAULT)
       return MXJIT_OK;
    return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
