@@ -281,6 +281,8 @@ fill_f16(enum rk k, uint64_t seed)
          static const int32_t nn[4] = {-20, -12, 15, -24};
          rin[1][l] = (uint32_t)nn[l & 3];
       }
+      if (k == K_FRACT) /* |x| < 16; lane 0: -2^-14 (fract 1 - 2^-14) */
+         rin[0][l] = l ? rnd_val(&F16, &s, -14, 3) : 0x8400u;
    }
 }
 
@@ -468,6 +470,8 @@ Test(emu_round, f16_ops)
       check_op(targets[t], "v_mov_b32 v20, v14\nv_mac_f16 v20, v10, v12", K_MAD, &F16, 0);
       fill_f16(K_LDEXP, 19);
       check_op(targets[t], "v_ldexp_f16 v20, v10, v12", K_LDEXP, &F16, 0);
+      fill_f16(K_FRACT, 23);
+      check_op(targets[t], "v_fract_f16 v20, v10", K_FRACT, &F16, 0);
    }
 }
 
