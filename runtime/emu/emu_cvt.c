@@ -4,7 +4,10 @@
  *
  * Rounding is done in integer/double arithmetic on exact values: every f32 (and every value of
  * a smaller format) is exact in a double, division by a power of two is exact, so the only
- * rounding is the explicit one here (NUMERICS.md §2.1-2.3: RNE, saturation by policy).
+ * rounding is the explicit one here (NUMERICS.md §2.1-2.3: RNE, saturation by policy). The
+ * encoders also round toward zero, +Inf or -Inf (CVT_RTZ/RUP/RDN) for MODE.FP_ROUND; overflow
+ * then follows IEEE 754 §7.4: the directions that round the magnitude down give the largest
+ * finite value, the others Inf.
  * fp8 flavours (NUMERICS.md §1.2): gfx942 converts produce FNUZ (E4M3 bias 8, E5M2 bias 16,
  * 0x80 = NaN, no -0, no Inf); gfx950 converts produce OCP E4M3FN / E5M2.
  * Overflow policy (CDNA3/CDNA4 ISA): with the VOP3 clamp bit the converts saturate to the
@@ -95,11 +98,15 @@ cvt_encode(const cvt_fmt *f, double x, int rnd, int ovf)
    if (e < emin)
       e = emin;
    double q = ldexp(1.0, e - (int)f->mbits), y = ax / q, n = floor(y), fr = y - n;
+   /* directed: the magnitude rounds up when inexact and the direction points away from 0 */
+   bool away = (rnd == CVT_RUP && !neg) || (rnd == CVT_RDN && neg);
    if (rnd == CVT_RNE && (fr > 0.5 || (fr == 0.5 && fmod(n, 2.0) != 0.0)))
+      n += 1.0;
+   else if (away && fr > 0.0)
       n += 1.0;
    double v = n * q;
    if (v > maxv) {
-      if (ovf == CVT_OVF_SAT || rnd == CVT_RTZ)
+      if (ovf == CVT_OVF_SAT || (rnd != CVT_RNE && !away))
          return sbit | maxc;
       if (ovf == CVT_OVF_INF && f->has_inf)
          return sbit | ((1u << f->ebits) - 1) << f->mbits;
@@ -117,23 +124,26 @@ cvt_encode(const cvt_fmt *f, double x, int rnd, int ovf)
 /* f32 -> f16 in integer arithmetic (the hot path of every f16 op). RNE: a remainder above
  * half the dropped LSB rounds up, exactly half rounds to even; the carry may ripple into the
  * exponent (up to Inf), which is the IEEE result. RTZ drops the remainder and never produces
- * Inf from a finite input. cvt_encode(&cvt_f16, ...) is the slow reference it must match. */
+ * Inf from a finite input; RUP/RDN add one unit to the magnitude of an inexact result whose
+ * sign they point away from (the carry reaching Inf is again the IEEE result), and otherwise
+ * truncate like RTZ. cvt_encode(&cvt_f16, ...) is the slow reference it must match. */
 uint16_t
 cvt_f32_to_f16(float x, int rnd)
 {
    uint32_t u = valu_fbits(x), a = u & 0x7fffffffu, sign = (u >> 16) & 0x8000u, r, rem, half;
+   bool away = (rnd == CVT_RUP && !sign) || (rnd == CVT_RDN && sign);
 
    if (a > 0x7f800000u) /* NaN: quiet, payload truncated (IEEE 754 §6.2.3 convention) */
       return (uint16_t)(sign | 0x7e00 | ((u >> 13) & 0x3ff));
    if (a == 0x7f800000u)
       return (uint16_t)(sign | 0x7c00);
-   if (a >= 0x47800000u) /* >= 65536: Inf (RNE) or the largest finite value (RTZ) */
-      return (uint16_t)(sign | (rnd == CVT_RTZ ? 0x7bff : 0x7c00));
+   if (a >= 0x47800000u) /* >= 65536: Inf (RNE, away) or the largest finite value */
+      return (uint16_t)(sign | (rnd == CVT_RNE || away ? 0x7c00 : 0x7bff));
    if (a < 0x38800000u) { /* below 2^-14: f16 subnormal, unit 2^-24 */
       uint32_t e = a >> 23, m = (a & 0x7fffffu) | (e ? 0x800000u : 0);
       unsigned s = e ? 126 - e : 125;
-      if (s > 31)
-         return (uint16_t)sign;
+      if (s > 31) /* below 2^-25: zero, or the smallest subnormal when rounding away */
+         return (uint16_t)(sign | (away && a ? 1u : 0u));
       r = m >> s;
       rem = m & ((1u << s) - 1);
       half = 1u << (s - 1);
@@ -142,7 +152,7 @@ cvt_f32_to_f16(float x, int rnd)
       rem = a & 0x1fff;
       half = 0x1000;
    }
-   if (rnd == CVT_RNE && (rem > half || (rem == half && (r & 1))))
+   if (rnd == CVT_RNE ? (rem > half || (rem == half && (r & 1))) : (away && rem))
       r++;
    return (uint16_t)(sign | r);
 }
@@ -185,21 +195,30 @@ cvt_d2f(double x)
 #define K1 VK(VK_B32, VK_NONE, VK_NONE)
 #define K2 VK(VK_B32, VK_B32, VK_NONE)
 
-#define CVT(fn, kinds, bits, EXPR) \
+/* CVTR: the result is rounded per MODE.FP_ROUND field `field` (the destination's: f32 results
+ * bits 1:0, f16 results bits 3:2, as LLVM's SIModeRegister sets FP_ROUND_MODE_DP for a
+ * directed v_cvt_f16_f32): int -> f32 and f64 -> f32 round on the host in that direction
+ * (this file is built with -frounding-math), f32 -> f16 rounds in software with RND16. */
+#define CVTR(fn, kinds, bits, field, EXPR) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
       valu_io io; \
       mxjit_status st = valu_gather(w, in, &io, kinds); \
       if (st != MXJIT_OK) \
          return st; \
+      VALU_ROUND_BEGIN(field); \
       VALU_FOREACH(l, io.mask) { \
          uint64_t r = (EXPR); \
          io.d[l] = (uint32_t)r; \
          io.dhi[l] = (uint32_t)(r >> 32); \
       } \
+      VALU_ROUND_END(); \
       valu_store(w, in, &io, bits); \
       return MXJIT_OK; \
    }
+/* CVT: exact, integer-result or fixed-rounding converts (emu_valu_round.c says which). */
+#define CVT(fn, kinds, bits, EXPR) CVTR(fn, kinds, bits, 0u, EXPR)
+#define RND16 (VALU_RND_F64(w) ? valu_cvt_rnd(VALU_RND_F64(w)) : CVT_RNE)
 
 /* f32_to_i32 / f32_to_u32 of the ISA: truncate, saturate, NaN gives 0. */
 static uint32_t
@@ -280,13 +299,13 @@ f16src(const emu_wave *w, const emu_inst *in, unsigned i, uint32_t h)
    return (uint16_t)h;
 }
 
-CVT(valu_cvt_f32_i32, K1, 32, f32res(w, in, (float)(int32_t)A))
-CVT(valu_cvt_f32_u32, K1, 32, f32res(w, in, (float)A))
+CVTR(valu_cvt_f32_i32, K1, 32, VALU_RND_F32(w), f32res(w, in, (float)(int32_t)A))
+CVTR(valu_cvt_f32_u32, K1, 32, VALU_RND_F32(w), f32res(w, in, (float)A))
 CVT(valu_cvt_i32_f32, K1, 32, d2i32(FA))
 CVT(valu_cvt_u32_f32, K1, 32, d2u32(FA))
 CVT(valu_cvt_rpi_i32_f32, K1, 32, d2i32(floorf(FA + 0.5f)))
 CVT(valu_cvt_flr_i32_f32, K1, 32, d2i32(floorf(FA)))
-CVT(valu_cvt_f32_f64, VK(VK_F64, VK_NONE, VK_NONE), 32, f32res(w, in, (float)DA))
+CVTR(valu_cvt_f32_f64, VK(VK_F64, VK_NONE, VK_NONE), 32, VALU_RND_F32(w), f32res(w, in, (float)DA))
 CVT(valu_cvt_f64_f32, K1, 64, f64res(w, in, FA))
 CVT(valu_cvt_i32_f64, VK(VK_F64, VK_NONE, VK_NONE), 32, d2i32(DA))
 CVT(valu_cvt_u32_f64, VK(VK_F64, VK_NONE, VK_NONE), 32, d2u32(DA))
@@ -296,12 +315,12 @@ CVT(valu_cvt_f32_ubyte0, K1, 32, f32res(w, in, A & 0xff))
 CVT(valu_cvt_f32_ubyte1, K1, 32, f32res(w, in, (A >> 8) & 0xff))
 CVT(valu_cvt_f32_ubyte2, K1, 32, f32res(w, in, (A >> 16) & 0xff))
 CVT(valu_cvt_f32_ubyte3, K1, 32, f32res(w, in, A >> 24))
-CVT(valu_cvt_f16_f32, K1, 16, cvt_f32_to_f16(FA, CVT_RNE))
+CVT(valu_cvt_f16_f32, K1, 16, cvt_f32_to_f16(FA, RND16))
 CVT(valu_cvt_f32_f16, VK(VK_B16, VK_NONE, VK_NONE), 32,
     f32res(w, in, cvt_f16_to_f32(f16src(w, in, 0, A))))
-CVT(valu_cvt_f16_u16, VK(VK_B16, VK_NONE, VK_NONE), 16, cvt_f32_to_f16((float)(A & 0xffff), CVT_RNE))
+CVT(valu_cvt_f16_u16, VK(VK_B16, VK_NONE, VK_NONE), 16, cvt_f32_to_f16((float)(A & 0xffff), RND16))
 CVT(valu_cvt_f16_i16, VK(VK_B16, VK_NONE, VK_NONE), 16,
-    cvt_f32_to_f16((float)(int16_t)A, CVT_RNE))
+    cvt_f32_to_f16((float)(int16_t)A, RND16))
 CVT(valu_cvt_u16_f16, VK(VK_B16, VK_NONE, VK_NONE), 16, d2u16(cvt_f16_to_f32(f16src(w, in, 0, A))))
 CVT(valu_cvt_i16_f16, VK(VK_B16, VK_NONE, VK_NONE), 16, d2i16(cvt_f16_to_f32(f16src(w, in, 0, A))))
 CVT(valu_cvt_pkrtz_f16_f32, K2, 32,
@@ -330,6 +349,8 @@ pack_half(const emu_inst *in, unsigned i, uint32_t h)
 }
 
 CVT(valu_pack_b32_f16, VK(VK_B16, VK_B16, VK_NONE), 32, pack_half(in, 0, A) | pack_half(in, 1, B) << 16)
-/* gfx950 V_CVT_PK_F16_F32: two f32 to f16 with round to nearest even. */
+/* gfx950 V_CVT_PK_F16_F32: two f32 to f16 with round to nearest even whatever MODE.FP_ROUND
+ * says (pseudocode: ROUND_MODE = ROUND_NEAREST_EVEN for the op); likewise V_CVT_PK_BF16_F32,
+ * and V_CVT_PKRTZ_F16_F32 always rounds toward zero. */
 CVT(valu_cvt_pk_f16_f32, K2, 32,
     cvt_f32_to_f16(FA, CVT_RNE) | (uint32_t)cvt_f32_to_f16(FB, CVT_RNE) << 16)

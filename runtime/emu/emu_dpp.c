@@ -171,23 +171,24 @@ gather_one(emu_wave *w, const emu_inst *in, valu_io *io, unsigned i, unsigned ki
    }
 }
 
-/* Only round-to-nearest-even is implemented (conversions and f16 round in software); a kernel
- * asking for another MODE.FP_ROUND stops loudly instead of rounding wrongly. */
+/* A non-nearest MODE.FP_ROUND is honoured by the ops that implement it, ignored by those it
+ * cannot affect, and faults loudly for the rest (valu_round_gate, emu_valu_round.c). */
 mxjit_status
 valu_mode_check(emu_wave *w, const emu_inst *in)
 {
    if (w->mode & 0xfu)
-      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
-                       "valu: MODE.FP_ROUND = 0x%x (not round-to-nearest-even) is not "
-                       "implemented; use the default float_round_mode", w->mode & 0xfu);
+      return valu_round_gate(w, in);
    return MXJIT_OK;
 }
 
 mxjit_status
 valu_gather(emu_wave *w, const emu_inst *in, valu_io *io, unsigned kinds)
 {
-   if (w->mode & 0xfu)
-      return valu_mode_check(w, in);
+   if (__builtin_expect((w->mode & 0xfu) != 0, 0)) {
+      mxjit_status st = valu_round_gate(w, in);
+      if (st != MXJIT_OK)
+         return st;
+   }
    io->mask = w->exec;
    for (unsigned i = 0; i < 3; i++) {
       unsigned kind = (kinds >> (4 * i)) & 0xf;

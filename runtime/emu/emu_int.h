@@ -378,10 +378,10 @@ struct emu_dispatch {
 };
 
 /* MODE bits whose effect the emulator implements; s_setreg changing any other bit faults.
- * FP_DENORM [7:4], DX10_CLAMP [8], IEEE [9], CSP [31:29] (fork/join stack pointer, emu_sopp.c).
- * FP_ROUND [3:0] stays round-to-nearest-even until the VALU implements the other modes (then
- * add 0xf here). */
-#define EMU_MODE_IMPLEMENTED 0xe00003f0u
+ * FP_ROUND [3:0] (directed rounding: emu_valu_round.c; VALU ops that do not implement it fault
+ * when they run under it), FP_DENORM [7:4], DX10_CLAMP [8], IEEE [9], CSP [31:29] (fork/join
+ * stack pointer, emu_sopp.c). */
+#define EMU_MODE_IMPLEMENTED 0xe00003ffu
 /* MODE.GPR_IDX_EN: VGPR index mode on (S_SET_GPR_IDX_ON/OFF; not writable by s_setreg here). */
 #define EMU_MODE_GPR_IDX_EN (1u << 27)
 

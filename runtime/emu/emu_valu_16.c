@@ -7,6 +7,12 @@
  * f16 arithmetic: operands are exact in double; add/mul are exact there, so rounding once to
  * f16 is exact. fma is computed as a double fma and then rounded to f16, which can double-round
  * only when the exact result lies within 2^-53 (relative) of an f16 rounding midpoint.
+ * MODE.FP_ROUND: f16 results round per bits 3:2 (h_out), packed/mixed f32 results per bits 1:0.
+ * Under a directed mode the lane loop runs with the host rounding in the same direction
+ * (VALU_ROUND_BEGIN; built with -frounding-math), so the one inexact double step (fma) and the
+ * final f16 rounding compose into the single directed rounding of the exact result: no double
+ * rounding issue in those modes. rcp/sqrt/rsq/exp/log f16 are approximations and keep their
+ * nearest-even result (OPHX).
  */
 #include "emu_valu_int.h"
 
@@ -28,19 +34,34 @@ h_in(const emu_wave *w, uint8_t flags, uint32_t h)
    return (double)cvt_f16_to_f32((uint16_t)h);
 }
 
-/* f16 result: omod, clamp, round to nearest even, output denormal flushing. */
+/* f16 result: omod, clamp, rounding `rnd` (CVT_*), output denormal flushing. */
 static uint32_t
-h_out(const emu_wave *w, const emu_inst *in, double r)
+h_out_r(const emu_wave *w, const emu_inst *in, double r, int rnd)
 {
    static const double omod[4] = {1.0, 2.0, 4.0, 0.5};
    if (in->omod)
       r *= omod[in->omod & 3];
    if (in->clamp)
       r = isnan(r) ? ((w->mode & VALU_MODE_DX10_CLAMP) ? 0.0 : r) : r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
-   uint32_t h = isnan(r) ? 0x7e00u : cvt_encode(&cvt_f16, r, CVT_RNE, CVT_OVF_INF);
+   uint32_t h = isnan(r) ? 0x7e00u : cvt_encode(&cvt_f16, r, rnd, CVT_OVF_INF);
    if (!((w->mode >> 7) & 1) && (h & 0x7c00) == 0)
       h &= 0x8000;
    return h;
+}
+
+/* f16 result rounded per MODE.FP_ROUND[3:2]. */
+static inline uint32_t
+h_out(const emu_wave *w, const emu_inst *in, double r)
+{
+   return h_out_r(w, in, r, VALU_RND_F64(w) ? valu_cvt_rnd(VALU_RND_F64(w)) : CVT_RNE);
+}
+
+/* f16 product rounded to f16 per MODE (V_MAD_F16 / V_MAC_F16 are not fused); a * b of two
+ * f16 values is exact in float. */
+static inline double
+h_round(const emu_wave *w, double p)
+{
+   return (double)cvt_f16_to_f32(cvt_f32_to_f16((float)p, valu_cvt_rnd(VALU_RND_F64(w))));
 }
 
 static double
@@ -98,7 +119,19 @@ hrndne(double x)
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
       VALU_GATHER_OR_RETURN(io, kinds); \
+      VALU_ROUND_BEGIN(VALU_RND_F64(w)); \
       VALU_FOREACH(l, io.mask) { io.d[l] = h_out(w, in, (EXPR)); } \
+      VALU_ROUND_END(); \
+      valu_store(w, in, &io, 16); \
+      return MXJIT_OK; \
+   }
+
+/* f16 approximations / exact results: nearest even whatever MODE.FP_ROUND says. */
+#define OPHX(fn, kinds, EXPR) \
+   mxjit_status fn(emu_wave *w, const emu_inst *in) \
+   { \
+      VALU_GATHER_OR_RETURN(io, kinds); \
+      VALU_FOREACH(l, io.mask) { io.d[l] = h_out_r(w, in, (EXPR), CVT_RNE); } \
       valu_store(w, in, &io, 16); \
       return MXJIT_OK; \
    }
@@ -117,7 +150,7 @@ OPH(valu_sub_f16, K2, HA - HB)
 OPH(valu_subrev_f16, K2, HB - HA)
 OPH(valu_mul_f16, K2, HA * HB)
 OPH(valu_fma_f16, K3, fma(HA, HB, HC))
-OPH(valu_mad_f16, K3, (double)cvt_f16_to_f32(cvt_f32_to_f16((float)(HA * HB), CVT_RNE)) + HC)
+OPH(valu_mad_f16, K3, h_round(w, HA * HB) + HC)
 /* GFX9 v_mac_f16 / v_fmac_f16 keep the high half of vdst (LLVM GCNSubtarget::
  * zeroesHigh16BitsOfDest: only VI zeroes it for these), unlike the other 16-bit ops. */
 #define OPH_KEEPHI(fn, EXPR) \
@@ -127,29 +160,31 @@ OPH(valu_mad_f16, K3, (double)cvt_f16_to_f32(cvt_f32_to_f16((float)(HA * HB), CV
       mxjit_status st = valu_gather(w, in, &io, KMAC); \
       if (st != MXJIT_OK) \
          return st; \
+      VALU_ROUND_BEGIN(VALU_RND_F64(w)); \
       VALU_FOREACH(l, io.mask) { io.d[l] = (C & 0xffff0000u) | h_out(w, in, (EXPR)); } \
+      VALU_ROUND_END(); \
       valu_store(w, in, &io, 32); \
       return MXJIT_OK; \
    }
 
-OPH_KEEPHI(valu_mac_f16, (double)cvt_f16_to_f32(cvt_f32_to_f16((float)(HA * HB), CVT_RNE)) + h_in(w, 0, C))
+OPH_KEEPHI(valu_mac_f16, h_round(w, HA * HB) + h_in(w, 0, C))
 OPH_KEEPHI(valu_fmac_f16, fma(HA, HB, h_in(w, 0, C)))
-OPH(valu_min_f16, K2, hmin(w, HA, HB))
-OPH(valu_max_f16, K2, hmax(w, HA, HB))
-OPH(valu_min3_f16, K3, hmin(w, hmin(w, HA, HB), HC))
-OPH(valu_max3_f16, K3, hmax(w, hmax(w, HA, HB), HC))
-OPH(valu_med3_f16, K3, hmed3(w, HA, HB, HC))
+OPHX(valu_min_f16, K2, hmin(w, HA, HB))
+OPHX(valu_max_f16, K2, hmax(w, HA, HB))
+OPHX(valu_min3_f16, K3, hmin(w, hmin(w, HA, HB), HC))
+OPHX(valu_max3_f16, K3, hmax(w, hmax(w, HA, HB), HC))
+OPHX(valu_med3_f16, K3, hmed3(w, HA, HB, HC))
 OPH(valu_ldexp_f16, VK(VK_B16, VK_B32, VK_NONE),
     ldexp(HA, (int)((int32_t)B > 64 ? 64 : (int32_t)B < -64 ? -64 : (int32_t)B)))
-OPH(valu_rcp_f16, K1, 1.0 / HA)
-OPH(valu_sqrt_f16, K1, sqrt(HA))
-OPH(valu_rsq_f16, K1, 1.0 / sqrt(HA))
-OPH(valu_exp_f16, K1, exp2(HA))
-OPH(valu_log_f16, K1, log2(HA))
-OPH(valu_floor_f16, K1, floor(HA))
-OPH(valu_ceil_f16, K1, ceil(HA))
-OPH(valu_trunc_f16, K1, trunc(HA))
-OPH(valu_rndne_f16, K1, isinf(HA) || isnan(HA) ? HA : hrndne(HA))
+OPHX(valu_rcp_f16, K1, 1.0 / HA)
+OPHX(valu_sqrt_f16, K1, sqrt(HA))
+OPHX(valu_rsq_f16, K1, 1.0 / sqrt(HA))
+OPHX(valu_exp_f16, K1, exp2(HA))
+OPHX(valu_log_f16, K1, log2(HA))
+OPHX(valu_floor_f16, K1, floor(HA))
+OPHX(valu_ceil_f16, K1, ceil(HA))
+OPHX(valu_trunc_f16, K1, trunc(HA))
+OPHX(valu_rndne_f16, K1, isinf(HA) || isnan(HA) ? HA : hrndne(HA))
 OPH(valu_fract_f16, K1, isinf(HA) ? NAN : HA - floor(HA))
 
 OPI16(valu_add_u16, K2, A + B)
@@ -197,8 +232,8 @@ pk16_half(const emu_wave *w, const emu_inst *in, enum pk16 op, const uint32_t s[
    case PK_ADD_F16: return h_out(w, in, f[0] + f[1]);
    case PK_MUL_F16: return h_out(w, in, f[0] * f[1]);
    case PK_FMA_F16: return h_out(w, in, fma(f[0], f[1], f[2]));
-   case PK_MIN_F16: return h_out(w, in, hmin(w, f[0], f[1]));
-   case PK_MAX_F16: return h_out(w, in, hmax(w, f[0], f[1]));
+   case PK_MIN_F16: return h_out_r(w, in, hmin(w, f[0], f[1]), CVT_RNE);
+   case PK_MAX_F16: return h_out_r(w, in, hmax(w, f[0], f[1]), CVT_RNE);
    case PK_ADD_U16: return in->clamp && ua + ub > 0xffff ? 0xffff : (ua + ub) & 0xffff;
    case PK_SUB_U16: return in->clamp && ub > ua ? 0 : (ua - ub) & 0xffff;
    case PK_ADD_I16: {
@@ -230,10 +265,12 @@ pk16_half(const emu_wave *w, const emu_inst *in, enum pk16 op, const uint32_t s[
 static mxjit_status
 pk16_run(emu_wave *w, const emu_inst *in, enum pk16 op, unsigned nsrc)
 {
-   if (w->mode & 0xfu)
-      return valu_mode_check(w, in);
+   mxjit_status st = valu_mode_check(w, in);
+   if (st != MXJIT_OK)
+      return st;
    valu_io io;
    io.mask = w->exec;
+   VALU_ROUND_BEGIN(op <= PK_FMA_F16 ? VALU_RND_F64(w) : 0u);
    VALU_FOREACH(l, io.mask) {
       uint32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
       for (unsigned i = 0; i < nsrc; i++) {
@@ -242,6 +279,7 @@ pk16_run(emu_wave *w, const emu_inst *in, enum pk16 op, unsigned nsrc)
       }
       io.d[l] = pk16_half(w, in, op, lo, false) | pk16_half(w, in, op, hi, true) << 16;
    }
+   VALU_ROUND_END();
    valu_store(w, in, &io, 32);
    return MXJIT_OK;
 }
@@ -311,8 +349,9 @@ pk32_operand(const emu_wave *w, const emu_inst *in, unsigned i, bool hi, uint32_
 static mxjit_status
 pk32_run(emu_wave *w, const emu_inst *in, enum pk32 op, unsigned nsrc)
 {
-   if (w->mode & 0xfu)
-      return valu_mode_check(w, in);
+   mxjit_status st = valu_mode_check(w, in);
+   if (st != MXJIT_OK)
+      return st;
    valu_io io;
    io.mask = w->exec;
    if (op == PK_MOV_B32) { /* V_PK_MOV_B32: D.lo = S0[op_sel[0]], D.hi = S1[op_sel[1]] */
@@ -323,6 +362,7 @@ pk32_run(emu_wave *w, const emu_inst *in, enum pk32 op, unsigned nsrc)
       valu_store(w, in, &io, 64);
       return MXJIT_OK;
    }
+   VALU_ROUND_BEGIN(VALU_RND_F32(w));
    for (unsigned h = 0; h < 2; h++) {
       for (unsigned i = 0; i < nsrc; i++)
          pk32_operand(w, in, i, h, io.s[i]);
@@ -336,6 +376,7 @@ pk32_run(emu_wave *w, const emu_inst *in, enum pk32 op, unsigned nsrc)
          d[l] = valu_f32out(w, in, r);
       }
    }
+   VALU_ROUND_END();
    valu_store(w, in, &io, 64);
    return MXJIT_OK;
 }
@@ -354,6 +395,7 @@ dot2_run(emu_wave *w, const emu_inst *in, bool bf16, bool acc_dst)
    mxjit_status st = valu_gather(w, in, &io, VK(VK_B32, VK_B32, acc_dst ? VK_DST : VK_B32));
    if (st != MXJIT_OK)
       return st;
+   VALU_ROUND_BEGIN(VALU_RND_F32(w));
    VALU_FOREACH(l, io.mask) {
       float p[2];
       for (unsigned h = 0; h < 2; h++) {
@@ -367,6 +409,7 @@ dot2_run(emu_wave *w, const emu_inst *in, bool bf16, bool acc_dst)
       t += p[1];
       io.d[l] = valu_f32out(w, in, t);
    }
+   VALU_ROUND_END();
    valu_store(w, in, &io, 32);
    return MXJIT_OK;
 }
@@ -381,10 +424,12 @@ mxjit_status valu_dot2c_f32_f16(emu_wave *w, const emu_inst *in) { return dot2_r
 static mxjit_status
 mix_run(emu_wave *w, const emu_inst *in, int out) /* out: 0 f32, 1 lo f16, 2 hi f16 */
 {
-   if (w->mode & 0xfu)
-      return valu_mode_check(w, in);
+   mxjit_status st = valu_mode_check(w, in);
+   if (st != MXJIT_OK)
+      return st;
    valu_io io;
    io.mask = w->exec;
+   VALU_ROUND_BEGIN(out == 0 ? VALU_RND_F32(w) : VALU_RND_F64(w));
    VALU_FOREACH(l, io.mask) {
       double x[3];
       for (unsigned i = 0; i < 3; i++) {
@@ -407,6 +452,7 @@ mix_run(emu_wave *w, const emu_inst *in, int out) /* out: 0 f32, 1 lo f16, 2 hi 
          io.d[l] = out == 1 ? (old & 0xffff0000u) | h : (old & 0xffffu) | h << 16;
       }
    }
+   VALU_ROUND_END();
    valu_store(w, in, &io, 32);
    return MXJIT_OK;
 }

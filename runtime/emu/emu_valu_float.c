@@ -3,9 +3,14 @@
  *
  * Arithmetic runs on host floats with the host in its default state (round to nearest even, no
  * FTZ/DAZ); MODE.FP_DENORM is applied explicitly on inputs and outputs (valu_f32_prep/f32out).
- * A non-default MODE.FP_ROUND is refused by valu_gather (emu_dpp.c).
+ * A non-nearest MODE.FP_ROUND (f32 ops: bits 1:0, f64 ops: bits 3:2) runs the lane loop with the
+ * host rounding in that direction (VALU_ROUND_BEGIN; this file is built with -frounding-math):
+ * each expression below is one IEEE operation (fmaf/fma and ldexpf/ldexp are correctly rounded
+ * in every direction by glibc), so the result is the pseudocode's in that mode, overflow to
+ * the largest finite value included. MAD/MAC round the product and the sum in the mode.
  * Transcendentals (rcp, rsq, sqrt, exp, log, sin, cos) use the correctly rounded or libm result;
- * hardware is within 1 ulp of it, so tests assert those only on exactly representable results.
+ * hardware is within 1 ulp of it, so tests assert those only on exactly representable results;
+ * they keep that nearest-even result under any MODE.FP_ROUND (OPFX/OPDX).
  */
 #include "emu_valu_int.h"
 
@@ -24,31 +29,63 @@
 #define DB valu_f64in(w, in, 1, B64)
 #define DC valu_f64in(w, in, 2, C64)
 
+#define OPF_LOOP(EXPR) \
+   if (!in->omod && !in->clamp && ((w->mode >> VALU_MODE_F32_DENORM_SHIFT) & 2)) { \
+      for (unsigned l = 0; l < EMU_WAVE; l++) \
+         io.d[l] = valu_fbits(EXPR); \
+   } else { \
+      for (unsigned l = 0; l < EMU_WAVE; l++) \
+         io.d[l] = valu_f32out(w, in, (EXPR)); \
+   }
+
+/* f32 result rounded per MODE.FP_ROUND[1:0]. */
 #define OPF(fn, kinds, EXPR) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
       VALU_GATHER_OR_RETURN(io, kinds); \
       valu_f32_prep(w, in, &io, kinds); \
-      if (!in->omod && !in->clamp && ((w->mode >> VALU_MODE_F32_DENORM_SHIFT) & 2)) { \
-         for (unsigned l = 0; l < EMU_WAVE; l++) \
-            io.d[l] = valu_fbits(EXPR); \
-      } else { \
-         for (unsigned l = 0; l < EMU_WAVE; l++) \
-            io.d[l] = valu_f32out(w, in, (EXPR)); \
-      } \
+      VALU_ROUND_BEGIN(VALU_RND_F32(w)); \
+      OPF_LOOP(EXPR) \
+      VALU_ROUND_END(); \
       valu_store(w, in, &io, 32); \
       return MXJIT_OK; \
    }
 
+/* f32 approximation (transcendentals) or exact result: MODE.FP_ROUND is not applied. */
+#define OPFX(fn, kinds, EXPR) \
+   mxjit_status fn(emu_wave *w, const emu_inst *in) \
+   { \
+      VALU_GATHER_OR_RETURN(io, kinds); \
+      valu_f32_prep(w, in, &io, kinds); \
+      OPF_LOOP(EXPR) \
+      valu_store(w, in, &io, 32); \
+      return MXJIT_OK; \
+   }
+
+#define OPD_LOOP(EXPR) \
+   VALU_FOREACH(l, io.mask) { \
+      uint64_t r = valu_f64out(w, in, (EXPR)); \
+      io.d[l] = (uint32_t)r; \
+      io.dhi[l] = (uint32_t)(r >> 32); \
+   }
+
+/* f64 result rounded per MODE.FP_ROUND[3:2]. */
 #define OPD(fn, kinds, EXPR) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
       VALU_GATHER_OR_RETURN(io, kinds); \
-      VALU_FOREACH(l, io.mask) { \
-         uint64_t r = valu_f64out(w, in, (EXPR)); \
-         io.d[l] = (uint32_t)r; \
-         io.dhi[l] = (uint32_t)(r >> 32); \
-      } \
+      VALU_ROUND_BEGIN(VALU_RND_F64(w)); \
+      OPD_LOOP(EXPR) \
+      VALU_ROUND_END(); \
+      valu_store(w, in, &io, 64); \
+      return MXJIT_OK; \
+   }
+
+#define OPDX(fn, kinds, EXPR) \
+   mxjit_status fn(emu_wave *w, const emu_inst *in) \
+   { \
+      VALU_GATHER_OR_RETURN(io, kinds); \
+      OPD_LOOP(EXPR) \
       valu_store(w, in, &io, 64); \
       return MXJIT_OK; \
    }
@@ -282,50 +319,50 @@ OPF(valu_sub_f32, K2, FA - FB)
 OPF(valu_subrev_f32, K2, FB - FA)
 OPF(valu_mul_f32, K2, FA * FB)
 OPF(valu_mul_legacy_f32, K2, mul_legacy(FA, FB))
-OPF(valu_min_f32, K2, fmin_isa(w, FA, FB))
-OPF(valu_max_f32, K2, fmax_isa(w, FA, FB))
-OPF(valu_min3_f32, K3, fmin_isa(w, fmin_isa(w, FA, FB), FC))
-OPF(valu_max3_f32, K3, fmax_isa(w, fmax_isa(w, FA, FB), FC))
-OPF(valu_med3_f32, K3, fmed3_isa(w, FA, FB, FC))
-OPF(valu_maximum3_f32, K3, fmaximum_isa(fmaximum_isa(FA, FB, true), FC, true))
-OPF(valu_minimum3_f32, K3, fmaximum_isa(fmaximum_isa(FA, FB, false), FC, false))
+OPFX(valu_min_f32, K2, fmin_isa(w, FA, FB))
+OPFX(valu_max_f32, K2, fmax_isa(w, FA, FB))
+OPFX(valu_min3_f32, K3, fmin_isa(w, fmin_isa(w, FA, FB), FC))
+OPFX(valu_max3_f32, K3, fmax_isa(w, fmax_isa(w, FA, FB), FC))
+OPFX(valu_med3_f32, K3, fmed3_isa(w, FA, FB, FC))
+OPFX(valu_maximum3_f32, K3, fmaximum_isa(fmaximum_isa(FA, FB, true), FC, true))
+OPFX(valu_minimum3_f32, K3, fmaximum_isa(fmaximum_isa(FA, FB, false), FC, false))
 OPF(valu_fma_f32, K3, fmaf(FA, FB, FC))
 OPF(valu_fmac_f32, KMAC, fmaf(FA, FB, FC))
 OPF(valu_mad_f32, K3, mad_legacy(FA, FB, FC))
 OPF(valu_mac_f32, KMAC, mad_legacy(FA, FB, FC))
 OPF(valu_ldexp_f32, K2, ldexp32(FA, B))
-OPF(valu_rcp_f32, K1, 1.0f / FA)
-OPF(valu_rcp_iflag_f32, K1, 1.0f / FA)
-OPF(valu_rsq_f32, K1, (float)(1.0 / sqrt((double)FA)))
-OPF(valu_sqrt_f32, K1, sqrtf(FA))
-OPF(valu_exp_f32, K1, exp2f(FA))
-OPF(valu_log_f32, K1, log2f(FA))
-OPF(valu_sin_f32, K1, sinf(FA * twopi))
-OPF(valu_cos_f32, K1, cosf(FA * twopi))
-OPF(valu_floor_f32, K1, floorf(FA))
-OPF(valu_ceil_f32, K1, ceilf(FA))
-OPF(valu_trunc_f32, K1, truncf(FA))
-OPF(valu_rndne_f32, K1, rndne32(FA))
+OPFX(valu_rcp_f32, K1, 1.0f / FA)
+OPFX(valu_rcp_iflag_f32, K1, 1.0f / FA)
+OPFX(valu_rsq_f32, K1, (float)(1.0 / sqrt((double)FA)))
+OPFX(valu_sqrt_f32, K1, sqrtf(FA))
+OPFX(valu_exp_f32, K1, exp2f(FA))
+OPFX(valu_log_f32, K1, log2f(FA))
+OPFX(valu_sin_f32, K1, sinf(FA * twopi))
+OPFX(valu_cos_f32, K1, cosf(FA * twopi))
+OPFX(valu_floor_f32, K1, floorf(FA))
+OPFX(valu_ceil_f32, K1, ceilf(FA))
+OPFX(valu_trunc_f32, K1, truncf(FA))
+OPFX(valu_rndne_f32, K1, rndne32(FA))
 OPF(valu_fract_f32, K1, FA - floorf(FA))
-OPF(valu_frexp_mant_f32, K1, frexp_mant32(FA))
+OPFX(valu_frexp_mant_f32, K1, frexp_mant32(FA))
 OPFI(valu_frexp_exp_i32_f32, K1, frexp_exp32(FA))
 
 OPD(valu_add_f64, KD2, DA + DB)
 OPD(valu_mul_f64, KD2, DA * DB)
 OPD(valu_fma_f64, KD3, fma(DA, DB, DC))
 OPD(valu_fmac_f64, VK(VK_F64, VK_F64, VK_NONE), fma(DA, DB, valu_bitsd(emu_src64(w, &in->dst[0], (unsigned)l))))
-OPD(valu_min_f64, KD2, dmin_isa(w, DA, DB))
-OPD(valu_max_f64, KD2, dmax_isa(w, DA, DB))
+OPDX(valu_min_f64, KD2, dmin_isa(w, DA, DB))
+OPDX(valu_max_f64, KD2, dmax_isa(w, DA, DB))
 OPD(valu_ldexp_f64, VK(VK_F64, VK_B32, VK_NONE), ldexp64(DA, B))
-OPD(valu_rcp_f64, KD1, 1.0 / DA)
-OPD(valu_rsq_f64, KD1, 1.0 / sqrt(DA))
-OPD(valu_sqrt_f64, KD1, sqrt(DA))
-OPD(valu_floor_f64, KD1, floor(DA))
-OPD(valu_ceil_f64, KD1, ceil(DA))
-OPD(valu_trunc_f64, KD1, trunc(DA))
-OPD(valu_rndne_f64, KD1, rndne64(DA))
+OPDX(valu_rcp_f64, KD1, 1.0 / DA)
+OPDX(valu_rsq_f64, KD1, 1.0 / sqrt(DA))
+OPDX(valu_sqrt_f64, KD1, sqrt(DA))
+OPDX(valu_floor_f64, KD1, floor(DA))
+OPDX(valu_ceil_f64, KD1, ceil(DA))
+OPDX(valu_trunc_f64, KD1, trunc(DA))
+OPDX(valu_rndne_f64, KD1, rndne64(DA))
 OPD(valu_fract_f64, KD1, DA - floor(DA))
-OPD(valu_frexp_mant_f64, KD1, frexp_mant64(DA))
+OPDX(valu_frexp_mant_f64, KD1, frexp_mant64(DA))
 OPFI(valu_frexp_exp_i32_f64, KD1, frexp_exp64(DA))
 
 /* --- Division helpers (LLVM's f32 fdiv expansion: div_scale, rcp, fma refinement, div_fmas,
@@ -380,11 +417,13 @@ valu_div_scale_f32(emu_wave *w, const emu_inst *in)
       return st;
    uint64_t vcc = 0;
    valu_f32_prep(w, in, &io, K3);
+   VALU_ROUND_BEGIN(VALU_RND_F32(w)); /* the 2^+-64 scalings round when they underflow */
    VALU_FOREACH(l, io.mask) {
       bool v;
       io.d[l] = valu_fbits(div_scale32(FA, FB, FC, &v));
       vcc |= (uint64_t)v << l;
    }
+   VALU_ROUND_END();
    valu_store(w, in, &io, 32);
    valu_swrite64(w, &in->dst[1], vcc);
    return MXJIT_OK;
@@ -426,4 +465,4 @@ div_fixup32(float s0, float s1, float s2)
 }
 
 OPF(valu_div_fmas_f32, K3, div_fmas32(w, (unsigned)l, FA, FB, FC))
-OPF(valu_div_fixup_f32, K3, div_fixup32(FA, FB, FC))
+OPFX(valu_div_fixup_f32, K3, div_fixup32(FA, FB, FC))

@@ -42,7 +42,8 @@ typedef struct valu_io {
         l##_m &= l##_m - 1)
 
 /* emu_dpp.c */
-/** MXJIT_OK, or an UNIMPLEMENTED fault when MODE.FP_ROUND is not round-to-nearest-even. */
+/** MXJIT_OK, or an UNIMPLEMENTED fault when MODE.FP_ROUND is not round-to-nearest-even and
+ *  the instruction does not implement directed rounding (valu_round_gate). */
 mxjit_status valu_mode_check(emu_wave *w, const emu_inst *in);
 /** Reads the sources named by `kinds` (VK()) for every lane that will be written. */
 mxjit_status valu_gather(emu_wave *w, const emu_inst *in, valu_io *io, unsigned kinds);
@@ -67,6 +68,40 @@ void valu_f32_prep(const emu_wave *w, const emu_inst *in, valu_io *io, unsigned 
 uint64_t valu_smask(const emu_wave *w, const emu_opnd *o);
 /** Writes a 64-bit lane mask to a scalar destination pair (VCC, s[n:n+1], EXEC). */
 void valu_swrite64(emu_wave *w, const emu_opnd *o, uint64_t v);
+
+/* emu_valu_round.c: MODE.FP_ROUND (see the file comment for the per-opcode rules) */
+/** MXJIT_OK when `in` honours, or is unaffected by, a non-nearest MODE.FP_ROUND; else a loud
+ *  UNIMPLEMENTED fault naming the instruction and the mode. */
+mxjit_status valu_round_gate(emu_wave *w, const emu_inst *in);
+/** Sets the host rounding direction to MODE.FP_ROUND field `field` (0..3; caller passes a
+ *  non-zero one) for one op's lane loop; *prev: what valu_round_leave restores. Faults (and
+ *  changes nothing) for omod, whose order against the directed rounding is not documented. */
+mxjit_status valu_round_enter(emu_wave *w, const emu_inst *in, unsigned field, int *prev);
+void valu_round_restore(int prev);
+/** CVT_* rounding of MODE.FP_ROUND field `field` (0..3). */
+int valu_cvt_rnd(unsigned field);
+#define VALU_RND_F32(w) ((w)->mode & 3u)        /* MODE.FP_ROUND[1:0]: f32 results */
+#define VALU_RND_F64(w) (((w)->mode >> 2) & 3u) /* MODE.FP_ROUND[3:2]: f64 and f16 results */
+static inline void
+valu_round_leave(int prev)
+{
+   if (prev >= 0)
+      valu_round_restore(prev);
+}
+/* Runs the statement(s) after it with the host rounding set to MODE field `field` when that is
+ * not nearest-even; returns from the semantic function on a fault. Usage:
+ *    VALU_ROUND_BEGIN(VALU_RND_F32(w)); ...lane loop...; VALU_ROUND_END(); */
+#define VALU_ROUND_BEGIN(field)                                                                    \
+   int round_prev_ = -1;                                                                           \
+   do {                                                                                            \
+      unsigned round_field_ = (field);                                                             \
+      if (__builtin_expect(round_field_ != 0, 0)) {                                                \
+         mxjit_status round_st_ = valu_round_enter(w, in, round_field_, &round_prev_);             \
+         if (round_st_ != MXJIT_OK)                                                                \
+            return round_st_;                                                                      \
+      }                                                                                            \
+   } while (0)
+#define VALU_ROUND_END() valu_round_leave(round_prev_)
 
 /* emu_valu.c: float mode and f32 modifiers */
 bool valu_ieee(const emu_wave *w);
@@ -141,7 +176,7 @@ typedef struct cvt_fmt {
 } cvt_fmt;
 extern const cvt_fmt cvt_e4m3_fnuz, cvt_e5m2_fnuz, cvt_e4m3, cvt_e5m2, cvt_e2m1, cvt_f16,
    cvt_bf16;
-enum { CVT_RNE, CVT_RTZ };
+enum { CVT_RNE, CVT_RTZ, CVT_RUP, CVT_RDN }; /* nearest even, toward 0, +Inf, -Inf */
 enum { CVT_OVF_INF, CVT_OVF_SAT, CVT_OVF_NAN }; /* overflow policy */
 /** Encodes the double `x` (exactly representable f32 or f64 value) in format f. */
 uint32_t cvt_encode(const cvt_fmt *f, double x, int rnd, int ovf);

@@ -37,6 +37,8 @@ typedef struct eh_kernel {
    int ignore_hazards;     /* 1: do not fault on hazards */
    uint32_t dynamic_lds;   /* extra LDS bytes at launch */
    unsigned private_bytes; /* private segment (scratch) bytes per work-item */
+   unsigned round_mode;    /* MODE.FP_ROUND at launch: bits 1:0 .amdhsa_float_round_mode_32,
+                            * bits 3:2 .amdhsa_float_round_mode_16_64 (0: nearest even) */
 } eh_kernel;
 
 /** Assembles k, loads it into a fresh emulator device, copies bufs in, launches, copies the

@@ -239,10 +239,11 @@ Test(emu_salu, program_flow_and_mode)
    run_cases(flow_cases, sizeof(flow_cases) / sizeof(flow_cases[0]), NULL);
 }
 
-/* MODE fields the emulator does not implement are an explicit error, not ignored. */
+/* MODE fields the emulator does not implement (here EXCP_EN, bit 12) are an explicit error, not
+ * ignored. */
 Test(emu_salu, setreg_unimplemented_field_faults)
 {
-   eh_kernel k = {.body = "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 1\n", .block = {64}};
+   eh_kernel k = {.body = "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 12, 1), 1\n", .block = {64}};
    uint32_t out[64];
    char msg[1024];
    mxjit_status st = eh_run64(&k, out, NULL, 0, msg, sizeof(msg));
