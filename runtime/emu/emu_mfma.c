@@ -23,11 +23,17 @@
  *   v_mfma_scale_f32_*_f8f6f4 forms multiply each 32-element block sum by its two E8M0 scales
  *   (see mfma_scaled below).
  *
+ * Documented (CDNA4 ISA section 7.1.2 and 7.4, the CDNA3 guide has no contrary text): MFMA
+ * "ignores exec mask ... and forces it to 1 for all threads"; inputs narrower than 32 bits and
+ * the C matrix and result "ignore MODE.denorm and do not flush denormals"; "Round Mode:
+ * ignores Round Mode from MODE and forces it to RNE" (so MODE.FP_ROUND is not consulted here).
+ *
  * Numerics. Every product of two bf16/f16/fp8 values is exact in double. The hardware's adder
  * tree and its internal rounding are not documented, so the emulator uses one fixed order: for
  * each output, the kpl products a lane-group contributes are summed in double (exact unless the
  * terms span more than 53 bits), and these partial sums are added to the f32 accumulator in
- * increasing K order with one f32 rounding (round-to-nearest-even) each. The result is
+ * increasing K order with one f32 rounding (round-to-nearest-even) of the exact sum each (not
+ * via a double sum: emu_mfma_core.h MF_ADD_F32, as emu_mfma_ext.c does). The result is
  * bit-exact vs hardware whenever every partial sum and running sum is exactly representable in
  * f32 (e.g. integer-valued matrices); otherwise it may differ in the last bits. f32 denormals
  * are kept; Inf propagates as IEEE arithmetic does, and a NaN result is written as the quiet
@@ -196,43 +202,74 @@ unpack_all(const uint32_t *const *rows, unsigned mn, unsigned kpl, mf_type t, do
          }
 }
 
+/* The f32 rounding of the exact d + p (d an f32 value, p a double), for the rare lanes where
+ * rounding the double sum would round twice (emu_mfma_core.h, MF_ADD_F32): TwoSum gives the
+ * double sum s and its exact error e; an inexact s is moved to its odd neighbour on e's side
+ * (round to odd), which a float conversion then rounds as it would the exact sum. */
+static float
+mf_add_f32_exact(double d, double p)
+{
+   double s = d + p, bb = s - d, e = (d - (s - bb)) + (p - bb);
+   uint64_t sb;
+   memcpy(&sb, &s, sizeof(sb));
+   if (e != 0 && isfinite(s) && !(sb & 1))
+      sb += (signbit(e) == signbit(s)) ? 1 : (uint64_t)-1;
+   memcpy(&s, &sb, sizeof(s));
+   return (float)s;
+}
+
 /* Register blocking of the core (emu_mfma_core.h): MF_RI rows x MF_RJ vectors per step. */
 #define MF_RI 4
 #define MF_RJ 2
-#define MF_W 4
-#include "emu_mfma_core.h" /* mf_core_w4: 4 doubles per vector */
-#undef MF_W
 
 typedef void (*mf_core_fn)(const double *a, const double *b, const uint32_t *const *crow,
                            uint32_t *const *drow, const double *sa, const double *sb);
 
-/* One copy of the core per (mn, kpl) pair; on x86-64 also one compiled for AVX2 + FMA and one
- * for AVX-512 (8 doubles per vector), the best the CPU has chosen once at run time. These two
- * contract p + a * b into a fused multiply-add: the same double result, because every product
- * of two bf16/f16/fp8/fp6/fp4 values (at most 11 x 11 significand bits, exponents far inside
- * double's range) is exact, so rounding it plus p once equals rounding the plain sum. The build
- * turns contraction off (-ffp-contract=off), so these opt back in: GCC through the optimize
- * attribute, clang through the pragma in the core. */
+/* The core is built portable (4 doubles per vector) and, on x86-64, also for AVX2 + FMA and for
+ * AVX-512 (8 doubles per vector); the best the CPU has is chosen once at run time. The x86
+ * builds contract p + a * b into a fused multiply-add: the same double result, because every
+ * product of two bf16/f16/fp8/fp6/fp4 values (at most 11 x 11 significand bits, exponents far
+ * inside double's range) is exact, so rounding it plus p once equals rounding the plain sum.
+ * The build turns contraction off (-ffp-contract=off), so these opt back in: GCC through the
+ * optimize attribute, clang through the pragma in the core. */
+#define MF_W 4
+#define MF_SUF w4
+#define MF_ATTR unused
+#include "emu_mfma_core.h" /* mf_core_w4 */
+#undef MF_W
+#undef MF_SUF
+#undef MF_ATTR
 #if defined(__x86_64__) && defined(__GNUC__)
 #define MF_HAVE_X86 1
-#define MF_W 8
-#include "emu_mfma_core.h" /* mf_core_w8: 8 doubles per vector */
-#undef MF_W
 #if defined(__clang__)
-#define MF_CONTRACT
+#define MF_CONTRACT unused
 #else
 #define MF_CONTRACT optimize("fp-contract=fast")
 #endif
-#define MF_CORE_ISA(mn, kpl, suffix, isa, w)                                                       \
-   __attribute__((target(isa), MF_CONTRACT)) static void mf_core_##mn##_##kpl##suffix(             \
+#define MF_W 4
+#define MF_SUF avx2
+#define MF_ATTR target("avx2,fma"), MF_CONTRACT
+#include "emu_mfma_core.h" /* mf_core_avx2 */
+#undef MF_W
+#undef MF_SUF
+#undef MF_ATTR
+#define MF_W 8
+#define MF_SUF avx512
+#define MF_ATTR target("avx512f,avx512vl,avx512dq,fma"), MF_CONTRACT
+#include "emu_mfma_core.h" /* mf_core_avx512 */
+#undef MF_W
+#undef MF_SUF
+#undef MF_ATTR
+#define MF_CORE_ISA(mn, kpl, isa, attr)                                                            \
+   __attribute__((attr)) static void mf_core_##mn##_##kpl##_##isa(                                 \
        const double *a, const double *b, const uint32_t *const *crow, uint32_t *const *drow,       \
        const double *sa, const double *sb)                                                         \
    {                                                                                               \
-      mf_core_w##w(mn, kpl, a, b, crow, drow, sa, sb);                                             \
+      mf_core_##isa(mn, kpl, a, b, crow, drow, sa, sb);                                            \
    }
 #define MF_CORE_X86(mn, kpl)                                                                       \
-   MF_CORE_ISA(mn, kpl, _avx2, "avx2,fma", 4)                                                      \
-   MF_CORE_ISA(mn, kpl, _avx512, "avx512f,avx512vl,fma", 8)
+   MF_CORE_ISA(mn, kpl, avx2, target("avx2,fma"))                                                  \
+   MF_CORE_ISA(mn, kpl, avx512, target("avx512f,avx512vl,avx512dq,fma"))
 #define MF_PICK(mn, kpl)                                                                           \
    (mf_isa == 2   ? mf_core_##mn##_##kpl##_avx512                                                  \
     : mf_isa == 1 ? mf_core_##mn##_##kpl##_avx2                                                    \
@@ -269,7 +306,8 @@ mf_init(void)
    __builtin_cpu_init();
    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
       mf_isa = 1;
-   if (mf_isa && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
+   if (mf_isa && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+       __builtin_cpu_supports("avx512dq"))
       mf_isa = 2;
    const char *cap = getenv("MXJIT_EMU_MFMA_ISA");
    if (cap && cap[0] >= '0' && cap[0] <= '2' && !cap[1] && (unsigned)(cap[0] - '0') < mf_isa)

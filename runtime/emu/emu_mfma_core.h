@@ -1,34 +1,63 @@
 /*
- * emu_mfma_core.h — the arithmetic core of one MFMA for one vector width: a template included
- * by emu_mfma.c once per width with MF_W (doubles per vector: 4 or 8) defined; it defines
- * mf_core_w<MF_W>(). No include guard on purpose.
+ * emu_mfma_core.h — the arithmetic core of one MFMA for one vector width and instruction set: a
+ * template included by emu_mfma.c once per build of the core, with MF_W (doubles per vector: 4
+ * or 8), MF_SUF (name suffix) and MF_ATTR (function attributes: the target ISA) defined; it
+ * defines mf_core_<MF_SUF>(). No include guard on purpose. Every function of the template
+ * carries MF_ATTR itself, not only its caller: GCC lowers generic vector operations per
+ * function before inlining, and 64-bit lane compares built for baseline SSE2 come out as
+ * scalar code.
  *
  * The arithmetic, in exactly the order of emu_mfma.c's module comment, per output element
  * D[i][j]: for each K group g (increasing), p = a[i][k0] * b[k0][j], then p += a[i][k] *
  * b[k][j] for k = k0+1 .. k0+kpl-1 in double (every product is exact, so a fused multiply-add
  * rounds identically), optionally p *= sa[i+mn*g] * sb[j+mn*g] (exact powers of two), then
- * D = (float)((double)D + p). The per-element operation sequence is that of a scalar loop; only
- * the loop nest is blocked for speed: each K group's sums are formed for MF_RI rows x MF_RJ
- * vectors of MF_W columns at a time (B vectors loaded once per k and shared by the rows, A
- * broadcast once per row and k, all sums in registers), parked in `part`, and folded into C in
- * group order afterwards. a: [K][mn] (A transposed), b: [K][mn]; crow[i] / drow[i]: f32 bits of
- * row i of C / D (mn columns; D's row i may be C's row i, each element is read before it is
- * written). GNU vector types (gcc and clang): each lane is ordinary IEEE arithmetic.
+ * D = the f32 rounding of the exact D + p (MF_ADD_F32: one rounding, not double then float). The
+ * per-element operation sequence is that of a scalar loop; only the loop nest is blocked for speed:
+ * each K group's sums are formed for MF_RI rows x MF_RJ vectors of MF_W columns at a time (B
+ * vectors loaded once per k and shared by the rows, A broadcast once per row and k, all sums in
+ * registers), parked in `part`, and folded into C in group order afterwards. a: [K][mn] (A
+ * transposed), b: [K][mn]; crow[i] / drow[i]: f32 bits of row i of C / D (mn columns; D's row i may
+ * be C's row i, each element is read before it is written). GNU vector types (gcc and clang): each
+ * lane is ordinary IEEE arithmetic.
  */
 #define MF_CAT_(a, b) a##b
 #define MF_CAT(a, b) MF_CAT_(a, b)
-#define MF_VD MF_CAT(mf_vd, MF_W)
-#define MF_VF MF_CAT(mf_vf, MF_W)
-#define MF_VI MF_CAT(mf_vi, MF_W)
+#define MF_VD MF_CAT(mf_vd_, MF_SUF)
+#define MF_VF MF_CAT(mf_vf_, MF_SUF)
+#define MF_VI MF_CAT(mf_vi_, MF_SUF)
+#define MF_VL MF_CAT(mf_vl_, MF_SUF)
+#define MF_VU MF_CAT(mf_vu_, MF_SUF)
+#define MF_ADD_F32 MF_CAT(mf_add_f32_, MF_SUF)
 
 typedef double MF_VD __attribute__((vector_size(8 * MF_W)));
 typedef float MF_VF __attribute__((vector_size(4 * MF_W)));
 typedef int32_t MF_VI __attribute__((vector_size(4 * MF_W)));
+typedef int64_t MF_VL __attribute__((vector_size(8 * MF_W)));
+typedef uint64_t MF_VU __attribute__((vector_size(8 * MF_W)));
 
-static inline __attribute__((always_inline)) void
-MF_CAT(mf_core_w, MF_W)(unsigned mn, unsigned kpl, const double *a, const double *b,
-                        const uint32_t *const *crow, uint32_t *const *drow, const double *sa,
-                        const double *sb)
+/* df = (float)(d + p) where d = df: the double sum s = RN(d + p), then RN to float. That can
+ * differ from rounding the exact sum once only when s is inexact and lands exactly on a
+ * midpoint between two floats (RNE-to-RNE double rounding). *need gets the lanes where that
+ * is possible: a normal-range s whose 29 bits below float precision are 1 << 28, or a nonzero
+ * s below the float normal range (shorter float precision there); the caller redoes them with
+ * mf_add_f32_exact. */
+static inline __attribute__((always_inline, MF_ATTR)) void
+MF_ADD_F32(MF_VF *df, const MF_VD *pp, MF_VL *need)
+{
+   MF_VD s = __builtin_convertvector(*df, MF_VD) + *pp;
+   MF_VL sb;
+   memcpy(&sb, &s, sizeof(sb));
+   /* |s| in (0, 2^-126): magnitude - 1 below 0x3810000000000000 - 1, as unsigned */
+   MF_VU mag1 = (MF_VU)((sb & INT64_MAX) - 1);
+   MF_VL tiny = (MF_VL)(mag1 < (uint64_t)0x3810000000000000 - 1);
+   *need |= ((sb & 0x1fffffff) == 0x10000000) | tiny;
+   *df = __builtin_convertvector(s, MF_VF);
+}
+
+static inline __attribute__((always_inline, MF_ATTR)) void
+MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const double *b,
+                         const uint32_t *const *crow, uint32_t *const *drow, const double *sa,
+                         const double *sb)
 {
 #if defined(__clang__)
 #pragma clang fp contract(fast)
@@ -73,6 +102,9 @@ MF_CAT(mf_core_w, MF_W)(unsigned mn, unsigned kpl, const double *a, const double
    for (unsigned i = 0; i < mn; i++) {
       const uint32_t *cr = crow[i];
       uint32_t *dr = drow[i];
+      uint32_t c0[32]; /* row i of C before D (which may be the same registers) is written */
+      memcpy(c0, cr, mn * sizeof(uint32_t));
+      MF_VL need = {0};
       for (unsigned j = 0; j < mn; j += MF_W) {
          MF_VF df;
          memcpy(&df, cr + j, sizeof(df));
@@ -85,7 +117,7 @@ MF_CAT(mf_core_w, MF_W)(unsigned mn, unsigned kpl, const double *a, const double
                memcpy(&sv, sb + mn * g + j, sizeof(sv));
                p = p * (sa[i + mn * g] * sv);
             }
-            df = __builtin_convertvector(__builtin_convertvector(df, MF_VD) + p, MF_VF);
+            MF_ADD_F32(&df, &p, &need);
          }
          /* NaN results become the canonical quiet NaN (module comment of emu_mfma.c) */
          MF_VI bits, nan = df != df;
@@ -93,9 +125,29 @@ MF_CAT(mf_core_w, MF_W)(unsigned mn, unsigned kpl, const double *a, const double
          bits = (bits & ~nan) | (nan & 0x7fc00000);
          memcpy(dr + j, &bits, sizeof(bits));
       }
+      int64_t any = 0;
+      for (unsigned l = 0; l < MF_W; l++)
+         any |= need[l];
+      if (__builtin_expect(any != 0, 0)) /* rare: redo the row one element at a time, exactly */
+         for (unsigned j = 0; j < mn; j++) {
+            float d;
+            memcpy(&d, &c0[j], sizeof(d));
+            for (unsigned g = 0; g < groups; g++) {
+               double p = part[(g * mn + i) * mn + j];
+               if (sa)
+                  p = p * (sa[i + mn * g] * sb[mn * g + j]);
+               d = mf_add_f32_exact(d, p);
+            }
+            uint32_t bits;
+            memcpy(&bits, &d, sizeof(bits));
+            dr[j] = isnan(d) ? 0x7fc00000u : bits;
+         }
    }
 }
 
 #undef MF_VD
 #undef MF_VF
 #undef MF_VI
+#undef MF_VL
+#undef MF_VU
+#undef MF_ADD_F32

@@ -3,7 +3,8 @@
  * the last bits, against a naive scalar loop of the order emu_mfma.c documents: per output
  * D[i][j] and per K group g (the kpl elements one lane holds, increasing g), the products are
  * summed in double in increasing k, and each group sum is added to the f32 accumulator with one
- * f32 rounding; a NaN result is 0x7fc00000. This pins the blocked and vectorized core
+ * f32 rounding of the exact sum (computed here in binary128, exact for these operands); a NaN
+ * result is 0x7fc00000. This pins the blocked and vectorized core
  * (emu_mfma_core.h) to that order at every host ISA level: ctest runs this suite again with
  * MXJIT_EMU_MFMA_ISA=0 and =1. The order itself is the emulator's documented choice, not a
  * hardware fact (see emu_mfma.c).
@@ -16,6 +17,17 @@
 #include <string.h>
 
 TestSuite(emu_mfma_order);
+
+__extension__ typedef __float128 o_f128;
+
+/* One rounding of the exact d + p to f32: binary128 holds d + p exactly whenever their
+ * exponents are less than ~85 apart (always, for these operands), and a binary128 -> f32
+ * conversion rounds once. */
+static float
+o_add(float d, double p)
+{
+   return (float)((o_f128)d + (o_f128)p);
+}
 
 enum { O_BF16, O_F16, O_FP8_FNUZ };
 
@@ -144,8 +156,8 @@ order_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ty
                    o_elem(o_a, g * mn + i, kpl, e, type) * o_elem(o_b, g * mn + j, kpl, e, type);
                p = e ? p + t : t;
             }
-            float nd = (float)((double)d + p);
-            inexact += (double)nd != (double)d + p;
+            float nd = o_add(d, p);
+            inexact += (o_f128)nd != (o_f128)d + (o_f128)p;
             d = nd;
          }
          uint32_t want, got = o_out[idx];
@@ -181,4 +193,40 @@ Test(emu_mfma_order, fp8_fnuz_16x16x32_and_32x32x16)
 {
    order_case("gfx942", "v_mfma_f32_16x16x32_fp8_fp8", 16, 32, O_FP8_FNUZ, 11);
    order_case("gfx942", "v_mfma_f32_32x32x16_fp8_fp8", 32, 16, O_FP8_FNUZ, 12);
+}
+
+/* The accumulate step rounds once: C = 1.0 and a group sum p = 2^-24 + 2^-60 (bf16 products
+ * 2^-12 * 2^-12 and 2^-30 * 2^-30, exact in double). 1 + p is just above the midpoint between
+ * 1.0 and 1 + 2^-23, so one rounding gives 0x3f800001; rounding to double first would drop
+ * the 2^-60 and then round the tie to even, 0x3f800000. Checked at every ISA level by ctest. */
+Test(emu_mfma_order, accumulate_rounds_once_not_via_double)
+{
+   memset(o_a, 0, sizeof(o_a));
+   memset(o_b, 0, sizeof(o_b));
+   /* lane 0 holds row 0 of A (and column 0 of B), k 0..3 of K group 0: bf16 2^-12 = 0x3980,
+    * 2^-30 = 0x3080, then zeros */
+   o_a[0] = (0x3080u << 16) | 0x3980u;
+   o_b[0] = (0x3080u << 16) | 0x3980u;
+   const char *targets[2] = {"gfx942", "gfx950"};
+   for (unsigned t = 0; t < 2; t++) {
+      static const char body[] = "v_lshlrev_b32 v3, 3, v1\n"
+                                 "v_lshlrev_b32 v12, 4, v1\n"
+                                 "global_load_dwordx2 v[4:5], v3, s[10:11]\n"
+                                 "global_load_dwordx2 v[8:9], v3, s[12:13]\n"
+                                 "global_load_dwordx4 v[16:19], v12, s[8:9]\n"
+                                 "s_waitcnt vmcnt(0)\n"
+                                 "v_mfma_f32_16x16x16_bf16 v[16:19], v[4:5], v[8:9], v[16:19]\n"
+                                 "s_nop 7\ns_nop 7\ns_nop 2\n"
+                                 "global_store_dwordx4 v12, v[16:19], s[8:9]\n";
+      char msg[1024] = "";
+      eh_kernel kern = {.target = targets[t], .body = body, .block = {64, 1, 1}};
+      uint32_t out[256];
+      for (unsigned i = 0; i < 256; i++)
+         memcpy(&out[i], &(float){1.0f}, 4);
+      eh_buf b[3] = {{out, sizeof(out), 1}, {o_a, 64 * 8, 0}, {o_b, 64 * 8, 0}};
+      cr_assert_eq(eh_run(&kern, b, 3, NULL, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+      cr_expect_eq(out[0], 0x3f800001u, "%s: D[0][0] = 0x%08x, want 0x3f800001", targets[t],
+                   out[0]);
+      cr_expect_eq(out[1], 0x3f800000u, "%s: D[1][0] = 0x%08x", targets[t], out[1]);
+   }
 }
