@@ -85,6 +85,9 @@ typedef struct mxjit_ctx_options {
    int emu_threads;             /**< emulator host threads; 0: 1 */
    uint64_t emu_shuffle_seed;   /**< nonzero: shuffle wave order at every barrier with this seed */
    int emu_hazards;             /**< 0: report hazards as faults (default); 1: ignore */
+   int emu_wait_states;         /**< 0: also report a missing software wait state (the ISA's
+                                     "manually inserted wait states" table) as a fault (default);
+                                     1: ignore */
    const char *config_dir;      /**< tuned-params YAML dir; NULL: $MXJIT_CONFIG_DIR, installed,
                                      then the source tree's configs/ */
 } mxjit_ctx_options;

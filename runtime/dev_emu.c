@@ -198,11 +198,12 @@ dev_emu_create(const char *target, const mxjit_ctx_options *opts, rt_device **ou
       snprintf(msg, msglen, "emu: out of host memory creating the device");
       return MXJIT_ERR_NOMEM;
    }
-   emu_options o = {._ = 0, .target = t};
+   emu_options o = {._ = 0, .target = t, .wait_states = 1};
    if (opts) {
       o.threads = opts->emu_threads;
       o.shuffle_seed = opts->emu_shuffle_seed;
       o.ignore_hazards = opts->emu_hazards;
+      o.wait_states = !opts->emu_wait_states;
    }
    mxjit_status st = emu_device_create(&o, &d->emu);
    if (st != MXJIT_OK) {

@@ -24,6 +24,8 @@ typedef struct emu_options {
    int threads;            /* host threads running workgroups; 0 or 1: one */
    uint64_t shuffle_seed;  /* nonzero: shuffle wave order at every barrier */
    int ignore_hazards;     /* 1: do not fault on vmcnt/lgkmcnt hazards */
+   int wait_states;        /* 1: also fault on a missing software wait state (the ISA's "manually
+                            * inserted wait states" table, emu_hazard_ws.c); needs hazards on */
 } emu_options;
 
 /* All functions return a status; on failure emu_last_error(dev) names what went wrong

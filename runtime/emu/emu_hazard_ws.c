@@ -176,10 +176,14 @@ need(const emu_ws_rec *r, const emu_inst *in, const char *n, bool valu, const ch
    NEED(r->setreg && (is_setreg || is_getreg) && in->hwreg_id == r->hwreg_id, 2,
         "S_SETREG -> S_GETREG/S_SETREG of the same register");
    NEED(r->m0_write && m0_reader(in, n), 1, "SALU writes M0 -> M0 reader");
-   if (r->data_count)
+   /* Only ALU writers: a VMEM/DS load writes its VGPRs when its data returns, many cycles after
+    * issue, and LLVM's GCNHazardRecognizer (the code generator validated on the hardware)
+    * pads only VALU writes of store data; counting loads here flagged LLVM's own
+    * buffer_store_dwordx3 -> global_load_dwordx3 sequences. */
+   if (r->data_count && valu)
       for (unsigned i = 0; i < in->ndst && i < 2; i++) {
-         NEED(v_overlap(&in->dst[i], r->data_first, r->data_count), valu ? 2u : 1u,
-              "wide store -> write of its write-data VGPRs");
+         NEED(v_overlap(&in->dst[i], r->data_first, r->data_count), 2u,
+              "wide store -> VALU write of its write-data VGPRs");
       }
 #undef NEED
    return w;

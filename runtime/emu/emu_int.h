@@ -191,6 +191,26 @@ typedef struct emu_pending {
 
 #define EMU_MAX_PENDING 64
 
+/* Software wait-state tracking of one wave (emu_hazard_ws.c, CDNA4 ISA section 4.5 Table 11). */
+#define EMU_WS_DEPTH 6 /* the longest rule needs 5 wait states; s_nop counts up to 16 */
+
+/* What one issued instruction can be the first half of a Table 11 pair with. */
+typedef struct emu_ws_rec {
+   const char *name; /* mnemonic, for messages */
+   uint32_t pc;
+   uint16_t waits; /* wait states it provides: 1, or n + 1 for s_nop n */
+   uint8_t valu, trans, cmpx, m0_write, setreg;
+   uint16_t hwreg_id;               /* s_setreg */
+   uint64_t sgpr_w[2];              /* SGPR codes 0..127 (incl. VCC, EXEC) written by a VALU op */
+   uint16_t vgpr_first, vgpr_count; /* VGPR slots written by a VALU op (AGPRs at 256..) */
+   uint16_t data_first, data_count; /* write-data VGPRs of a wide store (Table 11 rows 8/9) */
+} emu_ws_rec;
+
+typedef struct emu_ws_state {
+   emu_ws_rec rec[EMU_WS_DEPTH]; /* rec[0]: the most recently issued instruction */
+   unsigned n;
+} emu_ws_state;
+
 typedef struct emu_wave {
    uint32_t v[EMU_NUM_VGPR][EMU_WAVE]; /* v[reg][lane]; a0.. at 256.. */
    uint32_t s[EMU_NUM_SGPR + 24];      /* s0..s101; ttmp at 108.. via emu_sreg index */
@@ -208,6 +228,7 @@ typedef struct emu_wave {
    unsigned npending;
    bool pending_implicit;              /* a pending load writes VCC, M0 or EXEC (emu_hazard.c) */
    uint32_t issued[2], retired[2];     /* per counter (vm, lgkm) */
+   emu_ws_state ws;                    /* software wait states (emu_options.wait_states) */
    /* counters */
    uint64_t cls_count[EMU_CLS_COUNT];
    /* core additions (emu_sched.c owns them) */

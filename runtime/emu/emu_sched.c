@@ -4,6 +4,7 @@
  * up to each s_barrier, optional seeded shuffling of wave order, workgroups on host threads,
  * and the per-launch counters.
  */
+#include "emu_hazard_ws.h"
 #include "emu_int.h"
 
 #include <fenv.h>
@@ -136,6 +137,7 @@ wave_init(emu_wave *w, struct emu_dispatch *d, struct emu_workgroup *wg, unsigne
    w->npending = 0;
    w->pending_implicit = false;
    memset(w->issued, 0, sizeof(w->issued));
+   memset(&w->ws, 0, sizeof(w->ws));
    memset(w->retired, 0, sizeof(w->retired));
    memset(w->cls_count, 0, sizeof(w->cls_count));
    memset(w->bytes, 0, sizeof(w->bytes));
@@ -193,6 +195,7 @@ emu_wave_run(emu_wave *w)
 {
    const struct emu_kernel *k = w->kern;
    const bool hazards = !w->disp->dev->opts.ignore_hazards;
+   const bool waits = hazards && w->disp->dev->opts.wait_states;
    for (;;) {
       uint32_t pc = w->pc;
       int32_t idx = pc < k->code_size && !(pc & 3) ? k->pc_index[pc >> 2] : -1;
@@ -206,6 +209,12 @@ emu_wave_run(emu_wave *w)
          mxjit_status st = emu_hazard_check(w, in);
          if (st != MXJIT_OK)
             return st;
+      }
+      if (waits) {
+         char m[320];
+         if (!emu_ws_check(&w->ws, in, m, sizeof(m)))
+            return emu_fault(w, in, MXJIT_ERR_EMU_FAULT_HAZARD, "%s", m);
+         emu_ws_issue(&w->ws, in);
       }
       const emu_opdesc *d = &emu_ops[in->op];
       w->pc = pc + in->size;

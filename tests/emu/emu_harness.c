@@ -136,7 +136,8 @@ eh_run(const eh_kernel *k, eh_buf *bufs, unsigned nbufs, rt_counters *cnt, char 
                     .target = target,
                     .threads = k->threads,
                     .shuffle_seed = k->shuffle_seed,
-                    .ignore_hazards = k->ignore_hazards};
+                    .ignore_hazards = k->ignore_hazards,
+                    .wait_states = k->wait_states};
    st = emu_device_create(&o, &dev);
    if (st != MXJIT_OK) {
       free(hsaco);

@@ -35,6 +35,7 @@ typedef struct eh_kernel {
    uint64_t shuffle_seed;  /* wave order shuffling at barriers */
    int threads;            /* host threads (0: 1) */
    int ignore_hazards;     /* 1: do not fault on hazards */
+   int wait_states;        /* 1: also fault on missing software wait states */
    uint32_t dynamic_lds;   /* extra LDS bytes at launch */
    unsigned private_bytes; /* private segment (scratch) bytes per work-item */
    unsigned round_mode;    /* MODE.FP_ROUND at launch: bits 1:0 .amdhsa_float_round_mode_32,

@@ -46,7 +46,7 @@ compile(jb_builder *b, je_kernel *out, void **hsaco, size_t *hsize, char **asm_o
 mxjit_status
 je_build(jb_builder *b, const char *name, uint64_t shuffle_seed, je_kernel *out, char **asm_out)
 {
-   emu_options o = {.shuffle_seed = shuffle_seed};
+   emu_options o = {.shuffle_seed = shuffle_seed, .wait_states = 1};
    return je_build_ex(b, name, &o, out, asm_out);
 }
 

@@ -263,7 +263,7 @@ static void
 check_atom(const struct jt_target *t, int threads)
 {
    je_kernel k;
-   emu_options o = {.shuffle_seed = 0x1234, .threads = threads};
+   emu_options o = {.shuffle_seed = 0x1234, .threads = threads, .wait_states = 1};
    cr_assert_eq(je_build_ex(build_atom(t), "atom", &o, &k, NULL), MXJIT_OK, "%s", k.msg);
    uint64_t dc = je_alloc(&k, NULL, 16), dold = je_alloc(&k, NULL, NATOM * 4);
    cr_assert(dc && dold, "%s", k.msg);
