@@ -7,12 +7,14 @@
  *   CBSZ/ABID: block b reads A of block ((b >> cbsz) << cbsz) + abid; BLGP: lane L of B reads
  *   lane blgp_src(L) (calculator's _get_blgp_transformed_lane).
  * Also: i8 products at -128/127 and i32 wrap-around, f32 denormals / NaN / -0, the one-rounding
- * accumulation step, AGPR and VGPR accumulators, D apart from C, both targets, and the loud
+ * accumulation step, per-K-group rounding order on random operands (checked in long double),
+ * AGPR and VGPR accumulators, D apart from C, an inline-constant C, both targets, and the loud
  * faults for what is not emulated.
  */
 #include "emu_harness.h"
 
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +27,7 @@ typedef struct xc {
    int type;
    bool agpr, dsep; /* AGPR accumulator; D in registers apart from C */
    unsigned cbsz, abid, blgp;
+   bool cimm; /* C is the inline constant 7 (every accumulator element; i8 only) */
 } xc;
 
 /* in: rows of 64 dwords (one register for all lanes): A 0..3, B 4..7, C 8..39 */
@@ -169,8 +172,9 @@ run_case(const xc *c, char *msg, size_t len)
          n += snprintf(body + n, sizeof(body) - n, "v_accvgpr_write_b32 a%u, v%u\n", r, 16 + r);
    const char *acc = c->agpr ? "a" : "v";
    unsigned cbase = c->agpr ? 0 : 16, dbase = cbase + (c->dsep ? 32 : 0);
-   n += snprintf(body + n, sizeof(body) - n, "%s %s, %s, %s, %s", c->mnem, rng(rd, acc, dbase, nr),
-                 rng(ra, "v", 8, na), rng(rb, "v", 12, na), rng(rc, acc, cbase, nr));
+   n +=
+       snprintf(body + n, sizeof(body) - n, "%s %s, %s, %s, %s", c->mnem, rng(rd, acc, dbase, nr),
+                rng(ra, "v", 8, na), rng(rb, "v", 12, na), c->cimm ? "7" : rng(rc, acc, cbase, nr));
    if (c->cbsz || c->abid)
       n += snprintf(body + n, sizeof(body) - n, " cbsz:%u abid:%u", c->cbsz, c->abid);
    if (c->blgp)
@@ -236,7 +240,7 @@ check_case(const xc *c)
       unsigned ab = c->blocks > 1 ? ((b >> c->cbsz) << c->cbsz) + c->abid : 0;
       for (unsigned i = 0; i < c->mn; i++)
          for (unsigned j = 0; j < c->mn; j++) {
-            long s = cval(b, i, j);
+            long s = c->cimm ? 7 : cval(b, i, j);
             for (unsigned kk = 0; kk < c->k; kk++)
                s += (long)aval(ab, i, kk) * b_eff(c, b, kk, j);
             unsigned reg, lane;
@@ -355,6 +359,24 @@ Test(emu_mfma_ext, d_apart_from_c)
                     .blocks = 1,
                     .agpr = true,
                     .dsep = true});
+}
+
+/* An inline-constant C supplies the same value to every accumulator element. */
+Test(emu_mfma_ext, i8_inline_constant_c)
+{
+   check_case(&(xc){.target = "gfx942",
+                    .mnem = "v_mfma_i32_4x4x4_16b_i8",
+                    .mn = 4,
+                    .k = 4,
+                    .blocks = 16,
+                    .cimm = true});
+   check_case(&(xc){.target = "gfx950",
+                    .mnem = "v_mfma_i32_32x32x16_i8",
+                    .mn = 32,
+                    .k = 16,
+                    .blocks = 1,
+                    .agpr = true,
+                    .cimm = true});
 }
 
 /* CBSZ/ABID: every legal (cbsz, abid) of the 4-block i8 shape, a selection elsewhere. */
@@ -591,6 +613,94 @@ Test(emu_mfma_ext, f16_denormal_and_nan_multi_block)
             want = 0x7fc00000u; /* D_2[0][j] = Inf * 0 */
          cr_assert_eq(g_out[r * 64 + lane], want, "reg %u lane %u = 0x%08x", r, lane,
                       g_out[r * 64 + lane]);
+      }
+}
+
+/* Random finite operands (random sign, exponent in [emin, emax], random mantissa), kept as long
+ * double beside their bits. On x86-64 long double has a 64-bit significand: the exponent ranges
+ * below keep every C + group sum within 64 bits, so (float)(C + S) in long double is the one
+ * f32 rounding of the exact sum the model prescribes, computed without the emulator's double
+ * arithmetic. f32 products span up to 59 bits, beyond double's 53. */
+static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+static long double g_av[64][8], g_bv[64][8];
+
+static uint32_t
+rnd32(void)
+{
+   g_rng ^= g_rng << 13;
+   g_rng ^= g_rng >> 7;
+   g_rng ^= g_rng << 17;
+   return (uint32_t)(g_rng >> 16);
+}
+
+static uint32_t
+rand_bits(int type, int emin, int emax, long double *val)
+{
+   static const unsigned mb[] = {0, 10, 7, 23}, bias[] = {0, 15, 127, 127}, eb[] = {0, 5, 8, 8};
+   uint32_t sign = rnd32() & 1, m = rnd32() & ((1u << mb[type]) - 1);
+   int e = emin + (int)(rnd32() % (unsigned)(emax - emin + 1));
+   *val = ldexpl((long double)(m | (1u << mb[type])), e - (int)mb[type]) * (sign ? -1 : 1);
+   return sign << (mb[type] + eb[type]) | (uint32_t)(e + (int)bias[type]) << mb[type] | m;
+}
+
+static void
+random_case(const xc *c)
+{
+   unsigned kpl = c->mn * c->k * c->blocks / 64, bits = c->type == T_F32 ? 32 : 16;
+   int lo = c->type == T_F32 ? -2 : -4, hi = c->type == T_F32 ? 2 : 4;
+   memset(g_in, 0, sizeof(g_in));
+   for (unsigned lane = 0; lane < 64; lane++)
+      for (unsigned e = 0; e < kpl; e++) {
+         unsigned row = e * bits / 32, sh = (e * bits) % 32;
+         g_in[row * 64 + lane] |= rand_bits(c->type, lo, hi, &g_av[lane][e]) << sh;
+         g_in[(4 + row) * 64 + lane] |= rand_bits(c->type, lo, hi, &g_bv[lane][e]) << sh;
+      }
+   for (unsigned r = 0; r < nregs(c); r++)
+      for (unsigned lane = 0; lane < 64; lane++) {
+         long double unused;
+         g_in[(8 + r) * 64 + lane] = rand_bits(T_F32, -6, 8, &unused);
+      }
+   char msg[1024] = "";
+   cr_assert_eq(run_case(c, msg, sizeof(msg)), MXJIT_OK, "%s: %s", c->mnem, msg);
+   for (unsigned b = 0; b < c->blocks; b++)
+      for (unsigned i = 0; i < c->mn; i++)
+         for (unsigned j = 0; j < c->mn; j++) {
+            unsigned reg, lane;
+            d_pos(c, b, i, j, &reg, &lane);
+            float acc;
+            memcpy(&acc, &g_in[(8 + reg) * 64 + lane], 4);
+            for (unsigned q = 0; q < c->k / kpl; q++) { /* K groups in increasing K */
+               unsigned g = c->blocks > 1 ? b : q, la = c->mn * g + i, lb = c->mn * g + j;
+               long double sum = 0;
+               for (unsigned e = 0; e < kpl; e++)
+                  sum += g_av[la][e] * g_bv[lb][e];
+               acc = (float)((long double)acc + sum);
+            }
+            cr_assert_eq(g_out[reg * 64 + lane], f32_bits(acc),
+                         "%s D%u[%u][%u] = 0x%08x, want 0x%08x", c->mnem, b, i, j,
+                         g_out[reg * 64 + lane], f32_bits(acc));
+         }
+}
+
+Test(emu_mfma_ext, random_operands_one_rounding_per_k_group)
+{
+   if (LDBL_MANT_DIG < 64)
+      cr_skip_test("needs a 64-bit long double significand");
+   static const xc cases[] = {
+       {.mnem = "v_mfma_f32_16x16x4_f32", .mn = 16, .k = 4, .blocks = 1, .type = T_F32},
+       {.mnem = "v_mfma_f32_32x32x2_f32", .mn = 32, .k = 2, .blocks = 1, .type = T_F32},
+       {.mnem = "v_mfma_f32_4x4x1_16b_f32", .mn = 4, .k = 1, .blocks = 16, .type = T_F32},
+       {.mnem = "v_mfma_f32_32x32x1_2b_f32", .mn = 32, .k = 1, .blocks = 2, .type = T_F32},
+       {.mnem = "v_mfma_f32_4x4x4_16b_f16", .mn = 4, .k = 4, .blocks = 16, .type = T_F16},
+       {.mnem = "v_mfma_f32_16x16x4_4b_f16", .mn = 16, .k = 4, .blocks = 4, .type = T_F16},
+       {.mnem = "v_mfma_f32_32x32x4_2b_bf16", .mn = 32, .k = 4, .blocks = 2, .type = T_BF16},
+       {.mnem = "v_mfma_f32_16x16x4_4b_bf16", .mn = 16, .k = 4, .blocks = 4, .type = T_BF16},
+   };
+   for (unsigned t = 0; t < sizeof(cases) / sizeof(cases[0]); t++)
+      for (unsigned rep = 0; rep < 2; rep++) {
+         xc c = cases[t];
+         c.target = rep ? "gfx950" : "gfx942";
+         random_case(&c);
       }
 }
 
