@@ -1,7 +1,7 @@
 /*
  * emu_mfma_ext.c — the MFMA forms emu_mfma.c does not cover: integer (i8 -> i32), f32-input,
  * and the multi-block ("_<n>b_") shapes of i8 / f16 / bf16 / f32, with the CBSZ/ABID A-block
- * broadcast and the BLGP B-lane swizzle.
+ * broadcast and the BLGP B-lane swizzle; and the 4:2 sparse v_smfmac_* family.
  *
  * Lane layouts: CDNA3 ISA "Matrix Fused Multiply Add (MFMA)" operand layout, as printed by AMD's
  * matrix instruction calculator (github.com/ROCm/amd_matrix_instruction_calculator,
@@ -44,15 +44,27 @@
  * group) each step is therefore exactly fmaf(a, b, acc). f32 denormals are kept, NaN results
  * are written as 0x7fc00000 as in emu_mfma.c. MFMA ignores EXEC.
  *
- * Not here (they stay faulting as unknown opcodes): v_mfma_f64_* (no documented order or
- * rounding of the f64 accumulation chain found) and v_smfmac_* (sparse A).
+ * The sparse v_smfmac_* forms are at the end of the file. Not here (they stay faulting as
+ * unknown opcodes): v_mfma_f64_* (no documented order or rounding of the f64 accumulation
+ * chain found).
  */
 #include "emu_vmem.h"
 
 #include <math.h>
 #include <string.h>
 
-typedef enum xm_type { XM_I8, XM_F16, XM_BF16, XM_F32 } xm_type;
+typedef enum xm_type {
+   XM_I8,
+   XM_F16,
+   XM_BF16,
+   XM_F32,
+   XM_FP8_FNUZ, /* gfx942 fp8 / bf8 (NUMERICS.md §1.2), SMFMAC only */
+   XM_BF8_FNUZ,
+   XM_FP8_OCP, /* gfx950 */
+   XM_BF8_OCP,
+} xm_type;
+
+static const unsigned xm_bits[] = {8, 16, 16, 32, 8, 8, 8, 8};
 
 /* Modifier support of one instruction (see the module comment). */
 enum { XM_CBSZ = 1, XM_BLGP = 2 };
@@ -77,6 +89,23 @@ f16_value(uint32_t h)
    return (h & 0x8000u) ? -v : v;
 }
 
+/* fp8 decoding, NUMERICS.md §1.2: E4M3FN (bias 7, S.1111.111 NaN, no Inf), E5M2 (bias 15, IEEE
+ * Inf/NaN), E4M3FNUZ (bias 8) and E5M2FNUZ (bias 16): only 0x80 is NaN, no Inf, no -0. */
+static double
+fp8_value(unsigned v, bool e5m2, bool fnuz)
+{
+   unsigned eb = e5m2 ? 5 : 4, mb = e5m2 ? 2 : 3;
+   int bias = (1 << (eb - 1)) - 1 + (fnuz ? 1 : 0);
+   unsigned e = (v >> mb) & ((1u << eb) - 1), m = v & ((1u << mb) - 1);
+   if (fnuz ? v == 0x80 : (e5m2 ? e == 31 && m : e == 15 && m == 7))
+      return NAN;
+   if (!fnuz && e5m2 && e == 31)
+      return (v & 0x80) ? -INFINITY : INFINITY;
+   double mag = e == 0 ? ldexp((double)m, 1 - bias - (int)mb)
+                       : ldexp((double)(m | (1u << mb)), (int)e - bias - (int)mb);
+   return (v & 0x80) ? -mag : mag;
+}
+
 /* Element e (0 .. kpl-1) of a lane's packed operand registers r[] as double (float types). */
 static double
 elem_f(const uint32_t *r, unsigned e, xm_type t)
@@ -89,6 +118,12 @@ elem_f(const uint32_t *r, unsigned e, xm_type t)
    case XM_BF16:
       bits = (r[e / 2] >> (16 * (e % 2))) << 16; /* bf16 = high half of an f32 */
       break;
+   case XM_FP8_FNUZ:
+   case XM_BF8_FNUZ:
+   case XM_FP8_OCP:
+   case XM_BF8_OCP:
+      return fp8_value((r[e / 4] >> (8 * (e % 4))) & 0xffu, t == XM_BF8_FNUZ || t == XM_BF8_OCP,
+                       t <= XM_BF8_FNUZ);
    default:
       bits = r[e];
       break;
@@ -233,8 +268,7 @@ dot(const xm_shape *s, uint32_t (*a)[32], uint32_t (*bm)[32], unsigned b, unsign
 static mxjit_status
 mfma_ext(emu_wave *w, const emu_inst *in, const xm_shape *s)
 {
-   static const unsigned ebits[] = {8, 16, 16, 32};
-   unsigned kpl = s->mn * s->k * s->blocks / 64, nops = kpl * ebits[s->t] / 32;
+   unsigned kpl = s->mn * s->k * s->blocks / 64, nops = kpl * xm_bits[s->t] / 32;
    unsigned nregs = s->mn == 4 ? 4 : s->blocks * s->mn * s->mn / 64;
    uint32_t a[EMU_WAVE][32], bm[EMU_WAVE][32], c[EMU_WAVE][32], d[32][EMU_WAVE];
    mxjit_status st = check_mods(w, in, s);
@@ -288,3 +322,126 @@ XMFMA(v_mfma_f32_32x32x1_2b_f32, 32, 1, 2, XM_F32, XM_CBSZ | XM_BLGP)
 /* f32 inputs, one block: BLGP only */
 XMFMA(v_mfma_f32_16x16x4_f32, 16, 4, 1, XM_F32, XM_BLGP)
 XMFMA(v_mfma_f32_32x32x2_f32, 32, 2, 1, XM_F32, XM_BLGP)
+
+/* --- v_smfmac_*: 4:2 structured-sparse A ---------------------------------------------------
+ * D = A (sparse mn x K) * B (K x mn) + D (the accumulator is vdst itself; SrcC holds the
+ * compression indices). Layouts (calculator, CDNA3 SMFMAC, "A[i][k]", "compression[i][k]",
+ * "B[k][j]"): a lane group g = lane / mn covers kpl = mn * K / 64 consecutive K (B holds all kpl
+ * of them, packed as for MFMA); A holds kpl / 2 stored values packed in order, two per group of
+ * four K; the index VGPR of the A lane holds 2 bits per stored value, value n at bits
+ * [2n+1:2n] giving its position (0-3) inside group n / 2 (the 4-bit field of group q at bits
+ * [4q+3:4q]; the pairing of value n with field n is how AMD's composable_kernel
+ * compress_a_impl packs them). Index set (LLVM's AMDGPU dialect documentation of sparse_mfma):
+ * CBSZ == 0: ABID selects set ABID of kpl bits (16-bit data: 4 sets of 8 bits at kpl = 8);
+ * CBSZ != 0: set 0. BLGP is not defined for SMFMAC. The gfx950-only shapes (double K) use the
+ * same rule with kpl = 16 / 32, as the MFMA double-K shapes do. Two stored values naming the
+ * same position both multiply that B element. Numerics as for MFMA: the kpl / 2 products of
+ * one lane group form a K group. */
+typedef struct xs_shape {
+   unsigned mn, k;
+   xm_type ta, tb;
+} xs_shape;
+
+static uint32_t
+sparse_dot(const xs_shape *s, uint32_t (*a)[32], uint32_t (*bm)[32], uint32_t (*ix)[32],
+           unsigned off, unsigned i, unsigned j, uint32_t c)
+{
+   unsigned kpl = s->mn * s->k / 64, ns = kpl / 2;
+   uint32_t acc = c;
+   float facc;
+   memcpy(&facc, &c, 4);
+   for (unsigned q = 0; q < 64 / s->mn; q++) {
+      unsigned la = s->mn * q + i, lb = s->mn * q + j;
+      uint32_t x = (uint32_t)((uint64_t)ix[la][0] >> off);
+      double p = 0;
+      for (unsigned n = 0; n < ns; n++) {
+         unsigned kl = 4 * (n / 2) + ((x >> (2 * n)) & 3u);
+         if (s->ta == XM_I8) {
+            acc += (uint32_t)(elem_i8(a[la], n) * elem_i8(bm[lb], kl));
+            continue;
+         }
+         double t = elem_f(a[la], n, s->ta) * elem_f(bm[lb], kl, s->tb);
+         p = n ? p + t : t;
+      }
+      if (s->ta != XM_I8)
+         facc = add_round_once(facc, p);
+   }
+   if (s->ta == XM_I8)
+      return acc;
+   if (isnan(facc))
+      return 0x7fc00000u;
+   memcpy(&acc, &facc, 4);
+   return acc;
+}
+
+static mxjit_status
+smfmac(emu_wave *w, const emu_inst *in, const xs_shape *s)
+{
+   unsigned kpl = s->mn * s->k / 64, nregs = s->mn * s->mn / 64;
+   unsigned off = in->cbsz ? 0 : kpl * in->abid;
+   uint32_t a[EMU_WAVE][32], bm[EMU_WAVE][32], ix[EMU_WAVE][32], c[EMU_WAVE][32];
+   uint32_t d[32][EMU_WAVE];
+   if (in->blgp)
+      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED, "blgp:%u: SMFMAC has no B-lane swizzle",
+                       in->blgp);
+   if (off + kpl > 32)
+      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                       "abid:%u selects no compression index set (%u-bit sets)", in->abid, kpl);
+   read_opnd(w, &in->src[0], kpl / 2 * xm_bits[s->ta] / 32, a);
+   read_opnd(w, &in->src[1], kpl * xm_bits[s->tb] / 32, bm);
+   read_opnd(w, &in->src[2], 1, ix);
+   read_opnd(w, &in->dst[0], nregs, c);
+   xm_shape cs = {s->mn, s->k, 1, XM_F32, 0};
+   for (unsigned i = 0; i < s->mn; i++)
+      for (unsigned j = 0; j < s->mn; j++) {
+         unsigned reg, lane;
+         cd_pos(&cs, 0, i, j, &reg, &lane);
+         d[reg][lane] = sparse_dot(s, a, bm, ix, off, i, j, c[lane][reg]);
+      }
+   int vd = emu_vm_vreg(&in->dst[0]);
+   for (unsigned r = 0; r < nregs; r++)
+      for (unsigned lane = 0; lane < EMU_WAVE; lane++)
+         emu_vm_wr(w, &in->dst[0], vd, lane, r, d[r][lane]);
+   return MXJIT_OK;
+}
+
+#define XSMFMAC(name, mn, k, ta, tb)                                                               \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      static const xs_shape s = {mn, k, ta, tb};                                                   \
+      return smfmac(w, in, &s);                                                                    \
+   }
+/* fp8 pairs name A's format first; FNUZ on gfx942, OCP on gfx950 (NUMERICS.md §1.2). */
+#define XSMFMAC_F8(shape, mn, k)                                                                   \
+   XSMFMAC(v_smfmac_f32_##shape##_fp8_fp8_fnuz, mn, k, XM_FP8_FNUZ, XM_FP8_FNUZ)                   \
+   XSMFMAC(v_smfmac_f32_##shape##_fp8_bf8_fnuz, mn, k, XM_FP8_FNUZ, XM_BF8_FNUZ)                   \
+   XSMFMAC(v_smfmac_f32_##shape##_bf8_fp8_fnuz, mn, k, XM_BF8_FNUZ, XM_FP8_FNUZ)                   \
+   XSMFMAC(v_smfmac_f32_##shape##_bf8_bf8_fnuz, mn, k, XM_BF8_FNUZ, XM_BF8_FNUZ)                   \
+   XSMFMAC(v_smfmac_f32_##shape##_fp8_fp8_ocp, mn, k, XM_FP8_OCP, XM_FP8_OCP)                      \
+   XSMFMAC(v_smfmac_f32_##shape##_fp8_bf8_ocp, mn, k, XM_FP8_OCP, XM_BF8_OCP)                      \
+   XSMFMAC(v_smfmac_f32_##shape##_bf8_fp8_ocp, mn, k, XM_BF8_OCP, XM_FP8_OCP)                      \
+   XSMFMAC(v_smfmac_f32_##shape##_bf8_bf8_ocp, mn, k, XM_BF8_OCP, XM_BF8_OCP)
+
+XSMFMAC(v_smfmac_f32_16x16x32_f16, 16, 32, XM_F16, XM_F16)
+XSMFMAC(v_smfmac_f32_16x16x32_bf16, 16, 32, XM_BF16, XM_BF16)
+XSMFMAC(v_smfmac_f32_32x32x16_f16, 32, 16, XM_F16, XM_F16)
+XSMFMAC(v_smfmac_f32_32x32x16_bf16, 32, 16, XM_BF16, XM_BF16)
+XSMFMAC(v_smfmac_i32_16x16x64_i8, 16, 64, XM_I8, XM_I8)
+XSMFMAC(v_smfmac_i32_32x32x32_i8, 32, 32, XM_I8, XM_I8)
+XSMFMAC_F8(16x16x64, 16, 64)
+XSMFMAC_F8(32x32x32, 32, 32)
+/* gfx950 only */
+XSMFMAC(v_smfmac_f32_16x16x64_f16, 16, 64, XM_F16, XM_F16)
+XSMFMAC(v_smfmac_f32_16x16x64_bf16, 16, 64, XM_BF16, XM_BF16)
+XSMFMAC(v_smfmac_f32_32x32x32_f16, 32, 32, XM_F16, XM_F16)
+XSMFMAC(v_smfmac_f32_32x32x32_bf16, 32, 32, XM_BF16, XM_BF16)
+XSMFMAC(v_smfmac_i32_16x16x128_i8, 16, 128, XM_I8, XM_I8)
+XSMFMAC(v_smfmac_i32_32x32x64_i8, 32, 64, XM_I8, XM_I8)
+XSMFMAC(v_smfmac_f32_16x16x128_fp8_fp8, 16, 128, XM_FP8_OCP, XM_FP8_OCP)
+XSMFMAC(v_smfmac_f32_16x16x128_fp8_bf8, 16, 128, XM_FP8_OCP, XM_BF8_OCP)
+XSMFMAC(v_smfmac_f32_16x16x128_bf8_fp8, 16, 128, XM_BF8_OCP, XM_FP8_OCP)
+XSMFMAC(v_smfmac_f32_16x16x128_bf8_bf8, 16, 128, XM_BF8_OCP, XM_BF8_OCP)
+XSMFMAC(v_smfmac_f32_32x32x64_fp8_fp8, 32, 64, XM_FP8_OCP, XM_FP8_OCP)
+XSMFMAC(v_smfmac_f32_32x32x64_fp8_bf8, 32, 64, XM_FP8_OCP, XM_BF8_OCP)
+XSMFMAC(v_smfmac_f32_32x32x64_bf8_fp8, 32, 64, XM_BF8_OCP, XM_FP8_OCP)
+XSMFMAC(v_smfmac_f32_32x32x64_bf8_bf8, 32, 64, XM_BF8_OCP, XM_BF8_OCP)
