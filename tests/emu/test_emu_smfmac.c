@@ -22,6 +22,7 @@ typedef struct sc {
    int ta, tb;
    bool agpr;
    unsigned cbsz, abid;
+   bool b80; /* B[0][0] is the byte 0x80: NaN in FNUZ (gfx942), -0 in OCP (gfx950) */
 } sc;
 
 /* rows of 64 dwords: A 0..3, B 4..11, index 12, C 16..31 */
@@ -163,6 +164,8 @@ check(const sc *c)
       }
       for (unsigned e = 0; e < kpl; e++)
          put(4, lane, e, c->tb, bval(g * kpl + e, rc));
+      if (c->b80 && lane == 0)
+         g_in[4 * 64] = (g_in[4 * 64] & ~0xffu) | 0x80u;
       if (kpl < 32)
          idx &= ~(((1u << kpl) - 1) << (kpl * set));
       else
@@ -185,12 +188,16 @@ check(const sc *c)
    for (unsigned i = 0; i < c->mn; i++)
       for (unsigned j = 0; j < c->mn; j++) {
          long s = 0;
-         for (unsigned k = 0; k < c->k; k++)
-            s += (long)adense(i, k) * bval(k, j);
+         bool nan = false;
+         for (unsigned k = 0; k < c->k; k++) {
+            bool special = c->b80 && k == 0 && j == 0;
+            nan |= special && scale == 1 && adense(i, k) != 0;
+            s += special ? 0 : (long)adense(i, k) * bval(k, j);
+         }
          s = cval(i, j) + scale * s;
          float f = (float)s;
-         uint32_t want = (uint32_t)s;
-         if (fl)
+         uint32_t want = nan ? 0x7fc00000u : (uint32_t)s;
+         if (fl && !nan)
             memcpy(&want, &f, 4);
          unsigned reg, lane;
          d_pos(c->mn, i, j, &reg, &lane);
@@ -245,6 +252,18 @@ Test(emu_smfmac, fp8_fnuz_vs_ocp)
              .agpr = true});
    both((sc){.mnem = "v_smfmac_f32_32x32x32_fp8_bf8", .mn = 32, .k = 32, .ta = S_FP8, .tb = S_BF8});
    both((sc){.mnem = "v_smfmac_f32_32x32x32_bf8_bf8", .mn = 32, .k = 32, .ta = S_BF8, .tb = S_BF8});
+}
+
+/* Byte 0x80 in B[0][0]: FNUZ NaN on gfx942 (rows whose kept positions include k 0 become
+ * NaN in column 0, NaN written as 0x7fc00000), OCP -0 on gfx950 (that term vanishes). */
+Test(emu_smfmac, fp8_0x80_nan_fnuz_vs_negzero_ocp)
+{
+   both((sc){.mnem = "v_smfmac_f32_16x16x64_fp8_bf8",
+             .mn = 16,
+             .k = 64,
+             .ta = S_FP8,
+             .tb = S_BF8,
+             .b80 = true});
 }
 
 Test(emu_smfmac, gfx950_double_k)
