@@ -1,0 +1,386 @@
+/*
+ * emu_valu_misc.c — VALU instructions of CDNA3/CDNA4 that LLVM 22 assembles and the other VALU
+ * files do not cover: v_pk_fmac_f16, v_div_fixup(_legacy)_f16, v_frexp_{mant,exp_i16}_f16,
+ * v_sin/cos_f16, v_trig_preop_f64, the 16-bit-source integer mads, SAD/MSAD/LERP byte ops,
+ * v_dot2c_i32_i16, v_dot8c_i32_i4 and v_cvt_off_f32_i4. Semantics: the CDNA3 ISA pseudocode.
+ *
+ * f16 values are exact in double; results are rounded once to f16 by cvt_encode (RNE). Where
+ * the pseudocode defines no clamp behaviour for an integer op, a set clamp bit is refused
+ * loudly instead of guessed.
+ */
+#include "emu_valu_int.h"
+
+#define A (io.sp[0][l])
+#define B (io.sp[1][l])
+#define C (io.sp[2][l])
+
+/* MODE.FP_DENORM bits 6 (f16/f64 inputs kept) and 7 (outputs kept), as in emu_valu_16.c. */
+#define MODE_H_DENORM_IN (1u << 6)
+#define MODE_H_DENORM_OUT (1u << 7)
+
+/* f16 bits of a source with VOP3 abs/neg applied and MODE input-denormal flushing. */
+static uint32_t
+h_bits(const emu_wave *w, uint8_t flags, uint32_t h)
+{
+   h &= 0xffff;
+   if (flags & EMU_OPND_ABS)
+      h &= 0x7fff;
+   if (flags & EMU_OPND_NEG)
+      h ^= 0x8000;
+   if (!(w->mode & MODE_H_DENORM_IN) && (h & 0x7c00) == 0)
+      h &= 0x8000;
+   return h;
+}
+
+static double
+h_val(uint32_t h)
+{
+   return (double)cvt_f16_to_f32((uint16_t)h);
+}
+
+/* f16 result: omod, clamp (NaN -> 0 under DX10_CLAMP), RNE to f16, output denormal flushing.
+ * A NaN result is the canonical quiet NaN 0x7e00. */
+static uint32_t
+h_out(const emu_wave *w, const emu_inst *in, double r)
+{
+   static const double omod[4] = {1.0, 2.0, 4.0, 0.5};
+   r *= omod[in->omod & 3];
+   if (in->clamp)
+      r = isnan(r) ? ((w->mode & VALU_MODE_DX10_CLAMP) ? 0.0 : r) : r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
+   uint32_t h = isnan(r) ? 0x7e00u : cvt_encode(&cvt_f16, r, CVT_RNE, CVT_OVF_INF);
+   if (!(w->mode & MODE_H_DENORM_OUT) && (h & 0x7c00) == 0)
+      h &= 0x8000;
+   return h;
+}
+
+/* fma(a, b, c) of f16 values rounded once: a*b is exact in double (22 significant bits); the
+ * sum is formed with round-to-odd at 53 bits (TwoSum error as sticky bit), which rounds
+ * correctly to the 11-bit f16 significand afterwards (53 >= 11 + 2). */
+static double
+h_fma(double a, double b, double c)
+{
+   double p = a * b, s = p + c;
+   if (!isfinite(s) || isnan(p) || isnan(c))
+      return s;
+   double bb = s - p, e = (p - (s - bb)) + (c - bb);
+   uint64_t u = valu_dbits(s);
+   if (e != 0.0 && !(u & 1))
+      s = nextafter(s, e > 0.0 ? INFINITY : -INFINITY);
+   return s;
+}
+
+static mxjit_status
+refuse_clamp(emu_wave *w, const emu_inst *in)
+{
+   return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                    "valu: clamp on this integer op is not emulated (the ISA pseudocode "
+                    "defines no saturation for it)");
+}
+
+/* --- v_pk_fmac_f16 ------------------------------------------------------------------------- */
+
+/* 16-bit half of a packed source: register/literal halves; an inline constant is its f16 value
+ * in either half (as emu_valu_16.c's packed ops read it). */
+static uint32_t
+pk_half(const emu_wave *w, const emu_opnd *o, unsigned lane, bool hi)
+{
+   if (o->code >= EMU_SRC_VGPR0 || o->code < EMU_SRC_INT0 || o->code == EMU_SRC_LITERAL)
+      return emu_src32(w, o, lane, 0) >> (hi ? 16 : 0) & 0xffff;
+   return emu_src16(w, o, lane, hi);
+}
+
+/* V_PK_FMAC_F16: D0[15:0] = fma(S0[15:0], S1[15:0], D0[15:0]), same for [31:16]. The VOP3
+ * modifiers' meaning on this VOP2 packed op is not documented: any of them is refused. */
+mxjit_status
+valu_pk_fmac_f16(emu_wave *w, const emu_inst *in)
+{
+   if (w->mode & 0xfu)
+      return valu_mode_check(w, in);
+   if (in->omod || in->clamp || in->op_sel || in->has_dpp || in->has_sdwa ||
+       ((in->src[0].flags | in->src[1].flags) & (EMU_OPND_ABS | EMU_OPND_NEG)))
+      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                       "valu: v_pk_fmac_f16 with abs/neg/omod/clamp/op_sel/DPP/SDWA is not "
+                       "emulated");
+   valu_io io;
+   io.mask = w->exec;
+   VALU_FOREACH(l, io.mask) {
+      uint32_t acc = emu_src32(w, &in->dst[0], (unsigned)l, 0), r = 0;
+      for (unsigned h = 0; h < 2; h++) {
+         double a = h_val(h_bits(w, 0, pk_half(w, &in->src[0], (unsigned)l, h)));
+         double b = h_val(h_bits(w, 0, pk_half(w, &in->src[1], (unsigned)l, h)));
+         double c = h_val(h_bits(w, 0, acc >> (16 * h)));
+         r |= h_out(w, in, h_fma(a, b, c)) << (16 * h);
+      }
+      io.d[l] = r;
+   }
+   valu_store(w, in, &io, 32);
+   return MXJIT_OK;
+}
+
+/* --- f16 div_fixup, frexp, sin/cos ---------------------------------------------------------- */
+
+#define KH1 VK(VK_B16, VK_NONE, VK_NONE)
+#define KH3 VK(VK_B16, VK_B16, VK_B16)
+#define H_NAN(h) (((h) & 0x7c00) == 0x7c00 && ((h) & 0x3ff))
+#define H_INF(h) (((h) & 0x7fff) == 0x7c00)
+#define H_ZERO(h) (((h) & 0x7fff) == 0)
+
+/* V_DIV_FIXUP_F16 / _LEGACY_F16 (CDNA3 pseudocode): special cases of S1/S2 (denominator /
+ * numerator), else S0 with the quotient's sign. NaNs are quieted, payload kept. */
+static uint32_t
+div_fixup16(const emu_wave *w, const emu_inst *in, uint32_t s0, uint32_t s1, uint32_t s2)
+{
+   uint32_t sign = (s1 ^ s2) & 0x8000, r;
+   if (H_NAN(s2))
+      r = s2 | 0x200;
+   else if (H_NAN(s1))
+      r = s1 | 0x200;
+   else if ((H_ZERO(s1) && H_ZERO(s2)) || (H_INF(s1) && H_INF(s2)))
+      r = 0xfe00;
+   else if (H_ZERO(s1) || H_INF(s2))
+      r = sign | 0x7c00;
+   else if (H_INF(s1) || H_ZERO(s2))
+      r = sign;
+   else
+      r = sign | (s0 & 0x7fff);
+   if (in->omod || in->clamp)
+      return h_out(w, in, h_val(r));
+   if (!(w->mode & MODE_H_DENORM_OUT) && (r & 0x7c00) == 0)
+      r &= 0x8000;
+   return r;
+}
+
+mxjit_status
+valu_div_fixup_f16(emu_wave *w, const emu_inst *in)
+{
+   VALU_GATHER_OR_RETURN(io, KH3);
+   VALU_FOREACH(l, io.mask) {
+      io.d[l] = div_fixup16(w, in, h_bits(w, in->src[0].flags, A), h_bits(w, in->src[1].flags, B),
+                            h_bits(w, in->src[2].flags, C));
+   }
+   valu_store(w, in, &io, 16);
+   return MXJIT_OK;
+}
+
+/* V_FREXP_MANT_F16: Inf/NaN pass through; else the significand in [0.5, 1) with the sign
+ * (mantissa() normalizes a denormal input, as frexp does). */
+mxjit_status
+valu_frexp_mant_f16(emu_wave *w, const emu_inst *in)
+{
+   VALU_GATHER_OR_RETURN(io, KH1);
+   VALU_FOREACH(l, io.mask) {
+      uint32_t h = h_bits(w, in->src[0].flags, A);
+      int e;
+      io.d[l] = H_NAN(h) || H_INF(h) ? h : h_out(w, in, frexp(h_val(h), &e));
+   }
+   valu_store(w, in, &io, 16);
+   return MXJIT_OK;
+}
+
+/* V_FREXP_EXP_I16_F16: Inf/NaN give 0; else exponent(S0) - 15 + 1, i.e. frexp's exponent
+ * (0 for zero; a denormal's normalized exponent). */
+mxjit_status
+valu_frexp_exp_i16_f16(emu_wave *w, const emu_inst *in)
+{
+   VALU_GATHER_OR_RETURN(io, KH1);
+   VALU_FOREACH(l, io.mask) {
+      uint32_t h = h_bits(w, in->src[0].flags, A);
+      int e = 0;
+      if (!H_NAN(h) && !H_INF(h))
+         frexp(h_val(h), &e);
+      io.d[l] = (uint32_t)e & 0xffff;
+   }
+   valu_store(w, in, &io, 16);
+   return MXJIT_OK;
+}
+
+/* V_SIN_F16 / V_COS_F16: D = sin(S0 * 2pi), the input in revolutions. The whole revolutions
+ * are removed exactly first (x - rint(x) is exact for an f16 x), then the libm double result
+ * is rounded to f16; hardware is an approximation within 1 ulp, so only results that every
+ * reading agrees on are asserted by the tests. Inf/NaN give NaN. */
+static double
+sincos_rev(double x, bool cosine)
+{
+   if (isnan(x) || isinf(x))
+      return NAN;
+   double r = x - rint(x);
+   if (r == 0.0)
+      return cosine ? 1.0 : x * 0.0; /* sin keeps the sign of a zero input */
+   double t = 6.283185307179586476925 * r;
+   return cosine ? cos(t) : sin(t);
+}
+
+mxjit_status
+valu_sin_f16(emu_wave *w, const emu_inst *in)
+{
+   VALU_GATHER_OR_RETURN(io, KH1);
+   VALU_FOREACH(l, io.mask) {
+      io.d[l] = h_out(w, in, sincos_rev(h_val(h_bits(w, in->src[0].flags, A)), false));
+   }
+   valu_store(w, in, &io, 16);
+   return MXJIT_OK;
+}
+
+mxjit_status
+valu_cos_f16(emu_wave *w, const emu_inst *in)
+{
+   VALU_GATHER_OR_RETURN(io, KH1);
+   VALU_FOREACH(l, io.mask) {
+      io.d[l] = h_out(w, in, sincos_rev(h_val(h_bits(w, in->src[0].flags, A)), true));
+   }
+   valu_store(w, in, &io, 16);
+   return MXJIT_OK;
+}
+
+/* --- v_trig_preop_f64 ----------------------------------------------------------------------- */
+
+/* The 1201 fraction bits b_1200..b_0 of 2/pi, most significant first, 32 per word (computed
+ * with integer arithmetic and checked against fdlibm's ipio2 table); the last word keeps only
+ * its top 17 bits so that bits past b_0 read as zero. */
+static const uint32_t two_over_pi[38] = {
+   0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab,
+   0xdebbc561, 0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e,
+   0xe88235f5, 0x2ebb4484, 0xe99c7026, 0xb45f7e41, 0x3991d639, 0x835339f4, 0x9c845f8b,
+   0xbdf9283b, 0x1ff897ff, 0xde05980f, 0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7,
+   0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b, 0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1,
+   0x1f8d5d08, 0x56033046, 0xfc7b0000,
+};
+
+static uint64_t
+tpi_word(unsigned i)
+{
+   return i < 38 ? two_over_pi[i] : 0;
+}
+
+/* The 53 bits of 2/pi that start `shift` bits after the binary point, as an integer. */
+static uint64_t
+tpi_window53(unsigned shift)
+{
+   unsigned i = shift >> 5, b = shift & 31;
+   uint64_t hi = tpi_word(i) << 32 | tpi_word(i + 1);
+   if (b)
+      hi = hi << b | tpi_word(i + 2) >> (32 - b);
+   return hi >> 11;
+}
+
+/* V_TRIG_PREOP_F64 (CDNA3 pseudocode): shift = S1[4:0] * 53, plus exponent(S0) - 1077 when
+ * that exponent exceeds 1077; result = the 53-bit segment of 2/pi at that shift (the
+ * pseudocode's "whole part" after shifting the fraction left) times 2^(-53 - shift), with
+ * 2^128 more when exponent(S0) >= 1968. The pseudocode has no special case for Inf/NaN (their
+ * exponent field, 2047, is used as is); segments past the 1201 bits read zero bits. */
+static uint64_t
+trig_preop(const emu_wave *w, const emu_inst *in, uint64_t s0, uint32_t s1)
+{
+   unsigned e = (unsigned)(s0 >> 52) & 0x7ff, shift = (s1 & 31) * 53;
+   if (e > 1077)
+      shift += e - 1077;
+   int scale = -53 - (int)shift;
+   if (e >= 1968)
+      scale += 128;
+   return valu_f64out(w, in, ldexp((double)tpi_window53(shift), scale));
+}
+
+mxjit_status
+valu_trig_preop_f64(emu_wave *w, const emu_inst *in)
+{
+   VALU_GATHER_OR_RETURN(io, VK(VK_F64, VK_B32, VK_NONE));
+   VALU_FOREACH(l, io.mask) {
+      uint64_t r = trig_preop(w, in, (uint64_t)io.shp[0][l] << 32 | A, B);
+      io.d[l] = (uint32_t)r;
+      io.dhi[l] = (uint32_t)(r >> 32);
+   }
+   valu_store(w, in, &io, 64);
+   return MXJIT_OK;
+}
+
+/* --- integer ops ---------------------------------------------------------------------------- */
+
+static inline uint32_t
+absdiff(uint32_t x, uint32_t y)
+{
+   return x > y ? x - y : y - x;
+}
+
+#define BYTE(v, i) (((v) >> (8 * (i))) & 0xffu)
+
+/* V_SAD_U8 (msad = false) and V_MSAD_U8 (msad: bytes where S1 is zero are skipped). */
+static uint32_t
+sad8(uint32_t a, uint32_t b, uint32_t acc, bool msad)
+{
+   for (unsigned i = 0; i < 4; i++)
+      if (!msad || BYTE(b, i))
+         acc += absdiff(BYTE(a, i), BYTE(b, i));
+   return acc;
+}
+
+static uint32_t
+lerp8(uint32_t a, uint32_t b, uint32_t c)
+{
+   uint32_t r = 0;
+   for (unsigned i = 0; i < 4; i++)
+      r |= ((BYTE(a, i) + BYTE(b, i) + ((c >> (8 * i)) & 1)) >> 1) << (8 * i);
+   return r;
+}
+
+static int32_t
+dot2_i16(uint32_t a, uint32_t b, uint32_t acc)
+{
+   /* tmp += products in 32-bit two's complement (wrapping), per the pseudocode's i32 tmp */
+   uint32_t t = acc;
+   t += (uint32_t)((int32_t)(int16_t)a * (int32_t)(int16_t)b);
+   t += (uint32_t)((int32_t)(int16_t)(a >> 16) * (int32_t)(int16_t)(b >> 16));
+   return (int32_t)t;
+}
+
+static int32_t
+dot8_i4(uint32_t a, uint32_t b, uint32_t acc)
+{
+   uint32_t t = acc;
+   for (unsigned i = 0; i < 8; i++) {
+      int32_t x = (int32_t)((a >> (4 * i)) & 15), y = (int32_t)((b >> (4 * i)) & 15);
+      x -= (x & 8) << 1;
+      y -= (y & 8) << 1;
+      t += (uint32_t)(x * y);
+   }
+   return (int32_t)t;
+}
+
+#define OPINT(fn, kinds, EXPR) \
+   mxjit_status fn(emu_wave *w, const emu_inst *in) \
+   { \
+      if (in->clamp) \
+         return refuse_clamp(w, in); \
+      VALU_GATHER_OR_RETURN(io, kinds); \
+      VALU_FOREACH(l, io.mask) { io.d[l] = (uint32_t)(EXPR); } \
+      valu_store(w, in, &io, 32); \
+      return MXJIT_OK; \
+   }
+
+#define K3 VK(VK_B32, VK_B32, VK_B32)
+#define K16X2 VK(VK_B16, VK_B16, VK_B32)
+#define KACC VK(VK_B32, VK_B32, VK_DST)
+
+OPINT(valu_mad_u32_u16, K16X2, (A & 0xffff) * (B & 0xffff) + C)
+OPINT(valu_mad_i32_i16, K16X2, (uint32_t)((int32_t)(int16_t)A * (int32_t)(int16_t)B) + C)
+OPINT(valu_sad_u8, K3, sad8(A, B, C, false))
+OPINT(valu_sad_hi_u8, K3, (sad8(A, B, 0, false) << 16) + C)
+OPINT(valu_sad_u16, K3, C + absdiff(A & 0xffff, B & 0xffff) + absdiff(A >> 16, B >> 16))
+OPINT(valu_msad_u8, K3, sad8(A, B, C, true))
+OPINT(valu_lerp_u8, K3, lerp8(A, B, C))
+OPINT(valu_dot2c_i32_i16, KACC, dot2_i16(A, B, C))
+OPINT(valu_dot8c_i32_i4, KACC, dot8_i4(A, B, C))
+
+/* V_CVT_OFF_F32_I4: CVT_OFF_TABLE[S0[3:0]] = the signed 4-bit value / 16 (0 .. 0.4375 for
+ * 0..7, -0.5 .. -0.0625 for 8..15). */
+mxjit_status
+valu_cvt_off_f32_i4(emu_wave *w, const emu_inst *in)
+{
+   VALU_GATHER_OR_RETURN(io, VK(VK_B32, VK_NONE, VK_NONE));
+   VALU_FOREACH(l, io.mask) {
+      int32_t n = (int32_t)(A & 15);
+      n -= (n & 8) << 1;
+      io.d[l] = valu_f32out(w, in, (float)n * 0.0625f);
+   }
+   valu_store(w, in, &io, 32);
+   return MXJIT_OK;
+}
