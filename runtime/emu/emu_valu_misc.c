@@ -8,19 +8,14 @@
  * the pseudocode defines no clamp behaviour for an integer op, a set clamp bit is refused
  * loudly instead of guessed.
  */
-#include "emu_valu_int.h"
+#include "emu_valu_misc.h"
 
 #define A (io.sp[0][l])
 #define B (io.sp[1][l])
 #define C (io.sp[2][l])
 
-/* MODE.FP_DENORM bits 6 (f16/f64 inputs kept) and 7 (outputs kept), as in emu_valu_16.c. */
-#define MODE_H_DENORM_IN (1u << 6)
-#define MODE_H_DENORM_OUT (1u << 7)
-
-/* f16 bits of a source with VOP3 abs/neg applied and MODE input-denormal flushing. */
-static uint32_t
-h_bits(const emu_wave *w, uint8_t flags, uint32_t h)
+uint32_t
+mh_bits(const emu_wave *w, uint8_t flags, uint32_t h)
 {
    h &= 0xffff;
    if (flags & EMU_OPND_ABS)
@@ -32,16 +27,14 @@ h_bits(const emu_wave *w, uint8_t flags, uint32_t h)
    return h;
 }
 
-static double
-h_val(uint32_t h)
+double
+mh_val(uint32_t h)
 {
    return (double)cvt_f16_to_f32((uint16_t)h);
 }
 
-/* f16 result: omod, clamp (NaN -> 0 under DX10_CLAMP), RNE to f16, output denormal flushing.
- * A NaN result is the canonical quiet NaN 0x7e00. */
-static uint32_t
-h_out(const emu_wave *w, const emu_inst *in, double r)
+uint32_t
+mh_out(const emu_wave *w, const emu_inst *in, double r)
 {
    static const double omod[4] = {1.0, 2.0, 4.0, 0.5};
    r *= omod[in->omod & 3];
@@ -57,7 +50,7 @@ h_out(const emu_wave *w, const emu_inst *in, double r)
  * sum is formed with round-to-odd at 53 bits (TwoSum error as sticky bit), which rounds
  * correctly to the 11-bit f16 significand afterwards (53 >= 11 + 2). */
 static double
-h_fma(double a, double b, double c)
+mh_fma(double a, double b, double c)
 {
    double p = a * b, s = p + c;
    if (!isfinite(s) || isnan(p) || isnan(c))
@@ -79,10 +72,8 @@ refuse_clamp(emu_wave *w, const emu_inst *in)
 
 /* --- v_pk_fmac_f16 ------------------------------------------------------------------------- */
 
-/* 16-bit half of a packed source: register/literal halves; an inline constant is its f16 value
- * in either half (as emu_valu_16.c's packed ops read it). */
-static uint32_t
-pk_half(const emu_wave *w, const emu_opnd *o, unsigned lane, bool hi)
+uint32_t
+mh_pk_half(const emu_wave *w, const emu_opnd *o, unsigned lane, bool hi)
 {
    if (o->code >= EMU_SRC_VGPR0 || o->code < EMU_SRC_INT0 || o->code == EMU_SRC_LITERAL)
       return emu_src32(w, o, lane, 0) >> (hi ? 16 : 0) & 0xffff;
@@ -106,10 +97,10 @@ valu_pk_fmac_f16(emu_wave *w, const emu_inst *in)
    VALU_FOREACH(l, io.mask) {
       uint32_t acc = emu_src32(w, &in->dst[0], (unsigned)l, 0), r = 0;
       for (unsigned h = 0; h < 2; h++) {
-         double a = h_val(h_bits(w, 0, pk_half(w, &in->src[0], (unsigned)l, h)));
-         double b = h_val(h_bits(w, 0, pk_half(w, &in->src[1], (unsigned)l, h)));
-         double c = h_val(h_bits(w, 0, acc >> (16 * h)));
-         r |= h_out(w, in, h_fma(a, b, c)) << (16 * h);
+         double a = mh_val(mh_bits(w, 0, mh_pk_half(w, &in->src[0], (unsigned)l, h)));
+         double b = mh_val(mh_bits(w, 0, mh_pk_half(w, &in->src[1], (unsigned)l, h)));
+         double c = mh_val(mh_bits(w, 0, acc >> (16 * h)));
+         r |= mh_out(w, in, mh_fma(a, b, c)) << (16 * h);
       }
       io.d[l] = r;
    }
@@ -121,9 +112,6 @@ valu_pk_fmac_f16(emu_wave *w, const emu_inst *in)
 
 #define KH1 VK(VK_B16, VK_NONE, VK_NONE)
 #define KH3 VK(VK_B16, VK_B16, VK_B16)
-#define H_NAN(h) (((h) & 0x7c00) == 0x7c00 && ((h) & 0x3ff))
-#define H_INF(h) (((h) & 0x7fff) == 0x7c00)
-#define H_ZERO(h) (((h) & 0x7fff) == 0)
 
 /* V_DIV_FIXUP_F16 / _LEGACY_F16 (CDNA3 pseudocode): special cases of S1/S2 (denominator /
  * numerator), else S0 with the quotient's sign. NaNs are quieted, payload kept. */
@@ -144,7 +132,7 @@ div_fixup16(const emu_wave *w, const emu_inst *in, uint32_t s0, uint32_t s1, uin
    else
       r = sign | (s0 & 0x7fff);
    if (in->omod || in->clamp)
-      return h_out(w, in, h_val(r));
+      return mh_out(w, in, mh_val(r));
    if (!(w->mode & MODE_H_DENORM_OUT) && (r & 0x7c00) == 0)
       r &= 0x8000;
    return r;
@@ -155,8 +143,8 @@ valu_div_fixup_f16(emu_wave *w, const emu_inst *in)
 {
    VALU_GATHER_OR_RETURN(io, KH3);
    VALU_FOREACH(l, io.mask) {
-      io.d[l] = div_fixup16(w, in, h_bits(w, in->src[0].flags, A), h_bits(w, in->src[1].flags, B),
-                            h_bits(w, in->src[2].flags, C));
+      io.d[l] = div_fixup16(w, in, mh_bits(w, in->src[0].flags, A), mh_bits(w, in->src[1].flags, B),
+                            mh_bits(w, in->src[2].flags, C));
    }
    valu_store(w, in, &io, 16);
    return MXJIT_OK;
@@ -169,9 +157,9 @@ valu_frexp_mant_f16(emu_wave *w, const emu_inst *in)
 {
    VALU_GATHER_OR_RETURN(io, KH1);
    VALU_FOREACH(l, io.mask) {
-      uint32_t h = h_bits(w, in->src[0].flags, A);
+      uint32_t h = mh_bits(w, in->src[0].flags, A);
       int e;
-      io.d[l] = H_NAN(h) || H_INF(h) ? h : h_out(w, in, frexp(h_val(h), &e));
+      io.d[l] = H_NAN(h) || H_INF(h) ? h : mh_out(w, in, frexp(mh_val(h), &e));
    }
    valu_store(w, in, &io, 16);
    return MXJIT_OK;
@@ -184,10 +172,10 @@ valu_frexp_exp_i16_f16(emu_wave *w, const emu_inst *in)
 {
    VALU_GATHER_OR_RETURN(io, KH1);
    VALU_FOREACH(l, io.mask) {
-      uint32_t h = h_bits(w, in->src[0].flags, A);
+      uint32_t h = mh_bits(w, in->src[0].flags, A);
       int e = 0;
       if (!H_NAN(h) && !H_INF(h))
-         frexp(h_val(h), &e);
+         frexp(mh_val(h), &e);
       io.d[l] = (uint32_t)e & 0xffff;
    }
    valu_store(w, in, &io, 16);
@@ -215,7 +203,7 @@ valu_sin_f16(emu_wave *w, const emu_inst *in)
 {
    VALU_GATHER_OR_RETURN(io, KH1);
    VALU_FOREACH(l, io.mask) {
-      io.d[l] = h_out(w, in, sincos_rev(h_val(h_bits(w, in->src[0].flags, A)), false));
+      io.d[l] = mh_out(w, in, sincos_rev(mh_val(mh_bits(w, in->src[0].flags, A)), false));
    }
    valu_store(w, in, &io, 16);
    return MXJIT_OK;
@@ -226,7 +214,7 @@ valu_cos_f16(emu_wave *w, const emu_inst *in)
 {
    VALU_GATHER_OR_RETURN(io, KH1);
    VALU_FOREACH(l, io.mask) {
-      io.d[l] = h_out(w, in, sincos_rev(h_val(h_bits(w, in->src[0].flags, A)), true));
+      io.d[l] = mh_out(w, in, sincos_rev(mh_val(mh_bits(w, in->src[0].flags, A)), true));
    }
    valu_store(w, in, &io, 16);
    return MXJIT_OK;
