@@ -1,8 +1,9 @@
 /*
  * emu_valu_misc.c — VALU instructions of CDNA3/CDNA4 that LLVM 22 assembles and the other VALU
  * files do not cover: v_pk_fmac_f16, v_div_fixup(_legacy)_f16, v_frexp_{mant,exp_i16}_f16,
- * v_sin/cos_f16, v_trig_preop_f64, the 16-bit-source integer mads, SAD/MSAD/LERP byte ops,
- * v_dot2c_i32_i16, v_dot8c_i32_i4 and v_cvt_off_f32_i4. Semantics: the CDNA3 ISA pseudocode.
+ * v_sin/cos_f16, v_trig_preop_f64, the 16-bit-source integer mads, SAD/MSAD/LERP/QSAD/MQSAD
+ * byte ops, v_dot2c_i32_i16, v_dot8c_i32_i4, v_cvt_off_f32_i4, the cubemap ops, the f16
+ * snorm/unorm converts and v_cvt_pkaccum_u8_f32. Semantics: the CDNA3 ISA pseudocode.
  *
  * f16 values are exact in double; results are rounded once to f16 by cvt_encode (RNE). Where
  * the pseudocode defines no clamp behaviour for an integer op, a set clamp bit is refused
@@ -368,6 +369,172 @@ valu_cvt_off_f32_i4(emu_wave *w, const emu_inst *in)
       int32_t n = (int32_t)(A & 15);
       n -= (n & 8) << 1;
       io.d[l] = valu_f32out(w, in, (float)n * 0.0625f);
+   }
+   valu_store(w, in, &io, 32);
+   return MXJIT_OK;
+}
+
+/* --- QSAD / MQSAD ---------------------------------------------------------------------------- */
+
+/* The four 32-bit byte windows S0[31:0], S0[39:8], S0[47:16], S0[55:24] of a 64-bit S0. */
+static uint32_t
+sad_window(uint64_t s0, unsigned i)
+{
+   return (uint32_t)(s0 >> (8 * i));
+}
+
+/* V_QSAD_PK_U16_U8 / V_MQSAD_PK_U16_U8: four (m)sad_u8 of the S0 windows against S1, each
+ * accumulated onto a 16-bit field of S2 and truncated to 16 bits. */
+static mxjit_status
+qsad_pk(emu_wave *w, const emu_inst *in, bool msad)
+{
+   if (in->clamp)
+      return refuse_clamp(w, in);
+   VALU_GATHER_OR_RETURN(io, VK(VK_B64, VK_B32, VK_B64));
+   VALU_FOREACH(l, io.mask) {
+      uint64_t s0 = (uint64_t)io.shp[0][l] << 32 | A, s2 = (uint64_t)io.shp[2][l] << 32 | C;
+      uint64_t r = 0;
+      for (unsigned i = 0; i < 4; i++) {
+         uint32_t acc = (uint32_t)(s2 >> (16 * i)) & 0xffff;
+         r |= (uint64_t)(sad8(sad_window(s0, i), B, acc, msad) & 0xffff) << (16 * i);
+      }
+      io.d[l] = (uint32_t)r;
+      io.dhi[l] = (uint32_t)(r >> 32);
+   }
+   valu_store(w, in, &io, 64);
+   return MXJIT_OK;
+}
+
+mxjit_status valu_qsad_pk_u16_u8(emu_wave *w, const emu_inst *in) { return qsad_pk(w, in, false); }
+mxjit_status valu_mqsad_pk_u16_u8(emu_wave *w, const emu_inst *in) { return qsad_pk(w, in, true); }
+
+/* V_MQSAD_U32_U8: four msad_u8 of the S0 windows against S1, each onto a full dword of the
+ * 128-bit S2, written to the 128-bit vdst. All sources are read before vdst is written. */
+mxjit_status
+valu_mqsad_u32_u8(emu_wave *w, const emu_inst *in)
+{
+   if (in->clamp)
+      return refuse_clamp(w, in);
+   if (in->has_dpp || in->has_sdwa || in->dst[0].code < EMU_SRC_VGPR0)
+      return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
+                       "valu: v_mqsad_u32_u8 with DPP/SDWA or a non-VGPR vdst is not emulated");
+   if (w->mode & 0xfu)
+      return valu_mode_check(w, in);
+   uint32_t r[4][EMU_WAVE];
+   uint64_t mask = w->exec;
+   VALU_FOREACH(l, mask) {
+      unsigned lane = (unsigned)l;
+      uint64_t s0 = emu_src64(w, &in->src[0], lane);
+      uint32_t s1 = emu_src32(w, &in->src[1], lane, 0);
+      for (unsigned i = 0; i < 4; i++)
+         r[i][l] = sad8(sad_window(s0, i), s1, emu_src32(w, &in->src[2], lane, i), true);
+   }
+   VALU_FOREACH(l, mask) {
+      for (unsigned i = 0; i < 4; i++)
+         emu_vwrite(w, &in->dst[0], (unsigned)l, i, r[i][l]);
+   }
+   return MXJIT_OK;
+}
+
+/* --- cubemap ops ------------------------------------------------------------------------------ */
+
+enum cube { CUBE_ID, CUBE_MA, CUBE_SC, CUBE_TC };
+
+/* V_CUBEID/CUBEMA/CUBESC/CUBETC_F32 (CDNA3 pseudocode, (x, y, z) = (S0, S1, S2)): the major
+ * axis is z when |z| >= |x| and |z| >= |y|, else y when |y| >= |x|, else x. Comparisons with
+ * a NaN are false, so NaNs fall through to the later branches as in the pseudocode. */
+static float
+cube(float x, float y, float z, enum cube op)
+{
+   int axis = (fabsf(z) >= fabsf(x) && fabsf(z) >= fabsf(y)) ? 2 : fabsf(y) >= fabsf(x) ? 1 : 0;
+   switch (op) {
+   case CUBE_ID:
+      return axis == 2 ? (z < 0.0f ? 5.0f : 4.0f)
+             : axis == 1 ? (y < 0.0f ? 3.0f : 2.0f)
+                         : (x < 0.0f ? 1.0f : 0.0f);
+   case CUBE_MA:
+      return (axis == 2 ? z : axis == 1 ? y : x) * 2.0f;
+   case CUBE_SC:
+      return axis == 2 ? (z < 0.0f ? -x : x) : axis == 1 ? x : (x < 0.0f ? z : -z);
+   case CUBE_TC:
+      return axis == 2 ? -y : axis == 1 ? (y < 0.0f ? -z : z) : -y;
+   }
+   return 0.0f;
+}
+
+static mxjit_status
+cube_run(emu_wave *w, const emu_inst *in, enum cube op)
+{
+   VALU_GATHER_OR_RETURN(io, K3);
+   valu_f32_prep(w, in, &io, K3);
+   VALU_FOREACH(l, io.mask) {
+      io.d[l] = valu_f32out(w, in, cube(valu_bitsf(A), valu_bitsf(B), valu_bitsf(C), op));
+   }
+   valu_store(w, in, &io, 32);
+   return MXJIT_OK;
+}
+
+mxjit_status valu_cubeid_f32(emu_wave *w, const emu_inst *in) { return cube_run(w, in, CUBE_ID); }
+mxjit_status valu_cubema_f32(emu_wave *w, const emu_inst *in) { return cube_run(w, in, CUBE_MA); }
+mxjit_status valu_cubesc_f32(emu_wave *w, const emu_inst *in) { return cube_run(w, in, CUBE_SC); }
+mxjit_status valu_cubetc_f32(emu_wave *w, const emu_inst *in) { return cube_run(w, in, CUBE_TC); }
+
+/* --- f16 normalized-integer and u8 accumulate conversions -------------------------------------- */
+
+/* f16_to_snorm / f16_to_unorm: clamp to [-1, 1] / [0, 1] (NaN -> 0), scale by 32767 / 65535
+ * (exact in double), round to nearest even; the rule of emu_cvt.c's f32_to_snorm/unorm. */
+static uint32_t
+snorm16_h(uint32_t h)
+{
+   double x = mh_val(h);
+   x = isnan(x) ? 0.0 : x < -1.0 ? -1.0 : x > 1.0 ? 1.0 : x;
+   return (uint32_t)(int32_t)rint(x * 32767.0) & 0xffff;
+}
+
+static uint32_t
+unorm16_h(uint32_t h)
+{
+   double x = mh_val(h);
+   x = isnan(x) || x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
+   return (uint32_t)rint(x * 65535.0);
+}
+
+#define HSRC(i, v) mh_bits(w, in->src[i].flags, (v))
+#define OPCVT(fn, kinds, bits, EXPR) \
+   mxjit_status fn(emu_wave *w, const emu_inst *in) \
+   { \
+      VALU_GATHER_OR_RETURN(io, kinds); \
+      VALU_FOREACH(l, io.mask) { io.d[l] = (uint32_t)(EXPR); } \
+      valu_store(w, in, &io, bits); \
+      return MXJIT_OK; \
+   }
+
+OPCVT(valu_cvt_norm_i16_f16, VK(VK_B16, VK_NONE, VK_NONE), 16, snorm16_h(HSRC(0, A)))
+OPCVT(valu_cvt_norm_u16_f16, VK(VK_B16, VK_NONE, VK_NONE), 16, unorm16_h(HSRC(0, A)))
+OPCVT(valu_cvt_pknorm_i16_f16, VK(VK_B16, VK_B16, VK_NONE), 32,
+      snorm16_h(HSRC(0, A)) | snorm16_h(HSRC(1, B)) << 16)
+OPCVT(valu_cvt_pknorm_u16_f16, VK(VK_B16, VK_B16, VK_NONE), 32,
+      unorm16_h(HSRC(0, A)) | unorm16_h(HSRC(1, B)) << 16)
+
+/* f32_to_u8 as in emu_cvt.c's v_cvt_pk_u8_f32: round to nearest even, NaN and negatives give 0,
+ * saturate at 255. */
+static uint32_t
+f32_u8(float x)
+{
+   if (isnan(x) || x <= 0.0f)
+      return 0;
+   float r = rintf(x);
+   return r >= 255.0f ? 255u : (uint32_t)r;
+}
+
+/* V_CVT_PKACCUM_U8_F32: D0 byte S1[1:0] = f32_to_u8(S0); the other bytes of D0 are kept. */
+mxjit_status
+valu_cvt_pkaccum_u8_f32(emu_wave *w, const emu_inst *in)
+{
+   VALU_GATHER_OR_RETURN(io, VK(VK_B32, VK_B32, VK_DST));
+   VALU_FOREACH(l, io.mask) {
+      unsigned sh = 8 * (B & 3);
+      io.d[l] = (C & ~(0xffu << sh)) | f32_u8(valu_f32in(w, in, 0, A)) << sh;
    }
    valu_store(w, in, &io, 32);
    return MXJIT_OK;

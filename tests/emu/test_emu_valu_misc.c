@@ -298,3 +298,87 @@ Test(emu_valu_misc, integer_clamp_is_refused_loudly)
    cr_assert_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "status %d: %s", st, msg);
    cr_expect(strstr(msg, "clamp") != NULL, "%s", msg);
 }
+
+Test(emu_valu_misc, cubemap_ops)
+{
+   /* (x, y, z) -> major axis: (1, -3, 2) y; (-5, 1, 2) x; (1, 1, 1) ties pick z; (0.5, 0, -0.5)
+    * |z| >= |x| picks z. id: 3, 1, 4, 5; ma = 2 * axis value: -6, -10, 2, -1;
+    * sc: x, z (x < 0), x, -x (z < 0) = 1, 2, 1, -0.5; tc: -z (y < 0), -y, -y, -y = -2, -1, -1, -0. */
+   static const mcase id_ma[] = {
+      {0x3f800000u, 0xc0400000u, 0x40000000u, 0x40400000u, 0xc0c00000u},
+      {0xc0a00000u, 0x3f800000u, 0x40000000u, 0x3f800000u, 0xc1200000u},
+      {0x3f800000u, 0x3f800000u, 0x3f800000u, 0x40800000u, 0x40000000u},
+      {0x3f000000u, 0x00000000u, 0xbf000000u, 0x40a00000u, 0xbf800000u},
+   };
+   run_cases(VT_LOAD "v_cubeid_f32 v20, v10, v11, v12\n v_cubema_f32 v21, v10, v11, v12\n" VT_STORE,
+             id_ma, 4);
+   static const mcase sc_tc[] = {
+      {0x3f800000u, 0xc0400000u, 0x40000000u, 0x3f800000u, 0xc0000000u},
+      {0xc0a00000u, 0x3f800000u, 0x40000000u, 0x40000000u, 0xbf800000u},
+      {0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0xbf800000u},
+      {0x3f000000u, 0x00000000u, 0xbf000000u, 0xbf000000u, 0x80000000u},
+   };
+   run_cases(VT_LOAD "v_cubesc_f32 v20, v10, v11, v12\n v_cubetc_f32 v21, v10, v11, v12\n" VT_STORE,
+             sc_tc, 4);
+}
+
+Test(emu_valu_misc, f16_norm_converts)
+{
+   /* snorm: clamp to [-1, 1], * 32767, RNE: 0.5 -> 16383.5 -> 16384; -0.25 -> -8191.75 -> -8192;
+    * unorm: * 65535: 0.5 -> 32767.5 -> 32768; 0.25 -> 16383.75 -> 16384. NaN -> 0. */
+   static const mcase cs[] = {
+      {0x3800u, 0, 0, 0x4000u, 0x8000u}, {0xbc00u, 0, 0, 0x8001u, 0x0000u},
+      {0x4000u, 0, 0, 0x7fffu, 0xffffu}, {0x7e00u, 0, 0, 0x0000u, 0x0000u},
+      {0xb400u, 0, 0, 0xe000u, 0x0000u}, {0x3400u, 0, 0, 0x2000u, 0x4000u},
+   };
+   run_cases(VT_LOAD "v_mov_b32 v20, -1\n v_mov_b32 v21, -1\n"
+                     "v_cvt_norm_i16_f16 v20, v10\n v_cvt_norm_u16_f16 v21, v10\n" VT_STORE,
+             cs, 6);
+   /* 0.25 * 32767 = 8191.75 -> 8192 (0x2000) above; packed: lo from v10, hi from v11 = 1.0 */
+   static const mcase pk[] = {
+      {0x3800u, 0x3c00u, 0, 0x7fff4000u, 0xffff8000u},
+      {0xbc00u, 0xfc00u, 0, 0x80018001u, 0x00000000u}, /* -Inf clamps to -1 / 0 */
+   };
+   run_cases(VT_LOAD "v_cvt_pknorm_i16_f16 v20, v10, v11\n v_cvt_pknorm_u16_f16 v21, v10, v11\n" VT_STORE,
+             pk, 2);
+}
+
+Test(emu_valu_misc, cvt_pkaccum_u8_f32)
+{
+   /* byte S1[1:0] of D0 = u8(round-to-nearest-even(S0)), saturated; other bytes kept. */
+   static const mcase cs[] = {
+      {0x40200000u, 1u, 0x11223344u, 0x11220244u, 0}, /* 2.5 -> 2 into byte 1 */
+      {0x43960000u, 7u, 0x11223344u, 0xff223344u, 0}, /* 300 -> 255 into byte 3 (7 & 3) */
+      {0xbf800000u, 0u, 0x11223344u, 0x11223300u, 0}, /* -1 -> 0 */
+      {0x7fc00000u, 2u, 0x11223344u, 0x11003344u, 0}, /* NaN -> 0 */
+      {0x40600000u, 0u, 0x11223344u, 0x11223304u, 0}, /* 3.5 -> 4 */
+   };
+   run_cases(VT_LOAD "v_mov_b32 v20, v12\n v_cvt_pkaccum_u8_f32 v20, v10, v11\n" VT_STORE, cs, 5);
+}
+
+Test(emu_valu_misc, qsad_mqsad)
+{
+   /* S0 = v[10:11] bytes 01 02 03 04 05 06 00 00 -> windows (low byte first) (1,2,3,4),
+    * (2,3,4,5), (3,4,5,6), (4,5,6,0). S1 = 0x01000101 -> bytes (1,1,0,1).
+    * sad: 0+1+3+3 = 7, 1+2+4+4 = 11, 2+3+5+5 = 15, 3+4+6+1 = 14.
+    * msad (byte 2 of S1 is zero, skipped): 4, 7, 10, 8.
+    * S2 16-bit fields (0xfffe, 1, 0x100, 0): qsad {0xfffe+7 -> 5, 12, 0x10f, 14};
+    * mqsad {0xfffe+4 -> 2, 8, 0x10a, 8}. */
+   static const mcase q[] = {{0x04030201u, 0x00000605u, 0x01000101u, 0x000c0005u, 0x000e010fu}};
+   run_cases(VT_LOAD "v_mov_b32 v14, 0x0001fffe\n v_mov_b32 v15, 0x100\n"
+                     "v_qsad_pk_u16_u8 v[20:21], v[10:11], v12, v[14:15]\n" VT_STORE,
+             q, 1);
+   static const mcase mq[] = {{0x04030201u, 0x00000605u, 0x01000101u, 0x00080002u, 0x0008010au}};
+   run_cases(VT_LOAD "v_mov_b32 v14, 0x0001fffe\n v_mov_b32 v15, 0x100\n"
+                     "v_mqsad_pk_u16_u8 v[20:21], v[10:11], v12, v[14:15]\n" VT_STORE,
+             mq, 1);
+   /* mqsad_u32: dwords of S2 (0xfffffffe, 1, 2, 3) + (4, 7, 10, 8): 2 (wraps), 8, 12, 11 */
+   static const mcase m32a[] = {{0x04030201u, 0x00000605u, 0x01000101u, 2u, 8u}};
+   static const mcase m32b[] = {{0x04030201u, 0x00000605u, 0x01000101u, 12u, 11u}};
+#define MQ32 \
+   "v_mov_b32 v14, -2\n v_mov_b32 v15, 1\n v_mov_b32 v16, 2\n v_mov_b32 v17, 3\n" \
+   "v_mqsad_u32_u8 v[20:23], v[10:11], v12, v[14:17]\n"
+   run_cases(VT_LOAD MQ32 VT_STORE, m32a, 1);
+   run_cases(VT_LOAD MQ32 "v_mov_b32 v20, v22\n v_mov_b32 v21, v23\n" VT_STORE, m32b, 1);
+#undef MQ32
+}
