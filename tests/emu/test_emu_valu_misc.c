@@ -382,3 +382,26 @@ Test(emu_valu_misc, qsad_mqsad)
    run_cases(VT_LOAD MQ32 "v_mov_b32 v20, v22\n v_mov_b32 v21, v23\n" VT_STORE, m32b, 1);
 #undef MQ32
 }
+
+Test(emu_valu_misc, div_fixup_f16_op_sel_and_sdwa_frexp)
+{
+   /* op_sel:[1,0,0,1]: S0 = v10's high half (3.0), result into vdst[31:16], vdst[15:0] kept:
+    * sign(-1) ^ sign(2) -> -3.0 (0xc200). SDWA dst_sel:WORD_1 / UNUSED_PRESERVE puts
+    * frexp_exp(6.0) = 3 into the high half and keeps the low half. */
+   static const mcase cs[] = {{0x42004600u, 0xbc00u, 0x4000u, 0xc200beefu, 0x0003beefu}};
+   run_cases(VT_LOAD "v_mov_b32 v20, 0xbeef\n v_mov_b32 v21, 0xbeef\n"
+                     "v_div_fixup_f16 v20, v10, v11, v12 op_sel:[1,0,0,1]\n"
+                     "v_frexp_exp_i16_f16_sdwa v21, v10 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE "
+                     "src0_sel:WORD_0\n" VT_STORE,
+             cs, 1);
+}
+
+Test(emu_valu_misc, pk_fmac_f16_modifiers_refused_loudly)
+{
+   char msg[2048] = "";
+   vt_fill(0x3c003c00u, 0x3c003c00u, 0);
+   mxjit_status st = vt_try("gfx950", VT_LOAD "v_pk_fmac_f16_e64 v20, v10, v11 clamp\n" VT_STORE,
+                            0, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "status %d: %s", st, msg);
+   cr_expect(strstr(msg, "v_pk_fmac_f16") != NULL, "%s", msg);
+}
