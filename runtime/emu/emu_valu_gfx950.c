@@ -51,8 +51,16 @@ ashr_pk(emu_wave *w, const emu_inst *in, bool u8)
    return MXJIT_OK;
 }
 
-mxjit_status valu_ashr_pk_i8_i32(emu_wave *w, const emu_inst *in) { return ashr_pk(w, in, false); }
-mxjit_status valu_ashr_pk_u8_i32(emu_wave *w, const emu_inst *in) { return ashr_pk(w, in, true); }
+mxjit_status
+valu_ashr_pk_i8_i32(emu_wave *w, const emu_inst *in)
+{
+   return ashr_pk(w, in, false);
+}
+mxjit_status
+valu_ashr_pk_u8_i32(emu_wave *w, const emu_inst *in)
+{
+   return ashr_pk(w, in, true);
+}
 
 /* --- v_pk_maximum3_f16 / v_pk_minimum3_f16 -------------------------------------------------- */
 
@@ -103,8 +111,16 @@ pk_max3(emu_wave *w, const emu_inst *in, bool is_max)
    return MXJIT_OK;
 }
 
-mxjit_status valu_pk_maximum3_f16(emu_wave *w, const emu_inst *in) { return pk_max3(w, in, true); }
-mxjit_status valu_pk_minimum3_f16(emu_wave *w, const emu_inst *in) { return pk_max3(w, in, false); }
+mxjit_status
+valu_pk_maximum3_f16(emu_wave *w, const emu_inst *in)
+{
+   return pk_max3(w, in, true);
+}
+mxjit_status
+valu_pk_minimum3_f16(emu_wave *w, const emu_inst *in)
+{
+   return pk_max3(w, in, false);
+}
 
 /* --- scalef32 f16 conversions ---------------------------------------------------------------- */
 
@@ -163,8 +179,28 @@ pk_to8(emu_wave *w, const emu_inst *in, const cvt_fmt *f)
    return MXJIT_OK;
 }
 
-mxjit_status valu_cvt_scalef32_f16_fp8(emu_wave *w, const emu_inst *in) { return f16_from8(w, in, &cvt_e4m3); }
-mxjit_status valu_cvt_scalef32_f16_bf8(emu_wave *w, const emu_inst *in) { return f16_from8(w, in, &cvt_e5m2); }
-mxjit_status valu_cvt_scalef32_pk_fp8_f16(emu_wave *w, const emu_inst *in) { return pk_to8(w, in, &cvt_e4m3); }
-mxjit_status valu_cvt_scalef32_pk_bf8_f16(emu_wave *w, const emu_inst *in) { return pk_to8(w, in, &cvt_e5m2); }
-mxjit_status valu_cvt_scalef32_pk_fp4_f16(emu_wave *w, const emu_inst *in) { return pk_to8(w, in, &cvt_e2m1); }
+mxjit_status
+valu_cvt_scalef32_f16_fp8(emu_wave *w, const emu_inst *in)
+{
+   return f16_from8(w, in, &cvt_e4m3);
+}
+mxjit_status
+valu_cvt_scalef32_f16_bf8(emu_wave *w, const emu_inst *in)
+{
+   return f16_from8(w, in, &cvt_e5m2);
+}
+mxjit_status
+valu_cvt_scalef32_pk_fp8_f16(emu_wave *w, const emu_inst *in)
+{
+   return pk_to8(w, in, &cvt_e4m3);
+}
+mxjit_status
+valu_cvt_scalef32_pk_bf8_f16(emu_wave *w, const emu_inst *in)
+{
+   return pk_to8(w, in, &cvt_e5m2);
+}
+mxjit_status
+valu_cvt_scalef32_pk_fp4_f16(emu_wave *w, const emu_inst *in)
+{
+   return pk_to8(w, in, &cvt_e2m1);
+}

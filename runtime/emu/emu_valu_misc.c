@@ -40,7 +40,10 @@ mh_out(const emu_wave *w, const emu_inst *in, double r)
    static const double omod[4] = {1.0, 2.0, 4.0, 0.5};
    r *= omod[in->omod & 3];
    if (in->clamp)
-      r = isnan(r) ? ((w->mode & VALU_MODE_DX10_CLAMP) ? 0.0 : r) : r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
+      r = isnan(r)  ? ((w->mode & VALU_MODE_DX10_CLAMP) ? 0.0 : r)
+          : r < 0.0 ? 0.0
+          : r > 1.0 ? 1.0
+                    : r;
    uint32_t h = isnan(r) ? 0x7e00u : cvt_encode(&cvt_f16, r, CVT_RNE, CVT_OVF_INF);
    if (!(w->mode & MODE_H_DENORM_OUT) && (h & 0x7c00) == 0)
       h &= 0x8000;
@@ -227,12 +230,11 @@ valu_cos_f16(emu_wave *w, const emu_inst *in)
  * with integer arithmetic and checked against fdlibm's ipio2 table); the last word keeps only
  * its top 17 bits so that bits past b_0 read as zero. */
 static const uint32_t two_over_pi[38] = {
-   0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab,
-   0xdebbc561, 0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e,
-   0xe88235f5, 0x2ebb4484, 0xe99c7026, 0xb45f7e41, 0x3991d639, 0x835339f4, 0x9c845f8b,
-   0xbdf9283b, 0x1ff897ff, 0xde05980f, 0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7,
-   0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b, 0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1,
-   0x1f8d5d08, 0x56033046, 0xfc7b0000,
+    0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561,
+    0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484,
+    0xe99c7026, 0xb45f7e41, 0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f,
+    0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7, 0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b,
+    0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08, 0x56033046, 0xfc7b0000,
 };
 
 static uint64_t
@@ -334,15 +336,18 @@ dot8_i4(uint32_t a, uint32_t b, uint32_t acc)
    return (int32_t)t;
 }
 
-#define OPINT(fn, kinds, EXPR) \
-   mxjit_status fn(emu_wave *w, const emu_inst *in) \
-   { \
-      if (in->clamp) \
-         return refuse_clamp(w, in); \
-      VALU_GATHER_OR_RETURN(io, kinds); \
-      VALU_FOREACH(l, io.mask) { io.d[l] = (uint32_t)(EXPR); } \
-      valu_store(w, in, &io, 32); \
-      return MXJIT_OK; \
+#define OPINT(fn, kinds, EXPR)                                                                     \
+   mxjit_status fn(emu_wave *w, const emu_inst *in)                                                \
+   {                                                                                               \
+      if (in->clamp)                                                                               \
+         return refuse_clamp(w, in);                                                               \
+      VALU_GATHER_OR_RETURN(io, kinds);                                                            \
+      VALU_FOREACH(l, io.mask)                                                                     \
+      {                                                                                            \
+         io.d[l] = (uint32_t)(EXPR);                                                               \
+      }                                                                                            \
+      valu_store(w, in, &io, 32);                                                                  \
+      return MXJIT_OK;                                                                             \
    }
 
 #define K3 VK(VK_B32, VK_B32, VK_B32)
@@ -350,7 +355,7 @@ dot8_i4(uint32_t a, uint32_t b, uint32_t acc)
 #define KACC VK(VK_B32, VK_B32, VK_DST)
 
 OPINT(valu_mad_u32_u16, K16X2, (A & 0xffff) * (B & 0xffff) + C)
-OPINT(valu_mad_i32_i16, K16X2, (uint32_t)((int32_t)(int16_t)A * (int32_t)(int16_t)B) + C)
+OPINT(valu_mad_i32_i16, K16X2, (uint32_t)((int32_t)(int16_t)A *(int32_t)(int16_t)B) + C)
 OPINT(valu_sad_u8, K3, sad8(A, B, C, false))
 OPINT(valu_sad_hi_u8, K3, (sad8(A, B, 0, false) << 16) + C)
 OPINT(valu_sad_u16, K3, C + absdiff(A & 0xffff, B & 0xffff) + absdiff(A >> 16, B >> 16))
@@ -405,8 +410,16 @@ qsad_pk(emu_wave *w, const emu_inst *in, bool msad)
    return MXJIT_OK;
 }
 
-mxjit_status valu_qsad_pk_u16_u8(emu_wave *w, const emu_inst *in) { return qsad_pk(w, in, false); }
-mxjit_status valu_mqsad_pk_u16_u8(emu_wave *w, const emu_inst *in) { return qsad_pk(w, in, true); }
+mxjit_status
+valu_qsad_pk_u16_u8(emu_wave *w, const emu_inst *in)
+{
+   return qsad_pk(w, in, false);
+}
+mxjit_status
+valu_mqsad_pk_u16_u8(emu_wave *w, const emu_inst *in)
+{
+   return qsad_pk(w, in, true);
+}
 
 /* V_MQSAD_U32_U8: four msad_u8 of the S0 windows against S1, each onto a full dword of the
  * 128-bit S2, written to the 128-bit vdst. All sources are read before vdst is written. */
@@ -449,7 +462,7 @@ cube(float x, float y, float z, enum cube op)
    int axis = (fabsf(z) >= fabsf(x) && fabsf(z) >= fabsf(y)) ? 2 : fabsf(y) >= fabsf(x) ? 1 : 0;
    switch (op) {
    case CUBE_ID:
-      return axis == 2 ? (z < 0.0f ? 5.0f : 4.0f)
+      return axis == 2   ? (z < 0.0f ? 5.0f : 4.0f)
              : axis == 1 ? (y < 0.0f ? 3.0f : 2.0f)
                          : (x < 0.0f ? 1.0f : 0.0f);
    case CUBE_MA:
@@ -474,12 +487,29 @@ cube_run(emu_wave *w, const emu_inst *in, enum cube op)
    return MXJIT_OK;
 }
 
-mxjit_status valu_cubeid_f32(emu_wave *w, const emu_inst *in) { return cube_run(w, in, CUBE_ID); }
-mxjit_status valu_cubema_f32(emu_wave *w, const emu_inst *in) { return cube_run(w, in, CUBE_MA); }
-mxjit_status valu_cubesc_f32(emu_wave *w, const emu_inst *in) { return cube_run(w, in, CUBE_SC); }
-mxjit_status valu_cubetc_f32(emu_wave *w, const emu_inst *in) { return cube_run(w, in, CUBE_TC); }
+mxjit_status
+valu_cubeid_f32(emu_wave *w, const emu_inst *in)
+{
+   return cube_run(w, in, CUBE_ID);
+}
+mxjit_status
+valu_cubema_f32(emu_wave *w, const emu_inst *in)
+{
+   return cube_run(w, in, CUBE_MA);
+}
+mxjit_status
+valu_cubesc_f32(emu_wave *w, const emu_inst *in)
+{
+   return cube_run(w, in, CUBE_SC);
+}
+mxjit_status
+valu_cubetc_f32(emu_wave *w, const emu_inst *in)
+{
+   return cube_run(w, in, CUBE_TC);
+}
 
-/* --- f16 normalized-integer and u8 accumulate conversions -------------------------------------- */
+/* --- f16 normalized-integer and u8 accumulate conversions --------------------------------------
+ */
 
 /* f16_to_snorm / f16_to_unorm: clamp to [-1, 1] / [0, 1] (NaN -> 0), scale by 32767 / 65535
  * (exact in double), round to nearest even; the rule of emu_cvt.c's f32_to_snorm/unorm. */
@@ -500,13 +530,16 @@ unorm16_h(uint32_t h)
 }
 
 #define HSRC(i, v) mh_bits(w, in->src[i].flags, (v))
-#define OPCVT(fn, kinds, bits, EXPR) \
-   mxjit_status fn(emu_wave *w, const emu_inst *in) \
-   { \
-      VALU_GATHER_OR_RETURN(io, kinds); \
-      VALU_FOREACH(l, io.mask) { io.d[l] = (uint32_t)(EXPR); } \
-      valu_store(w, in, &io, bits); \
-      return MXJIT_OK; \
+#define OPCVT(fn, kinds, bits, EXPR)                                                               \
+   mxjit_status fn(emu_wave *w, const emu_inst *in)                                                \
+   {                                                                                               \
+      VALU_GATHER_OR_RETURN(io, kinds);                                                            \
+      VALU_FOREACH(l, io.mask)                                                                     \
+      {                                                                                            \
+         io.d[l] = (uint32_t)(EXPR);                                                               \
+      }                                                                                            \
+      valu_store(w, in, &io, bits);                                                                \
+      return MXJIT_OK;                                                                             \
    }
 
 OPCVT(valu_cvt_norm_i16_f16, VK(VK_B16, VK_NONE, VK_NONE), 16, snorm16_h(HSRC(0, A)))

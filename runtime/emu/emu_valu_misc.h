@@ -10,9 +10,9 @@
 #define MODE_H_DENORM_IN (1u << 6)
 #define MODE_H_DENORM_OUT (1u << 7)
 
-#define H_NAN(h) (((h) & 0x7c00) == 0x7c00 && ((h) & 0x3ff))
-#define H_INF(h) (((h) & 0x7fff) == 0x7c00)
-#define H_ZERO(h) (((h) & 0x7fff) == 0)
+#define H_NAN(h) (((h)&0x7c00) == 0x7c00 && ((h)&0x3ff))
+#define H_INF(h) (((h)&0x7fff) == 0x7c00)
+#define H_ZERO(h) (((h)&0x7fff) == 0)
 
 /** f16 bits of a source with VOP3 abs/neg applied and MODE input-denormal flushing. */
 uint32_t mh_bits(const emu_wave *w, uint8_t flags, uint32_t h);
