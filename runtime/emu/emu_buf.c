@@ -337,6 +337,8 @@ emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src,
       return pk_add((uint32_t)tmp, (uint32_t)src, false);
    case EMU_VM_PK_ADD_BF16:
       return pk_add((uint32_t)tmp, (uint32_t)src, true);
+   default:
+      return emu_vm_atomic_ext(op, bits, tmp, src, cmp);
    }
    return tmp;
 }
@@ -473,6 +475,8 @@ BUF_ATOMIC(buffer_atomic_add_f32, EMU_VM_ADD_F32, 32)
 BUF_ATOMIC(buffer_atomic_pk_add_f16, EMU_VM_PK_ADD_F16, 32)
 BUF_ATOMIC(buffer_atomic_pk_add_bf16, EMU_VM_PK_ADD_BF16, 32)
 BUF_ATOMIC(buffer_atomic_add_f64, EMU_VM_ADD_F64, 64)
+BUF_ATOMIC(buffer_atomic_min_f64, EMU_VM_MIN_F64, 64)
+BUF_ATOMIC(buffer_atomic_max_f64, EMU_VM_MAX_F64, 64)
 BUF_ATOMIC(buffer_atomic_swap_x2, EMU_VM_SWAP, 64)
 BUF_ATOMIC(buffer_atomic_cmpswap_x2, EMU_VM_CMPSWAP, 64)
 BUF_ATOMIC(buffer_atomic_add_x2, EMU_VM_ADD, 64)

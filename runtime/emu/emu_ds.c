@@ -40,7 +40,7 @@ ds_base(const emu_wave *w, const emu_inst *in, int va, unsigned lane)
 
 /* Adds the bank-conflict estimate for one instruction; addr[lane] is each active lane's first
  * byte address, `dwords` the dwords it moves (contiguous). */
-static void
+void
 count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords)
 {
    unsigned banks = lds_banks(w), per_group = dwords >= banks ? 1 : banks / dwords;
@@ -97,7 +97,7 @@ count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords)
 /* LDS-DMA check (emu_vmem.h, EMU_VM_LDS_SLOT): faults when any active lane's bytes
  * [VGPR[ADDR] + off, + n) overlap an LDS range that a load-to-LDS of any wave of this workgroup
  * wrote and whose vmcnt has not been waited for. Cheap when nothing is pending. */
-static mxjit_status
+mxjit_status
 check_dma(emu_wave *w, const emu_inst *in, int va, uint32_t off, unsigned n)
 {
    struct emu_workgroup *wg = w->wg;
