@@ -27,12 +27,7 @@
 #include <pthread.h>
 #include <string.h>
 
-typedef struct buf_srd {
-   uint64_t base;
-   uint32_t stride, num_records;
-} buf_srd;
-
-static mxjit_status
+mxjit_status
 read_srd(emu_wave *w, const emu_inst *in, buf_srd *r)
 {
    unsigned code = in->src[2].code;
@@ -56,7 +51,7 @@ read_srd(emu_wave *w, const emu_inst *in, buf_srd *r)
 }
 
 /* Per-lane index and offset (without inst_offset) from vaddr. */
-static inline void
+void
 lane_addr(const emu_wave *w, const emu_inst *in, unsigned lane, uint32_t *index, uint64_t *off)
 {
    int va = emu_vm_vreg(&in->src[1]);
@@ -65,7 +60,7 @@ lane_addr(const emu_wave *w, const emu_inst *in, unsigned lane, uint32_t *index,
           (uint64_t)(uint32_t)in->offset;
 }
 
-static bool
+bool
 in_range(const buf_srd *r, uint32_t index, uint64_t off, unsigned n)
 {
    if (r->stride == 0)
@@ -73,7 +68,7 @@ in_range(const buf_srd *r, uint32_t index, uint64_t off, unsigned n)
    return index < r->num_records;
 }
 
-static uint64_t
+uint64_t
 soffset_of(const emu_wave *w, const emu_inst *in)
 {
    if (in->src[3].code == EMU_OPND_NONE)

@@ -30,7 +30,7 @@ typedef struct smem_srd {
 } smem_srd;
 
 static smem_srd
-read_srd(const emu_wave *w, const emu_inst *in)
+smem_read_srd(const emu_wave *w, const emu_inst *in)
 {
    const emu_opnd *srd = &in->src[0];
    smem_srd r = {
@@ -54,7 +54,7 @@ static mxjit_status
 s_buffer_store(emu_wave *w, const emu_inst *in)
 {
    unsigned n = in->src[2].nregs;
-   smem_srd r = read_srd(w, in);
+   smem_srd r = smem_read_srd(w, in);
    uint64_t off = smem_off(w, in) & ~3ull, moved = 0;
    for (unsigned i = 0; i < n; i++) {
       uint64_t o = off + 4ull * i;
@@ -79,7 +79,7 @@ s_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, unsigned bits, bool 
    unsigned n = bits / 8, dw = bits / 32;
    uint64_t addr;
    if (buffer) {
-      smem_srd r = read_srd(w, in);
+      smem_srd r = smem_read_srd(w, in);
       uint64_t off = smem_off(w, in) & ~3ull;
       if (off + n > r.num_records)
          return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,

@@ -213,6 +213,17 @@ uint64_t emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint
 uint64_t emu_vm_atomic_rmw(uint8_t *p, unsigned n, emu_vm_atomic op, unsigned bits, uint64_t src,
                            uint64_t cmp);
 
+/* emu_buf.c: the SRD and per-lane address of a MUBUF/MTBUF instruction (rules at its top) */
+typedef struct buf_srd {
+   uint64_t base;
+   uint32_t stride, num_records;
+} buf_srd;
+mxjit_status read_srd(emu_wave *w, const emu_inst *in, buf_srd *r);
+void lane_addr(const emu_wave *w, const emu_inst *in, unsigned lane, uint32_t *index,
+               uint64_t *off);
+bool in_range(const buf_srd *r, uint32_t index, uint64_t off, unsigned n);
+uint64_t soffset_of(const emu_wave *w, const emu_inst *in);
+
 /* emu_ds.c */
 mxjit_status check_dma(emu_wave *w, const emu_inst *in, int va, uint32_t off, unsigned n);
 void count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords);
