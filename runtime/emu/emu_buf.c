@@ -34,13 +34,8 @@
 #include <pthread.h>
 #include <string.h>
 
-typedef struct buf_srd {
-   uint64_t base;
-   uint32_t stride, num_records;
-} buf_srd;
-
-static mxjit_status
-read_srd(emu_wave *w, const emu_inst *in, buf_srd *r)
+mxjit_status
+emu_buf_read_srd(emu_wave *w, const emu_inst *in, buf_srd *r)
 {
    unsigned code = in->src[2].code;
    uint32_t d[4];
@@ -75,8 +70,9 @@ read_srd(emu_wave *w, const emu_inst *in, buf_srd *r)
 }
 
 /* Per-lane index and offset (without inst_offset) from vaddr. */
-static inline void
-lane_addr(const emu_wave *w, const emu_inst *in, unsigned lane, uint32_t *index, uint64_t *off)
+void
+emu_buf_lane_addr(const emu_wave *w, const emu_inst *in, unsigned lane, uint32_t *index,
+                  uint64_t *off)
 {
    int va = emu_vm_vreg(&in->src[1]);
    *index = in->idxen ? emu_vm_rd(w, &in->src[1], va, lane, 0) : 0;
@@ -86,8 +82,8 @@ lane_addr(const emu_wave *w, const emu_inst *in, unsigned lane, uint32_t *index,
 
 /* Range check of one component (ISA section 9.1.5.1): structured when idxen, else raw on the
  * component's first byte. buf_no_straddle() has refused components that cross num_records. */
-static bool
-in_range(const emu_inst *in, const buf_srd *r, uint32_t index, uint64_t off)
+bool
+emu_buf_in_range(const emu_inst *in, const buf_srd *r, uint32_t index, uint64_t off)
 {
    if (in->idxen)
       return index < r->num_records;
@@ -106,7 +102,7 @@ buf_no_straddle(emu_wave *w, const emu_inst *in, const buf_srd *r, unsigned ncom
          continue;
       uint32_t index;
       uint64_t off;
-      lane_addr(w, in, lane, &index, &off);
+      emu_buf_lane_addr(w, in, lane, &index, &off);
       for (unsigned c = 0; c < ncomp; c++) {
          uint64_t o = off + 4u * c;
          if (o < r->num_records && o + csize > r->num_records)
@@ -120,8 +116,8 @@ buf_no_straddle(emu_wave *w, const emu_inst *in, const buf_srd *r, unsigned ncom
    return MXJIT_OK;
 }
 
-static uint64_t
-soffset_of(const emu_wave *w, const emu_inst *in)
+uint64_t
+emu_buf_soffset(const emu_wave *w, const emu_inst *in)
 {
    if (in->src[3].code == EMU_OPND_NONE)
       return 0;
@@ -134,12 +130,12 @@ buf_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
 {
    buf_srd r;
    unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
-   mxjit_status st = read_srd(w, in, &r);
+   mxjit_status st = emu_buf_read_srd(w, in, &r);
    if (st == MXJIT_OK)
       st = buf_no_straddle(w, in, &r, ncomp, csize);
    if (st != MXJIT_OK)
       return st;
-   uint64_t soff = soffset_of(w, in), moved = 0;
+   uint64_t soff = emu_buf_soffset(w, in), moved = 0;
    int vd = emu_vm_vreg(&in->dst[0]);
    emu_vm_win win = {0};
    if (in->lds)
@@ -150,10 +146,10 @@ buf_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
          continue;
       uint32_t index;
       uint64_t off;
-      lane_addr(w, in, lane, &index, &off);
+      emu_buf_lane_addr(w, in, lane, &index, &off);
       uint64_t addr = r.base + soff + off + (uint64_t)index * r.stride;
       /* components are checked in increasing offset, so the last one decides "all in range" */
-      bool all_in = in_range(in, &r, index, off + 4u * (ncomp - 1));
+      bool all_in = emu_buf_in_range(in, &r, index, off + 4u * (ncomp - 1));
       const uint8_t *all = all_in ? emu_vm_mem(w, in, &win, addr, bytes, false) : NULL;
       if (all_in && !all)
          return MXJIT_ERR_EMU_FAULT_OOB;
@@ -165,7 +161,7 @@ buf_load(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
       }
       for (unsigned c = 0; c < ncomp; c++) {
          uint32_t raw = 0;
-         if (in_range(in, &r, index, off + 4u * c)) {
+         if (emu_buf_in_range(in, &r, index, off + 4u * c)) {
             const uint8_t *p = emu_vm_mem(w, in, &win, addr + 4u * c, csize, false);
             if (!p)
                return MXJIT_ERR_EMU_FAULT_OOB;
@@ -189,12 +185,12 @@ static mxjit_status
 buf_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
 {
    buf_srd r;
-   mxjit_status st = read_srd(w, in, &r);
+   mxjit_status st = emu_buf_read_srd(w, in, &r);
    if (st == MXJIT_OK)
       st = buf_no_straddle(w, in, &r, bytes / 4, 4);
    if (st != MXJIT_OK)
       return st;
-   uint64_t soff = soffset_of(w, in), moved = 0;
+   uint64_t soff = emu_buf_soffset(w, in), moved = 0;
    uint32_t lo = UINT32_MAX, hi = 0;
    emu_vm_win win = {0};
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
@@ -202,7 +198,7 @@ buf_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
          continue;
       uint32_t index;
       uint64_t off;
-      lane_addr(w, in, lane, &index, &off);
+      emu_buf_lane_addr(w, in, lane, &index, &off);
       uint64_t addr = r.base + soff + off + (uint64_t)index * r.stride;
       uint32_t lds_off = w->m0 + (uint32_t)in->offset + lane * bytes;
       lo = lds_off < lo ? lds_off : lo;
@@ -212,7 +208,7 @@ buf_load_lds(emu_wave *w, const emu_inst *in, unsigned bytes)
          return MXJIT_ERR_EMU_FAULT_OOB;
       for (unsigned c = 0; c < bytes / 4; c++) {
          uint32_t v = 0;
-         if (in_range(in, &r, index, off + 4u * c)) {
+         if (emu_buf_in_range(in, &r, index, off + 4u * c)) {
             const uint8_t *p = emu_vm_mem(w, in, &win, addr + 4u * c, 4, false);
             if (!p)
                return MXJIT_ERR_EMU_FAULT_OOB;
@@ -235,23 +231,23 @@ buf_store(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
 {
    buf_srd r;
    unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
-   mxjit_status st = read_srd(w, in, &r);
+   mxjit_status st = emu_buf_read_srd(w, in, &r);
    if (st == MXJIT_OK)
       st = buf_no_straddle(w, in, &r, ncomp, csize);
    if (st != MXJIT_OK)
       return st;
    const emu_opnd *data = emu_vm_data_opnd(in);
-   uint64_t soff = soffset_of(w, in), moved = 0;
+   uint64_t soff = emu_buf_soffset(w, in), moved = 0;
    emu_vm_win win = {0};
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
       uint32_t index;
       uint64_t off;
-      lane_addr(w, in, lane, &index, &off);
+      emu_buf_lane_addr(w, in, lane, &index, &off);
       uint64_t addr = r.base + soff + off + (uint64_t)index * r.stride;
       for (unsigned c = 0; c < ncomp; c++) {
-         if (!in_range(in, &r, index, off + 4u * c))
+         if (!emu_buf_in_range(in, &r, index, off + 4u * c))
             continue; /* dropped, as the ISA says for out-of-range writes */
          uint32_t v = emu_src32(w, data, lane, c);
          if (hi)
@@ -390,6 +386,8 @@ emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src,
       return pk_add((uint32_t)tmp, (uint32_t)src, false);
    case EMU_VM_PK_ADD_BF16:
       return pk_add((uint32_t)tmp, (uint32_t)src, true);
+   default:
+      return emu_vm_atomic_ext(op, bits, tmp, src, cmp);
    }
    return tmp;
 }
@@ -397,12 +395,12 @@ emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src,
 /* Host threads run different workgroups at once; their device atomics must not interleave. A
  * striped lock keyed by the 8-byte-aligned address keeps unrelated atomics apart. */
 static pthread_mutex_t atomic_stripes[64] = {
-#define EMU_STRIPE8                                                                              \
-   PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,              \
-      PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,           \
-      PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER
-   EMU_STRIPE8, EMU_STRIPE8, EMU_STRIPE8, EMU_STRIPE8,
-   EMU_STRIPE8, EMU_STRIPE8, EMU_STRIPE8, EMU_STRIPE8,
+#define EMU_STRIPE8                                                                                \
+   PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,                \
+       PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,            \
+       PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER
+    EMU_STRIPE8, EMU_STRIPE8, EMU_STRIPE8, EMU_STRIPE8,
+    EMU_STRIPE8, EMU_STRIPE8, EMU_STRIPE8, EMU_STRIPE8,
 #undef EMU_STRIPE8
 };
 
@@ -428,19 +426,19 @@ buf_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, unsigned bits)
 {
    buf_srd r;
    unsigned n = bits / 8, dw = bits / 32;
-   mxjit_status st = read_srd(w, in, &r);
+   mxjit_status st = emu_buf_read_srd(w, in, &r);
    if (st == MXJIT_OK)
       st = buf_no_straddle(w, in, &r, 1, n); /* all or nothing */
    if (st != MXJIT_OK)
       return st;
    const emu_opnd *data = emu_vm_data_opnd(in), *ret = emu_vm_ret_opnd(in);
-   uint64_t soff = soffset_of(w, in), moved = 0;
+   uint64_t soff = emu_buf_soffset(w, in), moved = 0;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
       uint32_t index;
       uint64_t off, old = 0;
-      lane_addr(w, in, lane, &index, &off);
+      emu_buf_lane_addr(w, in, lane, &index, &off);
       uint64_t addr = r.base + soff + off + (uint64_t)index * r.stride;
       uint64_t src = emu_src32(w, data, lane, 0), cmp = 0;
       if (dw == 2)
@@ -450,7 +448,7 @@ buf_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, unsigned bits)
          if (dw == 2)
             cmp |= (uint64_t)emu_src32(w, data, lane, dw + 1) << 32;
       }
-      if (in_range(in, &r, index, off)) {
+      if (emu_buf_in_range(in, &r, index, off)) {
          uint8_t *p = emu_mem(w, in, addr, n, true);
          if (!p)
             return MXJIT_ERR_EMU_FAULT_OOB;
@@ -528,6 +526,8 @@ BUF_ATOMIC(buffer_atomic_add_f32, EMU_VM_ADD_F32, 32)
 BUF_ATOMIC(buffer_atomic_pk_add_f16, EMU_VM_PK_ADD_F16, 32)
 BUF_ATOMIC(buffer_atomic_pk_add_bf16, EMU_VM_PK_ADD_BF16, 32)
 BUF_ATOMIC(buffer_atomic_add_f64, EMU_VM_ADD_F64, 64)
+BUF_ATOMIC(buffer_atomic_min_f64, EMU_VM_MIN_F64, 64)
+BUF_ATOMIC(buffer_atomic_max_f64, EMU_VM_MAX_F64, 64)
 BUF_ATOMIC(buffer_atomic_swap_x2, EMU_VM_SWAP, 64)
 BUF_ATOMIC(buffer_atomic_cmpswap_x2, EMU_VM_CMPSWAP, 64)
 BUF_ATOMIC(buffer_atomic_add_x2, EMU_VM_ADD, 64)

@@ -42,8 +42,8 @@ ds_base(const emu_wave *w, const emu_inst *in, int va, unsigned lane)
 
 /* Adds the bank-conflict estimate for one instruction; addr[lane] is each active lane's first
  * byte address, `dwords` the dwords it moves (contiguous). */
-static void
-count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords)
+void
+emu_ds_count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords)
 {
    unsigned banks = lds_banks(w), per_group = dwords >= banks ? 1 : banks / dwords;
    uint64_t extra = 0;
@@ -99,8 +99,8 @@ count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords)
 /* LDS-DMA check (emu_vmem.h, EMU_VM_LDS_SLOT): faults when any active lane's bytes
  * [VGPR[ADDR] + off, + n) overlap an LDS range that a load-to-LDS of any wave of this workgroup
  * wrote and whose vmcnt has not been waited for. Cheap when nothing is pending. */
-static mxjit_status
-check_dma(emu_wave *w, const emu_inst *in, int va, uint32_t off, unsigned n)
+mxjit_status
+emu_ds_check_dma(emu_wave *w, const emu_inst *in, int va, uint32_t off, unsigned n)
 {
    struct emu_workgroup *wg = w->wg;
    if (!wg || w->disp->dev->opts.ignore_hazards)
@@ -135,7 +135,7 @@ ds_read(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
    int va = emu_vm_vreg(&in->src[0]), vd = emu_vm_vreg(&in->dst[0]);
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
-   mxjit_status st = check_dma(w, in, va, (uint16_t)in->offset, bytes);
+   mxjit_status st = emu_ds_check_dma(w, in, va, (uint16_t)in->offset, bytes);
    if (st != MXJIT_OK)
       return st;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
@@ -155,7 +155,7 @@ ds_read(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
    }
    emu_vm_issue(w, in, 1, &in->dst[0], ncomp);
    emu_count_bytes(w, 2, moved);
-   count_conflicts(w, addr, ncomp);
+   emu_ds_count_conflicts(w, addr, ncomp);
    return MXJIT_OK;
 }
 
@@ -166,7 +166,7 @@ ds_write(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
    int va = emu_vm_vreg(&in->src[0]), v1 = emu_vm_vreg(&in->src[1]);
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
-   mxjit_status st = check_dma(w, in, va, (uint16_t)in->offset, bytes);
+   mxjit_status st = emu_ds_check_dma(w, in, va, (uint16_t)in->offset, bytes);
    if (st != MXJIT_OK)
       return st;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
@@ -186,7 +186,7 @@ ds_write(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
    }
    emu_vm_issue(w, in, 1, NULL, 0);
    emu_count_bytes(w, 3, moved);
-   count_conflicts(w, addr, ncomp);
+   emu_ds_count_conflicts(w, addr, ncomp);
    return MXJIT_OK;
 }
 
@@ -200,9 +200,9 @@ ds_rw2(emu_wave *w, const emu_inst *in, unsigned esize, unsigned stride_mul, boo
    int va = emu_vm_vreg(&in->src[0]);
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
-   mxjit_status st = check_dma(w, in, va, in->offset0 * esize * stride_mul, esize);
+   mxjit_status st = emu_ds_check_dma(w, in, va, in->offset0 * esize * stride_mul, esize);
    if (st == MXJIT_OK)
-      st = check_dma(w, in, va, in->offset1 * esize * stride_mul, esize);
+      st = emu_ds_check_dma(w, in, va, in->offset1 * esize * stride_mul, esize);
    if (st != MXJIT_OK)
       return st;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
@@ -230,7 +230,8 @@ ds_rw2(emu_wave *w, const emu_inst *in, unsigned esize, unsigned stride_mul, boo
    }
    emu_vm_issue(w, in, 1, write ? NULL : &in->dst[0], 2 * edw);
    emu_count_bytes(w, write ? 3 : 2, moved);
-   count_conflicts(w, addr, 2 * edw); /* approximation: both elements as one contiguous run */
+   emu_ds_count_conflicts(w, addr,
+                          2 * edw); /* approximation: both elements as one contiguous run */
    return MXJIT_OK;
 }
 
@@ -333,7 +334,7 @@ ds_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn, unsigned 
    unsigned n = bits / 8, dw = bits / 32;
    uint32_t addr[EMU_WAVE];
    uint64_t moved = 0;
-   mxjit_status st = check_dma(w, in, va, (uint16_t)in->offset, n);
+   mxjit_status st = emu_ds_check_dma(w, in, va, (uint16_t)in->offset, n);
    if (st != MXJIT_OK)
       return st;
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
@@ -364,7 +365,7 @@ ds_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn, unsigned 
    emu_vm_issue(w, in, 1, rtn ? &in->dst[0] : NULL, dw);
    emu_count_bytes(w, 2, moved);
    emu_count_bytes(w, 3, moved);
-   count_conflicts(w, addr, dw);
+   emu_ds_count_conflicts(w, addr, dw);
    return MXJIT_OK;
 }
 

@@ -409,6 +409,7 @@ struct emu_dispatch {
 /* Further core table fragments (merged after emu_ops_scalar, before valu/vmem). */
 extern const emu_opdesc emu_salu_ops[];        /* emu_salu.c */
 extern const emu_opdesc emu_smem_ops[];        /* emu_smem.c */
+extern const emu_opdesc emu_smem_ext_ops[];    /* emu_smem_ext.c */
 extern const emu_opdesc emu_global_basic_ops[]; /* emu_global_basic.c */
 extern const emu_opdesc emu_scratch_ops[];     /* emu_scratch.c */
 

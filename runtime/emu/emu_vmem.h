@@ -113,6 +113,14 @@ typedef enum emu_vm_atomic {
    EMU_VM_ADD_F64,
    EMU_VM_PK_ADD_F16,
    EMU_VM_PK_ADD_BF16,
+   EMU_VM_MIN_F32, /* emu_ds_ext.c: the rest are done by emu_vm_atomic_ext */
+   EMU_VM_MAX_F32,
+   EMU_VM_MIN_F64,
+   EMU_VM_MAX_F64,
+   EMU_VM_CMPST_F32,
+   EMU_VM_CMPST_F64,
+   EMU_VM_MSKOR,
+   EMU_VM_WRAP,
 } emu_vm_atomic;
 
 /* Register reads/writes with the operand's VGPR index resolved once per instruction (vreg from
@@ -203,6 +211,28 @@ uint64_t emu_vm_atomic_apply(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint
  *  stripe keyed by the address, so workgroups on several host threads (emu_options.threads)
  *  do not lose updates. Returns the old value. */
 uint64_t emu_vm_atomic_rmw(uint8_t *p, unsigned n, emu_vm_atomic op, unsigned bits, uint64_t src,
+                           uint64_t cmp);
+
+/* emu_buf.c: the SRD and per-lane address of a MUBUF/MTBUF instruction (rules at its top) */
+typedef struct buf_srd {
+   uint64_t base;
+   uint32_t stride, num_records;
+} buf_srd;
+mxjit_status emu_buf_read_srd(emu_wave *w, const emu_inst *in, buf_srd *r);
+void emu_buf_lane_addr(const emu_wave *w, const emu_inst *in, unsigned lane, uint32_t *index,
+                       uint64_t *off);
+bool emu_buf_in_range(const emu_inst *in, const buf_srd *r, uint32_t index, uint64_t off);
+uint64_t emu_buf_soffset(const emu_wave *w, const emu_inst *in);
+
+/* emu_ds.c */
+mxjit_status emu_ds_check_dma(emu_wave *w, const emu_inst *in, int va, uint32_t off, unsigned n);
+void emu_ds_count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords);
+
+/* emu_ds_ext.c */
+/** New memory value of the emu_vm_atomic kinds from EMU_VM_MIN_F32 on (ISA pseudocode of
+ *  DS_MIN_F32.., DS_CMPST_F32.., DS_MSKOR_B32.., DS_WRAP_RTN_B32, *_ATOMIC_MIN/MAX_F64): `src`
+ *  is DATA (DATA2 for CMPST/MSKOR/WRAP), `cmp` is DATA for CMPST/MSKOR/WRAP. */
+uint64_t emu_vm_atomic_ext(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src,
                            uint64_t cmp);
 
 #endif /* EMU_VMEM_H */

@@ -1,0 +1,295 @@
+/*
+ * emu_ds_ext.c — the less common LDS (DS encoding) instructions: float min/max and
+ * compare-store (f32/f64), masked or (b32/b64), ds_wrap_rtn_b32, ds_condxchg32_rtn_b64,
+ * ds_read/write_addtid_b32 and ds_wrxchg2(st64)_rtn_b32/b64; plus the new-value function
+ * emu_vm_atomic_ext that the MUBUF/GLOBAL/FLAT *_ATOMIC_MIN/MAX_F64 share (emu_buf.c calls it
+ * for every emu_vm_atomic kind it does not handle itself).
+ *
+ * Semantics are the CDNA3 ISA pseudocode (identical in CDNA4) of each opcode:
+ *   DS_MIN_F32:   MEM = src < tmp ? src : tmp          (src = DATA)
+ *   DS_MAX_F32:   MEM = src > tmp ? src : tmp
+ *   DS_CMPST_F32: MEM = tmp == cmp ? src : tmp         (cmp = DATA, src = DATA2)
+ *   DS_MSKOR_B32: MEM = (tmp & ~DATA) | DATA2
+ *   DS_WRAP_RTN_B32: MEM = tmp >= DATA ? tmp - DATA : tmp + DATA2
+ * (f64/b64 forms likewise), all returning tmp. The float forms are IEEE comparisons, taken
+ * literally: a NaN on either side makes the comparison false, so memory keeps tmp (a NaN in
+ * memory stays, a NaN operand is ignored); -0 and +0 compare equal, so memory keeps tmp's sign;
+ * CMPST_F32 stores when tmp == cmp as floats (so +0 matches -0 and NaN never matches) and stores
+ * src's bits unchanged. Denormals compare as their values (nothing flushes).
+ *
+ * Addressing as emu_ds.c: ADDR + OFFSET (16 bits) for single-address forms. DS_WRAP_RTN_B32's
+ * pseudocode omits the offset (MEM[ADDR]); the emulator adds it like every other DS address
+ * (CDNA3 ISA "LDS access": address = VGPR + instruction offset), which is the same when the
+ * offset is 0 as compilers emit it.
+ */
+#include "emu_vmem.h"
+
+#include <string.h>
+
+static double
+as_f64(uint64_t v, unsigned bits)
+{
+   if (bits == 32) {
+      float f;
+      uint32_t u = (uint32_t)v;
+      memcpy(&f, &u, 4);
+      return f; /* exact widening: the comparison result is that of the f32 values */
+   }
+   double d;
+   memcpy(&d, &v, 8);
+   return d;
+}
+
+uint64_t
+emu_vm_atomic_ext(emu_vm_atomic op, unsigned bits, uint64_t tmp, uint64_t src, uint64_t cmp)
+{
+   uint64_t mask = bits == 64 ? ~0ull : 0xffffffffull;
+   tmp &= mask;
+   src &= mask;
+   cmp &= mask;
+   switch (op) {
+   case EMU_VM_MIN_F32:
+   case EMU_VM_MIN_F64:
+      return as_f64(src, bits) < as_f64(tmp, bits) ? src : tmp;
+   case EMU_VM_MAX_F32:
+   case EMU_VM_MAX_F64:
+      return as_f64(src, bits) > as_f64(tmp, bits) ? src : tmp;
+   case EMU_VM_CMPST_F32:
+   case EMU_VM_CMPST_F64:
+      return as_f64(tmp, bits) == as_f64(cmp, bits) ? src : tmp;
+   case EMU_VM_MSKOR:
+      return (tmp & ~cmp) | src;
+   case EMU_VM_WRAP:
+      return (tmp >= cmp ? tmp - cmp : tmp + src) & mask;
+   default:
+      return tmp; /* not an extended kind: emu_vm_atomic_apply handles it */
+   }
+}
+
+/* GDS (the gds bit) is a separate global data share the emulator does not model. */
+static mxjit_status
+no_gds(emu_wave *w, const emu_inst *in)
+{
+   return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED, "GDS accesses (gds bit) are not emulated");
+}
+
+static uint64_t
+rd64(const emu_wave *w, const emu_opnd *o, unsigned lane, unsigned dw)
+{
+   uint64_t v = emu_src32(w, o, lane, 0);
+   if (dw == 2)
+      v |= (uint64_t)emu_src32(w, o, lane, 1) << 32;
+   return v;
+}
+
+/* Read-modify-write with up to two data operands: DATA = data0 (src[1]), DATA2 = data1
+ * (src[2]). For the one-operand kinds (min/max) DATA is the `src` of emu_vm_atomic_ext; for the
+ * two-operand kinds DATA is `cmp` and DATA2 `src`. Lanes run in order 0..63, as in emu_ds.c. */
+static mxjit_status
+ds_rmw(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn, unsigned bits)
+{
+   if (in->gds)
+      return no_gds(w, in);
+   int va = emu_vm_vreg(&in->src[0]);
+   unsigned n = bits / 8, dw = bits / 32;
+   bool two =
+       op == EMU_VM_CMPST_F32 || op == EMU_VM_CMPST_F64 || op == EMU_VM_MSKOR || op == EMU_VM_WRAP;
+   uint32_t addr[EMU_WAVE];
+   uint64_t moved = 0;
+   mxjit_status st = emu_ds_check_dma(w, in, va, (uint16_t)in->offset, n);
+   if (st != MXJIT_OK)
+      return st;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      addr[lane] = emu_vm_rd(w, &in->src[0], va, lane, 0) + (uint32_t)(uint16_t)in->offset;
+      uint8_t *p = emu_lds(w, in, addr[lane], n, true);
+      if (!p)
+         return MXJIT_ERR_EMU_FAULT_OOB;
+      uint64_t old = 0, d0 = rd64(w, &in->src[1], lane, dw);
+      uint64_t src = two ? rd64(w, &in->src[2], lane, dw) : d0, cmp = two ? d0 : 0;
+      memcpy(&old, p, n);
+      uint64_t nv = emu_vm_atomic_ext(op, bits, old, src, cmp);
+      memcpy(p, &nv, n);
+      if (rtn)
+         for (unsigned c = 0; c < dw; c++)
+            emu_vwrite(w, &in->dst[0], lane, c, (uint32_t)(old >> (32 * c)));
+      moved += n;
+   }
+   emu_vm_issue(w, in, 1, rtn ? &in->dst[0] : NULL, dw);
+   emu_count_bytes(w, 2, moved);
+   emu_count_bytes(w, 3, moved);
+   emu_ds_count_conflicts(w, addr, dw);
+   return MXJIT_OK;
+}
+
+/* DS_CONDXCHG32_RTN_B64 pseudocode: ADDR0 = (ADDR + offset) & 0xfff8, ADDR1 = ADDR0 + 4;
+ * each returns its old dword; dword k is replaced by {0, DATA[31+32k : 32k]} only when
+ * DATA bit 31+32k is set. The 16-bit address mask is the pseudocode's: on gfx950 (160 KB LDS)
+ * it confines the instruction to the first 64 KB. */
+static mxjit_status
+ds_condxchg(emu_wave *w, const emu_inst *in)
+{
+   if (in->gds)
+      return no_gds(w, in);
+   int va = emu_vm_vreg(&in->src[0]);
+   uint32_t addr[EMU_WAVE];
+   uint64_t moved = 0;
+   /* load-to-LDS hazard check on the unmasked 8 bytes (the same range for aligned addresses) */
+   mxjit_status st = emu_ds_check_dma(w, in, va, (uint16_t)in->offset, 8);
+   if (st != MXJIT_OK)
+      return st;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      uint32_t a = emu_vm_rd(w, &in->src[0], va, lane, 0) + (uint32_t)(uint16_t)in->offset;
+      addr[lane] = a & 0xfff8u;
+      uint8_t *p = emu_lds(w, in, addr[lane], 8, true);
+      if (!p)
+         return MXJIT_ERR_EMU_FAULT_OOB;
+      for (unsigned k = 0; k < 2; k++) {
+         uint32_t old, d = emu_src32(w, &in->src[1], lane, k);
+         memcpy(&old, p + 4 * k, 4);
+         if (d >> 31) {
+            d &= 0x7fffffffu;
+            memcpy(p + 4 * k, &d, 4);
+         }
+         emu_vwrite(w, &in->dst[0], lane, k, old);
+      }
+      moved += 8;
+   }
+   emu_vm_issue(w, in, 1, &in->dst[0], 2);
+   emu_count_bytes(w, 2, moved);
+   emu_count_bytes(w, 3, moved);
+   emu_ds_count_conflicts(w, addr, 2);
+   return MXJIT_OK;
+}
+
+/* DS_READ_ADDTID_B32 / DS_WRITE_ADDTID_B32 pseudocode: address = {OFFSET1, OFFSET0} +
+ * M0[15:0] + laneID * 4; no address VGPR (write: the data VGPR is the first operand). The
+ * load-to-LDS hazard check (emu_ds_check_dma) takes a VGPR address, so these two skip it. */
+static mxjit_status
+ds_addtid(emu_wave *w, const emu_inst *in, bool write)
+{
+   if (in->gds)
+      return no_gds(w, in);
+   const emu_opnd *data = write ? &in->src[0] : &in->dst[0];
+   uint32_t addr[EMU_WAVE];
+   uint64_t moved = 0;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      addr[lane] = (uint32_t)(uint16_t)in->offset + (w->m0 & 0xffffu) + lane * 4u;
+      uint8_t *p = emu_lds(w, in, addr[lane], 4, write);
+      if (!p)
+         return MXJIT_ERR_EMU_FAULT_OOB;
+      uint32_t v;
+      if (write) {
+         v = emu_src32(w, data, lane, 0);
+         memcpy(p, &v, 4);
+      } else {
+         memcpy(&v, p, 4);
+         emu_vwrite(w, data, lane, 0, v);
+      }
+      moved += 4;
+   }
+   emu_vm_issue(w, in, 1, write ? NULL : data, 1);
+   emu_count_bytes(w, write ? 3 : 2, moved);
+   emu_ds_count_conflicts(w, addr, 1);
+   return MXJIT_OK;
+}
+
+/* DS_WRXCHG2(ST64)_RTN_B32/B64 pseudocode: addr1 = ADDR + OFFSET0 * esize * (st64 ? 64 : 1),
+ * addr2 likewise with OFFSET1; tmp1 and tmp2 are both read before DATA goes to addr1 and DATA2
+ * to addr2 (so with addr1 == addr2 both returns are the old value and DATA2 stays); RETURN_DATA
+ * = {tmp2, tmp1}. */
+static mxjit_status
+ds_wrxchg2(emu_wave *w, const emu_inst *in, unsigned esize, unsigned mul)
+{
+   if (in->gds)
+      return no_gds(w, in);
+   int va = emu_vm_vreg(&in->src[0]);
+   unsigned edw = esize / 4;
+   uint32_t addr[EMU_WAVE];
+   uint64_t moved = 0;
+   mxjit_status st = emu_ds_check_dma(w, in, va, in->offset0 * esize * mul, esize);
+   if (st == MXJIT_OK)
+      st = emu_ds_check_dma(w, in, va, in->offset1 * esize * mul, esize);
+   if (st != MXJIT_OK)
+      return st;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      uint32_t base = emu_vm_rd(w, &in->src[0], va, lane, 0);
+      uint8_t *p[2];
+      uint32_t old[2][2];
+      for (unsigned e = 0; e < 2; e++) {
+         uint32_t a = base + (e ? in->offset1 : in->offset0) * esize * mul;
+         if (e == 0)
+            addr[lane] = a;
+         p[e] = emu_lds(w, in, a, esize, true);
+         if (!p[e])
+            return MXJIT_ERR_EMU_FAULT_OOB;
+         memcpy(old[e], p[e], esize);
+      }
+      for (unsigned e = 0; e < 2; e++)
+         for (unsigned c = 0; c < edw; c++) {
+            uint32_t v = emu_src32(w, &in->src[1 + e], lane, c);
+            memcpy(p[e] + 4 * c, &v, 4);
+         }
+      for (unsigned e = 0; e < 2; e++)
+         for (unsigned c = 0; c < edw; c++)
+            emu_vwrite(w, &in->dst[0], lane, e * edw + c, old[e][c]);
+      moved += 2u * esize;
+   }
+   emu_vm_issue(w, in, 1, &in->dst[0], 2 * edw);
+   emu_count_bytes(w, 2, moved);
+   emu_count_bytes(w, 3, moved);
+   emu_ds_count_conflicts(w, addr, 2 * edw); /* approximation, as emu_ds.c's read2/write2 */
+   return MXJIT_OK;
+}
+
+#define DS_RMW(name, op, rtn, bits)                                                                \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      return ds_rmw(w, in, op, rtn, bits);                                                         \
+   }
+#define DS_RMW2(base, sfx, op, bits)                                                               \
+   DS_RMW(ds_##base##_##sfx, op, false, bits) DS_RMW(ds_##base##_rtn_##sfx, op, true, bits)
+#define DS_XCHG2(name, esize, mul)                                                                 \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      return ds_wrxchg2(w, in, esize, mul);                                                        \
+   }
+
+DS_RMW2(min, f32, EMU_VM_MIN_F32, 32)
+DS_RMW2(max, f32, EMU_VM_MAX_F32, 32)
+DS_RMW2(min, f64, EMU_VM_MIN_F64, 64)
+DS_RMW2(max, f64, EMU_VM_MAX_F64, 64)
+DS_RMW2(cmpst, f32, EMU_VM_CMPST_F32, 32)
+DS_RMW2(cmpst, f64, EMU_VM_CMPST_F64, 64)
+DS_RMW2(mskor, b32, EMU_VM_MSKOR, 32)
+DS_RMW2(mskor, b64, EMU_VM_MSKOR, 64)
+DS_RMW(ds_wrap_rtn_b32, EMU_VM_WRAP, true, 32)
+DS_XCHG2(ds_wrxchg2_rtn_b32, 4, 1)
+DS_XCHG2(ds_wrxchg2_rtn_b64, 8, 1)
+DS_XCHG2(ds_wrxchg2st64_rtn_b32, 4, 64)
+DS_XCHG2(ds_wrxchg2st64_rtn_b64, 8, 64)
+
+mxjit_status
+emu_vm_ds_condxchg32_rtn_b64(emu_wave *w, const emu_inst *in)
+{
+   return ds_condxchg(w, in);
+}
+
+mxjit_status
+emu_vm_ds_read_addtid_b32(emu_wave *w, const emu_inst *in)
+{
+   return ds_addtid(w, in, false);
+}
+
+mxjit_status
+emu_vm_ds_write_addtid_b32(emu_wave *w, const emu_inst *in)
+{
+   return ds_addtid(w, in, true);
+}
