@@ -11,10 +11,11 @@
  *
  * The pseudocode taken literally makes LLVM's own expansions wrong in three places, the same for
  * both widths; each deviation below says why, and the tests llvm_fdiv_f64_is_correctly_rounded
- * and llvm_fdiv_f32_* (test_emu_valu_div.c) pin them: (1) div_scale's "1/S1 and S2/S1 both
- * denormal" branch scales the denominator up, which overflows; (2) div_fmas' fixed 2^32 / 2^64
- * factor does not undo div_scale's scaling, and scaling after rounding rounds twice when the
- * quotient is denormal; (3) div_fixup lets quotients that overflow inside the expansion through.
+ * (test_emu_valu_div.c) and llvm_fdiv_f32_* (test_emu_valu_div32.c) pin them: (1) div_scale's
+ * "1/S1 and S2/S1 both denormal" branch scales the denominator up, which overflows;
+ * (2) div_fmas' fixed 2^32 / 2^64 factor does not undo div_scale's scaling, and scaling after
+ * rounding rounds twice when the quotient is denormal; (3) div_fixup lets quotients that
+ * overflow inside the expansion through.
  *
  * MODE.FP_ROUND: div_scale_f32 and div_fmas_f32 round per MODE (emu_valu_round.c; this file is
  * built with -frounding-math); the f64 forms still fault under a directed mode, and div_fixup
