@@ -23,7 +23,6 @@
  */
 #include "emu_valu_int.h"
 
-#include <fenv.h>
 #include <float.h>
 
 #define A64 (((uint64_t)io.shp[0][l] << 32) | io.sp[0][l])
