@@ -386,27 +386,85 @@ mxjit_status valu_pk_mul_f32(emu_wave *w, const emu_inst *in) { return pk32_run(
 mxjit_status valu_pk_add_f32(emu_wave *w, const emu_inst *in) { return pk32_run(w, in, PK_ADD_F32, 2); }
 mxjit_status valu_pk_mov_b32(emu_wave *w, const emu_inst *in) { return pk32_run(w, in, PK_MOV_B32, 2); }
 
-/* V_DOT2_F32_F16 / V_DOT2_F32_BF16 / V_DOT2C_F32_BF16 (pseudocode: tmp = acc; tmp += p0;
- * tmp += p1, each sum rounded to f32; the products of 16-bit floats are exact in f32). */
+/* Source modifiers of the f32 dot2 ops. VOP3P: neg_lo[i] / neg_hi[i] negate the low / high
+ * 16-bit element of S0 and S1 (the VOP3P NEG / NEG_HI rule); LLVM writes fneg of the f32 S2
+ * as neg_lo[2] and neg_hi[2] together, which is read as negating S2. Anything else (op_sel,
+ * op_sel_hi other than the default, only one of neg_lo[2] / neg_hi[2], and VOP3 or DPP abs/neg
+ * on the packed sources of v_dot2c, which LLVM does not emit) has no documented meaning for
+ * these opcodes: loud. Returns the mask that flips S2's sign. */
 static mxjit_status
-dot2_run(emu_wave *w, const emu_inst *in, bool bf16, bool acc_dst)
+dot2_mods(emu_wave *w, const emu_inst *in, uint32_t *neg_c)
 {
-   valu_io io;
-   mxjit_status st = valu_gather(w, in, &io, VK(VK_B32, VK_B32, acc_dst ? VK_DST : VK_B32));
+   const char *what = NULL;
+   *neg_c = 0;
+   if (in->enc == EMU_ENC_VOP3P) {
+      if (in->op_sel || in->op_sel_hi != 7)
+         what = "op_sel / op_sel_hi";
+      else if (((in->neg_lo ^ in->neg_hi) >> 2) & 1)
+         what = "neg_lo / neg_hi on the f32 accumulator S2 set differently";
+      *neg_c = ((in->neg_lo >> 2) & 1) ? 0x80000000u : 0;
+   } else if (in->op_sel || ((in->src[0].flags | in->src[1].flags) &
+                             (EMU_OPND_ABS | EMU_OPND_NEG))) {
+      what = "op_sel, abs or neg on a packed source";
+   }
+   if (in->has_sdwa)
+      what = "SDWA";
+   if (!what)
+      return MXJIT_OK;
+   return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED, "valu: %s with %s is not emulated",
+                    emu_ops[in->op].name, what);
+}
+
+/* Element h of a packed f16 / bf16 source as f32, negated by `neg`, with input denormals
+ * flushed per MODE.FP_DENORM: the f64/f16 field for f16, the f32 field for bf16, whose values
+ * are f32 values (the pseudocode's 32'F(bf16) widening). */
+static float
+dot2_elem(const emu_wave *w, uint32_t v, unsigned h, bool neg, bool bf16)
+{
+   uint32_t e = ((v >> (16 * h)) & 0xffffu) ^ (neg ? 0x8000u : 0);
+   unsigned keep = bf16 ? (w->mode >> VALU_MODE_F32_DENORM_SHIFT) & 1 : (w->mode >> 6) & 1;
+   if (!keep && (e & (bf16 ? 0x7f80u : 0x7c00u)) == 0)
+      e &= 0x8000u;
+   return bf16 ? valu_bitsf(e << 16) : cvt_f16_to_f32((uint16_t)e);
+}
+
+/* V_DOT2_F32_F16, V_DOT2C_F32_F16, V_DOT2C_F32_BF16 (CDNA pseudocode "tmp = S2 (D0 for the c
+ * forms); tmp += lo * lo; tmp += hi * hi") and V_DOT2_F32_BF16 ("tmp = lo * lo; tmp += hi * hi;
+ * tmp += S2": the products are summed first). Every step is one f32 operation rounded per
+ * MODE.FP_ROUND: f16 products are exact in f32; a bf16 product is exact unless it leaves the
+ * f32 range (rounded into the denormals, or to infinity). Intermediate denormals are kept; the
+ * accumulator's input and the result's output denormals follow MODE.FP_DENORM (f32). */
+static mxjit_status
+dot2_run(emu_wave *w, const emu_inst *in, bool bf16, bool acc_dst, bool products_first)
+{
+   uint32_t neg_c;
+   mxjit_status st = dot2_mods(w, in, &neg_c);
    if (st != MXJIT_OK)
       return st;
+   valu_io io;
+   st = valu_gather(w, in, &io, VK(VK_B32, VK_B32, acc_dst ? VK_DST : VK_B32));
+   if (st != MXJIT_OK)
+      return st;
+   bool keep_c = (w->mode >> VALU_MODE_F32_DENORM_SHIFT) & 1;
    VALU_ROUND_BEGIN(VALU_RND_F32(w));
    VALU_FOREACH(l, io.mask) {
       float p[2];
       for (unsigned h = 0; h < 2; h++) {
-         uint32_t a = (A >> (16 * h)) & 0xffff, b = (B >> (16 * h)) & 0xffff;
-         float fa = bf16 ? valu_bitsf(a << 16) : cvt_f16_to_f32((uint16_t)a);
-         float fb = bf16 ? valu_bitsf(b << 16) : cvt_f16_to_f32((uint16_t)b);
-         p[h] = fa * fb;
+         uint8_t neg = h ? in->neg_hi : in->neg_lo;
+         p[h] = dot2_elem(w, A, h, neg & 1, bf16) * dot2_elem(w, B, h, (neg >> 1) & 1, bf16);
       }
-      float t = valu_bitsf(C);
-      t += p[0];
-      t += p[1];
+      uint32_t cb = C ^ neg_c;
+      float c = valu_bitsf(!keep_c && (cb & 0x7f800000u) == 0 ? cb & 0x80000000u : cb);
+      float t;
+      if (products_first) {
+         t = p[0];
+         t += p[1];
+         t += c;
+      } else {
+         t = c;
+         t += p[0];
+         t += p[1];
+      }
       io.d[l] = valu_f32out(w, in, t);
    }
    VALU_ROUND_END();
@@ -414,10 +472,10 @@ dot2_run(emu_wave *w, const emu_inst *in, bool bf16, bool acc_dst)
    return MXJIT_OK;
 }
 
-mxjit_status valu_dot2_f32_f16(emu_wave *w, const emu_inst *in) { return dot2_run(w, in, false, false); }
-mxjit_status valu_dot2_f32_bf16(emu_wave *w, const emu_inst *in) { return dot2_run(w, in, true, false); }
-mxjit_status valu_dot2c_f32_bf16(emu_wave *w, const emu_inst *in) { return dot2_run(w, in, true, true); }
-mxjit_status valu_dot2c_f32_f16(emu_wave *w, const emu_inst *in) { return dot2_run(w, in, false, true); }
+mxjit_status valu_dot2_f32_f16(emu_wave *w, const emu_inst *in) { return dot2_run(w, in, false, false, false); }
+mxjit_status valu_dot2_f32_bf16(emu_wave *w, const emu_inst *in) { return dot2_run(w, in, true, false, true); }
+mxjit_status valu_dot2c_f32_bf16(emu_wave *w, const emu_inst *in) { return dot2_run(w, in, true, true, false); }
+mxjit_status valu_dot2c_f32_f16(emu_wave *w, const emu_inst *in) { return dot2_run(w, in, false, true, false); }
 
 /* V_FMA_MIX_F32 / _MIXLO_F16 / _MIXHI_F16: op_sel_hi[i] = 0 reads f32, else the f16 half
  * chosen by op_sel[i]; neg_lo is neg and neg_hi is abs for these opcodes (CDNA3 ISA). */

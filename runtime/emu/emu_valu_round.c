@@ -29,9 +29,10 @@
  *              is ~1 ulp from the true value in any mode; the emulator keeps its result;
  *   RC_FAULT   anything else with a float type in its name: still a loud UNIMPLEMENTED fault
  *              (e.g. v_cvt_rpi_i32_f32's internal +0.5, v_cvt_pknorm_*, v_cvt_pk_u8_f32, and
- *              the f64 division helpers that live in emu_valu_div.c, and v_dot2(c)_f32_bf16,
- *              whose pseudocode sums p0 + p1 + S2 while emu_valu_16.c sums S2 + p0 + p1 and whose
- *              bf16 products can underflow f32: unsure, so loud).
+ *              the f64 division helpers in emu_valu_div.c, and v_dot2(c)_f32_bf16: their order
+ *              now follows the pseudocode (emu_valu_16.c), but whether hardware rounds a bf16
+ *              product that leaves the f32 range as a separate f32 multiply, as the pseudocode
+ *              reads, is unverified: unsure, so loud).
  * Names without a float type (integer, bit, lane ops) are RC_EXACT.
  *
  * Denormals: input flushing (MODE.FP_DENORM) happens before the operation and output flushing
