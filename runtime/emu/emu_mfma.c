@@ -260,16 +260,16 @@ typedef void (*mf_core_fn)(const double *a, const double *b, const uint32_t *con
 #undef MF_W
 #undef MF_SUF
 #undef MF_ATTR
-#define MF_CORE_ISA(mn, kpl, isa, attr)                                                            \
-   __attribute__((attr)) static void mf_core_##mn##_##kpl##_##isa(                                 \
+#define MF_CORE_ISA(mn, kpl, isa, ...)                                                             \
+   __attribute__((__VA_ARGS__)) static void mf_core_##mn##_##kpl##_##isa(                          \
        const double *a, const double *b, const uint32_t *const *crow, uint32_t *const *drow,       \
        const double *sa, const double *sb)                                                         \
    {                                                                                               \
       mf_core_##isa(mn, kpl, a, b, crow, drow, sa, sb);                                            \
    }
 #define MF_CORE_X86(mn, kpl)                                                                       \
-   MF_CORE_ISA(mn, kpl, avx2, target("avx2,fma"))                                                  \
-   MF_CORE_ISA(mn, kpl, avx512, target("avx512f,avx512vl,avx512dq,fma"))
+   MF_CORE_ISA(mn, kpl, avx2, target("avx2,fma"), MF_CONTRACT)                                     \
+   MF_CORE_ISA(mn, kpl, avx512, target("avx512f,avx512vl,avx512dq,fma"), MF_CONTRACT)
 #define MF_PICK(mn, kpl)                                                                           \
    (mf_isa == 2   ? mf_core_##mn##_##kpl##_avx512                                                  \
     : mf_isa == 1 ? mf_core_##mn##_##kpl##_avx2                                                    \

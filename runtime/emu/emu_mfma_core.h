@@ -26,31 +26,28 @@
 #define MF_VF MF_CAT(mf_vf_, MF_SUF)
 #define MF_VI MF_CAT(mf_vi_, MF_SUF)
 #define MF_VL MF_CAT(mf_vl_, MF_SUF)
-#define MF_VU MF_CAT(mf_vu_, MF_SUF)
 #define MF_ADD_F32 MF_CAT(mf_add_f32_, MF_SUF)
 
 typedef double MF_VD __attribute__((vector_size(8 * MF_W)));
 typedef float MF_VF __attribute__((vector_size(4 * MF_W)));
 typedef int32_t MF_VI __attribute__((vector_size(4 * MF_W)));
 typedef int64_t MF_VL __attribute__((vector_size(8 * MF_W)));
-typedef uint64_t MF_VU __attribute__((vector_size(8 * MF_W)));
 
 /* df = (float)(d + p) where d = df: the double sum s = RN(d + p), then RN to float. That can
  * differ from rounding the exact sum once only when s is inexact and lands exactly on a
- * midpoint between two floats (RNE-to-RNE double rounding). *need gets the lanes where that
- * is possible: a normal-range s whose 29 bits below float precision are 1 << 28, or a nonzero
- * s below the float normal range (shorter float precision there); the caller redoes them with
- * mf_add_f32_exact. */
+ * midpoint between two floats (RNE-to-RNE double rounding). The lanes where that is possible
+ * set the sign bit of *flag (plain integer ops, no compares or masks): a normal-range s whose 29
+ * bits below float precision are 1 << 28 (m - 1 wraps), or a nonzero |s| below 2^-126, where
+ * float precision is shorter (x = |s| - 1 >= 0 and x - (0x3810000000000000 - 1) < 0). The
+ * caller then redoes the row exactly. */
 static inline __attribute__((always_inline, MF_ATTR)) void
-MF_ADD_F32(MF_VF *df, const MF_VD *pp, MF_VL *need)
+MF_ADD_F32(MF_VF *df, const MF_VD *pp, MF_VL *flag)
 {
    MF_VD s = __builtin_convertvector(*df, MF_VD) + *pp;
    MF_VL sb;
    memcpy(&sb, &s, sizeof(sb));
-   /* |s| in (0, 2^-126): magnitude - 1 below 0x3810000000000000 - 1, as unsigned */
-   MF_VU mag1 = (MF_VU)((sb & INT64_MAX) - 1);
-   MF_VL tiny = (MF_VL)(mag1 < (uint64_t)0x3810000000000000 - 1);
-   *need |= ((sb & 0x1fffffff) == 0x10000000) | tiny;
+   MF_VL m = (sb & 0x1fffffff) ^ 0x10000000, x = (sb & INT64_MAX) - 1;
+   *flag |= (m - 1) | ((x - (0x3810000000000000 - 1)) & ~x);
    *df = __builtin_convertvector(s, MF_VF);
 }
 
@@ -104,7 +101,7 @@ MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const doubl
       uint32_t *dr = drow[i];
       uint32_t c0[32]; /* row i of C before D (which may be the same registers) is written */
       memcpy(c0, cr, mn * sizeof(uint32_t));
-      MF_VL need = {0};
+      MF_VL flag = {0};
       for (unsigned j = 0; j < mn; j += MF_W) {
          MF_VF df;
          memcpy(&df, cr + j, sizeof(df));
@@ -117,7 +114,7 @@ MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const doubl
                memcpy(&sv, sb + mn * g + j, sizeof(sv));
                p = p * (sa[i + mn * g] * sv);
             }
-            MF_ADD_F32(&df, &p, &need);
+            MF_ADD_F32(&df, &p, &flag);
          }
          /* NaN results become the canonical quiet NaN (module comment of emu_mfma.c) */
          MF_VI bits, nan = df != df;
@@ -127,8 +124,8 @@ MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const doubl
       }
       int64_t any = 0;
       for (unsigned l = 0; l < MF_W; l++)
-         any |= need[l];
-      if (__builtin_expect(any != 0, 0)) /* rare: redo the row one element at a time, exactly */
+         any |= flag[l];
+      if (__builtin_expect(any < 0, 0)) /* rare: redo the row one element at a time, exactly */
          for (unsigned j = 0; j < mn; j++) {
             float d;
             memcpy(&d, &c0[j], sizeof(d));
@@ -149,5 +146,4 @@ MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const doubl
 #undef MF_VF
 #undef MF_VI
 #undef MF_VL
-#undef MF_VU
 #undef MF_ADD_F32
