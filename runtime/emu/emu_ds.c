@@ -323,12 +323,14 @@ emu_vm_ds_bpermute_b32(emu_wave *w, const emu_inst *in)
    return ds_permute(w, in, true);
 }
 
-/* LDS atomics, 32 or 64 bits. DATA = data0 (src[1]), DATA2 = data1 (src[2]); DS_CMPST_B32
- * pseudocode: cmp = DATA, src = DATA2, MEM = (tmp == cmp) ? src : tmp (B64 likewise on register
- * pairs). Lanes run in order 0..63, so two lanes hitting one address see each other's results
- * as the hardware's serialization does. */
-static mxjit_status
-ds_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn, unsigned bits)
+/* LDS atomics, 32 or 64 bits. DATA = data0 (src[1]), DATA2 = data1 (src[2]); the two-operand
+ * kinds (DS_CMPST_B32 pseudocode: cmp = DATA, src = DATA2, MEM = (tmp == cmp) ? src : tmp; the
+ * f32/f64 cmpst, mskor and wrap of emu_ds_ext.c likewise) pass DATA as `cmp` and DATA2 as `src`
+ * to emu_vm_atomic_apply, the others DATA as `src`. Register pairs for 64 bits. Lanes run in
+ * order 0..63, so two lanes hitting one address see each other's results as the hardware's
+ * serialization does. */
+mxjit_status
+emu_ds_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn, unsigned bits)
 {
    int va = emu_vm_vreg(&in->src[0]);
    unsigned n = bits / 8, dw = bits / 32;
@@ -348,7 +350,8 @@ ds_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn, unsigned 
       if (dw == 2)
          d0 |= (uint64_t)emu_src32(w, &in->src[1], lane, 1) << 32;
       src = d0;
-      if (op == EMU_VM_CMPSWAP) {
+      if (op == EMU_VM_CMPSWAP || op == EMU_VM_CMPST_F32 || op == EMU_VM_CMPST_F64 ||
+          op == EMU_VM_MSKOR || op == EMU_VM_WRAP) {
          cmp = d0;
          src = emu_src32(w, &in->src[2], lane, 0);
          if (dw == 2)
@@ -394,7 +397,7 @@ no_gds(emu_wave *w, const emu_inst *in)
 #define DS_ATOMIC(name, op, rtn, bits)                                                             \
    mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
    {                                                                                               \
-      return in->gds ? no_gds(w, in) : ds_atomic(w, in, op, rtn, bits);                            \
+      return in->gds ? no_gds(w, in) : emu_ds_atomic(w, in, op, rtn, bits);                        \
    }
 #define DS_ATOMIC2(base, sfx, op)                                                                  \
    DS_ATOMIC(ds_##base##_##sfx, op, false, 32) DS_ATOMIC(ds_##base##_rtn_##sfx, op, true, 32)

@@ -73,56 +73,6 @@ no_gds(emu_wave *w, const emu_inst *in)
    return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED, "GDS accesses (gds bit) are not emulated");
 }
 
-static uint64_t
-rd64(const emu_wave *w, const emu_opnd *o, unsigned lane, unsigned dw)
-{
-   uint64_t v = emu_src32(w, o, lane, 0);
-   if (dw == 2)
-      v |= (uint64_t)emu_src32(w, o, lane, 1) << 32;
-   return v;
-}
-
-/* Read-modify-write with up to two data operands: DATA = data0 (src[1]), DATA2 = data1
- * (src[2]). For the one-operand kinds (min/max) DATA is the `src` of emu_vm_atomic_ext; for the
- * two-operand kinds DATA is `cmp` and DATA2 `src`. Lanes run in order 0..63, as in emu_ds.c. */
-static mxjit_status
-ds_rmw(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn, unsigned bits)
-{
-   if (in->gds)
-      return no_gds(w, in);
-   int va = emu_vm_vreg(&in->src[0]);
-   unsigned n = bits / 8, dw = bits / 32;
-   bool two =
-       op == EMU_VM_CMPST_F32 || op == EMU_VM_CMPST_F64 || op == EMU_VM_MSKOR || op == EMU_VM_WRAP;
-   uint32_t addr[EMU_WAVE];
-   uint64_t moved = 0;
-   mxjit_status st = emu_ds_check_dma(w, in, va, (uint16_t)in->offset, n);
-   if (st != MXJIT_OK)
-      return st;
-   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
-      if (!((w->exec >> lane) & 1))
-         continue;
-      addr[lane] = emu_vm_rd(w, &in->src[0], va, lane, 0) + (uint32_t)(uint16_t)in->offset;
-      uint8_t *p = emu_lds(w, in, addr[lane], n, true);
-      if (!p)
-         return MXJIT_ERR_EMU_FAULT_OOB;
-      uint64_t old = 0, d0 = rd64(w, &in->src[1], lane, dw);
-      uint64_t src = two ? rd64(w, &in->src[2], lane, dw) : d0, cmp = two ? d0 : 0;
-      memcpy(&old, p, n);
-      uint64_t nv = emu_vm_atomic_ext(op, bits, old, src, cmp);
-      memcpy(p, &nv, n);
-      if (rtn)
-         for (unsigned c = 0; c < dw; c++)
-            emu_vwrite(w, &in->dst[0], lane, c, (uint32_t)(old >> (32 * c)));
-      moved += n;
-   }
-   emu_vm_issue(w, in, 1, rtn ? &in->dst[0] : NULL, dw);
-   emu_count_bytes(w, 2, moved);
-   emu_count_bytes(w, 3, moved);
-   emu_ds_count_conflicts(w, addr, dw);
-   return MXJIT_OK;
-}
-
 /* DS_CONDXCHG32_RTN_B64 pseudocode: ADDR0 = (ADDR + offset) & 0xfff8, ADDR1 = ADDR0 + 4;
  * each returns its old dword; dword k is replaced by {0, DATA[31+32k : 32k]} only when
  * DATA bit 31+32k is set. The 16-bit address mask is the pseudocode's: on gfx950 (160 KB LDS)
@@ -252,7 +202,7 @@ ds_wrxchg2(emu_wave *w, const emu_inst *in, unsigned esize, unsigned mul)
 #define DS_RMW(name, op, rtn, bits)                                                                \
    mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
    {                                                                                               \
-      return ds_rmw(w, in, op, rtn, bits);                                                         \
+      return in->gds ? no_gds(w, in) : emu_ds_atomic(w, in, op, rtn, bits);                        \
    }
 #define DS_RMW2(base, sfx, op, bits)                                                               \
    DS_RMW(ds_##base##_##sfx, op, false, bits) DS_RMW(ds_##base##_rtn_##sfx, op, true, bits)

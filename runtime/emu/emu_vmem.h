@@ -227,6 +227,10 @@ uint64_t emu_buf_soffset(const emu_wave *w, const emu_inst *in);
 /* emu_ds.c */
 mxjit_status emu_ds_check_dma(emu_wave *w, const emu_inst *in, int va, uint32_t off, unsigned n);
 void emu_ds_count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords);
+/** LDS read-modify-write of `bits` (32/64) per lane through emu_vm_atomic_apply (ISA DS atomics).
+ */
+mxjit_status emu_ds_atomic(emu_wave *w, const emu_inst *in, emu_vm_atomic op, bool rtn,
+                           unsigned bits);
 
 /* emu_ds_ext.c */
 /** New memory value of the emu_vm_atomic kinds from EMU_VM_MIN_F32 on (ISA pseudocode of
