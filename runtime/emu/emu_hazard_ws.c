@@ -30,6 +30,7 @@
  */
 #include "emu_hazard_ws.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,6 +53,66 @@ is_trans(const char *name)
       if (strcmp(name, k_trans[i]) == 0)
          return true;
    return false;
+}
+
+/* What the rules need to know about an opcode, from its name: computed once per opcode (the
+ * checks run for every executed instruction, so no string compares there). */
+enum {
+   WF_NOP = 1u << 0,       /* s_nop */
+   WF_TRANS = 1u << 1,     /* Table 12 transcendental */
+   WF_CMPX = 1u << 2,      /* v_cmpx_* */
+   WF_SETREG = 1u << 3,    /* s_setreg_* */
+   WF_GETREG = 1u << 4,    /* s_getreg_* */
+   WF_LANESEL = 1u << 5,   /* v_readlane / v_writelane (SGPR lane select) */
+   WF_LANEOP = 1u << 6,    /* ... and v_readfirstlane */
+   WF_READLANE = 1u << 7,  /* v_readlane */
+   WF_PERMLANE = 1u << 8,  /* v_permlane* */
+   WF_DIVFMAS = 1u << 9,   /* v_div_fmas_* */
+   WF_CARRY = 1u << 10,    /* v_addc* / v_subb* (src 2 is a carry-in) */
+   WF_M0NAME = 1u << 11,   /* reads M0 by name: s_movrel*, s_sendmsg*, *addtid*, global_load_lds */
+   WF_STORE = 1u << 12,    /* name contains "store" */
+   WF_CMPSWAPX2 = 1u << 13 /* name contains "cmpswap_x2" */
+};
+
+static unsigned
+ws_flags_of(const char *n)
+{
+   unsigned f = 0;
+   f |= strcmp(n, "s_nop") == 0 ? WF_NOP : 0;
+   f |= is_trans(n) ? WF_TRANS : 0;
+   f |= prefix(n, "v_cmpx") ? WF_CMPX : 0;
+   f |= prefix(n, "s_setreg") ? WF_SETREG : 0;
+   f |= prefix(n, "s_getreg") ? WF_GETREG : 0;
+   f |= prefix(n, "v_readlane") || prefix(n, "v_writelane") ? WF_LANESEL | WF_LANEOP : 0;
+   f |= prefix(n, "v_readfirstlane") ? WF_LANEOP : 0;
+   f |= prefix(n, "v_readlane") ? WF_READLANE : 0;
+   f |= prefix(n, "v_permlane") ? WF_PERMLANE : 0;
+   f |= prefix(n, "v_div_fmas") ? WF_DIVFMAS : 0;
+   f |= prefix(n, "v_addc") || prefix(n, "v_subb") ? WF_CARRY : 0;
+   f |= prefix(n, "s_movrel") || prefix(n, "s_sendmsg") || strstr(n, "addtid") ||
+                prefix(n, "global_load_lds")
+            ? WF_M0NAME
+            : 0;
+   f |= strstr(n, "store") ? WF_STORE : 0;
+   f |= strstr(n, "cmpswap_x2") ? WF_CMPSWAPX2 : 0;
+   return f;
+}
+
+#define WS_MAX_OPS 4096
+static uint16_t ws_flags[WS_MAX_OPS];
+static pthread_once_t ws_once = PTHREAD_ONCE_INIT;
+
+static void
+ws_build(void)
+{
+   for (unsigned i = 0; i < emu_num_ops && i < WS_MAX_OPS; i++)
+      ws_flags[i] = (uint16_t)ws_flags_of(emu_ops[i].name);
+}
+
+static unsigned
+wsf(const emu_inst *in)
+{
+   return in->op < WS_MAX_OPS ? ws_flags[in->op] : ws_flags_of(emu_ops[in->op].name);
 }
 
 static bool
@@ -118,21 +179,14 @@ is_vmem(const emu_inst *in)
 }
 
 static bool
-is_lane_op(const char *n)
+m0_reader(const emu_inst *in, unsigned f)
 {
-   return prefix(n, "v_readlane") || prefix(n, "v_writelane") || prefix(n, "v_readfirstlane");
-}
-
-static bool
-m0_reader(const emu_inst *in, const char *n)
-{
-   return prefix(n, "s_movrel") || prefix(n, "s_sendmsg") || strstr(n, "addtid") != NULL ||
-          prefix(n, "global_load_lds") || (in->enc == EMU_ENC_MUBUF && in->lds);
+   return (f & WF_M0NAME) || (in->enc == EMU_ENC_MUBUF && in->lds);
 }
 
 /* Wait states the pair (r, in) needs per Table 11, with the row's name in *row; 0: none. */
 static unsigned
-need(const emu_ws_rec *r, const emu_inst *in, const char *n, bool valu, const char **row)
+need(const emu_ws_rec *r, const emu_inst *in, unsigned f, bool valu, const char **row)
 {
    static const uint64_t vcc[2] = {0, 3ull << 42}, exec[2] = {0, 3ull << 62}; /* 106, 126 */
    unsigned w = 0;
@@ -143,12 +197,12 @@ need(const emu_ws_rec *r, const emu_inst *in, const char *n, bool valu, const ch
    }
    if (r->valu) {
       bool wr_vcc = (r->sgpr_w[1] & vcc[1]) != 0, wr_exec = (r->sgpr_w[1] & exec[1]) != 0;
-      bool lanesel = (prefix(n, "v_readlane") || prefix(n, "v_writelane")) && in->nsrc > 1;
+      bool lanesel = (f & WF_LANESEL) && in->nsrc > 1;
       NEED(lanesel && s_reads(&in->src[1], r->sgpr_w), 4,
            "VALU writes SGPR/VCC -> v_readlane/v_writelane lane select");
-      NEED(wr_vcc && prefix(n, "v_div_fmas"), 4, "VALU writes VCC -> V_DIV_FMAS");
+      NEED(wr_vcc && (f & WF_DIVFMAS), 4, "VALU writes VCC -> V_DIV_FMAS");
       if (valu) {
-         bool carry = prefix(n, "v_addc") || prefix(n, "v_subb");
+         bool carry = (f & WF_CARRY) != 0;
          for (unsigned i = 0; i < in->nsrc && i < 4; i++)
             NEED(!(carry && i == 2) && s_reads(&in->src[i], r->sgpr_w), 2,
                  "VALU writes SGPR/VCC -> VALU reads it as a constant");
@@ -162,20 +216,20 @@ need(const emu_ws_rec *r, const emu_inst *in, const char *n, bool valu, const ch
       NEED(valu && in->has_dpp && any_src_reads_vgpr(in, r->vgpr_first, r->vgpr_count), 2,
            "VALU writes VGPR -> VALU DPP reads it");
       NEED(valu && in->has_dpp && wr_exec, 5, "VALU writes EXEC -> VALU DPP op");
-      NEED(r->cmpx && is_lane_op(n), 4, "v_cmpx -> v_readlane/v_readfirstlane/v_writelane");
-      NEED(r->cmpx && prefix(n, "v_permlane"), 4, "V_CMPX -> V_PERMLANE*");
-      NEED(prefix(n, "v_readlane") && in->nsrc > 0 &&
+      NEED(r->cmpx && (f & WF_LANEOP), 4, "v_cmpx -> v_readlane/v_readfirstlane/v_writelane");
+      NEED(r->cmpx && (f & WF_PERMLANE), 4, "V_CMPX -> V_PERMLANE*");
+      NEED((f & WF_READLANE) && in->nsrc > 0 &&
                v_overlap(&in->src[0], r->vgpr_first, r->vgpr_count),
            1, "VALU writes VGPRn -> v_readlane vsrc0 reads VGPRn");
-      NEED(prefix(n, "v_permlane") && v_overlap(&in->dst[0], r->vgpr_first, r->vgpr_count), 2,
+      NEED((f & WF_PERMLANE) && v_overlap(&in->dst[0], r->vgpr_first, r->vgpr_count), 2,
            "VALU writes vdst -> V_PERMLANE* reads vdst");
-      NEED(r->trans && valu && !is_trans(n) && any_src_reads_vgpr(in, r->vgpr_first, r->vgpr_count),
+      NEED(r->trans && valu && !(f & WF_TRANS) &&
+               any_src_reads_vgpr(in, r->vgpr_first, r->vgpr_count),
            1, "VALU trans op -> non-trans VALU op consumes its result");
    }
-   bool is_setreg = prefix(n, "s_setreg"), is_getreg = prefix(n, "s_getreg");
-   NEED(r->setreg && (is_setreg || is_getreg) && in->hwreg_id == r->hwreg_id, 2,
+   NEED(r->setreg && (f & (WF_SETREG | WF_GETREG)) && in->hwreg_id == r->hwreg_id, 2,
         "S_SETREG -> S_GETREG/S_SETREG of the same register");
-   NEED(r->m0_write && m0_reader(in, n), 1, "SALU writes M0 -> M0 reader");
+   NEED(r->m0_write && m0_reader(in, f), 1, "SALU writes M0 -> M0 reader");
    /* Only ALU writers: a VMEM/DS load writes its VGPRs when its data returns, many cycles after
     * issue, and LLVM's GCNHazardRecognizer (the code generator validated on the hardware)
     * pads only VALU writes of store data; counting loads here flagged LLVM's own
@@ -194,11 +248,12 @@ emu_ws_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len)
 {
    const emu_opdesc *d = &emu_ops[in->op];
    bool valu = d->cls == EMU_CLS_VALU;
-   unsigned dist = 0;
+   pthread_once(&ws_once, ws_build);
+   unsigned dist = 0, f = wsf(in);
    for (unsigned i = 0; i < s->n && dist < 5; i++) {
       const emu_ws_rec *r = &s->rec[i];
       const char *row = "";
-      unsigned w = need(r, in, d->name, valu, &row);
+      unsigned w = need(r, in, f, valu, &row);
       if (dist < w) {
          snprintf(msg, len,
                   "wait-state hazard: %s at pc 0x%x needs %u wait state(s) after %s at pc 0x%x, "
@@ -213,16 +268,16 @@ emu_ws_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len)
 
 /* Wide stores whose write data the next instructions must not overwrite (Table 11). */
 static bool
-wide_store(const emu_inst *in, const char *n)
+wide_store(const emu_inst *in, unsigned f)
 {
    if (!is_vmem(in))
       return false;
    if (in->enc == EMU_ENC_MUBUF && present(&in->src[3]) && in->src[3].code < 128)
       return false; /* "BUFFER_STORE_* operations that use an SGPR for offset" */
    const emu_opnd *data = &in->src[0];
-   if (strstr(n, "cmpswap_x2"))
+   if (f & WF_CMPSWAPX2)
       return vslot(data) >= 0;
-   return strstr(n, "store") != NULL && vslot(data) >= 0 && data->nregs >= 3;
+   return (f & WF_STORE) && vslot(data) >= 0 && data->nregs >= 3;
 }
 
 void
@@ -230,12 +285,14 @@ emu_ws_issue(emu_ws_state *s, const emu_inst *in)
 {
    const emu_opdesc *d = &emu_ops[in->op];
    emu_ws_rec r = {.name = d->name, .pc = in->pc, .waits = 1};
-   if (strcmp(d->name, "s_nop") == 0)
+   pthread_once(&ws_once, ws_build);
+   unsigned f = wsf(in);
+   if (f & WF_NOP)
       r.waits = (uint16_t)((in->simm16 & 0xf) + 1);
    if (d->cls == EMU_CLS_VALU) {
       r.valu = 1;
-      r.trans = is_trans(d->name);
-      r.cmpx = prefix(d->name, "v_cmpx");
+      r.trans = (f & WF_TRANS) != 0;
+      r.cmpx = (f & WF_CMPX) != 0;
       if (r.cmpx)
          r.sgpr_w[1] |= 3ull << 62; /* EXEC_LO/HI: codes 126, 127 */
       for (unsigned i = 0; i < in->ndst && i < 2; i++) {
@@ -250,11 +307,11 @@ emu_ws_issue(emu_ws_state *s, const emu_inst *in)
          }
       }
    } else if (d->cls == EMU_CLS_SALU) {
-      r.setreg = prefix(d->name, "s_setreg");
+      r.setreg = (f & WF_SETREG) != 0;
       r.hwreg_id = in->hwreg_id;
       r.m0_write = in->ndst > 0 && in->dst[0].code == EMU_SRC_M0;
    }
-   if (wide_store(in, d->name)) {
+   if (wide_store(in, f)) {
       r.data_first = (uint16_t)vslot(&in->src[0]);
       r.data_count = in->src[0].nregs;
    }
