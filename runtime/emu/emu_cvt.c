@@ -157,7 +157,7 @@ cvt_encode(const cvt_fmt *f, double x, int rnd, int ovf)
  * exponent (up to Inf), which is the IEEE result. RTZ drops the remainder and never produces
  * Inf from a finite input; RUP/RDN add one unit to the magnitude of an inexact result whose
  * sign they point away from (the carry reaching Inf is again the IEEE result), and otherwise
- * truncate like RTZ. cvt_encode(&cvt_f16, ...) is the slow reference it must match. */
+ * truncate like RTZ. cvt_encode(&cvt_f16, ...), the general encoder, must agree. */
 uint16_t
 cvt_f32_to_f16(float x, int rnd)
 {
