@@ -11,7 +11,8 @@
  *    every exponent from four below the format's smallest subnormal to two above its largest
  *    binade, plus 0, f32 subnormals where that band reaches them, and Inf/NaN; one in 4096
  *    outside that band (there every value flushes to 0 / the smallest subnormal or overflows:
- *    one code path each, sampled rather than swept, to keep the suite near 20 s on 2 cores);
+ *    one code path each, sampled rather than swept, to keep the suite near 20 s on 2 cores;
+ *    MXJIT_CVT_SWEEP_ALL=1 sweeps every block of 64 there too);
  *  - every f32 pattern within ±4096 of each boundary of the format, both signs: largest finite
  *    value, the overflow tie above it, the next binade, smallest normal, the tie below it,
  *    smallest subnormal, half of it (tie with zero), 1.5 of it, 1 + half an ulp, 0, Inf;
@@ -26,6 +27,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 TestSuite(emu_cvt_encode);
 
@@ -218,7 +220,8 @@ f32_bits(double v, uint32_t *u)
 /* --- Input sets -------------------------------------------------------------------------------- */
 
 /* One pattern per aligned block of 64 over the band [2^lo, 2^(hi+1)) of f32 exponents (and
- * NaN/Inf), one per 4096 elsewhere. */
+ * NaN/Inf), one per 4096 elsewhere; MXJIT_CVT_SWEEP_ALL=1 in the environment sweeps every
+ * block of 64 everywhere (about 4x the run time). */
 static void
 sweep_f32(enc_ctx *c)
 {
@@ -226,11 +229,13 @@ sweep_f32(enc_ctx *c)
    int emax = (int)((1u << c->f->ebits) - (c->f->has_inf ? 2u : 1u)) - c->f->bias;
    int lo = emin - mbits - 4 + 127, hi = emax + 2 + 127; /* biased f32 exponents */
    uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)c->rnd;
+   const char *all = getenv("MXJIT_CVT_SWEEP_ALL");
+   uint64_t sparse = all && *all == '1' ? 63 : 4095;
 
    for (uint64_t b = 0; b < (1ull << 32); b += 64) {
       int be = (int)((b >> 23) & 0xff);
       bool dense = be == 255 || (be >= lo && be <= hi) || (be == 0 && lo <= 1);
-      if (!dense && (b & 4095))
+      if (!dense && (b & sparse))
          continue;
       check_f32(c, (uint32_t)(b | (xorshift(&seed) & 63)));
    }
