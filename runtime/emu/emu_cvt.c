@@ -54,13 +54,34 @@ fmt_nan_code(const cvt_fmt *f, bool neg)
    return sbit | ((1u << (f->ebits + f->mbits)) - 1);
 }
 
+/* The bits of a double (memcpy is the aliasing-safe spelling; it compiles to a register move). */
+static inline uint64_t
+cvt_dbits(double x)
+{
+   uint64_t u;
+   memcpy(&u, &x, sizeof u);
+   return u;
+}
+
+static inline double
+cvt_bitsd(uint64_t u)
+{
+   double x;
+   memcpy(&x, &u, sizeof x);
+   return x;
+}
+
+/* Every value of every format here is a normal double (the smallest, bf16's 2^-133, is far
+ * above 2^-1022), so decoding only assembles a double's fields: a normal code keeps its
+ * significand bits and rebiases the exponent; a subnormal one, m * 2^(1 - bias - mbits), is a
+ * small integer times a power of two, an exact product. */
 double
 cvt_decode(const cvt_fmt *f, uint32_t c)
 {
    unsigned nb = f->ebits + f->mbits;
    bool neg = (c >> nb) & 1;
    uint32_t e = (c >> f->mbits) & ((1u << f->ebits) - 1), m = c & ((1u << f->mbits) - 1);
-   double v;
+   uint64_t sign = (uint64_t)neg << 63;
 
    if (f->fnuz && (c & ((1u << (nb + 1)) - 1)) == 1u << nb)
       return NAN;
@@ -68,57 +89,67 @@ cvt_decode(const cvt_fmt *f, uint32_t c)
       return m ? NAN : (neg ? -INFINITY : INFINITY);
    if (fmt_is_e4m3fn(f) && e == 15 && m == 7)
       return NAN;
-   if (e == 0)
-      v = ldexp((double)m, 1 - f->bias - (int)f->mbits);
-   else
-      v = ldexp((double)((1u << f->mbits) | m), (int)e - f->bias - (int)f->mbits);
-   return neg ? -v : v;
+   if (e == 0) {
+      double unit = cvt_bitsd((uint64_t)(1023 + 1 - f->bias - (int)f->mbits) << 52);
+      return cvt_bitsd(sign | cvt_dbits((double)m * unit));
+   }
+   return cvt_bitsd(sign | (uint64_t)((int)e - f->bias + 1023) << 52 |
+                    (uint64_t)m << (52 - f->mbits));
 }
 
+/* Encoding in integer arithmetic on the double's fields. |x| = sig * 2^(ex - 1075) with a
+ * 53-bit sig (the hidden bit set for normals). The result's exponent is e = max(floor(log2
+ * |x|), emin) (emin = 1 - bias; every double subnormal lies far below every format's emin, so
+ * it takes emin), its unit 2^(e - mbits), so n = floor(|x| / unit) = sig >> s with
+ * s = e - mbits - (ex - 1075) >= 52 - mbits > 0, and the dropped bits decide the rounding.
+ * The code is then ((e - emin) << mbits) + n: for e > emin, n holds the hidden bit, which adds
+ * one to the biased exponent field (e - emin + 1 = e + bias), and a rounding carry to
+ * 2^(mbits + 1) moves into the exponent by the same sum; at e = emin, n < 2^mbits is a
+ * subnormal and n = 2^mbits the smallest normal. Codes so formed grow with the value, so
+ * overflow is code > the largest finite code. */
 uint32_t
 cvt_encode(const cvt_fmt *f, double x, int rnd, int ovf)
 {
    unsigned nb = f->ebits + f->mbits;
-   bool neg = signbit(x);
-   uint32_t sbit = f->fnuz ? (uint32_t)neg << nb : (uint32_t)neg << nb;
-   uint32_t maxc = fmt_max_code(f);
-   double ax = fabs(x), maxv = cvt_decode(f, maxc);
-   int emin = 1 - f->bias;
+   uint64_t u = cvt_dbits(x), sig = u & 0xfffffffffffffull;
+   bool neg = u >> 63;
+   uint32_t sbit = (uint32_t)neg << nb, maxc = fmt_max_code(f);
+   int ex = (int)((u >> 52) & 0x7ff), emin = 1 - f->bias, e = emin;
 
-   if (isnan(x))
-      return fmt_nan_code(f, neg);
-   if (isinf(x)) {
+   if (ex == 0x7ff) {
+      if (sig)
+         return fmt_nan_code(f, neg);
       if (ovf == CVT_OVF_SAT)
          return sbit | maxc;
       return f->has_inf ? sbit | ((1u << f->ebits) - 1) << f->mbits : fmt_nan_code(f, neg);
    }
-   if (ax == 0.0)
+   if (ex == 0 && sig == 0)
       return f->fnuz ? 0 : sbit;
-   int e = ilogb(ax);
-   if (e < emin)
-      e = emin;
-   double q = ldexp(1.0, e - (int)f->mbits), y = ax / q, n = floor(y), fr = y - n;
+   if (ex) {
+      sig |= 1ull << 52;
+      if (ex - 1023 > emin)
+         e = ex - 1023;
+   } else {
+      ex = 1; /* a double subnormal: sig * 2^-1074 */
+   }
+   unsigned s = (unsigned)(e - (int)f->mbits - (ex - 1075));
+   uint64_t n = s < 64 ? sig >> s : 0, rem = s < 64 ? sig & ((1ull << s) - 1) : sig;
+   uint64_t half = s < 64 ? 1ull << (s - 1) : ~0ull; /* sig < 2^53 <= half for s >= 54 */
    /* directed: the magnitude rounds up when inexact and the direction points away from 0 */
    bool away = (rnd == CVT_RUP && !neg) || (rnd == CVT_RDN && neg);
-   if (rnd == CVT_RNE && (fr > 0.5 || (fr == 0.5 && fmod(n, 2.0) != 0.0)))
-      n += 1.0;
-   else if (away && fr > 0.0)
-      n += 1.0;
-   double v = n * q;
-   if (v > maxv) {
+   if (rnd == CVT_RNE ? (rem > half || (rem == half && (n & 1))) : (away && rem))
+      n++;
+   uint64_t code = ((uint64_t)(e - emin) << f->mbits) + n;
+   if (code > maxc) {
       if (ovf == CVT_OVF_SAT || (rnd != CVT_RNE && !away))
          return sbit | maxc;
       if (ovf == CVT_OVF_INF && f->has_inf)
          return sbit | ((1u << f->ebits) - 1) << f->mbits;
       return fmt_nan_code(f, neg);
    }
-   if (v == 0.0)
+   if (code == 0)
       return f->fnuz ? 0 : sbit;
-   int ev = ilogb(v);
-   if (ev < emin)
-      return sbit | (uint32_t)ldexp(v, (int)f->mbits - emin);
-   uint32_t mant = (uint32_t)ldexp(v, (int)f->mbits - ev) - (1u << f->mbits);
-   return sbit | (uint32_t)(ev + f->bias) << f->mbits | mant;
+   return sbit | (uint32_t)code;
 }
 
 /* f32 -> f16 in integer arithmetic (the hot path of every f16 op). RNE: a remainder above
@@ -126,7 +157,7 @@ cvt_encode(const cvt_fmt *f, double x, int rnd, int ovf)
  * exponent (up to Inf), which is the IEEE result. RTZ drops the remainder and never produces
  * Inf from a finite input; RUP/RDN add one unit to the magnitude of an inexact result whose
  * sign they point away from (the carry reaching Inf is again the IEEE result), and otherwise
- * truncate like RTZ. cvt_encode(&cvt_f16, ...) is the slow reference it must match. */
+ * truncate like RTZ. cvt_encode(&cvt_f16, ...), the general encoder, must agree. */
 uint16_t
 cvt_f32_to_f16(float x, int rnd)
 {

@@ -160,7 +160,7 @@ Test(emu_cvt, pack_b32_f16_and_cvt_pk_f16_f32)
 
 Test(emu_cvt, f16_fast_path_matches_reference_encoder)
 {
-   /* The integer f32 -> f16 path (cvt_f32_to_f16) against the exact double-arithmetic encoder
+   /* The integer f32 -> f16 path (cvt_f32_to_f16) against the general encoder
     * (cvt_encode), on f32 values whose low 9 mantissa bits are 0x000, 0x0ff/0x100/0x101 around
     * ties, or 0x1ff, for every exponent near the f16 range: covers every f16 rounding boundary
     * class for both RNE and RTZ. */
