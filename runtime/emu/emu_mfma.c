@@ -240,6 +240,7 @@ typedef void (*mf_core_fn)(const double *a, const double *b, const uint32_t *con
 #undef MF_SUF
 #undef MF_ATTR
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
 #define MF_HAVE_X86 1
 #if defined(__clang__)
 #define MF_CONTRACT unused
@@ -249,14 +250,18 @@ typedef void (*mf_core_fn)(const double *a, const double *b, const uint32_t *con
 #define MF_W 4
 #define MF_SUF avx2
 #define MF_ATTR target("avx2,fma"), MF_CONTRACT
-#include "emu_mfma_core.h" /* mf_core_avx2 */
+#define MF_F2D(v) ((mf_vd_avx2)_mm256_cvtps_pd((__m128)(v))) /* one vcvtps2pd */
+#include "emu_mfma_core.h"                                   /* mf_core_avx2 */
+#undef MF_F2D
 #undef MF_W
 #undef MF_SUF
 #undef MF_ATTR
 #define MF_W 8
 #define MF_SUF avx512
 #define MF_ATTR target("avx512f,avx512vl,avx512dq,fma"), MF_CONTRACT
-#include "emu_mfma_core.h" /* mf_core_avx512 */
+#define MF_F2D(v) ((mf_vd_avx512)_mm512_cvtps_pd((__m256)(v))) /* one vcvtps2pd */
+#include "emu_mfma_core.h"                                     /* mf_core_avx512 */
+#undef MF_F2D
 #undef MF_W
 #undef MF_SUF
 #undef MF_ATTR

@@ -5,7 +5,8 @@
  * defines mf_core_<MF_SUF>(). No include guard on purpose. Every function of the template
  * carries MF_ATTR itself, not only its caller: GCC lowers generic vector operations per
  * function before inlining, and 64-bit lane compares built for baseline SSE2 come out as
- * scalar code.
+ * scalar code. MF_F2D(v) may be defined to a one-instruction f32 -> f64 widening where GCC's
+ * __builtin_convertvector splits it into halves (AVX-512).
  *
  * The arithmetic, in exactly the order of emu_mfma.c's module comment, per output element
  * D[i][j]: for each K group g (increasing), p = a[i][k0] * b[k0][j], then p += a[i][k] *
@@ -27,6 +28,10 @@
 #define MF_VI MF_CAT(mf_vi_, MF_SUF)
 #define MF_VL MF_CAT(mf_vl_, MF_SUF)
 #define MF_ADD_F32 MF_CAT(mf_add_f32_, MF_SUF)
+#ifndef MF_F2D
+#define MF_F2D(v) __builtin_convertvector(v, MF_VD)
+#define MF_F2D_DEFAULT
+#endif
 
 typedef double MF_VD __attribute__((vector_size(8 * MF_W)));
 typedef float MF_VF __attribute__((vector_size(4 * MF_W)));
@@ -43,7 +48,7 @@ typedef int64_t MF_VL __attribute__((vector_size(8 * MF_W)));
 static inline __attribute__((always_inline, MF_ATTR)) void
 MF_ADD_F32(MF_VF *df, const MF_VD *pp, MF_VL *flag)
 {
-   MF_VD s = __builtin_convertvector(*df, MF_VD) + *pp;
+   MF_VD s = MF_F2D(*df) + *pp;
    MF_VL sb;
    memcpy(&sb, &s, sizeof(sb));
    MF_VL m = (sb & 0x1fffffff) ^ 0x10000000, x = (sb & INT64_MAX) - 1;
@@ -147,3 +152,7 @@ MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const doubl
 #undef MF_VI
 #undef MF_VL
 #undef MF_ADD_F32
+#ifdef MF_F2D_DEFAULT
+#undef MF_F2D
+#undef MF_F2D_DEFAULT
+#endif
