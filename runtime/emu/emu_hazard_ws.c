@@ -251,7 +251,11 @@ emu_ws_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len)
    pthread_once(&ws_once, ws_build);
    unsigned dist = 0, f = wsf(in);
    for (unsigned i = 0; i < s->n && dist < 5; i++) {
-      const emu_ws_rec *r = &s->rec[i];
+      const emu_ws_rec *r = &s->rec[(s->head - i) & (EMU_WS_DEPTH - 1)];
+      if (!r->valu && !r->setreg && !r->m0_write && !r->data_count) { /* starts no pair */
+         dist += r->waits;
+         continue;
+      }
       const char *row = "";
       unsigned w = need(r, in, f, valu, &row);
       if (dist < w) {
@@ -315,8 +319,8 @@ emu_ws_issue(emu_ws_state *s, const emu_inst *in)
       r.data_first = (uint16_t)vslot(&in->src[0]);
       r.data_count = in->src[0].nregs;
    }
-   unsigned n = s->n < EMU_WS_DEPTH ? s->n + 1 : EMU_WS_DEPTH;
-   memmove(&s->rec[1], &s->rec[0], (n - 1) * sizeof(s->rec[0]));
-   s->rec[0] = r;
-   s->n = n;
+   s->head = (s->head + 1) & (EMU_WS_DEPTH - 1);
+   s->rec[s->head] = r;
+   if (s->n < EMU_WS_DEPTH)
+      s->n++;
 }

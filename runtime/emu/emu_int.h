@@ -192,7 +192,7 @@ typedef struct emu_pending {
 #define EMU_MAX_PENDING 64
 
 /* Software wait-state tracking of one wave (emu_hazard_ws.c, CDNA4 ISA section 4.5 Table 11). */
-#define EMU_WS_DEPTH 6 /* the longest rule needs 5 wait states; s_nop counts up to 16 */
+#define EMU_WS_DEPTH 8 /* ring size (power of 2); the longest rule needs 5 wait states */
 
 /* What one issued instruction can be the first half of a Table 11 pair with. */
 typedef struct emu_ws_rec {
@@ -207,8 +207,8 @@ typedef struct emu_ws_rec {
 } emu_ws_rec;
 
 typedef struct emu_ws_state {
-   emu_ws_rec rec[EMU_WS_DEPTH]; /* rec[0]: the most recently issued instruction */
-   unsigned n;
+   emu_ws_rec rec[EMU_WS_DEPTH]; /* ring: rec[head] is the most recently issued instruction */
+   unsigned n, head;             /* records held (<= EMU_WS_DEPTH), newest slot */
 } emu_ws_state;
 
 typedef struct emu_wave {
