@@ -256,11 +256,24 @@ typedef void (*mf_core_fn)(const double *a, const double *b, const uint32_t *con
 #undef MF_W
 #undef MF_SUF
 #undef MF_ATTR
+/* x + y rounded to odd (emu_mfma_core.h MF_ADD_RO): AVX-512's per-instruction rounding
+ * override gives RD and RU of the sum; when they differ they are neighbours, so exactly one has
+ * an odd significand. */
+__attribute__((always_inline, target("avx512f,avx512vl,avx512dq"))) static inline __m512d
+mf_add_ro_avx512(__m512d x, __m512d y)
+{
+   __m512d dn = _mm512_add_round_pd(x, y, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+   __m512d up = _mm512_add_round_pd(x, y, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+   __mmask8 odd = _mm512_test_epi64_mask(_mm512_castpd_si512(dn), _mm512_set1_epi64(1));
+   return _mm512_mask_blend_pd(odd, up, dn);
+}
 #define MF_W 8
 #define MF_SUF avx512
 #define MF_ATTR target("avx512f,avx512vl,avx512dq,fma"), MF_CONTRACT
 #define MF_F2D(v) ((mf_vd_avx512)_mm512_cvtps_pd((__m256)(v))) /* one vcvtps2pd */
-#include "emu_mfma_core.h"                                     /* mf_core_avx512 */
+#define MF_ADD_RO(x, y) ((mf_vd_avx512)mf_add_ro_avx512((__m512d)(x), (__m512d)(y)))
+#include "emu_mfma_core.h" /* mf_core_avx512 */
+#undef MF_ADD_RO
 #undef MF_F2D
 #undef MF_W
 #undef MF_SUF

@@ -6,7 +6,9 @@
  * carries MF_ATTR itself, not only its caller: GCC lowers generic vector operations per
  * function before inlining, and 64-bit lane compares built for baseline SSE2 come out as
  * scalar code. MF_F2D(v) may be defined to a one-instruction f32 -> f64 widening where GCC's
- * __builtin_convertvector splits it into halves (AVX-512).
+ * __builtin_convertvector splits it into halves (AVX-512). MF_ADD_RO(x, y) may be defined to the
+ * double sum x + y rounded to odd (AVX-512's rounding override); the f32 accumulation then needs
+ * no midpoint check and no exact redo (see MF_ADD_F32).
  *
  * The arithmetic, in exactly the order of emu_mfma.c's module comment, per output element
  * D[i][j]: for each K group g (increasing), p = a[i][k0] * b[k0][j], then p += a[i][k] *
@@ -38,6 +40,23 @@ typedef float MF_VF __attribute__((vector_size(4 * MF_W)));
 typedef int32_t MF_VI __attribute__((vector_size(4 * MF_W)));
 typedef int64_t MF_VL __attribute__((vector_size(8 * MF_W)));
 
+#ifdef MF_ADD_RO
+/* df = the f32 rounding of the exact df + p, via round to odd: MF_ADD_RO(x, y) is the double
+ * sum rounded to odd (the one of RD(x + y), RU(x + y) whose last significand bit is 1; both are
+ * the exact sum when it is representable). Rounding a round-to-odd result of at least p + 2 bits
+ * to p bits with round-to-nearest-even equals rounding the exact value once (Boldo and Melquiond,
+ * "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd", IEEE
+ * TC 2008); 53 >= 24 + 2, and f32 subnormal targets have fewer bits, so no lane needs the exact
+ * redo and *flag stays clear. Sums of zeros keep RN's sign: x + (-x) gives RD -0 (even), so RU's
+ * +0 is taken; -0 + -0 is -0 in both. Inf and NaN sums are exact or NaN in both directions. */
+static inline __attribute__((always_inline, MF_ATTR)) void
+MF_ADD_F32(MF_VF *df, const MF_VD *pp, MF_VL *flag)
+{
+   (void)flag;
+   MF_VD s = MF_ADD_RO(MF_F2D(*df), *pp);
+   *df = __builtin_convertvector(s, MF_VF);
+}
+#else
 /* df = (float)(d + p) where d = df: the double sum s = RN(d + p), then RN to float. That can
  * differ from rounding the exact sum once only when s is inexact and lands exactly on a
  * midpoint between two floats (RNE-to-RNE double rounding). The lanes where that is possible
@@ -55,6 +74,7 @@ MF_ADD_F32(MF_VF *df, const MF_VD *pp, MF_VL *flag)
    *flag |= (m - 1) | ((x - (0x3810000000000000 - 1)) & ~x);
    *df = __builtin_convertvector(s, MF_VF);
 }
+#endif
 
 static inline __attribute__((always_inline, MF_ATTR)) void
 MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const double *b,
