@@ -76,14 +76,99 @@ MF_ADD_F32(MF_VF *df, const MF_VD *pp, MF_VL *flag)
 }
 #endif
 
+/* The K group sums of one block: acc[ri][rj] = sum over kk of a[kk][i0 + ri] * b[kk][j0 + W rj ..]
+ * for the kpl rows of group g's A (ag) and B (bg), in increasing kk (B vectors loaded once per kk
+ * and shared by the rows, A broadcast once per row and kk). */
+static inline __attribute__((always_inline, MF_ATTR)) void
+MF_CAT(mf_block_, MF_SUF)(unsigned mn, unsigned kpl, const double *ag, const double *bg,
+                          unsigned i0, unsigned j0, MF_VD acc[MF_RI][MF_RJ])
+{
+#if defined(__clang__)
+#pragma clang fp contract(fast)
+#endif
+   MF_VD bv[MF_RJ];
+#pragma GCC unroll 4
+   for (unsigned rj = 0; rj < MF_RJ; rj++)
+      memcpy(&bv[rj], bg + j0 + MF_W * rj, sizeof(bv[rj]));
+#pragma GCC unroll 4
+   for (unsigned ri = 0; ri < MF_RI; ri++)
+#pragma GCC unroll 4
+      for (unsigned rj = 0; rj < MF_RJ; rj++)
+         acc[ri][rj] = ag[i0 + ri] * bv[rj];
+#pragma GCC unroll 32
+   for (unsigned kk = 1; kk < kpl; kk++) {
+#pragma GCC unroll 4
+      for (unsigned rj = 0; rj < MF_RJ; rj++)
+         memcpy(&bv[rj], bg + kk * mn + j0 + MF_W * rj, sizeof(bv[rj]));
+#pragma GCC unroll 4
+      for (unsigned ri = 0; ri < MF_RI; ri++) {
+         double av = ag[kk * mn + i0 + ri];
+#pragma GCC unroll 4
+         for (unsigned rj = 0; rj < MF_RJ; rj++)
+            acc[ri][rj] = acc[ri][rj] + av * bv[rj];
+      }
+   }
+}
+
+/* NaN results become the canonical quiet NaN (module comment of emu_mfma.c). */
+static inline __attribute__((always_inline, MF_ATTR)) void
+MF_CAT(mf_store_, MF_SUF)(uint32_t *dst, MF_VF df)
+{
+   MF_VI bits, nan = df != df;
+   memcpy(&bits, &df, sizeof(bits));
+   bits = (bits & ~nan) | (nan & 0x7fc00000);
+   memcpy(dst, &bits, sizeof(bits));
+}
+
+#ifdef MF_ADD_RO
+/* With round to odd no lane needs the exact redo, so each block of MF_RI rows x MF_RJ vectors
+ * keeps its C values in registers and folds group g's sums in as soon as they are formed (same
+ * per-element order: groups in increasing g). A block reads and writes only its own elements,
+ * so D may be C itself. */
 static inline __attribute__((always_inline, MF_ATTR)) void
 MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const double *b,
                          const uint32_t *const *crow, uint32_t *const *drow, const double *sa,
                          const double *sb)
 {
-#if defined(__clang__)
-#pragma clang fp contract(fast)
-#endif
+   unsigned groups = 64 / mn;
+   for (unsigned i0 = 0; i0 < mn; i0 += MF_RI)
+      for (unsigned j0 = 0; j0 < mn; j0 += MF_W * MF_RJ) {
+         MF_VF df[MF_RI][MF_RJ];
+         MF_VL flag = {0};
+#pragma GCC unroll 4
+         for (unsigned ri = 0; ri < MF_RI; ri++)
+#pragma GCC unroll 4
+            for (unsigned rj = 0; rj < MF_RJ; rj++)
+               memcpy(&df[ri][rj], crow[i0 + ri] + j0 + MF_W * rj, sizeof(df[ri][rj]));
+#pragma GCC unroll 4
+         for (unsigned g = 0; g < groups; g++) {
+            MF_VD acc[MF_RI][MF_RJ];
+            MF_CAT(mf_block_, MF_SUF)(mn, kpl, a + g * kpl * mn, b + g * kpl * mn, i0, j0, acc);
+#pragma GCC unroll 4
+            for (unsigned ri = 0; ri < MF_RI; ri++)
+#pragma GCC unroll 4
+               for (unsigned rj = 0; rj < MF_RJ; rj++) {
+                  if (sa) {
+                     MF_VD sv;
+                     memcpy(&sv, sb + mn * g + j0 + MF_W * rj, sizeof(sv));
+                     acc[ri][rj] = acc[ri][rj] * (sa[i0 + ri + mn * g] * sv);
+                  }
+                  MF_ADD_F32(&df[ri][rj], &acc[ri][rj], &flag);
+               }
+         }
+#pragma GCC unroll 4
+         for (unsigned ri = 0; ri < MF_RI; ri++)
+#pragma GCC unroll 4
+            for (unsigned rj = 0; rj < MF_RJ; rj++)
+               MF_CAT(mf_store_, MF_SUF)(drow[i0 + ri] + j0 + MF_W * rj, df[ri][rj]);
+      }
+}
+#else
+static inline __attribute__((always_inline, MF_ATTR)) void
+MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const double *b,
+                         const uint32_t *const *crow, uint32_t *const *drow, const double *sa,
+                         const double *sb)
+{
    unsigned groups = 64 / mn;
    double part[2 * 32 * 32]; /* [g][i][j]: groups * mn * mn = 64 * mn doubles */
    for (unsigned g = 0; g < groups; g++) {
@@ -91,28 +176,8 @@ MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const doubl
       double *pg = part + g * mn * mn;
       for (unsigned i0 = 0; i0 < mn; i0 += MF_RI) {
          for (unsigned j0 = 0; j0 < mn; j0 += MF_W * MF_RJ) {
-            MF_VD acc[MF_RI][MF_RJ], bv[MF_RJ];
-#pragma GCC unroll 4
-            for (unsigned rj = 0; rj < MF_RJ; rj++)
-               memcpy(&bv[rj], bg + j0 + MF_W * rj, sizeof(bv[rj]));
-#pragma GCC unroll 4
-            for (unsigned ri = 0; ri < MF_RI; ri++)
-#pragma GCC unroll 4
-               for (unsigned rj = 0; rj < MF_RJ; rj++)
-                  acc[ri][rj] = ag[i0 + ri] * bv[rj];
-#pragma GCC unroll 32
-            for (unsigned kk = 1; kk < kpl; kk++) {
-#pragma GCC unroll 4
-               for (unsigned rj = 0; rj < MF_RJ; rj++)
-                  memcpy(&bv[rj], bg + kk * mn + j0 + MF_W * rj, sizeof(bv[rj]));
-#pragma GCC unroll 4
-               for (unsigned ri = 0; ri < MF_RI; ri++) {
-                  double av = ag[kk * mn + i0 + ri];
-#pragma GCC unroll 4
-                  for (unsigned rj = 0; rj < MF_RJ; rj++)
-                     acc[ri][rj] = acc[ri][rj] + av * bv[rj];
-               }
-            }
+            MF_VD acc[MF_RI][MF_RJ];
+            MF_CAT(mf_block_, MF_SUF)(mn, kpl, ag, bg, i0, j0, acc);
 #pragma GCC unroll 4
             for (unsigned ri = 0; ri < MF_RI; ri++)
 #pragma GCC unroll 4
@@ -141,11 +206,7 @@ MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const doubl
             }
             MF_ADD_F32(&df, &p, &flag);
          }
-         /* NaN results become the canonical quiet NaN (module comment of emu_mfma.c) */
-         MF_VI bits, nan = df != df;
-         memcpy(&bits, &df, sizeof(bits));
-         bits = (bits & ~nan) | (nan & 0x7fc00000);
-         memcpy(dr + j, &bits, sizeof(bits));
+         MF_CAT(mf_store_, MF_SUF)(dr + j, df);
       }
       int64_t any = 0;
       for (unsigned l = 0; l < MF_W; l++)
@@ -166,6 +227,7 @@ MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const doubl
          }
    }
 }
+#endif
 
 #undef MF_VD
 #undef MF_VF
