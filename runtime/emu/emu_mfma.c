@@ -156,6 +156,38 @@ opnd_rows(const emu_wave *w, const emu_opnd *o, int vreg, unsigned n, uint32_t *
       rows[r] = buf;
 }
 
+/* 0: portable, 1: AVX2 + FMA + F16C, 2: AVX-512F/VL + FMA (x86-64). MXJIT_EMU_MFMA_ISA=0|1|2
+ * lowers it (the tests run every level the machine has and compare). */
+static unsigned mf_isa;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* n (a multiple of 8) lanes' 16-bit element e (0: low half) of src as double: f16 through
+ * F16C's vcvtph2ps (exact for every f16, subnormals included; the emulator's workers run with
+ * MXCSR at its default, so DAZ is clear), bf16 by moving its bits to the top of an f32. Both
+ * widenings to double are exact. Same values as f16_tab / the scalar bf16 path. */
+__attribute__((target("avx2,f16c"))) static void
+unpack16_x86(const uint32_t *src, unsigned n, unsigned e, bool bf16, double *o)
+{
+   for (unsigned l = 0; l < n; l += 8) {
+      __m256i v = _mm256_loadu_si256((const __m256i *)(src + l));
+      __m256 f;
+      if (bf16) {
+         v = e ? _mm256_and_si256(v, _mm256_set1_epi32((int)0xffff0000u))
+               : _mm256_slli_epi32(v, 16);
+         f = _mm256_castsi256_ps(v);
+      } else {
+         v = e ? _mm256_srli_epi32(v, 16) : _mm256_and_si256(v, _mm256_set1_epi32(0xffff));
+         __m128i h = _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+         f = _mm256_cvtph_ps(h);
+      }
+      _mm256_storeu_pd(o + l, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+      _mm256_storeu_pd(o + l + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+   }
+}
+#define MF_UNPACK16_X86 1
+#endif
+
 /* Decodes every lane's kpl elements of an A or B operand into out[k * mn + rc] (rc = the lane's
  * row / column, k = its K index), as double: A and B share the [K][mn] layout, so for one
  * register and element the lanes of a K group store contiguously. Always inlined so kpl / type
@@ -184,6 +216,12 @@ unpack_all(const uint32_t *const *rows, unsigned mn, unsigned kpl, mf_type t, do
          for (unsigned g = 0; g < 64 / mn; g++) {
             const uint32_t *src = rows[r] + g * mn;
             double *o = out + (g * kpl + per * r + e) * mn;
+#ifdef MF_UNPACK16_X86
+            if (per == 2 && mf_isa) {
+               unpack16_x86(src, mn, e, t == MF_BF16, o);
+               continue;
+            }
+#endif
             if (t == MF_F16) {
                for (unsigned l = 0; l < mn; l++)
                   o[l] = f16_tab[(src[l] >> (16 * e)) & 0xffffu];
@@ -305,10 +343,6 @@ mf_add_ro_avx512(__m512d x, __m512d y)
    }                                                                                               \
    MF_CORE_X86(mn, kpl)
 
-/* 0: portable, 1: AVX2 + FMA, 2: AVX-512F/VL + FMA (x86-64). MXJIT_EMU_MFMA_ISA=0|1|2 lowers it
- * (the tests run every level the machine has and compare). */
-static unsigned mf_isa;
-
 MF_CORE(16, 4)
 MF_CORE(32, 4)
 MF_CORE(16, 8)
@@ -322,7 +356,8 @@ mf_init(void)
    tab_build();
 #if MF_HAVE_X86
    __builtin_cpu_init();
-   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+       __builtin_cpu_supports("f16c"))
       mf_isa = 1;
    if (mf_isa && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
        __builtin_cpu_supports("avx512dq"))

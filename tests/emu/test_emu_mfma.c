@@ -514,3 +514,93 @@ Test(emu_mfma, ignores_exec)
    }
    g_mfma_exec = NULL;
 }
+
+/* Every 16-bit pattern as an A element of v_mfma_f32_16x16x16_{f16,bf16}, 256 per MFMA over 256
+ * loop iterations, with B the 16x16 identity: D[i][j] = A[i][j] * 1 + the other A[i][k] * 0, so
+ * a nonzero A[i][j] comes out as its exact f32 value (Inf included), a zero as +0 (C = +0, and
+ * +0 + -0 is +0), and D[i][j] is NaN (written 0x7fc00000) when A[i][j] is NaN or another
+ * A[i][k] of the row is Inf or NaN (Inf * 0). The
+ * expected values decode f16 from its fields here (m * 2^(e - 25), subnormal m * 2^-24) and bf16
+ * as the top half of an f32. Pins the operand decode of every host ISA level of the core (ctest
+ * reruns this suite with MXJIT_EMU_MFMA_ISA=0 and 1). */
+static double
+t_half(uint16_t h, bool bf16)
+{
+   if (bf16) {
+      uint32_t x = (uint32_t)h << 16;
+      float f;
+      memcpy(&f, &x, 4);
+      return f;
+   }
+   unsigned e = (h >> 10) & 31u, m = h & 0x3ffu;
+   double v = e == 31 ? (m ? NAN : INFINITY) : e ? ldexp(m | 0x400u, (int)e - 25) : ldexp(m, -24);
+   return h >> 15 ? -v : v;
+}
+
+static void
+every_pattern(const char *target, bool bf16)
+{
+   static uint16_t a[65536];
+   static uint32_t out[256 * 256], bmat[128];
+   uint16_t *bh = (uint16_t *)bmat;
+   for (unsigned i = 0; i < 65536; i++)
+      a[i] = (uint16_t)(i * 40503u); /* a permutation of 0..65535: mixes classes in each row */
+   for (unsigned l = 0; l < 64; l++)
+      for (unsigned e = 0; e < 4; e++) /* B[k][j]: lane j + 16 (k / 4), element k % 4 */
+         bh[4 * l + e] = 4 * (l / 16) + e == l % 16 ? (bf16 ? 0x3f80 : 0x3c00) : 0;
+   memset(out, 0, sizeof(out));
+   char body[1024], msg[1024] = "";
+   snprintf(body, sizeof(body),
+            "v_lshlrev_b32 v3, 3, v1\n"
+            "v_lshlrev_b32 v12, 4, v1\n"
+            "global_load_dwordx2 v[8:9], v3, s[12:13]\n"
+            "s_mov_b32 s20, 0\n"
+            "loop:\n"
+            "global_load_dwordx2 v[4:5], v3, s[10:11]\n"
+            "s_waitcnt vmcnt(0)\n"
+            "v_mfma_f32_16x16x16_%s v[16:19], v[4:5], v[8:9], 0\n"
+            "s_nop 7\ns_nop 7\n"
+            "global_store_dwordx4 v12, v[16:19], s[8:9]\n"
+            "s_add_u32 s10, s10, 512\ns_addc_u32 s11, s11, 0\n"
+            "s_add_u32 s8, s8, 1024\ns_addc_u32 s9, s9, 0\n"
+            "s_add_u32 s20, s20, 1\n"
+            "s_cmp_lt_u32 s20, 256\n"
+            "s_cbranch_scc1 loop\n"
+            "s_waitcnt vmcnt(0)\n",
+            bf16 ? "bf16" : "f16");
+   eh_kernel kern = {.target = target, .body = body, .block = {64, 1, 1}};
+   eh_buf b[3] = {{out, sizeof(out), 1}, {a, sizeof(a), 0}, {bmat, sizeof(bmat), 0}};
+   rt_counters cnt;
+   mxjit_status st = eh_run(&kern, b, 3, &cnt, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_OK, "%s", msg);
+   for (unsigned it = 0; it < 256; it++)
+      for (unsigned i = 0; i < 16; i++) {
+         for (unsigned j = 0; j < 16; j++) {
+            bool nan = false; /* A[i][k]: lane i + 16 (k / 4), element k % 4 */
+            for (unsigned k = 0; k < 16; k++) {
+               double x = t_half(a[256 * it + 4 * (i + 16 * (k / 4)) + k % 4], bf16);
+               nan |= isnan(x) || (k != j && isinf(x)); /* NaN * B or Inf * 0 */
+            }
+            double v = t_half(a[256 * it + 4 * (i + 16 * (j / 4)) + j % 4], bf16);
+            float f = (float)v;
+            uint32_t want;
+            memcpy(&want, &f, 4);
+            if (nan)
+               want = 0x7fc00000u;
+            else if (v == 0)
+               want = 0;
+            cr_assert_eq(out[256 * it + 4 * (j + 16 * (i / 4)) + i % 4], want,
+                         "%s %s iteration %u D[%u][%u] = 0x%08x, want 0x%08x", target,
+                         bf16 ? "bf16" : "f16", it, i, j,
+                         out[256 * it + 4 * (j + 16 * (i / 4)) + i % 4], want);
+         }
+      }
+}
+
+Test(emu_mfma, every_16bit_pattern_as_operand)
+{
+   every_pattern("gfx942", false);
+   every_pattern("gfx942", true);
+   every_pattern("gfx950", false);
+   every_pattern("gfx950", true);
+}
