@@ -617,6 +617,25 @@ roles_memory(emu_inst *in, emu_enc e, const char *name, const emu_opnd *ops, uns
    }
 }
 
+/* Instructions whose src0 is a signed 64-bit integer that may be a 32-bit literal: the literal
+ * is sign-extended to 64 bits; for unsigned and untyped (b64) 64-bit operands it is
+ * zero-extended. The operand types are those of AMD's machine-readable ISA specification
+ * (FMT_NUM_I64 on an SSRC/SRC operand, as extracted in tinygrad's autogen/amd/cdna/operands.py:
+ * S_ASHR_I64, S_BFE_I64 and S_FLBIT_I32_I64 ssrc0, V_CMP(X)_*_I64 src0; VOP3 has no literal on
+ * these targets); the rule is stated in llvm-project PR 70274 ("encoded as its low 32 bits and
+ * then either correctly sign extended or incorrectly zero extended by HW") and applied the same
+ * way by AMD's ROCjitsu emulator (ROCm/rocm-systems PR 9575). */
+static bool
+lit_signed64(const char *name)
+{
+   if (!strcmp(name, "s_ashr_i64") || !strcmp(name, "s_bfe_i64") ||
+       !strcmp(name, "s_flbit_i32_i64"))
+      return true;
+   size_t n = strlen(name);
+   return (!strncmp(name, "v_cmp_", 6) || !strncmp(name, "v_cmpx_", 7)) && n > 4 &&
+          !strcmp(name + n - 4, "_i64");
+}
+
 static void
 assign_roles(emu_inst *in, emu_enc e, const char *name, const emu_opnd *ops, unsigned n,
              uint32_t lit)
@@ -733,6 +752,8 @@ decode_one(LLVMDisasmContextRef dc, const struct emu_kernel *k, uint32_t pc, emu
       if (ops[i].code == EMU_SRC_LITERAL)
          ops[i].literal = lit;
    assign_roles(in, e, name, ops, nops, lit);
+   if (in->nsrc && in->src[0].code == EMU_SRC_LITERAL && lit_signed64(name))
+      in->src[0].flags |= EMU_OPND_LIT_SEXT;
    for (unsigned i = 0; i < nops; i++)
       if (ops[i].code == EMU_SRC_LDS_DIRECT) /* see emu_src_lds_direct (emu_sopp.c) */
          in->op = (uint16_t)op_lookup_target("<src_lds_direct>", gfx950);

@@ -67,6 +67,7 @@ enum emu_opnd_flags {
    EMU_OPND_ABS = 1 << 1,   /* VOP3 abs modifier (float) */
    EMU_OPND_AGPR = 1 << 2,  /* code 256+n names a0+n instead of v0+n */
    EMU_OPND_SEXT = 1 << 3,  /* SDWA sext */
+   EMU_OPND_LIT_SEXT = 1 << 4, /* 32-bit literal of a signed 64-bit operand: sign-extended */
 };
 
 typedef struct emu_opnd {
@@ -143,7 +144,8 @@ typedef struct emu_inst {
     * Decoder contract (emu_decode.c), for every encoding:
     *   - register operands, their counts (nregs) and AGPR flags come from the disassembly text;
     *     "off" gives code EMU_OPND_NONE; a literal has code EMU_SRC_LITERAL and literal = the
-    *     32-bit literal dword of the encoding (64-bit ops: zero-extended by emu_src64; f64
+    *     32-bit literal dword of the encoding (64-bit ops: extended by emu_src64, with sign
+    *     when the decoder set EMU_OPND_LIT_SEXT (signed i64 operands), else with zeros; f64
     *     ops must place it in the high half themselves, per the ISA's literal rule);
     *   - offsets, simm16, waitcnt, hwreg, DPP/SDWA controls, VOP3 abs/neg (as operand flags),
     *     VOP3P op_sel/op_sel_hi/neg_lo/neg_hi (defaults included) and MFMA cbsz/abid/blgp come

@@ -138,7 +138,7 @@ emu_src64(const emu_wave *w, const emu_opnd *o, unsigned lane)
       return w->v[r & 511][lane] | (uint64_t)w->v[(r + 1) & 511][lane] << 32;
    }
    if (o->code == EMU_SRC_LITERAL)
-      return o->literal;
+      return (o->flags & EMU_OPND_LIT_SEXT) ? (uint64_t)(int64_t)(int32_t)o->literal : o->literal;
    return emu_sread64(w, o->code);
 }
 

@@ -137,6 +137,19 @@ static const salu_case sop2_64_cases[] = {
      -1},
     {"mov_b64 inline sign-extends", "  s_mov_b64 s[44:45], -2\n  s_mov_b32 s40, s45", 0xffffffffu,
      -1},
+    /* A 32-bit literal of a signed 64-bit operand (I64 in AMD's ISA operand types) is
+     * sign-extended, of an unsigned/untyped one zero-extended (emu_decode.c lit_signed64):
+     * 0xffffffff80000000 >> 4 keeps a high dword of ones; 0x80000000 >> 4 = 0x08000000. */
+    {"ashr_i64 literal sign-extends",
+     "  s_ashr_i64 s[44:45], 0x80000000, 4\n  s_mov_b32 s40, s45", 0xffffffffu, 1},
+    {"lshr_b64 literal zero-extends",
+     "  s_lshr_b64 s[44:45], 0x80000000, 4\n  s_mov_b32 s40, s44", 0x08000000u, 1},
+    /* bits 32..39 (offset 32, width 8) of the sign-extended literal are 0xff: -1 */
+    {"bfe_i64 literal sign-extends",
+     "  s_mov_b32 s46, 0x80020\n  s_bfe_i64 s[44:45], 0x80000000, s46\n  s_mov_b32 s40, s44",
+     0xffffffffu, 1},
+    /* 0xfffffffffffff000: 52 leading bits equal to the sign (0x00000000fffff000 would give 32) */
+    {"flbit_i32_i64 literal sign-extends", "  s_flbit_i32_i64 s40, 0xfffff000", 52, -1},
     {"cmp_eq_u64", "  s_mov_b64 s[44:45], -1\n  s_cmp_eq_u64 s[44:45], -1\n  s_mov_b32 s40, 0", 0,
      1},
     {"cmp_lg_u64", "  s_mov_b64 s[44:45], 0\n  s_cmp_lg_u64 s[44:45], 0\n  s_mov_b32 s40, 0", 0, 0},

@@ -81,6 +81,27 @@ Test(emu_vopc, int_widths_signedness)
    }
 }
 
+/* The 32-bit literal 0xffffff9c is -100 for the signed v_cmp_*_i64 (sign-extended) and
+ * 4294967196 for the unsigned v_cmp_*_u64 (zero-extended): operand types of AMD's ISA
+ * specification, emu_decode.c lit_signed64. {v11:v10} = lane % 2 ? 2^32 : 0. */
+Test(emu_vopc, literal_extension_i64_vs_u64)
+{
+   for (unsigned l = 0; l < 64; l++)
+      vt_in[0][l] = 0, vt_in[1][l] = l % 2, vt_in[2][l] = 0;
+   vt_run("gfx942",
+          VT_LOAD "v_cmp_lt_i64 vcc, 0xffffff9c, v[10:11]\n v_cndmask_b32 v20, 0, 1, vcc\n"
+                  "v_cmp_lt_u64 vcc, 0xffffff9c, v[10:11]\n v_cndmask_b32 v21, 0, 2, vcc\n"
+                  "v_mov_b32 v22, 0\n s_mov_b64 s[20:21], exec\n"
+                  "v_cmpx_lt_i64 vcc, 0xffffff9c, v[10:11]\n v_mov_b32 v22, 4\n"
+                  "s_mov_b64 exec, s[20:21]\n"
+                  "v_or3_b32 v20, v20, v21, v22\n" VT_STORE,
+          0);
+   /* even lanes (0): -100 < 0 yes (1), 4294967196 < 0 no, v_cmpx keeps the lane (4): 5;
+    * odd lanes (2^32): -100 < 2^32 yes, 4294967196 < 2^32 yes, kept: 7. */
+   for (unsigned l = 0; l < 64; l++)
+      cr_expect_eq(vt_out[0][l], l % 2 ? 7u : 5u, "lane %u: got 0x%08x", l, vt_out[0][l]);
+}
+
 Test(emu_vopc, cmpx_writes_exec_and_sdst)
 {
    for (unsigned l = 0; l < 64; l++)
