@@ -350,6 +350,8 @@ json_safe(char *s)
 }
 
 static void bench_emu_loops(int reps, int json);
+/* --only NAME: run only the emulator loop of that name (be_mfma, be_copy, be_valu, be_gemm). */
+static const char *be_only;
 
 static void
 bench_text(const bench_target *b, int n, int reps, const char *tpl)
@@ -467,16 +469,19 @@ bench_emu_loops(int reps, int json)
       "mfma loop (32x32x8 f16 + 16x16x16 bf16)", "copy loop (dwordx4 load+store)",
       "valu mix loop (f64, 16-bit, DPP, SDWA, VOPC)",
       "gemm-shaped loop (global -> LDS -> 2 mfma, 15 inst)"};
+   int printed = 0;
    for (int i = 0; i < 4; i++) {
       double ms = 0, minst = 0;
       char err[300] = "";
+      if (be_only && strcmp(be_only, runs[i].name))
+         continue;
       const char *m = be_measure("gfx942", &runs[i], reps, &ms, &minst, err, sizeof(err));
       const char *what = whats[runs[i].kind];
       if (m && m != err)
          snprintf(err, sizeof(err), "%s", m);
       if (json)
          printf("%s\"%s\": {\"ms\": %.4f, \"minst_per_s\": %.3f, \"error\": \"%s\"}",
-                i ? ", " : "", runs[i].name, ms, minst, m ? json_safe(err) : "");
+                printed++ ? ", " : "", runs[i].name, ms, minst, m ? json_safe(err) : "");
       else if (m)
          printf("emulator gfx942, %s: %s\n", what, m);
       else
@@ -496,17 +501,27 @@ cmd_bench(int argc, char **argv)
          emu_only = 1;
       } else if (!strcmp(argv[i], "--cpu-time")) {
          be_cpu_time = 1;
+      } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+         be_only = argv[++i];
+         emu_only = 1;
       } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
          reps = atoi(argv[++i]);
       } else {
          int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
          fprintf(help ? stdout : stderr,
-                 "usage: mxjit bench [--json] [--reps N (1..%d)] [--emu-loops] [--cpu-time]\n", MAX_REPS);
+                 "usage: mxjit bench [--json] [--reps N (1..%d)] [--emu-loops] [--cpu-time]\n"
+                 "                   [--only be_mfma|be_copy|be_valu|be_gemm]\n", MAX_REPS);
          return help ? 0 : 2;
       }
    }
    if (reps < 1 || reps > MAX_REPS) {
       fprintf(stderr, "mxjit bench: --reps %d is out of range 1..%d\n", reps, MAX_REPS);
+      return 2;
+   }
+   if (be_only && strcmp(be_only, "be_mfma") && strcmp(be_only, "be_copy") &&
+       strcmp(be_only, "be_valu") && strcmp(be_only, "be_gemm")) {
+      fprintf(stderr, "mxjit bench: --only %s: no such loop (be_mfma, be_copy, be_valu, be_gemm)\n",
+              be_only);
       return 2;
    }
    if (emu_only) { /* only the emulator loop kernels (section 5) */

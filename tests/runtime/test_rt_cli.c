@@ -51,6 +51,7 @@ Test(rt_cli, usage_errors_exit_2)
    expect_usage("cache", "expected stats, clear, verify or dir");
    expect_usage("cache purge", "expected stats, clear, verify or dir, got 'purge'");
    expect_usage("bench --reps 0", "--reps 0 is out of range");
+   expect_usage("bench --only be_nope", "--only be_nope: no such loop");
    expect_usage("demo extra", "usage: mxjit demo");
 }
 
@@ -125,6 +126,18 @@ Test(rt_cli, bench_json)
    cr_assert(strstr(out, "\"target\": \"gfx942\"") != NULL, "%s", out);
    cr_assert(strstr(out, "\"lookup_ns\"") != NULL, "%s", out);
    cr_assert(strstr(out, "\"error\": \"\"") != NULL, "%s", out);
+}
+
+/* --only runs one emulator loop (valid JSON on its own), --cpu-time times it in CPU time. */
+Test(rt_cli, bench_only_one_loop)
+{
+   static char out[1 << 12];
+   int rc = cli("bench --only be_copy --reps 1 --json --cpu-time", out, sizeof(out));
+   cr_assert_eq(rc, 0, "%s", out);
+   static const char head[] = "{\"be_copy\": {\"ms\": ";
+   cr_assert(!strncmp(out, head, sizeof(head) - 1), "%s", out);
+   cr_assert(strstr(out, "\"error\": \"\"}}\n") != NULL, "%s", out);
+   cr_assert(strstr(out, "be_mfma") == NULL && strstr(out, "be_gemm") == NULL, "%s", out);
 }
 
 Test(rt_cli, shared_library_exports_only_mxjit)
