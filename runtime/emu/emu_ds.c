@@ -40,6 +40,47 @@ ds_base(const emu_wave *w, const emu_inst *in, int va, unsigned lane)
    return emu_vm_rd(w, &in->src[0], va, lane, 0);
 }
 
+/* Max distinct dword addresses in one bank over lanes [g, end) of a phase (0 or 1: no
+ * conflict). */
+static unsigned
+phase_worst(const emu_wave *w, const uint32_t *addr, unsigned g, unsigned end, unsigned dwords,
+            unsigned banks)
+{
+   /* fast path: no bank touched twice in this phase -> no conflict */
+   uint64_t used = 0;
+   bool clash = false;
+   for (unsigned lane = g; lane < end && !clash; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      for (unsigned d = 0; d < dwords; d++) {
+         uint64_t bit = 1ull << (((addr[lane] >> 2) + d) & (banks - 1));
+         clash |= (used & bit) != 0;
+         used |= bit;
+      }
+   }
+   if (!clash)
+      return 1;
+   uint32_t seen[DS_MAX_BANKS][DS_MAX_BANKS];
+   uint8_t nseen[DS_MAX_BANKS];
+   unsigned worst = 0;
+   memset(nseen, 0, banks);
+   for (unsigned lane = g; lane < end; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      for (unsigned d = 0; d < dwords; d++) {
+         uint32_t dw = (addr[lane] >> 2) + d, b = dw & (banks - 1);
+         unsigned i = 0;
+         while (i < nseen[b] && seen[b][i] != dw)
+            i++;
+         if (i == nseen[b] && nseen[b] < DS_MAX_BANKS)
+            seen[b][nseen[b]++] = dw;
+         if (nseen[b] > worst)
+            worst = nseen[b];
+      }
+   }
+   return worst;
+}
+
 /* Adds the bank-conflict estimate for one instruction; addr[lane] is each active lane's first
  * byte address, `dwords` the dwords it moves (contiguous). */
 void
@@ -47,48 +88,27 @@ emu_ds_count_conflicts(emu_wave *w, const uint32_t *addr, unsigned dwords)
 {
    unsigned banks = lds_banks(w), per_group = dwords >= banks ? 1 : banks / dwords;
    uint64_t extra = 0;
-   if (w->exec == ~0ull && (addr[0] & 3) == 0) {
-      /* common cases first: every lane on consecutive dwords, or all on one address */
-      bool contig = true, same = true;
-      for (unsigned lane = 1; lane < EMU_WAVE && (contig || same); lane++) {
-         contig = contig && addr[lane] == addr[0] + lane * 4 * dwords;
-         same = same && addr[lane] == addr[0];
-      }
-      if (contig || same)
+   if (w->exec == ~0ull) {
+      /* Every lane active at dword-aligned addresses a0 + lane * s (s a multiple of 4): phase p's
+       * dwords are phase 0's moved by p * per_group * s / 4, which permutes the banks and keeps
+       * equal / distinct dwords so, hence every full phase has phase 0's worst bank. s = 0 is a
+       * broadcast and s = 4 * dwords consecutive dwords: no conflict. */
+      uint32_t s = addr[1] - addr[0];
+      bool ap = true;
+      for (unsigned lane = 2; lane < EMU_WAVE; lane++)
+         ap &= addr[lane] - addr[lane - 1] == s;
+      if (ap && ((addr[0] | s) & 3) == 0 && EMU_WAVE % per_group == 0) {
+         if (s == 0 || s == 4 * dwords)
+            return;
+         unsigned worst = phase_worst(w, addr, 0, per_group, dwords, banks);
+         if (worst > 1)
+            emu_lds_bank_conflicts(w, (uint64_t)(worst - 1) * (EMU_WAVE / per_group));
          return;
+      }
    }
    for (unsigned g = 0; g < EMU_WAVE; g += per_group) {
       unsigned end = g + per_group < EMU_WAVE ? g + per_group : EMU_WAVE;
-      /* fast path: no bank touched twice in this phase -> no conflict */
-      uint64_t used = 0;
-      bool clash = false;
-      for (unsigned lane = g; lane < end && !clash; lane++) {
-         if (!((w->exec >> lane) & 1))
-            continue;
-         for (unsigned d = 0; d < dwords; d++) {
-            uint64_t bit = 1ull << (((addr[lane] >> 2) + d) & (banks - 1));
-            clash |= (used & bit) != 0;
-            used |= bit;
-         }
-      }
-      if (!clash)
-         continue;
-      uint32_t seen[DS_MAX_BANKS][DS_MAX_BANKS];
-      unsigned nseen[DS_MAX_BANKS] = {0}, worst = 0;
-      for (unsigned lane = g; lane < end; lane++) {
-         if (!((w->exec >> lane) & 1))
-            continue;
-         for (unsigned d = 0; d < dwords; d++) {
-            uint32_t dw = (addr[lane] >> 2) + d, b = dw & (banks - 1);
-            unsigned i = 0;
-            while (i < nseen[b] && seen[b][i] != dw)
-               i++;
-            if (i == nseen[b] && nseen[b] < DS_MAX_BANKS)
-               seen[b][nseen[b]++] = dw;
-            if (nseen[b] > worst)
-               worst = nseen[b];
-         }
-      }
+      unsigned worst = phase_worst(w, addr, g, end, dwords, banks);
       if (worst > 1)
          extra += worst - 1;
    }

@@ -10,6 +10,7 @@
 #include "emu_harness.h"
 
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -383,6 +384,43 @@ Test(emu_ds, bank_conflict_estimate_gfx950)
        "s_waitcnt lgkmcnt(0)\n",
        1024);
    cr_assert_eq(g_cnt.lds_bank_conflicts, 0u);
+}
+
+/* Strided patterns, all lanes active (emu_ds.c takes phase 0 times the phases for these),
+ * gfx942 (32 banks), worked by hand:
+ *   b64, stride 16 B: 16-lane phases, lane l uses dwords 4l, 4l+1: lanes l and l+8 share both
+ *     banks -> 2 distinct dwords per bank, 1 extra cycle x 4 phases = 4;
+ *   b32, stride 8 B: 32-lane phases, dword 2l: lanes l and l+16 share a bank -> 1 x 2 = 2;
+ *   b128, stride 32 B: 8-lane phases, dwords 8l..8l+3: lanes l and l+4 -> 1 x 8 = 8;
+ *   b32, stride 12 B: dword 3l, 3 is odd so 32 lanes hit 32 banks -> 0;
+ *   b64, stride 4 B: overlapping, lanes l-1 and l both read dword l (a broadcast) -> 0;
+ *   b96, stride 12 B: 10-lane phases (6 full + 4 lanes), dwords 3l..3l+2 fill 30 and 12
+ *     distinct banks -> 0 (the general path: 64 is not a multiple of 10);
+ *   b64, stride 16 B with lane 63 off: the general path; phase 3 (lanes 48..62) keeps the
+ *     pairs l, l+8 for l = 48..54 -> still 4. */
+Test(emu_ds, bank_conflict_strided)
+{
+   static const struct {
+      const char *body;
+      uint64_t want;
+   } c[] = {
+       {"v_lshlrev_b32 v3, 4, v1\nds_read_b64 v[4:5], v3\n", 4},
+       {"v_lshlrev_b32 v3, 3, v1\nds_read_b32 v4, v3\n", 2},
+       {"v_lshlrev_b32 v3, 5, v1\nds_read_b128 v[4:7], v3\n", 8},
+       {"v_mul_u32_u24 v3, 12, v1\nds_read_b32 v4, v3\n", 0},
+       {"v_lshlrev_b32 v3, 2, v1\nds_read_b64 v[4:5], v3\n", 0},
+       {"v_mul_u32_u24 v3, 12, v1\nds_read_b96 v[4:6], v3\n", 0},
+       {"v_lshlrev_b32 v3, 4, v1\ns_mov_b32 exec_hi, 0x7fffffff\nds_read_b64 v[4:5], v3\n"
+        "s_mov_b32 exec_hi, -1\n",
+        4},
+   };
+   for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+      char body[256];
+      snprintf(body, sizeof(body), "%ss_waitcnt lgkmcnt(0)\n", c[i].body);
+      run(body, 4096);
+      cr_assert_eq(g_cnt.lds_bank_conflicts, c[i].want, "case %u: %" PRIu64 " extra cycles, want %" PRIu64,
+                   i, (uint64_t)g_cnt.lds_bank_conflicts, c[i].want);
+   }
 }
 
 /* Reading a ds_read result before s_waitcnt lgkmcnt retires it is a reported hazard. */
