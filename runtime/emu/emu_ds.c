@@ -162,7 +162,7 @@ ds_read(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
       if (!((w->exec >> lane) & 1))
          continue;
       addr[lane] = ds_base(w, in, va, lane) + (uint32_t)(uint16_t)in->offset;
-      const uint8_t *p = emu_lds(w, in, addr[lane], bytes, false);
+      const uint8_t *p = emu_lds_inline(w, in, addr[lane], bytes, false);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
       for (unsigned c = 0; c < ncomp; c++) {
@@ -193,7 +193,7 @@ ds_write(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
       if (!((w->exec >> lane) & 1))
          continue;
       addr[lane] = ds_base(w, in, va, lane) + (uint32_t)(uint16_t)in->offset;
-      uint8_t *p = emu_lds(w, in, addr[lane], bytes, true);
+      uint8_t *p = emu_lds_inline(w, in, addr[lane], bytes, true);
       if (!p)
          return MXJIT_ERR_EMU_FAULT_OOB;
       for (unsigned c = 0; c < ncomp; c++) {

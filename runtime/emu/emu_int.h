@@ -387,6 +387,27 @@ struct emu_workgroup {
    unsigned nwaves;
 };
 
+/* emu_lds's common case, inlined into the per-lane loops of the DS instructions: in range and,
+ * for reads, no dword written by another wave of the workgroup since the last barrier; anything
+ * else goes to emu_lds, which faults or (hazards ignored) returns the pointer. */
+static inline uint8_t *
+emu_lds_inline(emu_wave *w, const emu_inst *in, uint32_t off, unsigned n, bool write)
+{
+   struct emu_workgroup *wg = w->wg;
+   if (!n || (uint64_t)off + n > wg->lds_size)
+      return emu_lds(w, in, off, n, write);
+   if (wg->lds_shadow) {
+      uint32_t me = wg->lds_epoch << 8 | (w->id_in_wg + 1), *sh = wg->lds_shadow;
+      for (uint32_t dw = off / 4; dw <= (off + n - 1) / 4; dw++) {
+         if (write)
+            sh[dw] = me;
+         else if (sh[dw] >> 8 == wg->lds_epoch && sh[dw] != me)
+            return emu_lds(w, in, off, n, write);
+      }
+   }
+   return wg->lds + off;
+}
+
 struct emu_dispatch {
    emu_device *dev;
    const struct emu_kernel *kern;
