@@ -148,7 +148,61 @@ emu_ds_check_dma(emu_wave *w, const emu_inst *in, int va, uint32_t off, unsigned
    return MXJIT_OK;
 }
 
-static mxjit_status
+/* The common DS read/write of whole dwords between VGPRs and LDS at dword-aligned addresses, in
+ * passes over the lanes: addresses, then the range and cross-wave checks of every active lane
+ * (emu_lds's rules), and only when all pass, the data. Returns false, having changed nothing,
+ * when any check fails, so that the per-lane path runs and reports the first failing lane
+ * exactly as before. Always inlined: bytes and write are constants in each opcode's copy. */
+static inline __attribute__((always_inline)) bool
+ds_fast(emu_wave *w, const emu_inst *in, int va, int vdata, unsigned bytes, bool write,
+        uint32_t addr[EMU_WAVE])
+{
+   struct emu_workgroup *wg = w->wg;
+   const uint32_t *av = w->v[va];
+   uint32_t off = (uint16_t)in->offset, ep = wg->lds_epoch, me = ep << 8 | (w->id_in_wg + 1);
+   uint32_t size = wg->lds_size, misaligned = 0;
+   uint64_t exec = w->exec;
+   unsigned ndw = bytes / 4;
+   bool ok = true;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      uint32_t a = av[lane] + off;
+      bool on = (exec >> lane) & 1;
+      addr[lane] = a;
+      ok &= !on || (uint64_t)a + bytes <= size;
+      misaligned |= on ? a & 3 : 0;
+   }
+   if (!ok || misaligned)
+      return false;
+   uint32_t *sh = wg->lds_shadow;
+   if (sh && !write)
+      for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+         if (!((exec >> lane) & 1))
+            continue;
+         const uint32_t *s = sh + addr[lane] / 4;
+         for (unsigned c = 0; c < ndw; c++)
+            ok &= s[c] >> 8 != ep || s[c] == me;
+      }
+   if (!ok)
+      return false;
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((exec >> lane) & 1))
+         continue;
+      uint8_t *p = wg->lds + addr[lane];
+      for (unsigned c = 0; c < ndw; c++) {
+         uint32_t *r = &w->v[((unsigned)vdata + c) & (EMU_NUM_VGPR - 1)][lane];
+         if (write) {
+            memcpy(p + 4u * c, r, 4);
+            if (sh)
+               sh[addr[lane] / 4 + c] = me;
+         } else {
+            memcpy(r, p + 4u * c, 4);
+         }
+      }
+   }
+   return true;
+}
+
+static inline __attribute__((always_inline)) mxjit_status
 ds_read(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
 {
    unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
@@ -158,6 +212,10 @@ ds_read(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
    mxjit_status st = emu_ds_check_dma(w, in, va, (uint16_t)in->offset, bytes);
    if (st != MXJIT_OK)
       return st;
+   if (va >= 0 && vd >= 0 && csize == 4 && ds_fast(w, in, va, vd, bytes, false, addr)) {
+      moved = (uint64_t)bytes * (uint64_t)__builtin_popcountll(w->exec);
+      goto done;
+   }
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
@@ -173,13 +231,14 @@ ds_read(emu_wave *w, const emu_inst *in, unsigned bytes, emu_vm_ext ext)
       }
       moved += bytes;
    }
+done:
    emu_vm_issue(w, in, 1, &in->dst[0], ncomp);
    emu_count_bytes(w, 2, moved);
    emu_ds_count_conflicts(w, addr, ncomp);
    return MXJIT_OK;
 }
 
-static mxjit_status
+static inline __attribute__((always_inline)) mxjit_status
 ds_write(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
 {
    unsigned ncomp = bytes >= 4 ? bytes / 4 : 1, csize = bytes >= 4 ? 4 : bytes;
@@ -189,6 +248,10 @@ ds_write(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
    mxjit_status st = emu_ds_check_dma(w, in, va, (uint16_t)in->offset, bytes);
    if (st != MXJIT_OK)
       return st;
+   if (va >= 0 && v1 >= 0 && csize == 4 && ds_fast(w, in, va, v1, bytes, true, addr)) {
+      moved = (uint64_t)bytes * (uint64_t)__builtin_popcountll(w->exec);
+      goto done;
+   }
    for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
       if (!((w->exec >> lane) & 1))
          continue;
@@ -204,6 +267,7 @@ ds_write(emu_wave *w, const emu_inst *in, unsigned bytes, bool hi)
       }
       moved += bytes;
    }
+done:
    emu_vm_issue(w, in, 1, NULL, 0);
    emu_count_bytes(w, 3, moved);
    emu_ds_count_conflicts(w, addr, ncomp);

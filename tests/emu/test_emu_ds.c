@@ -423,6 +423,49 @@ Test(emu_ds, bank_conflict_strided)
    }
 }
 
+/* Inactive lanes take no part: their addresses may be anywhere (here far outside the 256
+ * bytes of LDS) and their registers keep their values; active lanes write and read dwords.
+ * Then one active lane out of range faults, naming the instruction and that lane's offset. */
+Test(emu_ds, inactive_lanes_and_one_bad_lane)
+{
+   run("v_mov_b32 v4, 0x77\n"
+       "v_lshlrev_b32 v3, 3, v1\n"                 /* 8 * lane: lanes 32..63 are past 256 */
+       "v_add_u32 v6, 0x100, v1\n v_mov_b32 v7, v1\n" /* data: {0x100 + lane, lane} */
+       "s_mov_b32 exec_hi, 0\n"
+       "ds_write_b64 v3, v[6:7]\n"
+       "s_waitcnt lgkmcnt(0)\n"
+       "ds_read_b32 v4, v3 offset:4\n"             /* reads back the lane number */
+       "s_mov_b64 exec, -1\n" STORE_V4,
+       256);
+   for (unsigned i = 0; i < 64; i++)
+      cr_assert_eq(g_out[i], i < 32 ? i : 0x77u, "lane %u: 0x%x", i, g_out[i]);
+   char msg[1024] = "";
+   mxjit_status st = run_st("v_lshlrev_b32 v3, 2, v1\n"
+                            "s_movk_i32 s20, 0x400\n"
+                            "v_writelane_b32 v3, s20, 37\n" /* lane 37 at 0x400 */
+                            "ds_read_b64 v[4:5], v3\n" STORE_V4,
+                            1024, msg, sizeof(msg));
+   cr_assert_eq(st & 0xff, MXJIT_ERR_EMU_FAULT, "status %d: %s", st, msg);
+   cr_assert(strstr(msg, "ds_read_b64") && strstr(msg, "0x400"), "%s", msg);
+}
+
+/* A misaligned dword access (address 2 mod 4) reads the bytes at that address: little-endian
+ * halves of two neighbouring dwords (the per-lane path; the dword fast path takes only aligned
+ * addresses). */
+Test(emu_ds, misaligned_dword_read)
+{
+   run("v_lshlrev_b32 v3, 2, v1\n"
+       "ds_write_b32 v3, v1\n"                     /* dword i = i */
+       "s_waitcnt lgkmcnt(0)\n"
+       "v_mov_b32 v4, 0x55\n"
+       "s_mov_b32 exec_hi, 0x7fffffff\n"           /* lane 63 would read past dword 63 */
+       "ds_read_b32 v4, v3 offset:2\n"
+       "s_mov_b64 exec, -1\n" STORE_V4,
+       256);
+   for (unsigned i = 0; i < 64; i++)
+      cr_assert_eq(g_out[i], i < 63 ? (i + 1) << 16 : 0x55u, "lane %u: 0x%x", i, g_out[i]);
+}
+
 /* Reading a ds_read result before s_waitcnt lgkmcnt retires it is a reported hazard. */
 Test(emu_ds, hazard_read_before_wait_trips)
 {
