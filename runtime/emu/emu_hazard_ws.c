@@ -25,8 +25,11 @@
  * Not checked (no clear operand-level rule, or not emulated): S_SETREG MODE.vskip/SET_VSKIP,
  * "Mixed use of VCC: alias vs SGPR#" (gfx9 cannot name VCC as an SGPR number), S_SETREG
  * TRAPSTS -> RFE, "VALU op which uses OPSEL or SDWA with
- * changes the result's bit position -> VALU op consumes result: 1", and the MFMA dependency
- * rules of the MFMA chapter (CDNA4 ISA section 7.6).
+ * changes the result's bit position -> VALU op consumes result: 1".
+ * Also here, from the MFMA chapter's dependency table (LLVM checkMAIHazards90A for gfx940+):
+ *   VALU writes EXEC -> MFMA: 4
+ *   VALU other than DOT writes a VGPR/AGPR -> MFMA reads it (SrcA/B/C): 2
+ * The MFMA -> other rules are in emu_hazard_mfma.c.
  */
 #include "emu_hazard_ws.h"
 
@@ -58,20 +61,21 @@ is_trans(const char *name)
 /* What the rules need to know about an opcode, from its name: computed once per opcode (the
  * checks run for every executed instruction, so no string compares there). */
 enum {
-   WF_NOP = 1u << 0,       /* s_nop */
-   WF_TRANS = 1u << 1,     /* Table 12 transcendental */
-   WF_CMPX = 1u << 2,      /* v_cmpx_* */
-   WF_SETREG = 1u << 3,    /* s_setreg_* */
-   WF_GETREG = 1u << 4,    /* s_getreg_* */
-   WF_LANESEL = 1u << 5,   /* v_readlane / v_writelane (SGPR lane select) */
-   WF_LANEOP = 1u << 6,    /* ... and v_readfirstlane */
-   WF_READLANE = 1u << 7,  /* v_readlane */
-   WF_PERMLANE = 1u << 8,  /* v_permlane* */
-   WF_DIVFMAS = 1u << 9,   /* v_div_fmas_* */
-   WF_CARRY = 1u << 10,    /* v_addc* / v_subb* (src 2 is a carry-in) */
-   WF_M0NAME = 1u << 11,   /* reads M0 by name: s_movrel*, s_sendmsg*, *addtid*, global_load_lds */
-   WF_STORE = 1u << 12,    /* name contains "store" */
-   WF_CMPSWAPX2 = 1u << 13 /* name contains "cmpswap_x2" */
+   WF_NOP = 1u << 0,        /* s_nop */
+   WF_TRANS = 1u << 1,      /* Table 12 transcendental */
+   WF_CMPX = 1u << 2,       /* v_cmpx_* */
+   WF_SETREG = 1u << 3,     /* s_setreg_* */
+   WF_GETREG = 1u << 4,     /* s_getreg_* */
+   WF_LANESEL = 1u << 5,    /* v_readlane / v_writelane (SGPR lane select) */
+   WF_LANEOP = 1u << 6,     /* ... and v_readfirstlane */
+   WF_READLANE = 1u << 7,   /* v_readlane */
+   WF_PERMLANE = 1u << 8,   /* v_permlane* */
+   WF_DIVFMAS = 1u << 9,    /* v_div_fmas_* */
+   WF_CARRY = 1u << 10,     /* v_addc* / v_subb* (src 2 is a carry-in) */
+   WF_M0NAME = 1u << 11,    /* reads M0 by name: s_movrel*, s_sendmsg*, *addtid*, global_load_lds */
+   WF_STORE = 1u << 12,     /* name contains "store" */
+   WF_CMPSWAPX2 = 1u << 13, /* name contains "cmpswap_x2" */
+   WF_DOT = 1u << 14        /* v_dot* (LLVM isDOT: exempt from VALU write -> MFMA read) */
 };
 
 static unsigned
@@ -95,6 +99,7 @@ ws_flags_of(const char *n)
             : 0;
    f |= strstr(n, "store") ? WF_STORE : 0;
    f |= strstr(n, "cmpswap_x2") ? WF_CMPSWAPX2 : 0;
+   f |= prefix(n, "v_dot") ? WF_DOT : 0;
    return f;
 }
 
@@ -107,6 +112,7 @@ ws_build(void)
 {
    for (unsigned i = 0; i < emu_num_ops && i < WS_MAX_OPS; i++)
       ws_flags[i] = (uint16_t)ws_flags_of(emu_ops[i].name);
+   emu_ws_mfma_build();
 }
 
 static unsigned
@@ -121,22 +127,8 @@ present(const emu_opnd *o)
    return o->code != EMU_OPND_NONE;
 }
 
-/* VGPR slot of a VGPR/AGPR operand (AGPRs at 256..), or -1. */
-static int
-vslot(const emu_opnd *o)
-{
-   if (!present(o) || o->code < EMU_SRC_VGPR0)
-      return -1;
-   return (int)(o->code - EMU_SRC_VGPR0) + ((o->flags & EMU_OPND_AGPR) ? 256 : 0);
-}
-
-static bool
-v_overlap(const emu_opnd *o, unsigned first, unsigned count)
-{
-   int s = vslot(o);
-   unsigned n = o->nregs ? o->nregs : 1;
-   return s >= 0 && count && (unsigned)s < first + count && first < (unsigned)s + n;
-}
+#define vslot emu_ws_vslot
+#define v_overlap emu_ws_v_overlap
 
 /* True when operand o reads one of the SGPR codes (0..127) in `mask`. */
 static bool
@@ -186,8 +178,9 @@ m0_reader(const emu_inst *in, unsigned f)
 
 /* Wait states the pair (r, in) needs per Table 11, with the row's name in *row; 0: none. */
 static unsigned
-need(const emu_ws_rec *r, const emu_inst *in, unsigned f, bool valu, const char **row)
+need(const emu_ws_rec *r, const emu_inst *in, unsigned f, emu_class cls, const char **row)
 {
+   bool valu = cls == EMU_CLS_VALU;
    static const uint64_t vcc[2] = {0, 3ull << 42}, exec[2] = {0, 3ull << 62}; /* 106, 126 */
    unsigned w = 0;
 #define NEED(cond, k, text)                                                                        \
@@ -226,6 +219,10 @@ need(const emu_ws_rec *r, const emu_inst *in, unsigned f, bool valu, const char 
       NEED(r->trans && valu && !(f & WF_TRANS) &&
                any_src_reads_vgpr(in, r->vgpr_first, r->vgpr_count),
            1, "VALU trans op -> non-trans VALU op consumes its result");
+      /* MFMA chapter rows (MFMAs are not VALU records here: r->valu excludes them) */
+      NEED(cls == EMU_CLS_MFMA && wr_exec, 4, "VALU writes EXEC -> MFMA");
+      NEED(cls == EMU_CLS_MFMA && !r->dot && emu_ws_mfma_reads(in, r->vgpr_first, r->vgpr_count), 2,
+           "VALU writes VGPR -> MFMA reads it");
    }
    NEED(r->setreg && (f & (WF_SETREG | WF_GETREG)) && in->hwreg_id == r->hwreg_id, 2,
         "S_SETREG -> S_GETREG/S_SETREG of the same register");
@@ -247,7 +244,6 @@ bool
 emu_ws_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len)
 {
    const emu_opdesc *d = &emu_ops[in->op];
-   bool valu = d->cls == EMU_CLS_VALU;
    pthread_once(&ws_once, ws_build);
    unsigned dist = 0, f = wsf(in);
    for (unsigned i = 0; i < s->n && dist < 5; i++) {
@@ -257,17 +253,42 @@ emu_ws_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len)
          continue;
       }
       const char *row = "";
-      unsigned w = need(r, in, f, valu, &row);
+      unsigned w = need(r, in, f, d->cls, &row);
       if (dist < w) {
-         snprintf(msg, len,
-                  "wait-state hazard: %s at pc 0x%x needs %u wait state(s) after %s at pc 0x%x, "
-                  "has %u (CDNA4 ISA 4.5 Table 11: %s); insert s_nop %u",
-                  d->name, in->pc, w, r->name, r->pc, dist, row, w - dist - 1);
+         emu_ws_report(msg, len, in, r->name, r->pc, w, dist, "CDNA4 ISA 4.5 Table 11", row);
          return false;
       }
       dist += r->waits;
    }
+   /* MFMA rules: only while an MFMA issued within the longest rule's reach */
+   if (s->mfma_n && s->clock - s->mfma[s->mfma_head].stamp < EMU_WS_MFMA_REACH)
+      return emu_ws_mfma_check(s, in, msg, len);
    return true;
+}
+
+void
+emu_ws_report(char *msg, size_t len, const emu_inst *second, const char *first_name,
+              uint32_t first_pc, unsigned need, unsigned have, const char *table, const char *rule)
+{
+   /* s_nop n provides n + 1 wait states, n <= 15 (S_NOP: SIMM16[3:0]) */
+   unsigned miss = need - have;
+   char nop[48];
+   if (miss <= 16)
+      snprintf(nop, sizeof(nop), "s_nop %u", miss - 1);
+   else
+      snprintf(nop, sizeof(nop), "s_nop 15 and s_nop %u", miss - 17);
+   snprintf(msg, len,
+            "wait-state hazard: %s at pc 0x%x needs %u wait state(s) after %s at pc 0x%x, has %u "
+            "(%s: %s); insert %s",
+            emu_ops[second->op].name, second->pc, need, first_name, first_pc, have, table, rule,
+            nop);
+}
+
+void
+emu_ws_set_target(emu_ws_state *s, const char *target)
+{
+   s->target_set = 1;
+   s->gfx950 = strcmp(target, "gfx950") == 0;
 }
 
 /* Wide stores whose write data the next instructions must not overwrite (Table 11). */
@@ -297,6 +318,7 @@ emu_ws_issue(emu_ws_state *s, const emu_inst *in)
       r.valu = 1;
       r.trans = (f & WF_TRANS) != 0;
       r.cmpx = (f & WF_CMPX) != 0;
+      r.dot = (f & WF_DOT) != 0;
       if (r.cmpx)
          r.sgpr_w[1] |= 3ull << 62; /* EXEC_LO/HI: codes 126, 127 */
       for (unsigned i = 0; i < in->ndst && i < 2; i++) {
@@ -323,4 +345,7 @@ emu_ws_issue(emu_ws_state *s, const emu_inst *in)
    s->rec[s->head] = r;
    if (s->n < EMU_WS_DEPTH)
       s->n++;
+   s->clock += r.waits;
+   if (d->cls == EMU_CLS_MFMA)
+      emu_ws_mfma_issue(s, in);
 }

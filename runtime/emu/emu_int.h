@@ -193,24 +193,46 @@ typedef struct emu_pending {
 
 #define EMU_MAX_PENDING 64
 
-/* Software wait-state tracking of one wave (emu_hazard_ws.c, CDNA4 ISA section 4.5 Table 11). */
-#define EMU_WS_DEPTH 8 /* ring size (power of 2); the longest rule needs 5 wait states */
+/* Software wait-state tracking of one wave (emu_hazard_ws.c, CDNA4 ISA section 4.5 Table 11;
+ * emu_hazard_mfma.c, the MFMA dependency rules of the MFMA chapter). */
+#define EMU_WS_DEPTH 8 /* ring size (power of 2); the longest Table 11 rule needs 5 wait states */
+/* MFMAs remembered (power of 2): the longest MFMA rule needs 20 wait states and every issued
+ * instruction provides at least one, so at most 20 MFMAs can still matter. */
+#define EMU_WS_MFMA_DEPTH 32
 
 /* What one issued instruction can be the first half of a Table 11 pair with. */
 typedef struct emu_ws_rec {
    const char *name; /* mnemonic, for messages */
    uint32_t pc;
    uint16_t waits; /* wait states it provides: 1, or n + 1 for s_nop n */
-   uint8_t valu, trans, cmpx, m0_write, setreg;
+   uint8_t valu, trans, cmpx, m0_write, setreg, dot;
    uint16_t hwreg_id;               /* s_setreg */
    uint64_t sgpr_w[2];              /* SGPR codes 0..127 (incl. VCC, EXEC) written by a VALU op */
    uint16_t vgpr_first, vgpr_count; /* VGPR slots written by a VALU op (AGPRs at 256..) */
    uint16_t data_first, data_count; /* write-data VGPRs of a wide store (Table 11 rows 8/9) */
 } emu_ws_rec;
 
+/* One issued MFMA / SMFMAC, for the MFMA dependency rules. */
+typedef struct emu_ws_mfma {
+   const char *name; /* mnemonic, for messages */
+   uint32_t pc;
+   uint64_t stamp;             /* emu_ws_state.clock right after its issue */
+   uint16_t d_first, d_count;  /* VGPR slots it writes (AGPRs at 256..) */
+   uint16_t c_first, c_count;  /* slots it reads as SrcC (the accumulator); count 0: a constant */
+   uint8_t passes, xdl;        /* 2/4/8/16 passes; XDL (1) or SGEMM (0) pipeline */
+} emu_ws_mfma;
+
 typedef struct emu_ws_state {
    emu_ws_rec rec[EMU_WS_DEPTH]; /* ring: rec[head] is the most recently issued instruction */
    unsigned n, head;             /* records held (<= EMU_WS_DEPTH), newest slot */
+   uint64_t clock;               /* wait states provided by all instructions issued so far */
+   emu_ws_mfma mfma[EMU_WS_MFMA_DEPTH]; /* ring: mfma[mfma_head] is the newest MFMA */
+   unsigned mfma_n, mfma_head;
+   /* Per VGPR slot (AGPRs at 256..): 1 + the ring index of the newest MFMA that writes it /
+    * reads it as SrcC, 0: none. A stale index (its ring entry reused) no longer covers the
+    * slot or lies outside every rule's reach, which the lookup checks. */
+   uint8_t slot_w[EMU_NUM_VGPR], slot_c[EMU_NUM_VGPR];
+   uint8_t target_set, gfx950;   /* emu_ws_set_target (zero state: gfx942 rules) */
 } emu_ws_state;
 
 typedef struct emu_wave {

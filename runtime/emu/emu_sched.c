@@ -212,6 +212,8 @@ emu_wave_run(emu_wave *w)
       }
       if (waits) {
          char m[320];
+         if (!w->ws.target_set)
+            emu_ws_set_target(&w->ws, w->disp->dev->target);
          if (!emu_ws_check(&w->ws, in, m, sizeof(m)))
             return emu_fault(w, in, MXJIT_ERR_EMU_FAULT_HAZARD, "%s", m);
          emu_ws_issue(&w->ws, in);
