@@ -250,7 +250,7 @@ static const char be_valu_src[] =
    "  v_add_f32 v1, v1, v2\n  v_fma_f32 v3, v1, s7, v3\n  v_add_f64 v[4:5], v[4:5], v[6:7]\n"
    "  v_lshlrev_b64 v[8:9], 1, v[6:7]\n  v_add_f16 v10, v10, v11\n"
    "  v_mov_b32_dpp v12, v1 row_shr:1 row_mask:0xf bank_mask:0xf\n  v_cvt_f32_f16 v13, v10\n"
-   "  v_cmp_gt_f32 vcc, v1, v3\n  v_cndmask_b32 v14, v1, v3, vcc\n"
+   "  v_cmp_gt_f32 vcc, v1, v3\n  s_nop 1\n  v_cndmask_b32 v14, v1, v3, vcc\n"
    "  v_pk_fma_f16 v15, v15, v16, v16\n  v_mul_lo_u32 v17, v17, v18\n"
    "  v_add_u32_sdwa v19, v19, v20 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_0 "
    "src1_sel:DWORD\n  v_and_b32 v21, 0xff00ff, v1\n  v_max_f32 v22, v1, v3\n"
@@ -382,6 +382,11 @@ print_json(bench_target *b, int n, int reps, const char *tpl)
  * comparisons on a machine that other work shares (the emulator runs one host thread here). */
 static int be_cpu_time;
 
+/* --wait-states: run the loops with the software wait-state checks (emu_hazard_ws.c,
+ * emu_hazard_mfma.c) on, as the runtime's emulator device has them by default; the emulator API
+ * default (emu_options), and the loops without this flag, leave them off. */
+static int be_ws;
+
 static double
 be_now_ms(void)
 {
@@ -405,7 +410,7 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
    emu_kernel *k = NULL;
    uint64_t a[2] = {0, 0};
    mxjit_status st = jc_assemble_hsaco(jt_lookup(target), r->src, &hsaco, &hsize, err, errlen);
-   emu_options o = {._ = 0, .target = target, .threads = 1};
+   emu_options o = {._ = 0, .target = target, .threads = 1, .wait_states = be_ws};
    if (!st)
       st = emu_device_create(&o, &dev);
    if (!st)
@@ -501,6 +506,8 @@ cmd_bench(int argc, char **argv)
          emu_only = 1;
       } else if (!strcmp(argv[i], "--cpu-time")) {
          be_cpu_time = 1;
+      } else if (!strcmp(argv[i], "--wait-states")) {
+         be_ws = 1;
       } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
          be_only = argv[++i];
          emu_only = 1;
@@ -509,7 +516,7 @@ cmd_bench(int argc, char **argv)
       } else {
          int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
          fprintf(help ? stdout : stderr,
-                 "usage: mxjit bench [--json] [--reps N (1..%d)] [--emu-loops] [--cpu-time]\n"
+                 "usage: mxjit bench [--json] [--reps N (1..%d)] [--emu-loops] [--cpu-time] [--wait-states]\n"
                  "                   [--only be_mfma|be_copy|be_valu|be_gemm]\n", MAX_REPS);
          return help ? 0 : 2;
       }

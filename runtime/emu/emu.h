@@ -25,7 +25,8 @@ typedef struct emu_options {
    uint64_t shuffle_seed;  /* nonzero: shuffle wave order at every barrier */
    int ignore_hazards;     /* 1: do not fault on vmcnt/lgkmcnt hazards */
    int wait_states;        /* 1: also fault on a missing software wait state (the ISA's "manually
-                            * inserted wait states" table, emu_hazard_ws.c); needs hazards on */
+                            * inserted wait states" table, emu_hazard_ws.c, and the MFMA
+                            * dependency rules, emu_hazard_mfma.c); needs hazards on */
 } emu_options;
 
 /* All functions return a status; on failure emu_last_error(dev) names what went wrong

@@ -128,11 +128,12 @@ Test(rt_cli, bench_json)
    cr_assert(strstr(out, "\"error\": \"\"") != NULL, "%s", out);
 }
 
-/* --only runs one emulator loop (valid JSON on its own), --cpu-time times it in CPU time. */
+/* --only runs one emulator loop (valid JSON on its own), --cpu-time times it in CPU time,
+ * --wait-states with the software wait-state checks (the loop kernels must pass them). */
 Test(rt_cli, bench_only_one_loop)
 {
    static char out[1 << 12];
-   int rc = cli("bench --only be_copy --reps 1 --json --cpu-time", out, sizeof(out));
+   int rc = cli("bench --only be_copy --reps 1 --json --cpu-time --wait-states", out, sizeof(out));
    cr_assert_eq(rc, 0, "%s", out);
    static const char head[] = "{\"be_copy\": {\"ms\": ";
    cr_assert(!strncmp(out, head, sizeof(head) - 1), "%s", out);
