@@ -246,6 +246,12 @@ emu_ws_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len)
    const emu_opdesc *d = &emu_ops[in->op];
    pthread_once(&ws_once, ws_build);
    unsigned dist = 0, f = wsf(in);
+   /* Only VALU, MFMA, VMEM and DS instructions, s_setreg/s_getreg and the M0 readers are the
+    * second instruction of any rule here or in emu_hazard_mfma.c; SALU, SMEM, branches and
+    * s_waitcnt have nothing to check (most of a loop's bookkeeping instructions). */
+   if (d->cls != EMU_CLS_VALU && d->cls != EMU_CLS_MFMA && !is_vmem(in) && in->enc != EMU_ENC_DS &&
+       !(f & (WF_SETREG | WF_GETREG | WF_M0NAME)))
+      return true;
    for (unsigned i = 0; i < s->n && dist < 5; i++) {
       const emu_ws_rec *r = &s->rec[(s->head - i) & (EMU_WS_DEPTH - 1)];
       if (!r->valu && !r->setreg && !r->m0_write && !r->data_count) { /* starts no pair */
