@@ -14,9 +14,10 @@
 #include <string.h>
 #include <time.h>
 
-/* A wave that runs this many instructions is assumed to spin forever (a wave spinning on a
- * flag another wave of its workgroup sets never ends here: waves run one at a time up to
- * barriers). Real kernels stay far below: a 10k-iteration loop of 100 instructions is 1M. */
+/* A wave that runs this many instructions (the default of emu_options.max_wave_insts) is
+ * assumed to spin forever (a wave spinning on a flag another wave of its workgroup sets never
+ * ends here: waves run one at a time up to barriers). Real kernels stay far below: a
+ * 10k-iteration loop of 100 instructions is 1M. */
 #define EMU_MAX_WAVE_INSTS 100000000ull
 
 /* COMPUTE_PGM_RSRC2 and kernel_code_properties bits (AMDGPUUsage kernel descriptor tables). */
@@ -196,6 +197,8 @@ emu_wave_run(emu_wave *w)
    const struct emu_kernel *k = w->kern;
    const bool hazards = !w->disp->dev->opts.ignore_hazards;
    const bool waits = hazards && w->disp->dev->opts.wait_states;
+   const uint64_t budget =
+      w->disp->dev->opts.max_wave_insts ? w->disp->dev->opts.max_wave_insts : EMU_MAX_WAVE_INSTS;
    for (;;) {
       uint32_t pc = w->pc;
       int32_t idx = pc < k->code_size && !(pc & 3) ? k->pc_index[pc >> 2] : -1;
@@ -227,16 +230,14 @@ emu_wave_run(emu_wave *w)
          return st;
       if (w->done || w->at_barrier)
          return MXJIT_OK;
-      if ((++w->ninst & 0xffff) == 0) {
-         if (__atomic_load_n(&w->disp->faulted, __ATOMIC_ACQUIRE))
-            return MXJIT_ERR_EMU_FAULT;
-         if (w->ninst > EMU_MAX_WAVE_INSTS)
-            return emu_fault(w, in, MXJIT_ERR_EMU_FAULT,
-                             "wave executed %llu instructions without ending (infinite loop, "
-                             "or a spin-wait on another wave: the emulator runs the waves of a "
-                             "workgroup one at a time between barriers)",
-                             (unsigned long long)w->ninst);
-      }
+      if ((++w->ninst & 0xffff) == 0 && __atomic_load_n(&w->disp->faulted, __ATOMIC_ACQUIRE))
+         return MXJIT_ERR_EMU_FAULT;
+      if (w->ninst > budget)
+         return emu_fault(w, in, MXJIT_ERR_EMU_FAULT,
+                          "wave executed %llu instructions without ending (infinite loop, "
+                          "or a spin-wait on another wave: the emulator runs the waves of a "
+                          "workgroup one at a time between barriers)",
+                          (unsigned long long)w->ninst);
    }
 }
 
