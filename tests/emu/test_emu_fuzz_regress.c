@@ -39,3 +39,37 @@ Test(emu_fuzz_regress, instruction_budget)
    cr_assert_eq(run("gfx942", "  s_nop 0\n  s_nop 0", n - 2, &c, msg, sizeof(msg)),
                 MXJIT_ERR_EMU_FAULT, "%s", msg);
 }
+
+/* Invalid encodings that crashed the process inside LLVM's disassembler when the emulator
+ * decoded them (emu_decode_llvm_unsafe). Each now stops the launch at its pc. */
+Test(emu_fuzz_regress, llvm_crashing_encodings_fault)
+{
+   static const struct {
+      const char *target;
+      uint32_t d0, d1;
+   } bad[] = {
+      {"gfx942", 0xe8000000u, 0xff000000u}, /* tbuffer_load_format_x, SOFFSET literal */
+      {"gfx950", 0xe0000000u, 0xff000000u}, /* buffer_load_format_x, SOFFSET literal */
+      {"gfx942", 0xd1cb0000u, 0x03fc0000u}, /* v_fma_f32, SRC2 literal */
+      {"gfx942", 0xd1cb0000u, 0x03fc00ffu}, /* v_fma_f32, SRC0 and SRC2 literal */
+      {"gfx942", 0xd3a60000u, 0x000000ffu}, /* v_dot2_i32_i16 (VOP3P), SRC0 literal */
+      {"gfx942", 0xd04983ffu, 0x20f465c4u}, /* v_cmp_nge_f32_e64, SDST 255 */
+      {"gfx942", 0x020274f9u, 0x00000700u}, /* v_add_f32_sdwa, DST_SEL 7 */
+      {"gfx950", 0x7c4274f9u, 0x00070000u}, /* v_cmp_lt_f16_sdwa, SRC0_SEL 7 */
+      {"gfx950", 0xd3ad0268u, 0x38a442f1u}, /* v_mfma_f32_16x16x128_f8f6f4, SRC0 constant */
+   };
+   for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+      char body[128], msg[1024], want[64];
+      rt_counters c;
+      snprintf(body, sizeof(body), "  .long 0x%08x, 0x%08x", bad[i].d0, bad[i].d1);
+      mxjit_status st = run(bad[i].target, body, 0, &c, msg, sizeof(msg));
+      snprintf(want, sizeof(want), "invalid encoding 0x%08x", bad[i].d0);
+      cr_assert_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "%s %08x: %s", bad[i].target, bad[i].d0, msg);
+      cr_assert(strstr(msg, want) && strstr(msg, "pc 0x"), "%s", msg);
+   }
+   /* not over-eager: an unused VOP3 source field may hold 255 (v_add_f32_e64 v0, s0, s0) */
+   char msg[1024];
+   rt_counters c;
+   cr_assert_eq(run("gfx942", "  .long 0xd1010000, 0x03fc0000", 0, &c, msg, sizeof(msg)),
+                MXJIT_OK, "%s", msg);
+}
