@@ -774,6 +774,12 @@ decode_one(LLVMDisasmContextRef dc, const struct emu_kernel *k, uint32_t pc, emu
       in->has_sdwa = (d0 & 0x1ff) == 0xf9;
    }
    in->op = (uint16_t)op_lookup_target(name, gfx950);
+   /* LLVM decodes some operands the ISA forbids (a misaligned VGPR tuple on gfx90a+, an SGPR
+    * where only VGPRs are allowed) and prints them with an "Invalid ..." remark in a comment;
+    * such an instruction cannot execute, so it stops the launch like an unimplemented one,
+    * whose message carries the full text (the operands would not parse). */
+   if (strstr(buf, "/*Invalid"))
+      in->op = 0;
 
    emu_opnd ops[8];
    unsigned nops = 0;

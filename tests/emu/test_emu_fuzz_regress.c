@@ -73,3 +73,20 @@ Test(emu_fuzz_regress, llvm_crashing_encodings_fault)
    cr_assert_eq(run("gfx942", "  .long 0xd1010000, 0x03fc0000", 0, &c, msg, sizeof(msg)),
                 MXJIT_OK, "%s", msg);
 }
+
+/* An operand LLVM decodes but marks invalid (v_fmac_f64_e32 with the misaligned pair
+ * v[213:214]) made the VALU fail with MXJIT_ERR_INTERNAL ("operand 0 is missing"); it now
+ * stops the launch naming the instruction. */
+Test(emu_fuzz_regress, invalid_operand_is_refused)
+{
+   for (unsigned t = 0; t < 2; t++) {
+      char msg[1024];
+      rt_counters c;
+      mxjit_status st = run(t ? "gfx950" : "gfx942", "  .long 0x09aa0e10", 0, &c, msg,
+                            sizeof(msg));
+      cr_assert_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "%s", msg);
+      cr_assert(strstr(msg, "v_fmac_f64_e32") && strstr(msg, "Invalid register") &&
+                   strstr(msg, "pc 0x"),
+                "%s", msg);
+   }
+}
