@@ -40,6 +40,8 @@ typedef struct emu_worker {
    struct emu_dispatch *d;
    struct emu_workgroup wg;
    uint64_t scratch_addr; /* this worker's private memory: waves * 64 lanes * size */
+   uint8_t *scratch_host; /* its host view */
+   size_t scratch_bytes;
    rt_counters cnt;
    mxjit_status st;
 } emu_worker;
@@ -335,8 +337,12 @@ emu_worker_loop(emu_worker *wk)
       wg->id[0] = (uint32_t)(i % g[0]);
       wg->id[1] = (uint32_t)(i / g[0] % g[1]);
       wg->id[2] = (uint32_t)(i / ((uint64_t)g[0] * g[1]));
-      /* LDS is undefined at workgroup start on hardware; zeros keep runs reproducible */
+      /* LDS and private memory are undefined at workgroup start on hardware; zeros keep runs
+       * reproducible (private memory would otherwise hold what the worker's previous
+       * workgroup left, which depends on how workgroups fall on host threads) */
       memset(wg->lds, 0, wg->lds_size);
+      if (wk->scratch_host)
+         memset(wk->scratch_host, 0, wk->scratch_bytes);
       emu_lds_epoch(wg);
       for (unsigned j = 0; j < wg->nwaves; j++)
          wave_init(&wg->waves[j], d, wg, j,
@@ -385,9 +391,13 @@ worker_setup(emu_worker *wk, struct emu_dispatch *d, uint32_t lds)
       return MXJIT_ERR_NOMEM;
    }
    uint32_t priv = d->kern->kd.private_segment_fixed_size;
-   if (priv)
-      return emu_alloc(d->dev, (size_t)d->waves_per_wg * EMU_WAVE * priv, &wk->scratch_addr);
-   return MXJIT_OK;
+   if (!priv)
+      return MXJIT_OK;
+   wk->scratch_bytes = (size_t)d->waves_per_wg * EMU_WAVE * priv;
+   mxjit_status st = emu_alloc(d->dev, wk->scratch_bytes, &wk->scratch_addr);
+   if (st == MXJIT_OK)
+      wk->scratch_host = emu_host_ptr(d->dev, wk->scratch_addr, wk->scratch_bytes);
+   return st;
 }
 
 static void

@@ -1,7 +1,7 @@
 /*
  * test_emu_fuzz_regress.c — fixed programs for what the randomized test (test_emu_fuzz.c)
- * found: each crashed the host, returned a wrong status or broke determinism before its fix in
- * runtime/emu, and each runs deterministically here (no seed).
+ * found, or what writing it showed: each crashed the host, returned a wrong status or broke
+ * determinism before its fix in runtime/emu, and each runs deterministically here (no seed).
  */
 #include "emu_harness.h"
 
@@ -108,5 +108,34 @@ Test(emu_fuzz_regress, unknown_source_register_is_refused)
       cr_assert(strstr(msg, t / 2 ? "v_max_i32_e32" : "v_ashrrev_i32_e32") &&
                    strstr(msg, "pc 0x"),
                 "%s", msg);
+   }
+}
+
+/* Private memory is zero at workgroup start. It held what the host worker's previous workgroup
+ * left, so a kernel reading it before writing saw a value that depended on how workgroups fell
+ * on host threads (the fuzzer's 2-thread comparison relies on this). Each workgroup reads its
+ * private dword, then writes its id + 1 there. */
+Test(emu_fuzz_regress, private_memory_starts_zeroed)
+{
+   static const char body[] = "  scratch_load_dword v5, off, off\n"
+                              "  s_waitcnt vmcnt(0)\n"
+                              "  s_add_u32 s20, s2, 1\n"
+                              "  v_mov_b32 v6, s20\n"
+                              "  scratch_store_dword off, v6, off\n"
+                              "  s_lshl_b32 s20, s2, 8\n"
+                              "  v_add_u32 v7, s20, v2\n"
+                              "  global_store_dword v7, v5, s[8:9]\n"
+                              "  s_waitcnt vmcnt(0)";
+   for (int threads = 1; threads <= 2; threads++) {
+      uint32_t out[4 * 64];
+      memset(out, 0xee, sizeof(out));
+      eh_buf b = {out, sizeof(out), 1};
+      eh_kernel k = {.body = body, .grid = {4}, .block = {64}, .private_bytes = 16,
+                     .threads = threads};
+      char msg[1024];
+      cr_assert_eq(eh_run(&k, &b, 1, NULL, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+      for (unsigned i = 0; i < 4 * 64; i++)
+         cr_assert_eq(out[i], 0, "threads %d: workgroup %u lane %u read 0x%x", threads, i / 64,
+                      i % 64, out[i]);
    }
 }
