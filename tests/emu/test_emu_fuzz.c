@@ -424,7 +424,9 @@ code_of(const void *h, size_t hs, const char *target, uint8_t *out, size_t cap)
 
 /* --- Valid-looking programs ------------------------------------------------------------------ */
 
-enum { T_BOTH = 3, T_942 = 1, T_950 = 2 };
+/* T_RARE: picked an eighth as often (instructions that end most programs: traps, messages
+ * and registers the emulator refuses loudly, unimplemented MFMA/DS variants). */
+enum { T_BOTH = 3, T_942 = 1, T_950 = 2, T_RARE = 4 };
 
 typedef struct fz_tpl {
    unsigned targets;
@@ -490,6 +492,20 @@ static const fz_tpl fz_tpls[] = {
    {T_BOTH, "s_getpc_b64 s[20:21]\n  s_add_u32 s20, s20, {j}\n  s_addc_u32 s21, s21, 0\n"
             "  s_swappc_b64 s[22:23], s[20:21]"},
    {T_BOTH, "s_setpc_b64 s[22:23]"},
+   {T_BOTH, "s_memtime {S2}"},
+   {T_BOTH, "s_getpc_b64 {S2}"},
+   {T_BOTH, "s_call_b64 s[22:23], {L}"},
+   {T_BOTH | T_RARE, "s_trap 2"},
+   {T_BOTH | T_RARE, "s_sendmsg sendmsg(MSG_INTERRUPT)"},
+   {T_BOTH, "s_icache_inv"},
+   {T_BOTH, "s_dcache_inv"},
+   {T_BOTH, "s_setkill 0"},
+   {T_BOTH | T_RARE, "s_getreg_b32 {S}, hwreg(HW_REG_TRAPSTS)"},
+   {T_BOTH, "s_getreg_b32 {S}, hwreg(HW_REG_HW_ID)"},
+   {T_BOTH | T_RARE, "s_setreg_b32 hwreg(HW_REG_TRAPSTS, 0, 8), {s}"},
+   {T_BOTH, "s_movrels_b64 {S2}, {s2}"},
+   {T_BOTH, "s_set_gpr_idx_on {s}, gpr_idx(SRC0,SRC1,SRC2,DST)\n  v_fma_f32 {V}, {v}, {v}, {v}\n"
+            "  s_set_gpr_idx_off"},
    {T_BOTH, "s_waitcnt {w}"},
    {T_BOTH, "s_waitcnt 0"},
    {T_BOTH, "s_barrier"},
@@ -551,6 +567,23 @@ static const fz_tpl fz_tpls[] = {
    {T_BOTH, "v_pk_fma_f32 {V2}, {v2}, {v2}, {v2}"},
    {T_BOTH, "v_dot2_f32_f16 {V}, {v}, {v}, {v}"},
    {T_BOTH, "v_pk_mad_i16 {V}, {v}, {v}, {v}{P}"},
+   {T_BOTH, "v_div_fixup_f64 {V2}, {v2}, {v2}, {v2}"},
+   {T_BOTH, "v_ldexp_f64 {V2}, {v2}, {y}"},
+   {T_BOTH, "v_frexp_exp_i32_f64 {V}, {v2}"},
+   {T_BOTH, "v_trig_preop_f64 {V2}, {v2}, {y}"},
+   {T_BOTH, "v_cvt_pkrtz_f16_f32 {V}, {y}, {y}"},
+   {T_BOTH, "v_sad_u32 {V}, {y}, {y}, {y}"},
+   {T_BOTH, "v_fma_mix_f32 {V}, {v}, {v}, {v} op_sel_hi:[1,1,0]"},
+   {T_BOTH, "v_cmp_gt_f32_sdwa vcc, {v}, {v} src0_sel:WORD_1 src1_sel:BYTE_0"},
+   {T_BOTH, "v_cvt_f32_ubyte2 {V}, {c}"},
+   {T_BOTH, "v_bfrev_b32_dpp {V}, {v} {D}"},
+   {T_BOTH, "v_subrev_u16_sdwa {V}, {v}, {v} {W}"},
+   {T_BOTH, "v_max_i16_e64 {V}, {y}, {y}"},
+   {T_950, "v_permlane16_swap_b32 {V}, {V}"},
+   {T_950, "v_dot2c_f32_bf16 {V}, {v}, {v}"},
+   {T_950, "v_ashr_pk_i8_i32 {V}, {v}, {v}, {v}"},
+   {T_950, "v_cvt_scalef32_pk_fp4_f32 {V}, {v}, {v}, {v}"},
+   {T_950, "v_cvt_scalef32_pk_f16_fp8 {V}, {v}, {v}"},
    {T_950, "v_prng_b32 {V}, {v}"},
    {T_950, "v_cvt_scalef32_pk_f32_fp8 {V2}, {v}, {v}"},
    {T_950, "v_permlane32_swap_b32 {V}, {V}"},
@@ -594,6 +627,19 @@ static const fz_tpl fz_tpls[] = {
    {T_BOTH, "scratch_store_dwordx2 v3, {v2}, off"},
    {T_BOTH, "scratch_load_ubyte {V}, off, {s} offset:{e}"},
    /* DS */
+   {T_BOTH | T_RARE, "ds_append {V}"},
+   {T_BOTH | T_RARE, "ds_consume {V}"},
+   {T_BOTH, "ds_write_b128 v3, {v4}"},
+   {T_BOTH, "ds_read_b128 {V4}, v3 offset:{d}"},
+   {T_BOTH, "ds_read_u8_d16_hi {V}, v3"},
+   {T_BOTH, "ds_add_f32 v3, {v}"},
+   {T_BOTH, "ds_pk_add_f16 v3, {v}"},
+   {T_BOTH, "ds_write_addtid_b32 {v} offset:{d}"},
+   {T_BOTH, "buffer_load_dword v3, {R}, 0 offen lds"},
+   {T_BOTH, "global_load_lds_dword {G}, off"},
+   {T_950, "global_load_lds_dwordx4 {G}, off"},
+   {T_BOTH, "buffer_wbl2"},
+   {T_BOTH, "buffer_inv sc1"},
    {T_BOTH, "ds_read_b32 {V}, v3 offset:{d}"},
    {T_BOTH, "ds_read_b64 {V2}, v3"},
    {T_BOTH, "ds_read2_b32 {V2}, v3 offset0:{n} offset1:{n}"},
@@ -606,7 +652,7 @@ static const fz_tpl fz_tpls[] = {
    {T_BOTH, "ds_bpermute_b32 {V}, {v}, {v}"},
    {T_BOTH, "ds_swizzle_b32 {V}, {v} offset:swizzle(SWAP,{q})"},
    {T_BOTH, "ds_read_b32 {V}, {v}"},
-   {T_950, "ds_read_b64_tr_b16 {V2}, v3"},
+   {T_950 | T_RARE, "ds_read_b64_tr_b16 {V2}, v3"},
    /* MFMA */
    {T_BOTH, "v_mfma_f32_32x32x8_f16 {A16}, {v2}, {v2}, {C16}"},
    {T_BOTH, "v_mfma_f32_16x16x16_f16 {V4}, {v2}, {v2}, {C4}"},
@@ -615,10 +661,10 @@ static const fz_tpl fz_tpls[] = {
    {T_BOTH, "v_mfma_f32_16x16x4_f32 {A4}, {v}, {v}, {C4}"},
    {T_BOTH, "v_mfma_i32_16x16x32_i8 {A4}, {v2}, {v2}, {C4}"},
    {T_BOTH, "v_mfma_f32_16x16x32_fp8_fp8 {A4}, {v2}, {v2}, {C4}"},
-   {T_BOTH, "v_mfma_f64_16x16x4_f64 {A8}, {v2}, {v2}, {C8}"},
+   {T_BOTH | T_RARE, "v_mfma_f64_16x16x4_f64 {A8}, {v2}, {v2}, {C8}"},
    {T_BOTH, "v_mfma_f32_32x32x4_2b_bf16 {A32}, {v2}, {v2}, {C32}"},
    {T_BOTH, "v_smfmac_f32_16x16x32_f16 {V4}, {v2}, {v4}, {v}"},
-   {T_942, "v_mfma_f32_16x16x8_xf32 {A4}, {v2}, {v2}, {C4}"},
+   {T_942 | T_RARE, "v_mfma_f32_16x16x8_xf32 {A4}, {v2}, {v2}, {C4}"},
    {T_950, "v_mfma_f32_16x16x32_f16 {A4}, {v4}, {v4}, {C4}"},
    {T_950, "v_mfma_f32_32x32x16_bf16 {A16}, {v4}, {v4}, {C16}"},
    {T_950, "v_mfma_scale_f32_16x16x128_f8f6f4 {A4}, {v8}, {v8}, {C4}, {v}, {v}"},
@@ -834,7 +880,7 @@ gen_valid(fz_gen *g, const char *target, unsigned ninst)
       const fz_tpl *t;
       do
          t = &fz_tpls[rn(g->r, sizeof(fz_tpls) / sizeof(fz_tpls[0]))];
-      while (!(t->targets & tb));
+      while (!(t->targets & tb) || ((t->targets & T_RARE) && rn(g->r, 8)));
       fz_printf(g->out, ".Lf%u:\n  ", i);
       for (const char *p = t->text; *p;) {
          const char *e = *p == '{' ? strchr(p, '}') : NULL;
