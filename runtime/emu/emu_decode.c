@@ -738,8 +738,8 @@ decode_one(LLVMDisasmContextRef dc, const struct emu_kernel *k, uint32_t pc, emu
       in->src[i].code = EMU_OPND_NONE;
    emu_enc e = enc_of(d0);
    size_t sz = emu_decode_llvm_unsafe(dc, b, k->code_size - pc, gfx950)
-                  ? 0
-                  : LLVMDisasmInstruction(dc, (uint8_t *)b, k->code_size - pc, pc, buf, buflen);
+                   ? 0
+                   : LLVMDisasmInstruction(dc, (uint8_t *)b, k->code_size - pc, pc, buf, buflen);
    if (sz == 0 || e == EMU_ENC_COUNT) {
       snprintf(buf, buflen, "<invalid encoding 0x%08x>", d0);
       in->size = 4;

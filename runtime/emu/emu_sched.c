@@ -200,7 +200,7 @@ emu_wave_run(emu_wave *w)
    const bool hazards = !w->disp->dev->opts.ignore_hazards;
    const bool waits = hazards && w->disp->dev->opts.wait_states;
    const uint64_t budget =
-      w->disp->dev->opts.max_wave_insts ? w->disp->dev->opts.max_wave_insts : EMU_MAX_WAVE_INSTS;
+       w->disp->dev->opts.max_wave_insts ? w->disp->dev->opts.max_wave_insts : EMU_MAX_WAVE_INSTS;
    for (;;) {
       uint32_t pc = w->pc;
       int32_t idx = pc < k->code_size && !(pc & 3) ? k->pc_index[pc >> 2] : -1;

@@ -12,8 +12,7 @@
 
 /* Runs body (after the harness prologue) as one wave with an output buffer in s[8:9]. */
 static mxjit_status
-run(const char *target, const char *body, uint64_t budget, rt_counters *cnt, char *msg,
-    size_t len)
+run(const char *target, const char *body, uint64_t budget, rt_counters *cnt, char *msg, size_t len)
 {
    uint32_t out[64] = {0};
    eh_buf b = {out, sizeof(out), 1};
@@ -28,14 +27,13 @@ Test(emu_fuzz_regress, instruction_budget)
    rt_counters c;
    mxjit_status st = run("gfx942", ".Lspin:\n  s_branch .Lspin", 1000, &c, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_ERR_EMU_FAULT, "%s", msg);
-   cr_assert(strstr(msg, "1001 instructions without ending") && strstr(msg, "s_branch"), "%s",
-             msg);
+   cr_assert(strstr(msg, "1001 instructions without ending") && strstr(msg, "s_branch"), "%s", msg);
    cr_assert_eq(c.total, 1001, "%" PRIu64, c.total);
    /* a wave of n instructions (s_endpgm included) runs n - 1 without ending */
    cr_assert_eq(run("gfx942", "  s_nop 0\n  s_nop 0", 0, &c, msg, sizeof(msg)), MXJIT_OK);
    uint64_t n = c.total;
-   cr_assert_eq(run("gfx942", "  s_nop 0\n  s_nop 0", n - 1, &c, msg, sizeof(msg)), MXJIT_OK,
-                "%s", msg);
+   cr_assert_eq(run("gfx942", "  s_nop 0\n  s_nop 0", n - 1, &c, msg, sizeof(msg)), MXJIT_OK, "%s",
+                msg);
    cr_assert_eq(run("gfx942", "  s_nop 0\n  s_nop 0", n - 2, &c, msg, sizeof(msg)),
                 MXJIT_ERR_EMU_FAULT, "%s", msg);
 }
@@ -48,15 +46,15 @@ Test(emu_fuzz_regress, llvm_crashing_encodings_fault)
       const char *target;
       uint32_t d0, d1;
    } bad[] = {
-      {"gfx942", 0xe8000000u, 0xff000000u}, /* tbuffer_load_format_x, SOFFSET literal */
-      {"gfx950", 0xe0000000u, 0xff000000u}, /* buffer_load_format_x, SOFFSET literal */
-      {"gfx942", 0xd1cb0000u, 0x03fc0000u}, /* v_fma_f32, SRC2 literal */
-      {"gfx942", 0xd1cb0000u, 0x03fc00ffu}, /* v_fma_f32, SRC0 and SRC2 literal */
-      {"gfx942", 0xd3a60000u, 0x000000ffu}, /* v_dot2_i32_i16 (VOP3P), SRC0 literal */
-      {"gfx942", 0xd04983ffu, 0x20f465c4u}, /* v_cmp_nge_f32_e64, SDST 255 */
-      {"gfx942", 0x020274f9u, 0x00000700u}, /* v_add_f32_sdwa, DST_SEL 7 */
-      {"gfx950", 0x7c4274f9u, 0x00070000u}, /* v_cmp_lt_f16_sdwa, SRC0_SEL 7 */
-      {"gfx950", 0xd3ad0268u, 0x38a442f1u}, /* v_mfma_f32_16x16x128_f8f6f4, SRC0 constant */
+       {"gfx942", 0xe8000000u, 0xff000000u}, /* tbuffer_load_format_x, SOFFSET literal */
+       {"gfx950", 0xe0000000u, 0xff000000u}, /* buffer_load_format_x, SOFFSET literal */
+       {"gfx942", 0xd1cb0000u, 0x03fc0000u}, /* v_fma_f32, SRC2 literal */
+       {"gfx942", 0xd1cb0000u, 0x03fc00ffu}, /* v_fma_f32, SRC0 and SRC2 literal */
+       {"gfx942", 0xd3a60000u, 0x000000ffu}, /* v_dot2_i32_i16 (VOP3P), SRC0 literal */
+       {"gfx942", 0xd04983ffu, 0x20f465c4u}, /* v_cmp_nge_f32_e64, SDST 255 */
+       {"gfx942", 0x020274f9u, 0x00000700u}, /* v_add_f32_sdwa, DST_SEL 7 */
+       {"gfx950", 0x7c4274f9u, 0x00070000u}, /* v_cmp_lt_f16_sdwa, SRC0_SEL 7 */
+       {"gfx950", 0xd3ad0268u, 0x38a442f1u}, /* v_mfma_f32_16x16x128_f8f6f4, SRC0 constant */
    };
    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
       char body[128], msg[1024], want[64];
@@ -70,8 +68,8 @@ Test(emu_fuzz_regress, llvm_crashing_encodings_fault)
    /* not over-eager: an unused VOP3 source field may hold 255 (v_add_f32_e64 v0, s0, s0) */
    char msg[1024];
    rt_counters c;
-   cr_assert_eq(run("gfx942", "  .long 0xd1010000, 0x03fc0000", 0, &c, msg, sizeof(msg)),
-                MXJIT_OK, "%s", msg);
+   cr_assert_eq(run("gfx942", "  .long 0xd1010000, 0x03fc0000", 0, &c, msg, sizeof(msg)), MXJIT_OK,
+                "%s", msg);
 }
 
 /* An operand LLVM decodes but marks invalid (v_fmac_f64_e32 with the misaligned pair
@@ -82,11 +80,10 @@ Test(emu_fuzz_regress, invalid_operand_is_refused)
    for (unsigned t = 0; t < 2; t++) {
       char msg[1024];
       rt_counters c;
-      mxjit_status st = run(t ? "gfx950" : "gfx942", "  .long 0x09aa0e10", 0, &c, msg,
-                            sizeof(msg));
+      mxjit_status st = run(t ? "gfx950" : "gfx942", "  .long 0x09aa0e10", 0, &c, msg, sizeof(msg));
       cr_assert_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "%s", msg);
       cr_assert(strstr(msg, "v_fmac_f64_e32") && strstr(msg, "Invalid register") &&
-                   strstr(msg, "pc 0x"),
+                    strstr(msg, "pc 0x"),
                 "%s", msg);
    }
 }
@@ -97,16 +94,15 @@ Test(emu_fuzz_regress, invalid_operand_is_refused)
 Test(emu_fuzz_regress, unknown_source_register_is_refused)
 {
    static const char *const body[] = {
-      "  .long 0x220204e7", /* v_ashrrev_i32_e32 v1, src_flat_scratch_base_hi, v2 */
-      "  .long 0x1a02047d", /* v_max_i32_e32 v1, null, v2 */
+       "  .long 0x220204e7", /* v_ashrrev_i32_e32 v1, src_flat_scratch_base_hi, v2 */
+       "  .long 0x1a02047d", /* v_max_i32_e32 v1, null, v2 */
    };
    for (unsigned t = 0; t < 4; t++) {
       char msg[1024];
       rt_counters c;
       mxjit_status st = run(t & 1 ? "gfx950" : "gfx942", body[t / 2], 0, &c, msg, sizeof(msg));
       cr_assert_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "%s", msg);
-      cr_assert(strstr(msg, t / 2 ? "v_max_i32_e32" : "v_ashrrev_i32_e32") &&
-                   strstr(msg, "pc 0x"),
+      cr_assert(strstr(msg, t / 2 ? "v_max_i32_e32" : "v_ashrrev_i32_e32") && strstr(msg, "pc 0x"),
                 "%s", msg);
    }
 }
@@ -130,8 +126,8 @@ Test(emu_fuzz_regress, private_memory_starts_zeroed)
       uint32_t out[4 * 64];
       memset(out, 0xee, sizeof(out));
       eh_buf b = {out, sizeof(out), 1};
-      eh_kernel k = {.body = body, .grid = {4}, .block = {64}, .private_bytes = 16,
-                     .threads = threads};
+      eh_kernel k = {
+          .body = body, .grid = {4}, .block = {64}, .private_bytes = 16, .threads = threads};
       char msg[1024];
       cr_assert_eq(eh_run(&k, &b, 1, NULL, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
       for (unsigned i = 0; i < 4 * 64; i++)
