@@ -796,11 +796,17 @@ decode_one(LLVMDisasmContextRef dc, const struct emu_kernel *k, uint32_t pc, emu
    }
    /* An operand name the parser does not know stops the list early. LLVM 22 prints source
     * codes reserved on CDNA3 with the names of later targets (125 as gfx10's null, 230/231 as
-    * gfx1250's src_flat_scratch_base_lo/hi): such an instruction cannot execute and stops the
-    * launch like an unimplemented one. */
+    * gfx1250's src_flat_scratch_base_lo/hi), also inside -, |..|, neg(), abs(), sext(): such
+    * an instruction cannot execute and stops the launch like an unimplemented one. */
    while (*p == ' ')
       p++;
-   if (strncmp(p, "src_", 4) == 0 || strncmp(p, "null", 4) == 0)
+   const char *u = p + strspn(p, "-|");
+   for (unsigned i = 0; i < 3; i++) /* as in parse_operand: neg(abs(sext(x))) */
+      if (strncmp(u, "neg(", 4) == 0 || strncmp(u, "abs(", 4) == 0)
+         u += 4;
+      else if (strncmp(u, "sext(", 5) == 0)
+         u += 5;
+   if (strncmp(u, "src_", 4) == 0 || strncmp(u, "null", 4) == 0)
       in->op = 0;
    parse_modifiers(in, p);
    uint32_t lit = 0;

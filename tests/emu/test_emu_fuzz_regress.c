@@ -89,21 +89,23 @@ Test(emu_fuzz_regress, invalid_operand_is_refused)
 }
 
 /* Source codes reserved on CDNA3 that LLVM prints with a later target's name (231 as
- * src_flat_scratch_base_hi, 125 as null): the operand was dropped and the VALU failed with
- * MXJIT_ERR_INTERNAL. */
+ * src_flat_scratch_base_hi, 125 as null, also inside |..|): the operand was dropped and the
+ * VALU failed with MXJIT_ERR_INTERNAL. */
 Test(emu_fuzz_regress, unknown_source_register_is_refused)
 {
    static const char *const body[] = {
        "  .long 0x220204e7", /* v_ashrrev_i32_e32 v1, src_flat_scratch_base_hi, v2 */
        "  .long 0x1a02047d", /* v_max_i32_e32 v1, null, v2 */
+       /* v_med3_f16 v216, v58, -|46|, |null| op_sel:[1,1,0,1] mul:2 */
+       "  .long 0xd1fa5ed8, 0x49f55d3a",
    };
-   for (unsigned t = 0; t < 4; t++) {
+   static const char *const name[] = {"v_ashrrev_i32_e32", "v_max_i32_e32", "v_med3_f16"};
+   for (unsigned t = 0; t < 6; t++) {
       char msg[1024];
       rt_counters c;
       mxjit_status st = run(t & 1 ? "gfx950" : "gfx942", body[t / 2], 0, &c, msg, sizeof(msg));
       cr_assert_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "%s", msg);
-      cr_assert(strstr(msg, t / 2 ? "v_max_i32_e32" : "v_ashrrev_i32_e32") && strstr(msg, "pc 0x"),
-                "%s", msg);
+      cr_assert(strstr(msg, name[t / 2]) && strstr(msg, "pc 0x"), "%s", msg);
    }
 }
 
