@@ -176,18 +176,21 @@ fz_launch(const void *hsaco, size_t hsize, const fz_cfg *c, fz_out *o)
    cr_assert_eq(emu_device_create(&opts, &dev), MXJIT_OK);
    FZ_ASSERT(emu_module_load(dev, hsaco, hsize, &mod) == MXJIT_OK, "load: %s", emu_last_error(dev));
    cr_assert_eq(emu_kernel_get(mod, "eh_kernel", &k), MXJIT_OK);
-   uint64_t guard[FZ_NBUF], addr[FZ_NBUF], decoy;
+   uint64_t guard[FZ_NBUF], addr[FZ_NBUF], decoy, spacer;
    static uint8_t pat[FZ_GUARD];
-   /* Device memory: decoy, guards, then the data buffers, 64 KiB apart (EMU_ADDR_GAP). A
-    * program reaches the guards only with an emulator error: MUBUF adds SOFFSET outside the
-    * range check and global/flat addresses are any 64-bit value, so memory above a data
-    * buffer is fair game for a valid access, and the lowest buffer, at the round base
-    * address, is what an address built from the high half of a pointer alone reaches. */
+   /* Device memory, low to high: decoy, guards, spacer, data buffers, then what the launch
+    * allocates (kernarg, dispatch packet, private memory). Every buffer is valid memory to the
+    * kernel, so the guards sit where no valid access lands by accident: MUBUF adds SOFFSET
+    * outside the range check and global/flat addresses are any 64-bit value, so memory above
+    * a buffer is fair game; the 2 MiB spacer holds SMEM's +-1 MiB offsets from the buffers
+    * above; the decoy, at the round base address, takes addresses built from the high half
+    * of a pointer alone. */
    cr_assert_eq(emu_alloc(dev, FZ_DECOY, &decoy), MXJIT_OK);
    for (unsigned i = 0; i < FZ_NBUF; i++) {
       cr_assert_eq(emu_alloc(dev, FZ_GUARD, &guard[i]), MXJIT_OK);
       fill(emu_host_ptr(dev, guard[i], FZ_GUARD), FZ_GUARD, 0x6a09e667u + i);
    }
+   cr_assert_eq(emu_alloc(dev, 2 * FZ_DECOY, &spacer), MXJIT_OK);
    for (unsigned i = 0; i < FZ_NBUF; i++) {
       cr_assert_eq(emu_alloc(dev, FZ_BUF_BYTES, &addr[i]), MXJIT_OK);
       fill(emu_host_ptr(dev, addr[i], FZ_BUF_BYTES), FZ_BUF_BYTES, c->data_seed + i);
