@@ -27,6 +27,9 @@ typedef struct emu_options {
    int wait_states;        /* 1: also fault on a missing software wait state (the ISA's "manually
                             * inserted wait states" table, emu_hazard_ws.c, and the MFMA
                             * dependency rules, emu_hazard_mfma.c); needs hazards on */
+   uint64_t max_wave_insts; /* a wave that executes more instructions than this faults as an
+                             * infinite loop; 0: the default, 1e8 (fuzzers and tests of
+                             * deliberate loops set a small budget to fail fast) */
 } emu_options;
 
 /* All functions return a status; on failure emu_last_error(dev) names what went wrong

@@ -463,6 +463,9 @@ extern const emu_opdesc emu_scratch_ops[];     /* emu_scratch.c */
 void emu_ops_init(void);
 /** Decodes k->code into k->insts / k->pc_index / k->listing. */
 mxjit_status emu_decode_kernel(struct emu_kernel *k, const char *target, char *msg, size_t len);
+/** True for the invalid encodings at b (n bytes) that crash LLVM's disassembler; they must not
+ *  reach LLVMDisasmInstruction (dc: an AMDGPU disassembler context of the target). */
+bool emu_decode_llvm_unsafe(void *dc, const uint8_t *b, size_t n, bool gfx950);
 /** Decodes k once (thread-safe); later calls return the first call's status. On failure msg
  *  gets the reason. */
 mxjit_status emu_kernel_decode(struct emu_kernel *k, char *msg, size_t len);

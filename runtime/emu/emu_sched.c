@@ -14,9 +14,10 @@
 #include <string.h>
 #include <time.h>
 
-/* A wave that runs this many instructions is assumed to spin forever (a wave spinning on a
- * flag another wave of its workgroup sets never ends here: waves run one at a time up to
- * barriers). Real kernels stay far below: a 10k-iteration loop of 100 instructions is 1M. */
+/* A wave that runs this many instructions (the default of emu_options.max_wave_insts) is
+ * assumed to spin forever (a wave spinning on a flag another wave of its workgroup sets never
+ * ends here: waves run one at a time up to barriers). Real kernels stay far below: a
+ * 10k-iteration loop of 100 instructions is 1M. */
 #define EMU_MAX_WAVE_INSTS 100000000ull
 
 /* COMPUTE_PGM_RSRC2 and kernel_code_properties bits (AMDGPUUsage kernel descriptor tables). */
@@ -39,6 +40,8 @@ typedef struct emu_worker {
    struct emu_dispatch *d;
    struct emu_workgroup wg;
    uint64_t scratch_addr; /* this worker's private memory: waves * 64 lanes * size */
+   uint8_t *scratch_host; /* its host view */
+   size_t scratch_bytes;
    rt_counters cnt;
    mxjit_status st;
 } emu_worker;
@@ -196,6 +199,8 @@ emu_wave_run(emu_wave *w)
    const struct emu_kernel *k = w->kern;
    const bool hazards = !w->disp->dev->opts.ignore_hazards;
    const bool waits = hazards && w->disp->dev->opts.wait_states;
+   const uint64_t budget =
+       w->disp->dev->opts.max_wave_insts ? w->disp->dev->opts.max_wave_insts : EMU_MAX_WAVE_INSTS;
    for (;;) {
       uint32_t pc = w->pc;
       int32_t idx = pc < k->code_size && !(pc & 3) ? k->pc_index[pc >> 2] : -1;
@@ -229,16 +234,14 @@ emu_wave_run(emu_wave *w)
          return st;
       if (w->done || w->at_barrier)
          return MXJIT_OK;
-      if ((++w->ninst & 0xffff) == 0) {
-         if (__atomic_load_n(&w->disp->faulted, __ATOMIC_ACQUIRE))
-            return MXJIT_ERR_EMU_FAULT;
-         if (w->ninst > EMU_MAX_WAVE_INSTS)
-            return emu_fault(w, in, MXJIT_ERR_EMU_FAULT,
-                             "wave executed %llu instructions without ending (infinite loop, "
-                             "or a spin-wait on another wave: the emulator runs the waves of a "
-                             "workgroup one at a time between barriers)",
-                             (unsigned long long)w->ninst);
-      }
+      if ((++w->ninst & 0xffff) == 0 && __atomic_load_n(&w->disp->faulted, __ATOMIC_ACQUIRE))
+         return MXJIT_ERR_EMU_FAULT;
+      if (w->ninst > budget)
+         return emu_fault(w, in, MXJIT_ERR_EMU_FAULT,
+                          "wave executed %llu instructions without ending (infinite loop, "
+                          "or a spin-wait on another wave: the emulator runs the waves of a "
+                          "workgroup one at a time between barriers)",
+                          (unsigned long long)w->ninst);
    }
 }
 
@@ -336,8 +339,12 @@ emu_worker_loop(emu_worker *wk)
       wg->id[0] = (uint32_t)(i % g[0]);
       wg->id[1] = (uint32_t)(i / g[0] % g[1]);
       wg->id[2] = (uint32_t)(i / ((uint64_t)g[0] * g[1]));
-      /* LDS is undefined at workgroup start on hardware; zeros keep runs reproducible */
+      /* LDS and private memory are undefined at workgroup start on hardware; zeros keep runs
+       * reproducible (private memory would otherwise hold what the worker's previous
+       * workgroup left, which depends on how workgroups fall on host threads) */
       memset(wg->lds, 0, wg->lds_size);
+      if (wk->scratch_host)
+         memset(wk->scratch_host, 0, wk->scratch_bytes);
       emu_lds_epoch(wg);
       for (unsigned j = 0; j < wg->nwaves; j++)
          wave_init(&wg->waves[j], d, wg, j,
@@ -386,9 +393,13 @@ worker_setup(emu_worker *wk, struct emu_dispatch *d, uint32_t lds)
       return MXJIT_ERR_NOMEM;
    }
    uint32_t priv = d->kern->kd.private_segment_fixed_size;
-   if (priv)
-      return emu_alloc(d->dev, (size_t)d->waves_per_wg * EMU_WAVE * priv, &wk->scratch_addr);
-   return MXJIT_OK;
+   if (!priv)
+      return MXJIT_OK;
+   wk->scratch_bytes = (size_t)d->waves_per_wg * EMU_WAVE * priv;
+   mxjit_status st = emu_alloc(d->dev, wk->scratch_bytes, &wk->scratch_addr);
+   if (st == MXJIT_OK)
+      wk->scratch_host = emu_host_ptr(d->dev, wk->scratch_addr, wk->scratch_bytes);
+   return st;
 }
 
 static void

@@ -137,7 +137,8 @@ eh_run(const eh_kernel *k, eh_buf *bufs, unsigned nbufs, rt_counters *cnt, char 
                     .threads = k->threads,
                     .shuffle_seed = k->shuffle_seed,
                     .ignore_hazards = k->ignore_hazards,
-                    .wait_states = k->wait_states};
+                    .wait_states = k->wait_states,
+                    .max_wave_insts = k->max_wave_insts};
    st = emu_device_create(&o, &dev);
    if (st != MXJIT_OK) {
       free(hsaco);
