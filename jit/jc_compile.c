@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
@@ -150,15 +151,47 @@ jc_emit_asm(jc_compiler *jc, LLVMModuleRef mod, char **text)
    return emit(jc, mod, LLVMAssemblyFile, (void **)text, &n);
 }
 
+/* Errors the assembler reports while the module's inline assembly is emitted. Without a
+ * handler of our own, LLVMContext::diagnose exits the process on the first one. */
+typedef struct jc_diag {
+   unsigned errors;
+   char msg[768];
+} jc_diag;
+
+static void
+jc_diag_fn(LLVMDiagnosticInfoRef di, void *user)
+{
+   jc_diag *d = user;
+   if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
+      return;
+   if (!d->errors++) {
+      char *m = LLVMGetDiagInfoDescription(di);
+      snprintf(d->msg, sizeof(d->msg), "%s", m ? m : "(no description)");
+      LLVMDisposeMessage(m);
+   }
+}
+
 mxjit_status
 jc_assemble(jc_compiler *jc, const char *asm_text, void **obj, size_t *obj_size)
 {
    LLVMContextRef ctx = LLVMContextCreate();
+   jc_diag diag = {0, ""};
+   LLVMContextSetDiagnosticHandler(ctx, jc_diag_fn, &diag);
    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("asm", ctx);
    LLVMSetModuleInlineAsm2(mod, asm_text, strlen(asm_text));
    mxjit_status st = jc_emit_object(jc, mod, obj, obj_size);
    LLVMDisposeModule(mod);
    LLVMContextDispose(ctx);
+   if (diag.errors) {
+      if (st == MXJIT_OK) {
+         free(*obj);
+         *obj = NULL;
+         *obj_size = 0;
+      }
+      snprintf(jc->msg, sizeof(jc->msg), "jit: assembler: %u error(s), the first: %s", diag.errors,
+               diag.msg);
+      return MXJIT_ERR_COMPILE;
+   }
    return st;
 }
 

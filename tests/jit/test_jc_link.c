@@ -44,3 +44,18 @@ Test(jc_link, garbage_object_is_a_link_error)
    cr_assert_eq(st, MXJIT_ERR_LINK);
    cr_assert(strstr(msg, "jit: link failed") != NULL, "%s", msg);
 }
+
+/* An assembler error is a status and a message naming the bad instruction, not a process exit
+ * (LLVM's default diagnostic handler exits on the first error); a good kernel still assembles
+ * afterwards in the same process. */
+Test(jc_link, assembler_error_is_a_status)
+{
+   static const char *bad = ".text\n.globl k\nk:\n  v_frobnicate_b32 v0, v1\n  s_endpgm\n";
+   void *hsaco = (void *)1;
+   size_t size = 7;
+   char msg[1024] = "";
+   mxjit_status st = jc_assemble_hsaco(&jt_gfx942, bad, &hsaco, &size, msg, sizeof(msg));
+   cr_assert_eq(st, MXJIT_ERR_COMPILE, "status %d: %s", st, msg);
+   cr_assert(strstr(msg, "assembler") && strstr(msg, "v_frobnicate_b32"), "%s", msg);
+   check_target(&jt_gfx942);
+}
