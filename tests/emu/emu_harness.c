@@ -3,6 +3,8 @@
  * descriptor, assembles and links it in-process (jc_assemble_hsaco), and runs it.
  */
 #include "emu_harness.h"
+#include "emu_hazard_ws.h"
+#include "emu_int.h"
 #include "jc.h"
 #include "jt.h"
 
@@ -173,4 +175,46 @@ eh_run64(const eh_kernel *k, uint32_t out[64], const void *in, size_t in_size, c
 {
    eh_buf b[2] = {{out, 64 * sizeof(uint32_t), 1}, {(void *)in, in_size ? in_size : 4, 0}};
    return eh_run(k, b, 2, NULL, msg, msglen);
+}
+
+int
+eh_first_ws_hazard(const eh_kernel *k, char *msg, size_t msglen)
+{
+   const char *target = k->target ? k->target : "gfx942";
+   char *src = eh_source(k, 0);
+   void *h = NULL;
+   size_t hs = 0;
+   emu_device *dev = NULL;
+   emu_module *mod = NULL;
+   emu_kernel *kern = NULL;
+   int at = -2;
+   msg[0] = 0;
+   mxjit_status st = src ? jc_assemble_hsaco(jt_lookup(target), src, &h, &hs, msg, msglen)
+                         : MXJIT_ERR_NOMEM;
+   free(src);
+   if (st == MXJIT_OK)
+      st = emu_device_create(&(emu_options){._ = 0, .target = target}, &dev);
+   if (st == MXJIT_OK && (st = emu_module_load(dev, h, hs, &mod)) != MXJIT_OK)
+      snprintf(msg, msglen, "%s", emu_last_error(dev));
+   if (st == MXJIT_OK)
+      st = emu_kernel_get(mod, "eh_kernel", &kern);
+   if (st == MXJIT_OK)
+      st = emu_kernel_decode(kern, msg, msglen);
+   free(h);
+   if (st == MXJIT_OK) {
+      emu_ws_state ws;
+      memset(&ws, 0, sizeof(ws));
+      emu_ws_set_target(&ws, target);
+      at = -1;
+      for (unsigned i = 0; i < kern->ninsts && at < 0; i++) {
+         if (!emu_ws_check(&ws, &kern->insts[i], msg, msglen))
+            at = (int)i;
+         emu_ws_issue(&ws, &kern->insts[i]);
+      }
+   }
+   if (mod)
+      emu_module_unload(mod);
+   if (dev)
+      emu_device_destroy(dev);
+   return at;
 }

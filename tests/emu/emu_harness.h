@@ -54,6 +54,12 @@ mxjit_status eh_run(const eh_kernel *k, eh_buf *bufs, unsigned nbufs, rt_counter
 mxjit_status eh_run64(const eh_kernel *k, uint32_t out[64], const void *in, size_t in_size,
                       char *msg, size_t msglen);
 
+/** Assembles k (no buffers) for k->target, decodes it and walks its instructions in program
+ *  order through the software wait-state checker (emu_ws_check / emu_ws_issue, as the scheduler
+ *  calls them). Returns the index of the first instruction reported (its message in msg), -1
+ *  when none is, or -2 when the kernel does not assemble, load or decode (the reason in msg). */
+int eh_first_ws_hazard(const eh_kernel *k, char *msg, size_t msglen);
+
 /** The assembly text eh_run would assemble (malloc'd; for debugging failing tests). */
 char *eh_source(const eh_kernel *k, unsigned nbufs);
 

@@ -8,12 +8,9 @@
 #include "emu_harness.h"
 #include "emu_hazard_ws.h"
 #include "emu_int.h"
-#include "jc.h"
-#include "jt.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static char g_msg[512];
@@ -22,33 +19,10 @@ static char g_msg[512];
 static int
 first_hazard(const char *body, const char *target)
 {
-   eh_kernel k = {.body = body, .no_prologue = 1, .sgprs = 64, .agprs = 32};
-   char *src = eh_source(&k, 0);
-   void *h = NULL;
-   size_t hs = 0;
-   char msg[2048];
-   emu_device *dev;
-   emu_module *mod;
-   emu_kernel *kern;
-   cr_assert_eq(jc_assemble_hsaco(jt_lookup(target), src, &h, &hs, msg, sizeof(msg)), MXJIT_OK,
-                "%s", msg);
-   free(src);
-   cr_assert_eq(emu_device_create(&(emu_options){._ = 0, .target = target}, &dev), MXJIT_OK);
-   cr_assert_eq(emu_module_load(dev, h, hs, &mod), MXJIT_OK, "%s", emu_last_error(dev));
-   cr_assert_eq(emu_kernel_get(mod, "eh_kernel", &kern), MXJIT_OK);
-   cr_assert_eq(emu_kernel_decode(kern, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
-   free(h);
-   emu_ws_state st;
-   memset(&st, 0, sizeof(st));
-   int at = -1;
-   g_msg[0] = 0;
-   for (unsigned i = 0; i < kern->ninsts && at < 0; i++) {
-      if (!emu_ws_check(&st, &kern->insts[i], g_msg, sizeof(g_msg)))
-         at = (int)i;
-      emu_ws_issue(&st, &kern->insts[i]);
-   }
-   emu_module_unload(mod);
-   emu_device_destroy(dev);
+   eh_kernel k = {.target = target, .body = body, .no_prologue = 1, .sgprs = 64,
+                  .agprs = 32};
+   int at = eh_first_ws_hazard(&k, g_msg, sizeof(g_msg));
+   cr_assert_neq(at, -2, "%s\n%s", g_msg, body);
    return at;
 }
 
