@@ -46,6 +46,8 @@ typedef enum mxjit_status {
    MXJIT_ERR_EMU_UNIMPLEMENTED = 10, /**< emulator met an instruction it does not implement */
    MXJIT_ERR_IO = 11,              /**< reading or writing a user file failed */
    MXJIT_ERR_INTERNAL = 12,        /**< a bug in mxjit: please report with the message */
+   MXJIT_ERR_CHECK = 13,           /**< check mode: a kernel's output differs from the host
+                                        reference (the message names the first byte) */
 } mxjit_status;
 
 /** Primary code of a possibly extended status. */
@@ -90,6 +92,10 @@ typedef struct mxjit_ctx_options {
                                      1: ignore */
    const char *config_dir;      /**< tuned-params YAML dir; NULL: $MXJIT_CONFIG_DIR, installed,
                                      then the source tree's configs/ */
+   int check;                   /**< 1: after every kernel op, copy its inputs back, run the host
+                                     reference and fail (MXJIT_ERR_CHECK) on the first byte
+                                     that differs; also on with MXJIT_CHECK=1. For finding a
+                                     miscompile on a real GPU; slow */
 } mxjit_ctx_options;
 
 /** Creates a context. On MXJIT_OK *out is owned by the caller; free with mxjit_ctx_destroy().

@@ -14,9 +14,10 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_SCALED_COPY_VERSION 2 /* 2: code object v5 */
+#define TPL_SCALED_COPY_VERSION 3 /* 2: code object v5; 3: kernargs from the table (no pad) */
 
 static const uint32_t waves_allowed[] = {1, 2, 4, 8};
 static const uint32_t vec_allowed[] = {2, 4, 8};
@@ -34,9 +35,11 @@ static const uint32_t rebase_allowed[] = {0, 1};
 static const tpl_param scaled_copy_params[] = {SCALED_COPY_PARAMS(AS_PARAM)};
 #undef AS_PARAM
 
-/* Kernel arguments in kernarg order; they mirror struct tpl_scaled_copy_kernargs, including
- * its pad, so the metadata's kernarg size is the struct's 56 bytes. */
-enum { ARG_X, ARG_OUT, ARG_M, ARG_N, ARG_LD_X, ARG_LD_OUT, ARG_SCALE, ARG_PAD, NARGS };
+/* Kernel arguments, in kernarg order (tpl.h): one table for the builder and the writer. */
+#define SCALED_COPY_KARGS(X)                                                                       \
+   X(x, PTR) X(out, PTR) X(m, I64) X(n, I64) X(ld_x, I64) X(ld_out, I64) X(scale, F32)
+TPL_KARG_ENUM(SCALED_COPY_KARGS);
+TPL_KARG_TABLE(scaled_copy_kargs, SCALED_COPY_KARGS);
 
 mxjit_status
 tpl_scaled_copy_validate(const struct tpl_scaled_copy_params *p, int64_t m, int64_t n, int64_t ld_x,
@@ -98,9 +101,9 @@ struct tile {
 static void
 tile_address(jb_builder *b, const struct tpl_scaled_copy_params *p, struct tile *t)
 {
-   jb_val m = jb_arg_val(b, ARG_M), ld_x = jb_arg_val(b, ARG_LD_X);
-   jb_val ld_out = jb_arg_val(b, ARG_LD_OUT);
-   jb_val x = jb_arg_val(b, ARG_X), out = jb_arg_val(b, ARG_OUT);
+   jb_val m = jb_arg_val(b, KA_m), ld_x = jb_arg_val(b, KA_ld_x);
+   jb_val ld_out = jb_arg_val(b, KA_ld_out);
+   jb_val x = jb_arg_val(b, KA_x), out = jb_arg_val(b, KA_out);
    /* Bytes the tensors span: ((m - 1) * ld + n) * elem. */
    jb_val last_x = jb_iadd(b, jb_imul(b, jb_iadd_imm(b, m, -1), ld_x), t->n);
    jb_val last_out = jb_iadd(b, jb_imul(b, jb_iadd_imm(b, m, -1), ld_out), t->n);
@@ -165,13 +168,7 @@ static void
 scaled_copy_build(jb_builder *b, const void *params)
 {
    const struct tpl_scaled_copy_params *p = params;
-   const jb_arg args[NARGS] = {
-       [ARG_X] = {"x", JB_GLOBAL_PTR},  [ARG_OUT] = {"out", JB_GLOBAL_PTR},
-       [ARG_M] = {"m", JB_I64},         [ARG_N] = {"n", JB_I64},
-       [ARG_LD_X] = {"ld_x", JB_I64},   [ARG_LD_OUT] = {"ld_out", JB_I64},
-       [ARG_SCALE] = {"scale", JB_F32}, [ARG_PAD] = {"pad", JB_I32},
-   };
-   jb_kernel(b, "scaled_copy", args, NARGS, .wg_size = 64 * p->waves);
+   tpl_kernel_begin(b, &tpl_scaled_copy, 64 * p->waves);
 
    struct tile t;
    jb_val tid = jb_workitem_id(b, 0);
@@ -182,10 +179,10 @@ scaled_copy_build(jb_builder *b, const void *params)
    t.row = jb_iadd(b, wg_row, jb_zext(b, wave, JB_I64));
    t.col0 = jb_imul_imm(b, jb_zext(b, jb_workgroup_id(b, 0), JB_I64), 64 * p->vec);
    t.col = jb_iadd(b, t.col0, jb_zext(b, jb_imul_imm(b, t.lane, p->vec), JB_I64));
-   t.n = jb_arg_val(b, ARG_N);
-   t.scale = jb_arg_val(b, ARG_SCALE);
+   t.n = jb_arg_val(b, KA_n);
+   t.scale = jb_arg_val(b, KA_scale);
 
-   jb_if *rows = jb_push_if(b, jb_cmp(b, JB_SLT, t.row, jb_arg_val(b, ARG_M)));
+   jb_if *rows = jb_push_if(b, jb_cmp(b, JB_SLT, t.row, jb_arg_val(b, KA_m)));
    tile_address(b, p, &t);
    jb_val end = jb_iadd_imm(b, t.col, p->vec);
    jb_if *full = jb_push_if(b, jb_cmp(b, JB_SLE, end, t.n));
@@ -196,6 +193,53 @@ scaled_copy_build(jb_builder *b, const void *params)
    jb_pop_if(b, rows);
 }
 
+/* ---- family hooks over the problem struct (tpl.h) -------------------------------------- */
+
+static void
+sc_pick(const struct jt_target *t, const void *problem, void *params)
+{
+   const struct tpl_scaled_copy_problem *pr = problem;
+   tpl_scaled_copy_pick(t, pr->m, pr->n, params);
+}
+
+static mxjit_status
+sc_validate(const void *problem, const void *params, char *msg, size_t msglen)
+{
+   const struct tpl_scaled_copy_problem *pr = problem;
+   return tpl_scaled_copy_validate(params, pr->m, pr->n, pr->ld_x, pr->ld_out, msg, msglen);
+}
+
+static void
+sc_grid(const void *problem, const void *params, tpl_grid *g)
+{
+   const struct tpl_scaled_copy_problem *pr = problem;
+   memset(g, 0, sizeof(*g));
+   tpl_scaled_copy_grid(params, pr->m, pr->n, g->grid, g->block);
+}
+
+static void
+sc_kernargs(const void *problem, const void *params, const uint64_t *io, uint64_t *v)
+{
+   const struct tpl_scaled_copy_problem *pr = problem;
+   v[KA_x] = io[TPL_SCALED_COPY_IO_X];
+   v[KA_out] = io[TPL_SCALED_COPY_IO_OUT];
+   v[KA_m] = (uint64_t)pr->m;
+   v[KA_n] = (uint64_t)pr->n;
+   v[KA_ld_x] = (uint64_t)pr->ld_x;
+   v[KA_ld_out] = (uint64_t)pr->ld_out;
+   v[KA_scale] = io[TPL_SCALED_COPY_IO_SCALE];
+}
+
+static void
+sc_tune_key(const void *problem, tpl_tune_key *k)
+{
+   const struct tpl_scaled_copy_problem *pr = problem;
+   snprintf(k->cls, sizeof(k->cls), "bf16:f32");
+   k->shape[0] = pr->m;
+   k->shape[1] = pr->n;
+   k->nshape = 2;
+}
+
 const tpl_family tpl_scaled_copy = {
     .name = "scaled_copy",
     .version = TPL_SCALED_COPY_VERSION,
@@ -204,5 +248,13 @@ const tpl_family tpl_scaled_copy = {
     .nparams = sizeof(scaled_copy_params) / sizeof(scaled_copy_params[0]),
     .kernel_name = "scaled_copy",
     .passes = "default<O3>",
+    .kargs = scaled_copy_kargs,
+    .nkargs = KA_COUNT_,
+    .problem_size = sizeof(struct tpl_scaled_copy_problem),
     .build = scaled_copy_build,
+    .pick = sc_pick,
+    .validate = sc_validate,
+    .grid = sc_grid,
+    .kernargs = sc_kernargs,
+    .tune_key = sc_tune_key,
 };

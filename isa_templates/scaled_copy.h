@@ -21,13 +21,12 @@ struct tpl_scaled_copy_params {
                      * tensors span < 4 GB: see tpl_scaled_copy_validate) */
 };
 
-/* The kernel's kernarg layout, 56 bytes. Strides ld_x, ld_out are in elements. */
-struct tpl_scaled_copy_kernargs {
-   uint64_t x, out;
+/* The problem (plan key): shape and row strides in elements (ld >= n). */
+struct tpl_scaled_copy_problem {
    int64_t m, n, ld_x, ld_out;
-   float scale;
-   uint32_t pad;
 };
+/* Per-call values (rt_run's io), in this order: x, out (device pointers), scale (f32 bits). */
+enum { TPL_SCALED_COPY_IO_X, TPL_SCALED_COPY_IO_OUT, TPL_SCALED_COPY_IO_SCALE };
 
 /** Parameters for an (m, n) problem on target t (always valid for tpl_scaled_copy). */
 void tpl_scaled_copy_pick(const struct jt_target *t, int64_t m, int64_t n,

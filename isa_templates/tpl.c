@@ -4,6 +4,9 @@
  */
 #include "tpl.h"
 
+#include "jb.h"
+#include "jt.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -72,6 +75,111 @@ tpl_params_default(const tpl_family *f, void *params)
    memset(params, 0, f->params_size);
    for (unsigned i = 0; i < f->nparams; i++)
       memcpy((char *)params + f->params[i].offset, &f->params[i].def, sizeof(uint32_t));
+}
+
+mxjit_status
+tpl_validate(const tpl_family *f, const void *problem, const void *params, char *msg, size_t msglen)
+{
+   mxjit_status st = tpl_params_check(f, params, msg, msglen);
+   if (st == MXJIT_OK && f->validate)
+      st = f->validate(problem, params, msg, msglen);
+   return st;
+}
+
+/* ---- kernel arguments ----------------------------------------------------------------- */
+
+static unsigned
+karg_bytes(enum tpl_karg_kind k)
+{
+   return k == TPL_KA_PTR || k == TPL_KA_I64 ? 8 : 4;
+}
+
+void
+tpl_kernel_begin(jb_builder *b, const tpl_family *f, unsigned wg_size)
+{
+   jb_arg args[TPL_MAX_KARGS];
+   if (f->nkargs > TPL_MAX_KARGS) {
+      jb_error(b, MXJIT_ERR_INTERNAL, "jit: template %s has %u kernel arguments (limit %d)",
+               f->name, f->nkargs, TPL_MAX_KARGS);
+      return;
+   }
+   for (unsigned i = 0; i < f->nkargs; i++) {
+      enum tpl_karg_kind k = f->kargs[i].kind;
+      jb_type t = k == TPL_KA_PTR   ? JB_GLOBAL_PTR
+                  : k == TPL_KA_I64 ? JB_I64
+                  : k == TPL_KA_F32 ? JB_F32
+                                    : JB_I32;
+      args[i] = (jb_arg){f->kargs[i].name, t};
+   }
+   jb_kernel(b, f->kernel_name, args, f->nkargs, .wg_size = wg_size);
+}
+
+size_t
+tpl_kargs_write(const tpl_family *f, const uint64_t *vals, void *buf, size_t cap)
+{
+   size_t off = 0;
+   for (unsigned i = 0; i < f->nkargs; i++) {
+      unsigned n = karg_bytes(f->kargs[i].kind);
+      off = (off + n - 1) / n * n; /* natural alignment, as jb_kernel lays arguments out */
+      if (off + n > cap)
+         return 0;
+      uint32_t lo = (uint32_t)vals[i];
+      memcpy((char *)buf + off, n == 8 ? (const void *)&vals[i] : (const void *)&lo, n);
+      off += n;
+   }
+   return off;
+}
+
+/* ---- compile -------------------------------------------------------------------------- */
+
+static mxjit_status
+make_source(const tpl_family *f, const void *params, char *text, size_t textlen, jc_source *src,
+            char *msg, size_t msglen)
+{
+   mxjit_status st = tpl_params_check(f, params, msg, msglen);
+   if (st != MXJIT_OK)
+      return st;
+   tpl_params_serialize(f, params, text, textlen);
+   *src = (jc_source){.name = f->name,
+                      .version = f->version,
+                      .passes = f->passes,
+                      .build = f->build,
+                      .params = params,
+                      .params_text = text};
+   return MXJIT_OK;
+}
+
+mxjit_status
+tpl_compile(const struct jt_target *t, const tpl_family *f, const void *params, unsigned dump,
+            tpl_build_result *out, char *msg, size_t msglen)
+{
+   if (!t || !f || !params || !out) {
+      if (msg && msglen)
+         snprintf(msg, msglen,
+                  "jit: tpl_compile: target, family, params and out must be "
+                  "non-NULL");
+      return MXJIT_ERR_INVALID_ARG;
+   }
+   memset(out, 0, sizeof(*out));
+   char text[512];
+   jc_source src;
+   mxjit_status st = make_source(f, params, text, sizeof(text), &src, msg, msglen);
+   return st != MXJIT_OK ? st : jc_compile_source(t, &src, dump, out, msg, msglen);
+}
+
+mxjit_status
+tpl_dump(const struct jt_target *t, const tpl_family *f, const void *params, bool ir, bool isa,
+         FILE *out, char *msg, size_t msglen)
+{
+   if (!t || !f || !params || !out) {
+      if (msg && msglen)
+         snprintf(msg, msglen, "jit: tpl_dump: target, family, params and out must be non-NULL");
+      return MXJIT_ERR_INVALID_ARG;
+   }
+   char text[512];
+   jc_source src;
+   mxjit_status st = make_source(f, params, text, sizeof(text), &src, msg, msglen);
+   return st != MXJIT_OK ? st : jc_dump_source(t, &src, ir, isa, out, msg, msglen);
 }
 
 const tpl_family *const tpl_families[] = {&tpl_scaled_copy, NULL};

@@ -10,8 +10,10 @@
 
 #include "mxjit.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
@@ -60,6 +62,34 @@ typedef int (*jc_fault_fn)(enum jc_fault_site site, void *user);
 void jc_set_fault_hook(jc_fault_fn fn, void *user);
 /** Nonzero if the installed hook wants `site` to fail (internal; also used by jc_link). */
 int jc_fault(enum jc_fault_site site);
+
+/* ---- The compile driver (jc_driver.c) -------------------------------------------------- */
+struct jb_builder;
+/** What a template family hands the driver: jit/ never sees families (isa_templates/tpl.h
+ *  fills this from a tpl_family and its params). */
+typedef struct jc_source {
+   const char *name;        /* template name, for messages and dumps */
+   unsigned version;
+   const char *passes;      /* LLVM pipeline; NULL = "default<O3>" */
+   void (*build)(struct jb_builder *b, const void *params);
+   const void *params;
+   const char *params_text; /* canonical "k=v;..." for messages; may be NULL */
+} jc_source;
+
+typedef struct jc_build_result {
+   void *hsaco;            /* malloc'd; caller frees */
+   size_t hsaco_size;
+   double ms_ir, ms_opt_codegen, ms_link; /* wall time of each compile step */
+} jc_build_result;
+
+/** IR build -> verify -> optimize -> object -> link. msg gets "jit: ..." on failure.
+ *  `dump` bit 0: print LLVM IR after build and after optimize to stderr; bit 1: print asm. */
+mxjit_status jc_compile_source(const struct jt_target *t, const jc_source *src, unsigned dump,
+                               jc_build_result *out, char *msg, size_t msglen);
+/** Builds, verifies and optimizes as jc_compile_source does, then prints the LLVM IR (ir)
+ *  and/or AMDGPU assembly (isa) to out under "> jit: ..." headers. Nothing is linked. */
+mxjit_status jc_dump_source(const struct jt_target *t, const jc_source *src, bool ir, bool isa,
+                            FILE *out, char *msg, size_t msglen);
 
 /** Convenience for tests and tools: assemble + link. */
 mxjit_status jc_assemble_hsaco(const struct jt_target *target, const char *asm_text,

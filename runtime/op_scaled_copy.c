@@ -1,13 +1,13 @@
 /*
  * op_scaled_copy.c — mxjit_scaled_copy: out[i][j] = fp32(bf16 x[i][j]) * scale.
- * The foundation op: validate, pick params (tuned table, else tpl_scaled_copy_pick), look the
- * kernel up, launch. On the host device it is computed here in scalar C (bf16 widening is
- * exact; one fp32 multiply, round-to-nearest-even, subnormals kept — NUMERICS.md §1).
+ * The foundation op: check the arguments into a problem, then the generic runner (rt_run.h:
+ * plan by problem, kernel lookup, kernargs from the family's table, launch). On the host
+ * device it is computed here in scalar C (bf16 widening is exact; one fp32 multiply,
+ * round-to-nearest-even, subnormals kept — NUMERICS.md §1).
  */
 #include "op_int.h"
 #include "rt_int.h"
-#include "rt_config.h"
-#include "rt_kernels.h"
+#include "rt_run.h"
 
 #include "scaled_copy.h"
 
@@ -107,31 +107,13 @@ mxjit_scaled_copy(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_scaled_copy_a
       return MXJIT_OK;
    }
 
-   struct tpl_scaled_copy_params p;
-   const int64_t shape[2] = {args->m, args->n};
-   int tuned = rt_config_tuned(ctx->config, &tpl_scaled_copy, shape, 2, &p);
-   if (!tuned)
-      tpl_scaled_copy_pick(ctx->target, args->m, args->n, &p);
-   /* A tuned entry may name params this problem cannot use (rebase = 0 past 4 GB). */
-   char vmsg[256] = "";
-   if ((st = tpl_scaled_copy_validate(&p, args->m, args->n, ld_x, ld_out, vmsg,
-                                      sizeof(vmsg))) != MXJIT_OK)
-      return rt_error(ctx, st, "scaled_copy: %s params for %lldx%lld: %s",
-                      tuned ? "the tuned config's" : "the heuristic's", (long long)args->m,
-                      (long long)args->n, vmsg);
-   const rt_lkernel *k;
-   if ((st = rt_kernel_get(ctx, &tpl_scaled_copy, &p, &k)) != MXJIT_OK)
-      return st;
-   uint32_t grid[3], block[3];
-   tpl_scaled_copy_grid(&p, args->m, args->n, grid, block);
-   const struct tpl_scaled_copy_kernargs ka = {
-      .x = args->x,
-      .out = args->out,
-      .m = args->m,
-      .n = args->n,
-      .ld_x = ld_x,
-      .ld_out = ld_out,
-      .scale = args->scale,
+   const struct tpl_scaled_copy_problem pr = {args->m, args->n, ld_x, ld_out};
+   uint32_t scale_bits;
+   memcpy(&scale_bits, &args->scale, 4);
+   const uint64_t io[] = {
+      [TPL_SCALED_COPY_IO_X] = args->x,
+      [TPL_SCALED_COPY_IO_OUT] = args->out,
+      [TPL_SCALED_COPY_IO_SCALE] = scale_bits,
    };
-   return rt_kernel_launch(ctx, k, grid, block, &ka, sizeof(ka), stream);
+   return rt_run(ctx, stream, "scaled_copy", &tpl_scaled_copy, &pr, io);
 }

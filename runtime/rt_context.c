@@ -43,6 +43,7 @@ mxjit_status_name(mxjit_status st)
    case MXJIT_ERR_EMU_UNIMPLEMENTED: return "MXJIT_ERR_EMU_UNIMPLEMENTED";
    case MXJIT_ERR_IO: return "MXJIT_ERR_IO";
    case MXJIT_ERR_INTERNAL: return "MXJIT_ERR_INTERNAL";
+   case MXJIT_ERR_CHECK: return "MXJIT_ERR_CHECK";
    default: return "MXJIT_UNKNOWN_STATUS";
    }
 }
@@ -211,7 +212,19 @@ check_options(mxjit_ctx *ctx, const mxjit_ctx_options *o)
    if (o->cache_dir && !o->cache_dir[0])
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "ctx: options.cache_dir is empty; pass NULL for the default directory");
+   if (o->check < 0 || o->check > 1)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "ctx: options.check %d must be 0 (off, unless MXJIT_CHECK=1) or 1",
+                      o->check);
    return MXJIT_OK;
+}
+
+/* MXJIT_CHECK=1 turns check mode on for every context (read here only, STYLE C15). */
+static int
+check_mode(const mxjit_ctx_options *o)
+{
+   const char *env = getenv("MXJIT_CHECK");
+   return o->check || (env && env[0] && strcmp(env, "0") != 0);
 }
 
 static mxjit_status
@@ -224,6 +237,7 @@ ctx_init(mxjit_ctx *ctx, const mxjit_ctx_options *o)
       return st;
    if (ctx->kind == MXJIT_DEVICE_HOST)
       return MXJIT_OK; /* the host device runs scalar C: no targets, no kernels */
+   ctx->check = check_mode(o);
 
    ctx->target = jt_lookup(ctx->dev->target);
    if (!ctx->target)

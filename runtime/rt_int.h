@@ -26,6 +26,7 @@ void rt_clear_error(mxjit_ctx *ctx);
 struct jt_target;
 struct kc_cache;
 struct rt_ktable;
+struct rt_ptable;
 struct rt_config;
 
 /** Timing and provenance of the last kernel lookup on a context (for demo and bench). */
@@ -51,6 +52,8 @@ struct mxjit_ctx {
    const struct jt_target *target;  /* NULL for the host device */
    struct kc_cache *cache;          /* NULL for the host device */
    struct rt_ktable *ktable;        /* loaded kernels (rt_kernels.c) */
+   struct rt_ptable *ptable;        /* memoized plans by problem (rt_run.c) */
+   int check;                       /* MXJIT_CHECK / options.check: compare with the host ref */
    struct rt_config *config;        /* tuned tables (rt_config.c); NULL: heuristics only */
    rt_kstats last_kstats;           /* last lookup that missed the table (not thread-safe) */
    char err[1024];

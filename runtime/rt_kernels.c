@@ -12,6 +12,7 @@
 #include "rt_kernels.h"
 
 #include "jt.h"
+#include "rt_run.h"
 
 #include <llvm-c/Core.h>
 
@@ -22,7 +23,9 @@
 #include <string.h>
 #include <time.h>
 
-#define RT_KT_SLOTS 1024u /* power of two; kernels per context */
+#define RT_KT_SLOTS 1024u
+
+extern const char mxjit_codegen_fingerprint[]; /* build/gen/mxjit_fingerprint.c */ /* power of two; kernels per context */
 
 struct rt_ktable {
    _Atomic(rt_lkernel *) slot[RT_KT_SLOTS];
@@ -71,12 +74,13 @@ rt_kernels_create(mxjit_ctx *ctx)
       return rt_error(ctx, MXJIT_ERR_NOMEM, "ctx: out of host memory for the kernel table");
    pthread_mutex_init(&t->lock, NULL);
    ctx->ktable = t;
-   return MXJIT_OK;
+   return rt_plans_create(ctx);
 }
 
 void
 rt_kernels_destroy(mxjit_ctx *ctx)
 {
+   rt_plans_destroy(ctx);
    struct rt_ktable *t = ctx->ktable;
    for (unsigned i = 0; i < RT_KT_SLOTS; i++) {
       rt_lkernel *e = atomic_load_explicit(&t->slot[i], memory_order_relaxed);
@@ -115,7 +119,9 @@ mxjit_status
 rt_kernel_key(const struct jt_target *t, const tpl_family *f, const void *params, kc_key *key,
               char *msg, size_t msglen)
 {
-   char ser[512];
+   char ser[512], build_id[128];
+   snprintf(build_id, sizeof(build_id), "mxjit %s codegen %s", MXJIT_VERSION,
+            mxjit_codegen_fingerprint);
    size_t n = tpl_params_serialize(f, params, ser, sizeof(ser));
    if (n >= sizeof(ser)) {
       snprintf(msg, msglen, "runtime: params of %s serialize to %zu bytes (limit %zu)",
@@ -132,11 +138,12 @@ rt_kernel_key(const struct jt_target *t, const tpl_family *f, const void *params
       .wave_size = t->wave_size,
       .llvm_version = rt_llvm_version(),
       .abi_version = MXJIT_ABI_VERSION,
-      /* The version, not the ELF build id (Mesa's choice): the CLI, the static library and
-       * libmxjit.so are different binaries of one build and must share entries, and overlays
-       * made with `mxjit compile --overlay-out` must load in applications. Generated code
-       * changes are covered by the template version (STYLE C19 bump rule). */
-      .build_id = "mxjit " MXJIT_VERSION,
+      /* The version and the codegen fingerprint, not the ELF build id (Mesa's choice): the
+       * CLI, the static library and libmxjit.so are different binaries of one build and must
+       * share entries, and overlays made with `mxjit compile --overlay-out` must load in
+       * applications. The fingerprint (a hash of jit/ and isa_templates/ made at build time)
+       * covers a changed lowering that no template version bump announced. */
+      .build_id = build_id,
    };
    return kc_key_init_msg(key, &kf, msg, msglen);
 }

@@ -64,7 +64,24 @@ Test(tpl, scaled_copy_pick_and_grid)
    cr_assert_eq(block[2], 1);
    tpl_scaled_copy_grid(&p, 0, 4097, grid, block);
    cr_assert_eq(grid[1], 0);
-   cr_assert_eq(sizeof(struct tpl_scaled_copy_kernargs), 56);
+}
+
+/* The kernarg writer lays arguments out as jb_kernel does: each at the next offset aligned to
+ * its size; values are taken from the low bytes of each 64-bit slot. */
+Test(tpl, kargs_write_layout)
+{
+   const uint64_t vals[] = {0x1122334455667788ull, 0x99, 3, 4, 5, 6, 0x3f800000u};
+   uint8_t buf[64];
+   memset(buf, 0xee, sizeof(buf));
+   cr_assert_eq(tpl_kargs_write(&tpl_scaled_copy, vals, buf, sizeof(buf)), 52u);
+   uint64_t x;
+   uint32_t scale;
+   memcpy(&x, buf, 8);
+   memcpy(&scale, buf + 48, 4);
+   cr_assert_eq(x, vals[0]);
+   cr_assert_eq(scale, 0x3f800000u);
+   cr_assert_eq(buf[52], 0xee, "nothing written past the last argument");
+   cr_assert_eq(tpl_kargs_write(&tpl_scaled_copy, vals, buf, 51), 0u, "too small a buffer");
 }
 
 Test(tpl, compile_reports_bad_params_and_times_steps)
@@ -97,10 +114,10 @@ Test(tpl, dump_ir_and_isa)
    cr_assert_eq(tpl_dump(&jt_gfx950, &tpl_scaled_copy, &p, true, true, f, msg, sizeof(msg)),
                 MXJIT_OK, "%s", msg);
    fclose(f);
-   cr_assert(strstr(text, "> jit: LLVM IR after optimize (tpl=scaled_copy v2 gfx950)") != NULL);
+   cr_assert(strstr(text, "> jit: LLVM IR after optimize (tpl=scaled_copy v3 gfx950)") != NULL);
    cr_assert(strstr(text, "define amdgpu_kernel void @scaled_copy") != NULL);
    cr_assert(strstr(text, "\"denormal-fp-math-f32\"=\"ieee,ieee\"") != NULL);
-   cr_assert(strstr(text, "> jit: AMDGPU assembly (tpl=scaled_copy v2 gfx950)") != NULL);
+   cr_assert(strstr(text, "> jit: AMDGPU assembly (tpl=scaled_copy v3 gfx950)") != NULL);
    cr_assert(strstr(text, "buffer_load_dwordx4") != NULL);
    cr_assert(strstr(text, "buffer_store_dwordx4") != NULL);
    cr_assert(strstr(text, ".amdhsa_kernel scaled_copy") != NULL);

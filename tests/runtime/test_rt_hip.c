@@ -150,16 +150,20 @@ Test(rt_hip, fake_gpu_target_memory_launch)
       cr_assert_eq((uint32_t)grid[i], g[i]);
       cr_assert_eq((uint32_t)grid[3 + i], b[i]);
    }
-   cr_assert_eq(*args_size, sizeof(struct tpl_scaled_copy_kernargs));
-   struct tpl_scaled_copy_kernargs ka;
-   memcpy(&ka, args, sizeof(ka));
-   cr_assert_eq(ka.x, dx);
-   cr_assert_eq(ka.out, dout);
-   cr_assert_eq(ka.m, 2);
-   cr_assert_eq(ka.n, 3);
-   cr_assert_eq(ka.ld_x, 3);
-   cr_assert_eq(ka.ld_out, 3);
-   cr_assert_eq(ka.scale, 2.0f);
+   /* The layout of the family's kernarg table: x, out, m, n, ld_x, ld_out (8 bytes each at
+    * natural alignment), then scale (f32) at 48. */
+   cr_assert_eq(*args_size, 52u);
+   uint64_t q[6];
+   float sc;
+   memcpy(q, args, sizeof(q));
+   memcpy(&sc, args + 48, 4);
+   cr_assert_eq(q[0], dx);
+   cr_assert_eq(q[1], dout);
+   cr_assert_eq(q[2], 2);
+   cr_assert_eq(q[3], 3);
+   cr_assert_eq(q[4], 3);
+   cr_assert_eq(q[5], 3);
+   cr_assert_eq(sc, 2.0f);
    /* Second call: the kernel table hits, no second hipModuleLoadData. */
    cr_assert_eq(*loads, 1);
    cr_assert_eq(mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){
@@ -172,7 +176,9 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    const rt_lkernel *k = NULL;
    cr_assert_eq(rt_kernel_get(ctx, &tpl_scaled_copy, &p, &k), MXJIT_OK);
    rt_device *dev = rt_ctx_device(ctx);
-   const rt_launch l = {.grid = {1, 1, 1}, .block = {64, 1, 1}, .kernargs = &ka,
+   uint8_t ka[52];
+   memcpy(ka, args, sizeof(ka));
+   const rt_launch l = {.grid = {1, 1, 1}, .block = {64, 1, 1}, .kernargs = ka,
                         .kernarg_size = sizeof(ka)};
    double ms = 0;
    cr_assert_eq(dev->ops->time_launch(dev, k->kernel, &l, 4, &ms), MXJIT_OK, "%s", dev->msg);

@@ -167,7 +167,9 @@ Test(rt_scaled_copy, kernel_table_and_disk_cache)
    cr_assert_eq(a->last_kstats.source, RT_KSRC_BUILT);
    cr_assert_eq(rt_kernel_get(a, &tpl_scaled_copy, &p, &k2), MXJIT_OK);
    cr_assert_eq(k1, k2);
-   cr_assert_eq(k1->meta.kernarg_size >= sizeof(struct tpl_scaled_copy_kernargs), 1,
+   uint64_t vals[TPL_MAX_KARGS] = {0};
+   uint8_t ka[256];
+   cr_assert_eq(k1->meta.kernarg_size, tpl_kargs_write(&tpl_scaled_copy, vals, ka, sizeof(ka)),
                 "kernarg size %u", k1->meta.kernarg_size);
    cr_assert_eq(k1->meta.private_segment_size, 0u);
    mxjit_ctx *b = make(MXJIT_DEVICE_EMU, "gfx950", dir);

@@ -62,11 +62,19 @@ run_shape(mxjit_ctx *ctx, const rt_lkernel *k, const struct tpl_scaled_copy_para
    cr_assert_eq(mxjit_malloc(ctx, no * 4, &dout), MXJIT_OK);
    cr_assert_eq(mxjit_memcpy_h2d(ctx, dx, hx, nx * 2), MXJIT_OK);
    cr_assert_eq(mxjit_memcpy_h2d(ctx, dout, got, no * 4), MXJIT_OK);
-   const struct tpl_scaled_copy_kernargs ka = {.x = dx, .out = dout, .m = m, .n = n,
-                                               .ld_x = ldx, .ld_out = ldo, .scale = scale};
-   uint32_t grid[3], block[3];
-   tpl_scaled_copy_grid(p, m, n, grid, block);
-   mxjit_status st = rt_kernel_launch(ctx, k, grid, block, &ka, sizeof(ka), NULL);
+   /* The family's own hooks and kernarg table, with these params instead of pick's. */
+   const struct tpl_scaled_copy_problem pr = {m, n, ldx, ldo};
+   uint32_t sbits;
+   memcpy(&sbits, &scale, 4);
+   const uint64_t io[] = {dx, dout, sbits};
+   uint64_t vals[TPL_MAX_KARGS];
+   uint8_t ka[256];
+   tpl_scaled_copy.kernargs(&pr, p, io, vals);
+   size_t kn = tpl_kargs_write(&tpl_scaled_copy, vals, ka, sizeof(ka));
+   cr_assert_eq(kn, k->meta.kernarg_size);
+   tpl_grid g;
+   tpl_scaled_copy.grid(&pr, p, &g);
+   mxjit_status st = rt_kernel_launch(ctx, k, g.grid, g.block, ka, kn, NULL);
    cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    cr_assert_eq(mxjit_memcpy_d2h(ctx, got, dout, no * 4), MXJIT_OK);
    for (size_t i = 0; i < no; i++)

@@ -1,10 +1,11 @@
 /*
- * jc_tpl.c — the compile driver: (target, family, params) -> linked code object, as a flat list
- * of named steps (STYLE C15), each timed; and tpl_dump for tools (`mxjit dis`).
+ * jc_driver.c — the compile driver: (target, kernel source) -> linked code object, as a flat
+ * list of named steps (STYLE C15), each timed; and jc_dump_source for tools (`mxjit dis`).
+ * A kernel source is what a template family hands down (jc.h): jit/ knows nothing of
+ * families, so the dependency runs one way (isa_templates/ -> jit/, ARCHITECTURE.md).
  */
 #include "jb_int.h"
 #include "jc.h"
-#include "tpl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,31 +28,26 @@ put_msg(char *msg, size_t msglen, const char *s)
       snprintf(msg, msglen, "%s", s);
 }
 
-/* Builds the family's kernel into a fresh builder and verifies it. On MXJIT_OK *out is the
+/* Builds the source's kernel into a fresh builder and verifies it. On MXJIT_OK *out is the
  * builder (caller destroys); on failure msg says why and nothing is left allocated. */
 static mxjit_status
-build_ir(const struct jt_target *t, const tpl_family *f, const void *params, jb_builder **out,
-         char *msg, size_t msglen)
+build_ir(const struct jt_target *t, const jc_source *f, jb_builder **out, char *msg,
+         size_t msglen)
 {
    *out = NULL;
-   mxjit_status st = tpl_params_check(f, params, msg, msglen);
-   if (st != MXJIT_OK)
-      return st;
    jb_builder *b = jb_builder_create(t, f->name);
    if (!b) {
       put_msg(msg, msglen, "jit: out of memory creating a builder");
       return MXJIT_ERR_NOMEM;
    }
-   f->build(b, params);
-   st = jb_finish(b);
+   f->build(b, f->params);
+   mxjit_status st = jb_finish(b);
    if (st == MXJIT_OK)
       st = jb_verify(b);
    if (st != MXJIT_OK) {
-      char key[256];
-      tpl_params_serialize(f, params, key, sizeof(key));
       if (msg && msglen)
          snprintf(msg, msglen, "%s (template %s v%u %s, target %s)", jb_message(b), f->name,
-                  f->version, key, t->name);
+                  f->version, f->params_text ? f->params_text : "", t->name);
       jb_builder_destroy(b);
       return st;
    }
@@ -60,7 +56,7 @@ build_ir(const struct jt_target *t, const tpl_family *f, const void *params, jb_
 }
 
 static void
-dump_header(FILE *out, const char *what, const struct jt_target *t, const tpl_family *f)
+dump_header(FILE *out, const char *what, const struct jt_target *t, const jc_source *f)
 {
    fprintf(out, "\n> jit: %s (tpl=%s v%u %s):\n", what, f->name, f->version, t->name);
 }
@@ -80,7 +76,7 @@ dump_asm(jc_compiler *jc, LLVMModuleRef mod, FILE *out)
 }
 
 static mxjit_status
-optimize(jc_compiler *jc, jb_builder *b, const tpl_family *f)
+optimize(jc_compiler *jc, jb_builder *b, const jc_source *f)
 {
    mxjit_status st = jc_optimize(jc, jb_module(b), f->passes ? f->passes : "default<O3>");
 #ifndef NDEBUG
@@ -97,17 +93,17 @@ optimize(jc_compiler *jc, jb_builder *b, const tpl_family *f)
 }
 
 mxjit_status
-tpl_compile(const struct jt_target *t, const tpl_family *f, const void *params, unsigned dump,
-            tpl_build_result *out, char *msg, size_t msglen)
+jc_compile_source(const struct jt_target *t, const jc_source *f, unsigned dump,
+                  jc_build_result *out, char *msg, size_t msglen)
 {
-   if (!t || !f || !params || !out) {
-      put_msg(msg, msglen, "jit: tpl_compile: target, family, params and out must be non-NULL");
+   if (!t || !f || !f->build || !out) {
+      put_msg(msg, msglen, "jit: jc_compile_source: target, source and out must be non-NULL");
       return MXJIT_ERR_INVALID_ARG;
    }
    memset(out, 0, sizeof(*out));
    double t0 = now_ms();
    jb_builder *b;
-   mxjit_status st = build_ir(t, f, params, &b, msg, msglen);
+   mxjit_status st = build_ir(t, f, &b, msg, msglen);
    if (st != MXJIT_OK)
       return st;
    if (dump & 1) {
@@ -150,15 +146,15 @@ tpl_compile(const struct jt_target *t, const tpl_family *f, const void *params, 
 }
 
 mxjit_status
-tpl_dump(const struct jt_target *t, const tpl_family *f, const void *params, bool ir, bool isa,
-         FILE *out, char *msg, size_t msglen)
+jc_dump_source(const struct jt_target *t, const jc_source *f, bool ir, bool isa, FILE *out,
+               char *msg, size_t msglen)
 {
-   if (!t || !f || !params || !out) {
-      put_msg(msg, msglen, "jit: tpl_dump: target, family, params and out must be non-NULL");
+   if (!t || !f || !f->build || !out) {
+      put_msg(msg, msglen, "jit: jc_dump_source: target, source and out must be non-NULL");
       return MXJIT_ERR_INVALID_ARG;
    }
    jb_builder *b;
-   mxjit_status st = build_ir(t, f, params, &b, msg, msglen);
+   mxjit_status st = build_ir(t, f, &b, msg, msglen);
    if (st != MXJIT_OK)
       return st;
    jc_compiler jc;
