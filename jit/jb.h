@@ -187,6 +187,10 @@ jb_val jb_extract(jb_builder *b, jb_val vec, unsigned i);
 jb_val jb_insert(jb_builder *b, jb_val vec, jb_val x, unsigned i);
 /** Builds a vector from n scalars of one type. */
 jb_val jb_vec(jb_builder *b, const jb_val *xs, unsigned n);
+/** Lanes [first, first + n) of vec as a vector (n = 1: the scalar). */
+jb_val jb_slice(jb_builder *b, jb_val vec, unsigned first, unsigned n);
+/** A vector of n copies of the scalar x. */
+jb_val jb_splat(jb_builder *b, jb_val x, unsigned n);
 
 /* --- Control flow (jb_flow.c) -------------------------------------------------------------- */
 
@@ -237,7 +241,11 @@ void jb_var_set(jb_builder *b, jb_var v, jb_val x);
    jb_val soffset;   /* i32 scalar offset outside the bounds check; .v NULL = 0 */                 \
    bool glc;         /* gfx942: sc0 */                                                             \
    bool nontemporal; /* gfx942: nt */                                                              \
-   unsigned align;   /* global/LDS alignment in bytes; 0 = natural for the element */
+   unsigned align;   /* global/LDS alignment in bytes; 0 = natural for the element */             \
+   jb_val mask;      /* buffer ops: i1 per lane, false -> out of range; see below */
+/* .mask is the bound idiom for tails: a lane whose mask is false is steered out of range
+ * (offset 0x80000000; loads give 0, stores write nothing) without a branch. The view must hold
+ * fewer than 2^31 bytes. .v NULL (the default) = every lane. */
 typedef struct jb_load_opts {
    jb_type type;
    JB_MEM_OPTS
@@ -329,7 +337,7 @@ jb_val jb_fmax_nan(jb_builder *b, jb_val x, jb_val y);
 /* --- Conversions (jb_cvt.c), NUMERICS.md §1-§2 --------------------------------------------- */
 
 enum jb_fp8 { JB_E4M3, JB_E5M2 };
-enum jb_scale_mode { JB_SCALE_FLOOR, JB_SCALE_RCEIL };
+enum jb_scale_mode { JB_SCALE_FLOOR, JB_SCALE_RCEIL, JB_SCALE_CEIL, JB_SCALE_EVEN };
 enum jb_elem { JB_ELEM_E4M3, JB_ELEM_E5M2, JB_ELEM_E2M1 };
 
 /** bf16 (JB_KIND_BF16 or i16 lanes) -> f32 lanes, exactly (bits << 16). */
@@ -342,10 +350,20 @@ jb_val jb_cvt_f32_to_fp8(jb_builder *b, jb_val x, enum jb_fp8 fmt);
 /** f32 lanes (n even, 2..16) -> n/2 bytes of packed E2M1 (element 2i in the low nibble, §1.3,
  *  §2.3), RNE, saturating to ±6. */
 jb_val jb_cvt_f32_to_fp4(jb_builder *b, jb_val x);
-/** E8M0 scale byte (i32 0..255) of a block's amax (f32 >= 0 or NaN), §3.2 FLOOR / RCEIL. */
+/** E8M0 scale byte (i32 0..255) of a block's amax (f32 >= 0 or NaN), §3.2 FLOOR, RCEIL,
+ *  CEIL, EVEN (a non-finite amax gives 0xFF in every mode). */
 jb_val jb_e8m0_scale(jb_builder *b, jb_val amax, enum jb_scale_mode mode, enum jb_elem elem);
 /** fp32 reciprocal of an E8M0 scale byte (i32), §1.1 (byte 254 -> 2^-127, 255 -> NaN). */
 jb_val jb_e8m0_rcp_f32(jb_builder *b, jb_val sb);
+/** MX element cast with the block scale applied (NUMERICS.md §3.3): OCP fp8 codes (i8 x n) of
+ *  x_i * 2^(127 - sb), RNE. x: f32 lanes, or bf16 lanes (n even); sb: i32 scale byte per lane.
+ *  requires: |x_i| <= max_pos * 2^(sb - 127) (the caller clamps: FLOOR and EVEN scales can
+ *  leave elements above max_pos, §3.2) unless sb = 255, which gives 0x7F for every element
+ *  (the NaN of §3.4). Lowering: gfx950 v_cvt_scalef32_pk_{fp8,bf8}_{bf16,f32} with the scale's
+ *  exponent; gfx942 FNUZ v_cvt_pk_{fp8,bf8}_f32 of x * 2^(126 - sb) (the FNUZ formats have
+ *  one more exponent bias, so the halved value has the OCP code) with the sign of x ORed in
+ *  for -0 (FNUZ has none); elsewhere the software encoder. */
+jb_val jb_mx_cvt_fp8(jb_builder *b, jb_val x, jb_val sb, enum jb_fp8 fmt);
 
 /* --- Matrix multiply-add (jb_mfma.c); lane layouts are documented there ------------------ */
 

@@ -370,3 +370,40 @@ jb_vec(jb_builder *b, const jb_val *xs, unsigned n)
       v = jb_insert(b, v, xs[i], i);
    return v;
 }
+
+jb_val
+jb_slice(jb_builder *b, jb_val vec, unsigned first, unsigned n)
+{
+   jb_type t = JB_TYPE(vec.t.kind, vec.t.bits, n);
+   if (!jb_ok(b))
+      return jb_poison(b, t);
+   if (n == 0 || first + n > vec.t.lanes) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_slice: lanes [%u, %u) of %u", first, first + n,
+               vec.t.lanes);
+      return jb_poison(b, t);
+   }
+   if (n == 1)
+      return jb_extract(b, vec, first);
+   if (n == vec.t.lanes)
+      return vec;
+   LLVMValueRef idx[64];
+   for (unsigned i = 0; i < n; i++)
+      idx[i] = LLVMConstInt(b->t.i32, first + i, 0);
+   LLVMValueRef mask = LLVMConstVector(idx, n);
+   return jb_wrap(LLVMBuildShuffleVector(b->llb, vec.v, LLVMGetPoison(LLVMTypeOf(vec.v)), mask,
+                                         ""),
+                  t);
+}
+
+jb_val
+jb_splat(jb_builder *b, jb_val x, unsigned n)
+{
+   jb_val xs[64];
+   if (n == 0 || n > 64 || x.t.lanes != 1) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_splat: %u lanes of a %u-lane value", n, x.t.lanes);
+      return jb_poison(b, JB_TYPE(x.t.kind, x.t.bits, n ? n : 1));
+   }
+   for (unsigned i = 0; i < n; i++)
+      xs[i] = x;
+   return jb_vec(b, xs, n);
+}

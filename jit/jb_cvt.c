@@ -258,14 +258,29 @@ jb_cvt_f32_to_fp4(jb_builder *b, jb_val x)
 }
 
 /* E8M0 scale (§3.2). emax: FLOOR exponent of the largest power of two <= max_pos; rcp_bits:
- * fp32(1/max_pos) for RCEIL's multiply (never a divide, §3.2). */
+ * fp32(1/max_pos) for RCEIL's multiply (never a divide, §3.2); mbits: element mantissa bits
+ * (EVEN rounds amax to them first). */
 static const struct {
-   uint32_t emax, rcp_bits;
+   uint32_t emax, rcp_bits, mbits;
 } elem_consts[] = {
-    [JB_ELEM_E4M3] = {8, 0x3B124925u},
-    [JB_ELEM_E5M2] = {15, 0x37924925u},
-    [JB_ELEM_E2M1] = {2, 0x3E2AAAABu},
+    [JB_ELEM_E4M3] = {8, 0x3B124925u, 3},
+    [JB_ELEM_E5M2] = {15, 0x37924925u, 2},
+    [JB_ELEM_E2M1] = {2, 0x3E2AAAABu, 1},
 };
+
+/* Modes other than RCEIL (§3.2): u = Eb - 127 + up - emax clamped to [-127, 128], byte u + 127;
+ * an exponent field of 255 (Inf/NaN amax, or EVEN's rounding overflowing) gives 0xFF. In
+ * bytes: clamp(Eb + up - emax, 0, 255) since Eb + up <= 255 and the 255 case is forced. */
+static jb_val
+scale_from_exponent(jb_builder *b, jb_val bits, jb_val up, unsigned emax)
+{
+   jb_type it = bits.t;
+   jb_val ff = imm(b, it, 0xff);
+   jb_val e = jb_and_imm(b, jb_lshr_imm(b, bits, 23), 0xff);
+   jb_val eu = up.v ? jb_iadd(b, e, up) : e;
+   jb_val sb = jb_smax(b, jb_iadd_imm(b, eu, -(int64_t)emax), imm(b, it, 0));
+   return jb_select(b, jb_cmp(b, JB_EQ, e, ff), ff, sb);
+}
 
 jb_val
 jb_e8m0_scale(jb_builder *b, jb_val amax, enum jb_scale_mode mode, enum jb_elem elem)
@@ -273,12 +288,25 @@ jb_e8m0_scale(jb_builder *b, jb_val amax, enum jb_scale_mode mode, enum jb_elem 
    jb_type it = JB_TYPE(JB_KIND_INT, 32, amax.t.lanes);
    if (!jb_ok(b) || !check_f32(b, "jb_e8m0_scale", amax, false))
       return jb_poison(b, it);
-   jb_val ff = imm(b, it, 0xff);
-   if (mode == JB_SCALE_FLOOR) {
-      /* byte = clamp(Eb - emax, 0, 255); Inf/NaN amax (Eb = 255) -> 0xFF. */
-      jb_val e = jb_and_imm(b, jb_lshr_imm(b, jb_bitcast(b, amax, it), 23), 0xff);
-      jb_val sb = jb_smax(b, jb_iadd_imm(b, e, -(int64_t)elem_consts[elem].emax), imm(b, it, 0));
-      return jb_select(b, jb_cmp(b, JB_EQ, e, ff), ff, sb);
+   jb_val u = jb_bitcast(b, amax, it);
+   unsigned emax = elem_consts[elem].emax;
+   switch (mode) {
+   case JB_SCALE_FLOOR: /* the exponent field of the fp32 amax, never rounded */
+      return scale_from_exponent(b, u, (jb_val){0}, emax);
+   case JB_SCALE_CEIL: /* ceil(log2 amax): one more when the mantissa is nonzero */
+      return scale_from_exponent(
+          b, u, jb_zext(b, jb_cmp(b, JB_NE, jb_and_imm(b, u, 0x7fffff), imm(b, it, 0)), it), emax);
+   case JB_SCALE_EVEN: { /* round the mantissa to the element's bits first */
+      jb_val r = jb_and_imm(b, jb_iadd_imm(b, u, 1 << (22 - elem_consts[elem].mbits)),
+                            0xff800000u);
+      /* a NaN amax must stay 0xFF even if the add wrapped its exponent field */
+      jb_val sb = scale_from_exponent(b, r, (jb_val){0}, emax);
+      jb_val nan = jb_cmp(b, JB_UGT, u, imm(b, it, 0x7f800000u));
+      return jb_select(b, nan, imm(b, it, 0xff), sb);
+   }
+   case JB_SCALE_RCEIL:
+   default:
+      break;
    }
    /* RCEIL: d = amax * fp32(1/max_pos) (IEEE, subnormals kept), then round up (§2.4). */
    jb_val d = jb_fmul(b, amax, fimm_bits(b, amax.t.lanes, elem_consts[elem].rcp_bits));
@@ -317,4 +345,136 @@ jb_e8m0_rcp_f32(jb_builder *b, jb_val sb)
    r = jb_select(b, jb_cmp(b, JB_EQ, sb, imm(b, sb.t, 254)), imm(b, sb.t, 0x00400000u), r);
    r = jb_select(b, jb_cmp(b, JB_EQ, sb, imm(b, sb.t, 255)), imm(b, sb.t, 0x7fc00000u), r);
    return jb_bitcast(b, r, ft);
+}
+
+/* ---- MX element cast with the block scale (jb_mx_cvt_fp8) ----------------------------- */
+
+/* gfx950: v_cvt_scalef32_pk_{fp8,bf8}_{bf16,f32} divide by 2^(exponent(scale) - 127) (CDNA4
+ * ISA), so the scale operand is the byte in an f32 exponent field; sb = 255 is a NaN scale and
+ * gives NaN (0x7F) codes. Two elements per instruction into one 16-bit word of a dword. */
+static jb_val
+mx_fp8_scalef32(jb_builder *b, jb_val dw, bool bf16, jb_val xf, jb_val sb, enum jb_fp8 fmt)
+{
+   unsigned n = bf16 ? 2 * dw.t.lanes : xf.t.lanes, ndw = (n + 3) / 4;
+   const char *name = bf16 ? (fmt == JB_E4M3 ? "llvm.amdgcn.cvt.scalef32.pk.fp8.bf16"
+                                             : "llvm.amdgcn.cvt.scalef32.pk.bf8.bf16")
+                           : (fmt == JB_E4M3 ? "llvm.amdgcn.cvt.scalef32.pk.fp8.f32"
+                                             : "llvm.amdgcn.cvt.scalef32.pk.bf8.f32");
+   LLVMValueRef scale = jb_bitcast(b, jb_shl_imm(b, sb, 23), JB_F32).v;
+   LLVMTypeRef v2bf = LLVMVectorType(LLVMBFloatTypeInContext(b->ctx), 2);
+   jb_val out = jb_undef(b, JB_TYPE(JB_KIND_INT, 32, ndw));
+   for (unsigned g = 0; g < ndw; g++) {
+      LLVMValueRef w = LLVMConstNull(b->t.v2i16);
+      for (unsigned p = 0; p < 2 && 4 * g + 2 * p < n; p++) {
+         unsigned e = 4 * g + 2 * p;
+         LLVMValueRef sel = LLVMConstInt(b->t.i1, p, 0);
+         if (bf16) {
+            LLVMValueRef src = LLVMBuildBitCast(b->llb, jb_extract(b, dw, e / 2).v, v2bf, "");
+            LLVMValueRef a[4] = {w, src, scale, sel};
+            w = jb_intrinsic_(b, name, b->t.v2i16, a, 4);
+         } else {
+            LLVMValueRef a[5] = {w, jb_extract(b, xf, e).v, jb_extract(b, xf, e + 1).v, scale,
+                                 sel};
+            w = jb_intrinsic_(b, name, b->t.v2i16, a, 5);
+         }
+      }
+      jb_val d = jb_wrap(LLVMBuildBitCast(b->llb, w, b->t.i32, ""), JB_I32);
+      out = ndw > 1 ? jb_insert(b, out, d, g) : d;
+   }
+   return out;
+}
+
+/* gfx942: FNUZ E4M3 / E5M2 have one more exponent bias than OCP (NUMERICS.md §1.2), so the
+ * FNUZ code of y/2 is the OCP code of y for every |y| <= max_pos, subnormals included (the
+ * grids scale by exactly 2). y/2 = x * 2^(126 - sb), one exact product. FNUZ has no -0 and a
+ * different NaN: the sign of x is ORed into each byte (a nonzero negative code has it already)
+ * and sb = 255 blocks become 0x7F. Elements are f32 lanes here. */
+static jb_val
+mx_fp8_fnuz(jb_builder *b, jb_val xf, jb_val sign_bytes, jb_val sb, enum jb_fp8 fmt)
+{
+   unsigned n = xf.t.lanes, ndw = (n + 3) / 4;
+   const char *name = fmt == JB_E4M3 ? "llvm.amdgcn.cvt.pk.fp8.f32" : "llvm.amdgcn.cvt.pk.bf8.f32";
+   jb_val half_rcp = jb_fmul(b, jb_e8m0_rcp_f32(b, sb), jb_imm_f32(b, 0.5f));
+   jb_val y = jb_fmul(b, xf, n > 1 ? jb_splat(b, half_rcp, n) : half_rcp);
+   jb_val nan = jb_cmp(b, JB_EQ, sb, jb_imm_u32(b, 255));
+   jb_val out = jb_undef(b, JB_TYPE(JB_KIND_INT, 32, ndw));
+   for (unsigned g = 0; g < ndw; g++) {
+      LLVMValueRef w = LLVMConstInt(b->t.i32, 0, 0);
+      for (unsigned p = 0; p < 2 && 4 * g + 2 * p < n; p++) {
+         unsigned e = 4 * g + 2 * p;
+         jb_val hi = e + 1 < n ? jb_extract(b, y, e + 1) : jb_imm_f32(b, 0.0f);
+         LLVMValueRef a[4] = {jb_extract(b, y, e).v, hi.v, w, LLVMConstInt(b->t.i1, p, 0)};
+         w = jb_intrinsic_(b, name, b->t.i32, a, 4);
+      }
+      jb_val d = jb_or(b, jb_wrap(w, JB_I32), jb_extract(b, sign_bytes, g));
+      d = jb_select(b, nan, jb_imm_u32(b, 0x7f7f7f7fu), d);
+      out = ndw > 1 ? jb_insert(b, out, d, g) : d;
+   }
+   return out;
+}
+
+/* Sign bit of each element at bit 7 of its byte, one dword per 4 elements (i32 lanes). From
+ * bf16 pairs (dwords): bytes 1 and 3 of two dwords; from f32: byte 3 of four. */
+static jb_val
+sign_bytes(jb_builder *b, jb_val dw, bool bf16, jb_val xf)
+{
+   unsigned n = bf16 ? 2 * dw.t.lanes : xf.t.lanes, ndw = (n + 3) / 4;
+   jb_val out = jb_undef(b, JB_TYPE(JB_KIND_INT, 32, ndw));
+   for (unsigned g = 0; g < ndw; g++) {
+      jb_val s;
+      if (bf16) {
+         jb_val lo = jb_extract(b, dw, 2 * g);
+         jb_val hi = 2 * g + 1 < dw.t.lanes ? jb_extract(b, dw, 2 * g + 1) : jb_imm_u32(b, 0);
+         /* (lo >> 8 & 0x80) | (lo >> 16 & 0x8000) | (hi << 8 & 0x800000) | (hi & 0x80000000) */
+         s = jb_or(b, jb_and_imm(b, jb_lshr_imm(b, lo, 8), 0x80),
+                   jb_and_imm(b, jb_lshr_imm(b, lo, 16), 0x8000));
+         s = jb_or(b, s, jb_and_imm(b, jb_shl_imm(b, hi, 8), 0x800000));
+         s = jb_or(b, s, jb_and_imm(b, hi, 0x80000000u));
+      } else {
+         s = jb_imm_u32(b, 0);
+         for (unsigned k = 0; k < 4 && 4 * g + k < n; k++) {
+            jb_val u = jb_bitcast(b, jb_extract(b, xf, 4 * g + k), JB_I32);
+            jb_val bit = jb_and_imm(b, u, 0x80000000u);
+            s = jb_or(b, s, k == 3 ? bit : jb_lshr_imm(b, bit, 24 - 8 * k));
+         }
+      }
+      out = ndw > 1 ? jb_insert(b, out, s, g) : s;
+   }
+   return out;
+}
+
+jb_val
+jb_mx_cvt_fp8(jb_builder *b, jb_val x, jb_val sb, enum jb_fp8 fmt)
+{
+   unsigned n = x.t.lanes;
+   jb_type ot = JB_TYPE(JB_KIND_INT, 8, n);
+   bool bf16 = x.t.kind == JB_KIND_BF16 && x.t.bits == 16;
+   bool ok = (bf16 || (x.t.kind == JB_KIND_FLOAT && x.t.bits == 32)) && n >= 2 && n <= 32 &&
+             (n & (n - 1)) == 0 && sb.t.kind == JB_KIND_INT && sb.t.bits == 32 && sb.t.lanes == 1;
+   if (!jb_ok(b))
+      return jb_poison(b, ot);
+   if (!ok) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG,
+               "jb_mx_cvt_fp8: x must be 2..32 (power of two) f32 or bf16 lanes and sb one i32 "
+               "(got kind %u, %u bits x %u lanes)",
+               x.t.kind, x.t.bits, n);
+      return jb_poison(b, ot);
+   }
+   jb_val dw = bf16 ? jb_bitcast(b, x, JB_TYPE(JB_KIND_INT, 32, n / 2)) : (jb_val){0};
+   jb_val xf = bf16 ? jb_bf16_to_f32(b, x) : x;
+   jb_val r;
+   if (jt_has(b->target, JT_CAP_CVT_SCALEF32)) {
+      r = mx_fp8_scalef32(b, dw, bf16, xf, sb, fmt);
+   } else if (jt_has(b->target, JT_CAP_FP8_CVT) && b->target->fp8 == JT_FP8_FNUZ) {
+      r = mx_fp8_fnuz(b, xf, sign_bytes(b, dw, bf16, xf), sb, fmt);
+   } else {
+      /* software: the product rounds once (x * 2^k is exact unless it underflows, and the
+       * encoder rounds the same value), NaN scale -> NaN elements -> 0x7F|sign; force 0x7F */
+      jb_val rcp = jb_e8m0_rcp_f32(b, sb);
+      jb_val y = jb_fmul(b, xf, jb_splat(b, rcp, n));
+      jb_val c = jb_cvt_f32_to_fp8(b, y, fmt);
+      jb_val nan = jb_cmp(b, JB_EQ, sb, jb_imm_u32(b, 255));
+      return jb_select(b, jb_splat(b, nan, n), jb_splat(b, jb_wrap(LLVMConstInt(b->t.i8, 0x7f, 0), JB_I8), n), c);
+   }
+   return jb_bitcast(b, r, ot);
 }

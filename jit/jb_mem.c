@@ -74,6 +74,21 @@ jb_srd_rebase(jb_builder *b, jb_val base, jb_val off, jb_val nbytes)
    return make_rsrc(b, p, rem);
 }
 
+/* The bound idiom (STYLE lesson 1): a lane whose mask is false gets an offset no view under
+ * 2 GB contains, so the buffer range check (ISA 9.1.5.1: out-of-range loads return 0, stores
+ * write nothing) drops it; one straight-line body serves full tiles and tails. */
+static jb_val
+mask_offset(jb_builder *b, const char *op, jb_val voff, jb_val mask)
+{
+   if (!mask.v)
+      return voff;
+   if (mask.t.kind != JB_KIND_BOOL || mask.t.lanes != 1) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "%s: .mask must be one i1 per lane", op);
+      return voff;
+   }
+   return jb_select(b, mask, voff, jb_imm_u32(b, 0x80000000u));
+}
+
 /* Mangled suffix of a buffer intrinsic's data type (i8, v2i32, v4f32, ...). */
 static void
 type_suffix(jb_type t, char *buf, size_t len)
@@ -139,6 +154,7 @@ jb_buffer_load_(jb_builder *b, jb_val srd, jb_val voff, jb_load_opts o)
    if (!jb_ok(b) || !check_width(b, "jb_buffer_load", t) ||
        !check_buffer_args(b, "jb_buffer_load", srd, voff, o.soffset))
       return jb_poison(b, t);
+   voff = mask_offset(b, "jb_buffer_load", voff, o.mask);
    jb_type tt = transport_type(t);
    char name[80], sfx[16];
    type_suffix(tt, sfx, sizeof(sfx));
@@ -156,6 +172,7 @@ jb_buffer_store_(jb_builder *b, jb_val x, jb_val srd, jb_store_opts o)
    if (!jb_ok(b) || !check_width(b, "jb_buffer_store", x.t) ||
        !check_buffer_args(b, "jb_buffer_store", srd, voff, o.soffset))
       return;
+   voff = mask_offset(b, "jb_buffer_store", voff, o.mask);
    jb_type tt = transport_type(x.t);
    if (!jb_type_eq(tt, x.t))
       x = jb_bitcast(b, x, tt);

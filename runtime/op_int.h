@@ -67,6 +67,13 @@ mxjit_status rt_op_host_error(mxjit_ctx *ctx, const char *op, mxjit_status st,
  *  its output sizes; ctx may be NULL (no message). */
 mxjit_status rt_op_mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
                             size_t *q_bytes, size_t *s_bytes);
+/** Runs a checked MX quantize on the emu/hip device through its kernel family. */
+mxjit_status rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
+                             const mxjit_mx_quant_args *a);
+/** Check mode: compares the device's outputs of a finished MX quantize with the host
+ *  reference run on the inputs copied back; MXJIT_ERR_CHECK names the first differing byte. */
+mxjit_status rt_op_mx_verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
+                             const mxjit_mx_quant_args *a);
 /** Runs a checked MX quantize on the host device. */
 mxjit_status rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a);
 

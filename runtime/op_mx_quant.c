@@ -4,6 +4,9 @@
  * scalar reference into plain scales and then lays them out (§4.4-4.5, §5.1).
  */
 #include "op_int.h"
+#include "rt_run.h"
+
+#include "mx_common.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -275,6 +278,115 @@ rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INTERNAL, msg) : MXJIT_OK;
 }
 
+/* ---- device path: the problem, the family, the generic runner -------------------------- */
+
+static mxjit_status
+mx_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const mx_geom *g,
+           struct tpl_mx_problem *pr)
+{
+   memset(pr, 0, sizeof(*pr));
+   pr->e = g->e;
+   pr->m = g->m;
+   pr->k = g->k;
+   pr->ld_x = g->k;
+   pr->ld_e = a->kind == MXJIT_MX_3D ? g->m * g->k : 0;
+   pr->kind = a->kind == MXJIT_MX_DIM0 ? TPL_MX_DIM0 : a->kind == MXJIT_MX_DIM1 ? TPL_MX_DIM1
+                                                                                : TPL_MX_3D;
+   pr->in_f32 = a->x.dtype == MXJIT_DTYPE_F32;
+   pr->elem = a->elem == MXJIT_DTYPE_E4M3 ? JB_E4M3 : JB_E5M2;
+   static const uint32_t modes[] = {[MXJIT_SCALE_FLOOR] = JB_SCALE_FLOOR,
+                                    [MXJIT_SCALE_RCEIL] = JB_SCALE_RCEIL,
+                                    [MXJIT_SCALE_CEIL] = JB_SCALE_CEIL,
+                                    [MXJIT_SCALE_EVEN] = JB_SCALE_EVEN};
+   pr->mode = modes[a->mode];
+   pr->tile32 = g->tile == 32;
+   if (a->scale_layout == MXJIT_SCALES_SHUFFLED || a->offs)
+      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
+                      "%s: %s on the %s device has no kernel yet (the host device computes it); "
+                      "use MXJIT_SCALES_PLAIN or _BLOCKED without offs",
+                      op, a->offs ? "token groups (offs)" : "MXJIT_SCALES_SHUFFLED",
+                      mxjit_ctx_device(ctx) == MXJIT_DEVICE_EMU ? "emu" : "hip");
+   pr->scales = a->scale_layout == MXJIT_SCALES_BLOCKED ? TPL_MX_SCALES_BLOCKED
+                                                        : TPL_MX_SCALES_PLAIN;
+   return MXJIT_OK;
+}
+
+mxjit_status
+rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
+                const mxjit_mx_quant_args *a)
+{
+   mx_geom g;
+   struct tpl_mx_problem pr;
+   mxjit_status st = geometry(ctx, op, a, &g);
+   if (st == MXJIT_OK)
+      st = mx_problem(ctx, op, a, &g, &pr);
+   if (st != MXJIT_OK)
+      return st;
+   const tpl_family *f = a->kind == MXJIT_MX_DIM0 ? &tpl_mxfp8_dim0 : NULL;
+   if (!f)
+      return rt_op_no_kernel(ctx, op);
+   const uint64_t io[] = {[TPL_MX_IO_X] = a->x.data, [TPL_MX_IO_Q] = a->q, [TPL_MX_IO_S] = a->s};
+   return rt_run(ctx, stream, op, f, &pr, io);
+}
+
+/* Check mode (MXJIT_CHECK=1): the inputs come back to the host, the host reference runs on
+ * them, and the kernel's outputs must match byte for byte. */
+mxjit_status
+rt_op_mx_verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
+                const mxjit_mx_quant_args *a)
+{
+   mx_geom g;
+   mxjit_status st = geometry(ctx, op, a, &g);
+   if (st != MXJIT_OK)
+      return st;
+   size_t xb = (size_t)rt_op_numel(&a->x) * (size_t)rt_op_dtype_size(a->x.dtype);
+   size_t ob = (size_t)a->ngroups * 8;
+   uint8_t *hx = malloc(xb + 1), *hq = malloc(g.q_bytes + 1), *hs = calloc(1, g.s_bytes + 1);
+   uint8_t *dq = malloc(g.q_bytes + 1), *ds = malloc(g.s_bytes + 1), *ho = malloc(ob + 1);
+   if (!hx || !hq || !hs || !dq || !ds || !ho) {
+      st = rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
+      goto done;
+   }
+   if ((st = mxjit_synchronize(ctx, stream)) != MXJIT_OK ||
+       (st = mxjit_memcpy_d2h(ctx, hx, a->x.data, xb)) != MXJIT_OK ||
+       (a->offs && (st = mxjit_memcpy_d2h(ctx, ho, a->offs, ob)) != MXJIT_OK) ||
+       (st = mxjit_memcpy_d2h(ctx, dq, a->q, g.q_bytes)) != MXJIT_OK ||
+       (st = mxjit_memcpy_d2h(ctx, ds, a->s, g.s_bytes)) != MXJIT_OK)
+      goto done;
+   mxjit_mx_quant_args h = *a;
+   h.x.data = (mxjit_devptr)(uintptr_t)hx;
+   h.q = (mxjit_devptr)(uintptr_t)hq;
+   h.s = (mxjit_devptr)(uintptr_t)hs;
+   h.offs = a->offs ? (mxjit_devptr)(uintptr_t)ho : 0;
+   if ((st = rt_op_mx_host(ctx, op, &h)) != MXJIT_OK)
+      goto done;
+   int64_t d = -1;
+   for (size_t i = 0; i < g.q_bytes && d < 0; i++)
+      d = dq[i] != hq[i] ? (int64_t)i : -1;
+   if (d >= 0) {
+      st = rt_error(ctx, MXJIT_ERR_CHECK,
+                    "%s: check mode: q byte %" PRId64 " is 0x%02x on the device, 0x%02x in the "
+                    "host reference (a miscompile or a device fault; please report it)",
+                    op, d, dq[d], hq[d]);
+      goto done;
+   }
+   for (size_t i = 0; i < g.s_bytes && d < 0; i++)
+      d = ds[i] != hs[i] ? (int64_t)i : -1;
+   if (d >= 0)
+      st = rt_error(ctx, MXJIT_ERR_CHECK,
+                    "%s: check mode: scale byte %" PRId64 " is 0x%02x on the device, 0x%02x in "
+                    "the host reference (a miscompile or a device fault; please report it)",
+                    op, d, ds[d], hs[d]);
+done:
+   free(hx);
+   free(hq);
+   free(hs);
+   free(dq);
+   free(ds);
+   free(ho);
+   return st;
+}
+
 mxjit_status
 mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mx_quant_args *args)
 {
@@ -288,7 +400,9 @@ mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mx_quant_a
                       "%s: args.elem is e2m1x2; use mxjit_mxfp4_quantize for MXFP4", op);
    if ((st = rt_op_mx_check(ctx, op, args, NULL, NULL)) != MXJIT_OK)
       return st;
-   if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
-      return rt_op_no_kernel(ctx, op);
-   return rt_op_mx_host(ctx, op, args);
+   if (mxjit_ctx_device(ctx) == MXJIT_DEVICE_HOST)
+      return rt_op_mx_host(ctx, op, args);
+   if ((st = rt_op_mx_device(ctx, stream, op, args)) != MXJIT_OK)
+      return st;
+   return ctx->check ? rt_op_mx_verify(ctx, stream, op, args) : MXJIT_OK;
 }

@@ -1,0 +1,88 @@
+/*
+ * mx_common.h — what the MX quantize families share (mxfp8_dim0.c, mxfp8_dim1.c): the problem
+ * an op hands them, the parameter table, and the block stages (amax, scale, clamp, cast) that
+ * read the same in every layout. NUMERICS.md §3 is the contract; §4 the layouts.
+ */
+#ifndef MX_COMMON_H
+#define MX_COMMON_H
+
+#include "jb.h"
+#include "tpl.h"
+
+#include <stdint.h>
+
+enum tpl_mx_kind { TPL_MX_DIM0, TPL_MX_DIM1, TPL_MX_3D };
+enum tpl_mx_scales { TPL_MX_SCALES_PLAIN, TPL_MX_SCALES_BLOCKED };
+
+/** The problem (plan key; no pointers, no padding). 2D: e = 1. dim0 blocks run along k (the
+ *  contiguous dim), dim1/3d blocks along m (rows; 3d: N of (E, N, K)). Strides in elements. */
+struct tpl_mx_problem {
+   int64_t e, m, k;
+   int64_t ld_x;    /* row stride of x (>= k) */
+   int64_t ld_e;    /* 3d: expert stride of x (>= m * ld_x); 0 for 2D */
+   uint32_t kind;   /* enum tpl_mx_kind */
+   uint32_t in_f32; /* 0 bf16, 1 f32 */
+   uint32_t elem;   /* enum jb_fp8 */
+   uint32_t mode;   /* enum jb_scale_mode */
+   uint32_t scales; /* enum tpl_mx_scales */
+   uint32_t tile32; /* 3d: one scale per 32x32 tile (scale_block_k = 32) */
+};
+/* Per-call values (rt_run's io): x, q, s device pointers. */
+enum { TPL_MX_IO_X, TPL_MX_IO_Q, TPL_MX_IO_S };
+
+/** Parameters of both families. The first group mirrors the problem class (pick copies it,
+ *  validate insists on it: one compiled kernel per class); the second shapes the kernel. */
+struct tpl_mx_params {
+   uint32_t in_f32, elem, mode, scales, tile32;
+   uint32_t waves;  /* waves per workgroup */
+   uint32_t load;   /* bytes per load instruction: 4, 8, 16 */
+   uint32_t chunk;  /* loads per lane that are contiguous (dim0) / rows per lane (dim1) */
+   uint32_t unroll; /* chunks per lane per row (dim0) / column chunks per lane (dim1) */
+   uint32_t rows;   /* rows (dim0) or 32-row blocks (dim1) per wave, looped */
+   uint32_t depth;  /* rows whose loads are issued ahead of the one being converted */
+   uint32_t sstore; /* scale store width in bytes: 1, or 4 (gathered across lanes) */
+};
+
+#define TPL_MX_PARAMS(X)                                                                           \
+   X(in_f32, mx_bool, 0)                                                                           \
+   X(elem, mx_elem, 0)                                                                             \
+   X(mode, mx_mode, 0)                                                                             \
+   X(scales, mx_bool, 0)                                                                           \
+   X(tile32, mx_bool, 0)                                                                           \
+   X(waves, mx_waves, 4)                                                                           \
+   X(load, mx_load, 16)                                                                            \
+   X(chunk, mx_chunk, 1)                                                                           \
+   X(unroll, mx_unroll, 1)                                                                         \
+   X(rows, mx_rows, 1)                                                                             \
+   X(depth, mx_rows, 1)                                                                            \
+   X(sstore, mx_sstore, 4)
+
+extern const tpl_param tpl_mx_param_table[];
+extern const unsigned tpl_mx_nparams;
+
+/** Copies the problem class into params (the first group). */
+void tpl_mx_class_params(const struct tpl_mx_problem *pr, struct tpl_mx_params *p);
+/** The class part of validate: params must carry the problem's class. */
+mxjit_status tpl_mx_check_class(const char *fam, const struct tpl_mx_problem *pr,
+                                const struct tpl_mx_params *p, char *msg, size_t msglen);
+/** "bf16:e4m3:floor:plain" */
+void tpl_mx_tune_key(const void *problem, tpl_tune_key *k);
+
+/* ---- block stages (builder code) ---------------------------------------------------------- */
+
+/** requires: raw = n dwords of input (bf16 pairs or f32). produces: the dwords with the sign
+ *  cleared (|x| bits) in *abs and, returned, the largest |x| as f32 bits (i32). Integer max of
+ *  the magnitudes is exact and propagates NaN (every NaN magnitude is above +Inf's), §3.1. */
+jb_val tpl_mx_amax_bits(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_val *abs);
+/** Scale byte of the block from its amax bits (§3.2), i32. */
+jb_val tpl_mx_scale(jb_builder *b, const struct tpl_mx_params *p, jb_val amax_bits);
+/** requires: raw/abs as from tpl_mx_amax_bits, sb the block's scale. produces: the OCP codes of
+ *  the n elements (i8 lanes): FLOOR and EVEN scales can leave |x| above max_pos * 2^(sb-127)
+ *  (§3.2), so those modes clamp the magnitude first (saturation, §2.1-2.2) in the integer
+ *  domain; RCEIL and CEIL cannot exceed it. */
+jb_val tpl_mx_cast(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_val abs, jb_val sb);
+/** Bytes of the blocked-layout offset of scale (row, col) without the column tile (§4.4):
+ *  512 * (row / 128) * (wp / 4) + 16 * (row % 32) + 4 * ((row % 128) / 32). i64 row, wp. */
+jb_val tpl_mx_blocked_row_off(jb_builder *b, jb_val row, jb_val wp);
+
+#endif /* MX_COMMON_H */

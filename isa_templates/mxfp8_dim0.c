@@ -1,0 +1,288 @@
+/*
+ * mxfp8_dim0.c — MXFP8 quantize along rows (1x32 blocks along the contiguous dim K),
+ * NUMERICS.md §3 and §4.1: x (M, K) bf16/f32 with row stride ld_x -> q (M, K) OCP fp8 and
+ * scales s (M, K/32) plain or blocked (§4.4, padding written as 0).
+ *
+ * Geometry: a wave converts whole rows, `rows` of them per wave; a workgroup is `waves` waves
+ * on consecutive row groups and one column tile of 64 * epl * unroll columns, where each lane
+ * owns `unroll` chunks of epl = chunk * load / elem_size contiguous elements (chunk i of lane l
+ * starts at column (i * 64 + l) * epl, so each load instruction covers one contiguous span).
+ * A 32-element block spans bl = 32 / epl lanes: amax is reduced over those lanes (DPP/swizzle),
+ * every lane of the block computes the scale, and the scales of four consecutive blocks are
+ * gathered into one dword for a 4-byte store (sstore = 4) or stored as bytes by each block's
+ * first lane (sstore = 1).
+ * Tails are bounds, not branches: every row gets its own buffer resources (i64 rebase) whose
+ * num_records end at the row's last element, so lanes past K load 0 and store nothing, and a
+ * row past M gets empty resources. Blocked scales cover M rounded up to 128 rows: the extra
+ * rows read nothing and write scale 0, which is the layout's padding.
+ */
+#include "mx_common.h"
+
+#include "jt.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Bump whenever the generated code can change (it is part of the kernel cache key). */
+#define TPL_MXFP8_DIM0_VERSION 1
+
+#define MXFP8_DIM0_KARGS(X)                                                                        \
+   X(x, PTR) X(q, PTR) X(s, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(s_rows, I64) X(s_bytes, I64)
+TPL_KARG_ENUM(MXFP8_DIM0_KARGS);
+TPL_KARG_TABLE(dim0_kargs, MXFP8_DIM0_KARGS);
+
+static unsigned
+esize(const struct tpl_mx_params *p)
+{
+   return p->in_f32 ? 4 : 2;
+}
+
+/* Elements per lane chunk and lanes per block. */
+static unsigned
+epl(const struct tpl_mx_params *p)
+{
+   return p->chunk * p->load / esize(p);
+}
+
+static int64_t
+tile_cols(const struct tpl_mx_params *p)
+{
+   return 64 * (int64_t)epl(p) * p->unroll;
+}
+
+/* Rows the kernel covers: M, or M padded to 128 for blocked scales. */
+static int64_t
+scale_rows(const struct tpl_mx_problem *pr)
+{
+   return pr->scales == TPL_MX_SCALES_BLOCKED ? (pr->m + 127) / 128 * 128 : pr->m;
+}
+
+static int64_t
+scale_cols(const struct tpl_mx_problem *pr)
+{
+   int64_t w = pr->k / 32;
+   return pr->scales == TPL_MX_SCALES_BLOCKED ? (w + 3) / 4 * 4 : w;
+}
+
+static mxjit_status
+dim0_validate(const void *problem, const void *params, char *msg, size_t msglen)
+{
+   const struct tpl_mx_problem *pr = problem;
+   const struct tpl_mx_params *p = params;
+   mxjit_status st = tpl_mx_check_class("mxfp8_dim0", pr, p, msg, msglen);
+   if (st != MXJIT_OK)
+      return st;
+   const char *why = NULL;
+   unsigned e = epl(p);
+   if (pr->kind != TPL_MX_DIM0 || pr->tile32)
+      why = "the problem is not a dim0 quantize";
+   else if (e < 2 || e > 32 || 32 % e)
+      why = "a lane chunk must hold 2..32 elements dividing a 32-element block "
+            "(chunk * load / element size)";
+   else if (p->depth > p->rows)
+      why = "depth must not exceed rows";
+   else if (p->sstore == 4 && pr->scales == TPL_MX_SCALES_PLAIN && (pr->k / 32) % 4)
+      why = "4-byte scale stores need K/32 % 4 == 0 with plain scales (rows start unaligned)";
+   else if ((double)pr->k * esize(p) >= 2147483648.0)
+      why = "a row must span less than 2 GB (per-row 32-bit offsets)";
+   if (!why)
+      return MXJIT_OK;
+   if (msg && msglen)
+      snprintf(msg, msglen, "jit: template mxfp8_dim0: %s", why);
+   return MXJIT_ERR_INVALID_ARG;
+}
+
+/* Heuristic: 16-byte loads; bf16 takes one load per chunk (8 elements, 8-byte q stores),
+ * f32 two (8 elements); the column tile grows with K so short rows keep their lanes busy;
+ * two rows per wave with both rows' loads in flight. */
+static void
+dim0_pick(const struct jt_target *t, const void *problem, void *params)
+{
+   (void)t;
+   const struct tpl_mx_problem *pr = problem;
+   struct tpl_mx_params *p = params;
+   memset(p, 0, sizeof(*p));
+   tpl_mx_class_params(pr, p);
+   p->load = 16;
+   p->chunk = pr->in_f32 ? 2 : 1;
+   int64_t span = 64 * 8;
+   p->unroll = pr->k >= 4 * span ? 4 : pr->k >= 2 * span ? 2 : 1;
+   p->waves = 4;
+   p->rows = pr->m >= 4096 ? 4 : 2;
+   p->depth = p->rows;
+   p->sstore = pr->scales == TPL_MX_SCALES_BLOCKED || (pr->k / 32) % 4 == 0 ? 4 : 1;
+}
+
+static void
+dim0_grid(const void *problem, const void *params, tpl_grid *g)
+{
+   const struct tpl_mx_problem *pr = problem;
+   const struct tpl_mx_params *p = params;
+   memset(g, 0, sizeof(*g));
+   int64_t rows_per_wg = (int64_t)p->waves * p->rows, tc = tile_cols(p);
+   g->grid[0] = (uint32_t)((pr->k + tc - 1) / tc);
+   g->grid[1] = (uint32_t)((scale_rows(pr) + rows_per_wg - 1) / rows_per_wg);
+   g->grid[2] = 1;
+   g->block[0] = 64 * p->waves;
+   g->block[1] = g->block[2] = 1;
+}
+
+static void
+dim0_kernargs(const void *problem, const void *params, const uint64_t *io, uint64_t *v)
+{
+   const struct tpl_mx_problem *pr = problem;
+   v[KA_x] = io[TPL_MX_IO_X];
+   v[KA_q] = io[TPL_MX_IO_Q];
+   v[KA_s] = io[TPL_MX_IO_S];
+   v[KA_m] = (uint64_t)pr->m;
+   v[KA_k] = (uint64_t)pr->k;
+   v[KA_ld_x] = (uint64_t)pr->ld_x;
+   v[KA_s_rows] = (uint64_t)scale_rows(pr);
+   v[KA_s_bytes] = (uint64_t)(scale_rows(pr) * scale_cols(pr));
+}
+
+/* ---- kernel ----------------------------------------------------------------------------- */
+
+struct row {
+   jb_val x_srd, q_srd, s_srd;
+   jb_val chunks[4]; /* raw dwords of each chunk */
+};
+
+/* requires: row (i64, uniform), col0 (i64, uniform). produces: per-row resources ending at the
+ * row's last element (empty past M / past the scale rows) and the row's loads, issued. */
+static void
+row_begin(jb_builder *b, const struct tpl_mx_params *p, jb_val row, jb_val col0, jb_val lane,
+          struct row *r)
+{
+   jb_val m = jb_arg_val(b, KA_m), k = jb_arg_val(b, KA_k), ldx = jb_arg_val(b, KA_ld_x);
+   jb_val zero = jb_imm_i64(b, 0);
+   jb_val in = jb_cmp(b, JB_SLT, row, m);
+   unsigned es = esize(p);
+   jb_val xrow = jb_imul(b, row, ldx);
+   jb_val x_off = jb_imul_imm(b, jb_iadd(b, xrow, col0), es);
+   jb_val x_end = jb_select(b, in, jb_imul_imm(b, jb_iadd(b, xrow, k), es), zero);
+   r->x_srd = jb_srd_rebase(b, jb_arg_val(b, KA_x), x_off, x_end);
+   jb_val qrow = jb_imul(b, row, k);
+   r->q_srd = jb_srd_rebase(b, jb_arg_val(b, KA_q), jb_iadd(b, qrow, col0),
+                            jb_select(b, in, jb_iadd(b, qrow, k), zero));
+   jb_val sin = jb_cmp(b, JB_SLT, row, jb_arg_val(b, KA_s_rows));
+   jb_val kb0 = jb_lshr_imm(b, col0, 5);
+   jb_val s_off, s_end;
+   if (p->scales == TPL_MX_SCALES_BLOCKED) {
+      jb_val wp = jb_shl_imm(b, jb_lshr_imm(b, jb_iadd_imm(b, jb_lshr_imm(b, k, 5), 3), 2), 2);
+      s_off = jb_iadd(b, tpl_mx_blocked_row_off(b, row, wp), jb_shl_imm(b, kb0, 7));
+      s_end = jb_select(b, sin, jb_arg_val(b, KA_s_bytes), zero);
+   } else {
+      jb_val w = jb_lshr_imm(b, k, 5), srow = jb_imul(b, row, w);
+      s_off = jb_iadd(b, srow, kb0);
+      s_end = jb_select(b, sin, jb_iadd(b, srow, w), zero);
+   }
+   r->s_srd = jb_srd_rebase(b, jb_arg_val(b, KA_s), s_off, s_end);
+   unsigned e = epl(p);
+   jb_type lt = JB_TYPE(JB_KIND_INT, 32, p->load / 4);
+   for (unsigned u = 0; u < p->unroll; u++) {
+      jb_val el = jb_imul_imm(b, jb_iadd_imm(b, lane, 64 * u), e);
+      jb_val dws[16];
+      unsigned nd = 0;
+      for (unsigned c = 0; c < p->chunk; c++) {
+         jb_val off = jb_iadd_imm(b, jb_imul_imm(b, el, es), c * p->load);
+         jb_val v = jb_buffer_load(b, r->x_srd, off, lt, .nontemporal = true);
+         for (unsigned i = 0; i < lt.lanes; i++)
+            dws[nd++] = jb_extract(b, v, i);
+      }
+      r->chunks[u] = jb_vec(b, dws, nd);
+   }
+}
+
+/* requires: sb of this lane's block (i32), kbl = the block's index within the tile (i32).
+ * produces: the scale bytes stored, one 4-byte store per four blocks or one byte per block. */
+static void
+store_scales(jb_builder *b, const struct tpl_mx_params *p, jb_val s_srd, jb_val sb, jb_val lane,
+             jb_val kbl)
+{
+   unsigned bl = 32 / epl(p);
+   bool blocked = p->scales == TPL_MX_SCALES_BLOCKED;
+   /* blocked: four consecutive blocks are 4 consecutive bytes of a 512-byte tile (§4.4) */
+   jb_val voff =
+       blocked ? jb_iadd(b, jb_shl_imm(b, jb_lshr_imm(b, kbl, 2), 9), jb_and_imm(b, kbl, 3)) : kbl;
+   if (p->sstore == 1) {
+      jb_val first = jb_cmp(b, JB_EQ, jb_and_imm(b, lane, bl - 1), jb_imm_u32(b, 0));
+      jb_buffer_store(b, jb_trunc(b, sb, JB_I8), s_srd, voff, .mask = first);
+      return;
+   }
+   /* Blocks kbl..kbl+3 sit in lanes lane, lane + bl, + 2bl, + 3bl: the first gathers them. */
+   jb_val w = sb;
+   for (unsigned i = 1; i < 4; i++)
+      w = jb_or(b, w, jb_shl_imm(b, jb_shuffle_xor(b, sb, i * bl), 8 * i));
+   jb_val first = jb_cmp(b, JB_EQ, jb_and_imm(b, lane, 4 * bl - 1), jb_imm_u32(b, 0));
+   jb_buffer_store(b, w, s_srd, voff, .mask = first);
+}
+
+/* requires: the row's loads issued (row_begin). produces: q and the scales of the row. */
+static void
+row_finish(jb_builder *b, const struct tpl_mx_params *p, jb_val lane, const struct row *r)
+{
+   unsigned e = epl(p), bl = 32 / e;
+   for (unsigned u = 0; u < p->unroll; u++) {
+      jb_val abs;
+      jb_val amax = tpl_mx_amax_bits(b, p, r->chunks[u], &abs);
+      if (bl > 1)
+         amax = jb_wave_reduce(b, JB_RED_UMAX, amax, .cluster = bl);
+      jb_val sb = tpl_mx_scale(b, p, amax);
+      jb_val codes = tpl_mx_cast(b, p, r->chunks[u], abs, sb);
+      jb_val el = jb_imul_imm(b, jb_iadd_imm(b, lane, 64 * u), e);
+      /* q: e bytes at the chunk's element offset, in stores of up to 16 bytes */
+      for (unsigned o = 0; o < e; o += 16) {
+         unsigned nb = e - o < 16 ? e - o : 16;
+         jb_val part = jb_slice(b, codes, o, nb);
+         jb_type st = nb >= 4 ? JB_TYPE(JB_KIND_INT, 32, nb / 4) : JB_TYPE(JB_KIND_INT, 16, 1);
+         jb_buffer_store(b, jb_bitcast(b, part, st), r->q_srd, jb_iadd_imm(b, el, o));
+      }
+      store_scales(b, p, r->s_srd, sb, lane, jb_lshr_imm(b, el, 5));
+   }
+}
+
+static void
+mxfp8_dim0_build(jb_builder *b, const void *params)
+{
+   const struct tpl_mx_params *p = params;
+   tpl_kernel_begin(b, &tpl_mxfp8_dim0, 64 * p->waves);
+
+   jb_val tid = jb_workitem_id(b, 0);
+   jb_val lane = jb_and_imm(b, tid, 63);
+   jb_val wave = jb_readfirstlane(b, jb_lshr_imm(b, tid, 6));
+   jb_val col0 = jb_imul_imm(b, jb_zext(b, jb_workgroup_id(b, 0), JB_I64), tile_cols(p));
+   jb_val wg_row = jb_imul_imm(b, jb_zext(b, jb_workgroup_id(b, 1), JB_I64), p->waves);
+   jb_val row0 = jb_imul_imm(b, jb_iadd(b, wg_row, jb_zext(b, wave, JB_I64)), p->rows);
+
+   /* Software pipeline over the wave's rows: the loads of `depth` rows are in flight while
+    * the oldest is converted (the scheduling barriers keep LLVM from reordering the rows). */
+   struct row r[8];
+   for (unsigned i = 0; i < p->depth; i++)
+      row_begin(b, p, jb_iadd_imm(b, row0, i), col0, lane, &r[i]);
+   for (unsigned i = 0; i < p->rows; i++) {
+      if (i + p->depth < p->rows)
+         row_begin(b, p, jb_iadd_imm(b, row0, i + p->depth), col0, lane, &r[i + p->depth]);
+      jb_sched_barrier(b, 0);
+      row_finish(b, p, lane, &r[i]);
+   }
+}
+
+const tpl_family tpl_mxfp8_dim0 = {
+    .name = "mxfp8_dim0",
+    .version = TPL_MXFP8_DIM0_VERSION,
+    .params_size = sizeof(struct tpl_mx_params),
+    .params = tpl_mx_param_table,
+    .nparams = 12,
+    .kernel_name = "mxfp8_dim0",
+    .passes = "default<O3>",
+    .kargs = dim0_kargs,
+    .nkargs = KA_COUNT_,
+    .problem_size = sizeof(struct tpl_mx_problem),
+    .build = mxfp8_dim0_build,
+    .pick = dim0_pick,
+    .validate = dim0_validate,
+    .grid = dim0_grid,
+    .kernargs = dim0_kernargs,
+    .tune_key = tpl_mx_tune_key,
+};
