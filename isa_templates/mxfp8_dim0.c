@@ -20,6 +20,7 @@
 
 #include "jt.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -81,6 +82,9 @@ dim0_validate(const void *problem, const void *params, char *msg, size_t msglen)
             "(chunk * load / element size)";
    else if (p->depth > p->rows)
       why = "depth must not exceed rows";
+   else if (p->depth * p->unroll * p->chunk * p->load > 256)
+      why = "more than 256 bytes per lane in flight (depth * unroll * chunk * load): the "
+            "registers would spill";
    else if (p->sstore == 4 && pr->scales == TPL_MX_SCALES_PLAIN && (pr->k / 32) % 4)
       why = "4-byte scale stores need K/32 % 4 == 0 with plain scales (rows start unaligned)";
    else if ((double)pr->k * esize(p) >= 2147483648.0)
@@ -92,9 +96,11 @@ dim0_validate(const void *problem, const void *params, char *msg, size_t msglen)
    return MXJIT_ERR_INVALID_ARG;
 }
 
-/* Heuristic: 16-byte loads; bf16 takes one load per chunk (8 elements, 8-byte q stores),
- * f32 two (8 elements); the column tile grows with K so short rows keep their lanes busy;
- * two rows per wave with both rows' loads in flight. */
+/* Heuristic: 16-byte loads, 32 (bf16) or 64 (f32) bytes per lane chunk, so a block spans
+ * 2 lanes (bf16) or 2 lanes (f32, 16 elements) and its scale work is shared by 16 elements;
+ * 128 bytes per lane in flight (32 VGPRs of data: the kernel stays under 64 VGPRs, 8 waves
+ * per SIMD hide the latency); the unroll that wastes the fewest lanes on K's tail; two rows
+ * per wave. */
 static void
 dim0_pick(const struct jt_target *t, const void *problem, void *params)
 {
@@ -104,12 +110,28 @@ dim0_pick(const struct jt_target *t, const void *problem, void *params)
    memset(p, 0, sizeof(*p));
    tpl_mx_class_params(pr, p);
    p->load = 16;
-   p->chunk = pr->in_f32 ? 2 : 1;
-   int64_t span = 64 * 8;
-   p->unroll = pr->k >= 4 * span ? 4 : pr->k >= 2 * span ? 2 : 1;
+   p->chunk = pr->in_f32 ? 4 : 2;
+   unsigned umax = pr->in_f32 ? 2 : 4;
+   p->unroll = 1;
+   int64_t best = INT64_MAX;
+   for (unsigned u = umax; u >= 1; u /= 2) {
+      p->unroll = u;
+      int64_t tc = tile_cols(p), padded = (pr->k + tc - 1) / tc * tc;
+      if (padded * 8 <= pr->k * 9 || padded < best) {
+         best = padded;
+         if (padded * 8 <= pr->k * 9)
+            break;
+      }
+   }
+   for (unsigned u = umax; u >= 1; u /= 2) { /* the largest unroll reaching the best padding */
+      p->unroll = u;
+      int64_t tc = tile_cols(p);
+      if ((pr->k + tc - 1) / tc * tc == best)
+         break;
+   }
    p->waves = 4;
-   p->rows = pr->m >= 4096 ? 4 : 2;
-   p->depth = p->rows;
+   p->rows = 2;
+   p->depth = 1;
    p->sstore = pr->scales == TPL_MX_SCALES_BLOCKED || (pr->k / 32) % 4 == 0 ? 4 : 1;
 }
 
@@ -255,14 +277,16 @@ mxfp8_dim0_build(jb_builder *b, const void *params)
    jb_val wg_row = jb_imul_imm(b, jb_zext(b, jb_workgroup_id(b, 1), JB_I64), p->waves);
    jb_val row0 = jb_imul_imm(b, jb_iadd(b, wg_row, jb_zext(b, wave, JB_I64)), p->rows);
 
-   /* Software pipeline over the wave's rows: the loads of `depth` rows are in flight while
-    * the oldest is converted (the scheduling barriers keep LLVM from reordering the rows). */
+   /* Software pipeline over the wave's rows: `depth` rows have their loads in flight when
+    * the oldest is converted (the scheduling barriers keep LLVM from merging the rows). */
    struct row r[8];
-   for (unsigned i = 0; i < p->depth; i++)
+   for (unsigned i = 0; i + 1 < p->depth; i++)
       row_begin(b, p, jb_iadd_imm(b, row0, i), col0, lane, &r[i]);
    for (unsigned i = 0; i < p->rows; i++) {
-      if (i + p->depth < p->rows)
-         row_begin(b, p, jb_iadd_imm(b, row0, i + p->depth), col0, lane, &r[i + p->depth]);
+      if (i + p->depth - 1 < p->rows) {
+         unsigned n = i + p->depth - 1;
+         row_begin(b, p, jb_iadd_imm(b, row0, n), col0, lane, &r[n]);
+      }
       jb_sched_barrier(b, 0);
       row_finish(b, p, lane, &r[i]);
    }
