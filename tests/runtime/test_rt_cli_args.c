@@ -199,3 +199,34 @@ Test(rt_cli_args, messages_name_what_the_user_wrote)
    unlink(fifo);
    cr_expect_str_empty(leftovers());
 }
+
+/* A cache directory that cannot be used (even root cannot create files in /proc/self; a
+ * regular file is no directory): stats, clear and verify fail instead of reporting on an
+ * empty in-memory cache. */
+Test(rt_cli_args, cache_commands_on_an_unusable_directory_fail)
+{
+   char f[128], args[256], out[4096];
+   snprintf(f, sizeof(f), "%s/afile", dir);
+   FILE *fp = fopen(f, "w");
+   cr_assert_not_null(fp);
+   fclose(fp);
+   static const char *const subs[] = {"stats", "clear", "verify"};
+   for (int i = 0; i < 3; i++) {
+      snprintf(args, sizeof(args), "cache %s --cache-dir afile", subs[i]);
+      expect(1, args, "it is not a directory");
+      snprintf(args, sizeof(args), "cache %s --cache-dir afile/sub", subs[i]);
+      expect(1, args, "it cannot be created");
+      struct stat st;
+      if (stat("/proc/self", &st) == 0) {
+         snprintf(args, sizeof(args), "cache %s --cache-dir /proc/self", subs[i]);
+         int rc = cli(args, out, sizeof(out));
+         cr_expect_eq(rc, 1, "%s", out);
+         cr_expect(strstr(out, "'/proc/self': it is not writable"), "%s", out);
+         cr_expect(!strstr(out, "cleared 0"), "%s", out);
+      }
+   }
+   expect(2, "cache stats --cache-dir a --cache-dir b", "'--cache-dir' is given twice");
+   struct stat st;
+   cr_expect_eq(stat(f, &st), 0);
+   cr_expect(S_ISREG(st.st_mode));
+}
