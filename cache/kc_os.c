@@ -112,7 +112,9 @@ kc_os_read_file(const char *path, bool touch, void **buf, size_t *size)
 {
    *buf = NULL;
    *size = 0;
-   int fd = open(path, O_RDONLY | O_CLOEXEC);
+   /* O_NONBLOCK: a FIFO put at an entry path must not hang the open until a writer comes
+    * (fstat below then refuses it); it has no effect on regular files */
+   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
    if (fd < 0)
       return errno;
    int err = 0;
@@ -276,9 +278,14 @@ kc_os_size_lock(const char *dir)
    char path[4096];
    if (snprintf(path, sizeof(path), "%s/%s", dir, KC_SIZE_FILE) >= (int)sizeof(path))
       return -1;
-   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+   int fd = open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
    if (fd < 0)
       return -1;
+   struct stat st;
+   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* a FIFO or device in its place */
+      close(fd);
+      return -1;
+   }
    /* Bounded wait: a holder that is stopped or stuck must not hang compiles in other
     * processes; skipping one accounting update only delays eviction (STYLE C16). */
    for (int tries = 0; tries < 400; tries++) {

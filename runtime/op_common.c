@@ -81,9 +81,14 @@ rt_op_dtype_size(mxjit_dtype dt)
 int64_t
 rt_op_numel(const mxjit_tensor *t)
 {
+   /* callers may hold a tensor whose check failed: never index past shape[MXJIT_MAX_DIMS],
+    * never overflow */
+   if (t->ndim < 0 || t->ndim > MXJIT_MAX_DIMS)
+      return -1;
    int64_t n = 1;
    for (int i = 0; i < t->ndim; i++)
-      n *= t->shape[i];
+      if (t->shape[i] < 0 || __builtin_mul_overflow(n, t->shape[i], &n))
+         return -1;
    return n;
 }
 
@@ -111,6 +116,8 @@ mxjit_status
 rt_op_check_tensor(mxjit_ctx *ctx, const char *op, const char *name, const mxjit_tensor *t,
                    int nmin, int nmax, const mxjit_dtype *dts, int ndt)
 {
+   if (nmax > MXJIT_MAX_DIMS)
+      nmax = MXJIT_MAX_DIMS; /* shape[] holds no more, whatever the caller allows */
    if (t->ndim < nmin || t->ndim > nmax)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
                       "%s: args.%s.ndim = %d; it must be in [%d, %d]", op, name, t->ndim, nmin,

@@ -27,6 +27,17 @@ shape_error(mxjit_ctx *ctx, const char *op, const char *what, const mxjit_groupe
                    a->b.shape[1], a->b.shape[2], a->ngroups);
 }
 
+/* out elements = x·y in checked arithmetic (the operands are each <= 2^50 elements, their
+ * product is not), bounded like the operands. */
+static mxjit_status
+out_elems(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a, uint64_t x,
+          uint64_t y, gemm_geom *g)
+{
+   if (__builtin_mul_overflow(x, y, &g->out_elems) || g->out_elems > (UINT64_C(1) << 50))
+      return shape_error(ctx, op, "the output has more than 2^50 elements; split the problem", a);
+   return MXJIT_OK;
+}
+
 static mxjit_status
 geometry(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a, gemm_geom *g)
 {
@@ -40,8 +51,7 @@ geometry(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a, g
       /* NT forward: dB = dOutᵀ·A (G,N,K); NN forward: dB = Aᵀ·dOut (G,K,N) (§6.3) */
       g->p = nk ? as[1] : bs[1];
       g->q = nk ? bs[1] : as[1];
-      g->out_elems = (uint64_t)(g->g * g->p * g->q);
-      return MXJIT_OK;
+      return out_elems(ctx, op, a, (uint64_t)g->g * (uint64_t)g->p, (uint64_t)g->q, g);
    }
    if (a->b.ndim != 3 || bs[0] != a->ngroups)
       return shape_error(ctx, op, "b must be (G, ., .) with G = ngroups", a);
@@ -60,8 +70,7 @@ geometry(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a, g
       g->nout = bk;
       g->trans_b = !nk; /* dgrad is grouped_gemm(dOut, B, trans_b = !trans_b_fwd) (§6.3) */
    }
-   g->out_elems = (uint64_t)(g->mt * g->nout);
-   return MXJIT_OK;
+   return out_elems(ctx, op, a, (uint64_t)g->mt, (uint64_t)g->nout, g);
 }
 
 static mxjit_status

@@ -48,7 +48,9 @@ int rt_op_dtype_size(mxjit_dtype dt);
 mxjit_status rt_op_check_tensor(mxjit_ctx *ctx, const char *op, const char *name,
                                 const mxjit_tensor *t, int nmin, int nmax,
                                 const mxjit_dtype *dts, int ndt);
-/** Number of elements of a tensor (product of its shape). */
+/** Number of elements of a tensor (product of its shape); -1 when ndim is outside
+ *  [0, MXJIT_MAX_DIMS], a dim is negative or the product overflows. Reads only shape[0..ndim)
+ *  within the array, so it is safe on a tensor whose check failed. */
 int64_t rt_op_numel(const mxjit_tensor *t);
 /** INVALID_ARG_ALIAS if [a, a+na) and [b, b+nb) overlap. */
 mxjit_status rt_op_check_disjoint(mxjit_ctx *ctx, const char *op, const char *an,
@@ -74,6 +76,8 @@ mxjit_status rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op
  *  reference run on the inputs copied back; MXJIT_ERR_CHECK names the first differing byte. */
 mxjit_status rt_op_mx_verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
                              const mxjit_mx_quant_args *a);
+/** The shape, enum and size checks of rt_op_mx_check alone (no pointers), with a message. */
+mxjit_status rt_op_mx_geometry(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a);
 /** Runs a checked MX quantize on the host device. */
 mxjit_status rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a);
 

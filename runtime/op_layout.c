@@ -50,12 +50,22 @@ blocked_geometry(mxjit_ctx *ctx, const char *op, const mxjit_to_blocked_args *a,
                  op, batch, a->inverse);
    if (a->groups == MXJIT_GROUPS_NONE && (a->offs || a->ngroups))
       return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.offs/ngroups need groups M or K", op);
-   if (a->groups == MXJIT_GROUPS_M)
-      *bytes = (size_t)host_blocked_mgroups_size(a->h, a->w, a->ngroups);
-   else if (a->groups == MXJIT_GROUPS_K)
-      *bytes = (size_t)host_blocked_kgroups_size(a->h, a->w, a->ngroups);
+   /* host_blocked_{m,k}groups_size in checked arithmetic: h·w <= 2^50, h·ngroups is not */
+   uint64_t v, h = (uint64_t)a->h, w = (uint64_t)a->w, ng = (uint64_t)a->ngroups;
+   int ovf = 0;
+   if (a->groups == MXJIT_GROUPS_M) /* (h + 128·ngroups)·4·ceil(w/4) */
+      ovf = __builtin_add_overflow(h, 128 * ng, &v) ||
+            __builtin_mul_overflow(v, 4 * ((w + 3) / 4), &v);
+   else if (a->groups == MXJIT_GROUPS_K) /* 128·ceil(h/128)·(w + 4·ngroups) */
+      ovf = __builtin_mul_overflow(128 * ((h + 127) / 128), w + 4 * ng, &v);
    else
-      *bytes = (size_t)(batch * host_blocked_size(a->h, a->w));
+      v = (uint64_t)(batch * host_blocked_size(a->h, a->w));
+   if (ovf || v > (UINT64_C(1) << 52))
+      return ERR(MXJIT_ERR_INVALID_ARG_SHAPE,
+                 "%s: h = %" PRId64 ", w = %" PRId64 " with %" PRId64
+                 " groups exceed 2^52 blocked bytes",
+                 op, a->h, a->w, a->ngroups);
+   *bytes = (size_t)v;
    return MXJIT_OK;
 }
 

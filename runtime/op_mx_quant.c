@@ -97,6 +97,28 @@ check_shape(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geo
    return MXJIT_OK;
 }
 
+/* host_blocked_{m,k}groups_size in checked arithmetic: ngroups is the caller's, unbounded. */
+static mxjit_status
+grouped_bytes(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const mx_geom *g,
+              int64_t *s)
+{
+   uint64_t cp = 4 * (((uint64_t)g->scols + 3) / 4), hp = 128 * (((uint64_t)g->k + 127) / 128);
+   uint64_t v;
+   int ovf;
+   if (a->kind == MXJIT_MX_DIM0) /* (M + 128·ngroups)·Cp */
+      ovf = __builtin_mul_overflow((uint64_t)a->ngroups, 128, &v) ||
+            __builtin_add_overflow(v, (uint64_t)g->m, &v) || __builtin_mul_overflow(v, cp, &v);
+   else /* Hp·(C + 4·ngroups) */
+      ovf = __builtin_mul_overflow((uint64_t)a->ngroups, 4, &v) ||
+            __builtin_add_overflow(v, (uint64_t)g->scols, &v) || __builtin_mul_overflow(v, hp, &v);
+   if (ovf || v > (UINT64_C(1) << 50))
+      return ERR(MXJIT_ERR_INVALID_ARG,
+                 "%s: args.ngroups = %" PRId64 " makes the blocked scales exceed 2^50 bytes", op,
+                 a->ngroups);
+   *s = (int64_t)v;
+   return MXJIT_OK;
+}
+
 static mxjit_status
 compute_sizes(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geom *g)
 {
@@ -118,17 +140,16 @@ compute_sizes(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_g
       g->srows = a->kind == MXJIT_MX_DIM0 ? g->m : g->k;
       g->scols = (a->kind == MXJIT_MX_DIM0 ? g->k : g->m) / 32;
    }
-   int64_t s;
+   int64_t s = 0;
+   mxjit_status st = grouped ? grouped_bytes(ctx, op, a, g, &s) : MXJIT_OK;
+   if (st != MXJIT_OK)
+      return st;
    if (a->scale_layout == MXJIT_SCALES_PLAIN)
       s = g->e * g->srows * g->scols / g->tile;
    else if (a->scale_layout == MXJIT_SCALES_SHUFFLED)
       s = host_e8m0_shuffle_size(g->srows, g->scols);
    else if (!grouped)
       s = g->e * host_blocked_size(g->srows, g->scols);
-   else if (a->kind == MXJIT_MX_DIM0)
-      s = host_blocked_mgroups_size(g->m, g->scols, a->ngroups);
-   else
-      s = host_blocked_kgroups_size(g->k, g->scols, a->ngroups);
    g->s_bytes = (size_t)s;
    return MXJIT_OK;
 }
@@ -156,6 +177,13 @@ mxjit_mx_quant_sizes(const mxjit_mx_quant_args *args, size_t *q_bytes, size_t *s
       *s_bytes = g.s_bytes;
    }
    return st;
+}
+
+mxjit_status
+rt_op_mx_geometry(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
+{
+   mx_geom g;
+   return geometry(ctx, op, a, &g);
 }
 
 /* Host device only: offs must be nondecreasing end offsets ending at M (§4.5); dim1 groups
@@ -196,7 +224,9 @@ rt_op_mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, siz
       st = rt_op_check_ptr(ctx, op, "s", a->s, 1);
    if (st == MXJIT_OK && a->offs)
       st = rt_op_check_ptr(ctx, op, "offs", a->offs, 8);
-   uint64_t xb = (uint64_t)rt_op_numel(&a->x) * (uint64_t)rt_op_dtype_size(a->x.dtype);
+   /* only once x passed its checks: ndim may be anything before (shape[] has 4 entries) */
+   uint64_t xb =
+       st == MXJIT_OK ? (uint64_t)rt_op_numel(&a->x) * (uint64_t)rt_op_dtype_size(a->x.dtype) : 0;
    if (st == MXJIT_OK)
       st = rt_op_check_disjoint(ctx, op, "x", a->x.data, xb, "q", a->q, g.q_bytes);
    if (st == MXJIT_OK)

@@ -66,8 +66,15 @@ mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mxfp4_quan
    if (args->preshuffle != 0 && args->preshuffle != 1)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG, "%s: args.preshuffle = %d; use 0 or 1", op,
                       args->preshuffle);
-   /* Name the caller's own fields (q_row, s_col...) before the shared MX checks, which only
-    * know the q/s of one side. */
+   /* What is wrong with the shape comes first (a caller sizing outputs from a bad shape has
+    * no buffers to pass); then the caller's own fields (q_row, s_col...) before the shared MX
+    * checks, which only know the q/s of one side. */
+   for (int col = 0; col < 2; col++) {
+      mxjit_mx_quant_args s = side_args(args, col);
+      if ((col ? args->colwise : args->rowwise) &&
+          (st = rt_op_mx_geometry(ctx, op, &s)) != MXJIT_OK)
+         return st;
+   }
    if (args->rowwise && ((st = rt_op_check_ptr(ctx, op, "q_row", args->q_row, 1)) != MXJIT_OK ||
                          (st = rt_op_check_ptr(ctx, op, "s_row", args->s_row, 1)) != MXJIT_OK))
       return st;

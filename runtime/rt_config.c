@@ -9,9 +9,11 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -232,22 +234,176 @@ parse_root(struct cfg_parse *p, rt_config *c, const struct jt_target *t)
    return seen_target ? MXJIT_OK : fail(p, root, "missing 'target: %s'", t->name, NULL);
 }
 
+/* ---- limits on the file itself: size, type, nesting, aliases, duplicate keys ----------- */
+
+#define CFG_MAX_BYTES (1 << 20) /* the shipped tables are a few KiB */
+#define CFG_MAX_DEPTH 16        /* they nest 6 deep (families/family/tuned/entry/params) */
+
+/* Reads a regular file of at most CFG_MAX_BYTES; a FIFO or device is refused, never waited on
+ * (O_NONBLOCK, then fstat). On MXJIT_OK *buf is malloc'd. */
+static mxjit_status
+read_config(const char *path, unsigned char **buf, size_t *len, char *msg, size_t msglen)
+{
+   *buf = NULL;
+   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+   if (fd < 0) {
+      snprintf(msg, msglen, "config: cannot open %s: %s", path, strerror(errno));
+      return MXJIT_ERR_IO;
+   }
+   struct stat st = {0};
+   mxjit_status rc = MXJIT_OK;
+   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      snprintf(msg, msglen, "config: %s %s; a config must be a regular YAML file", path,
+               S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+      rc = MXJIT_ERR_IO;
+   } else if (st.st_size > CFG_MAX_BYTES) {
+      snprintf(msg, msglen, "config: %s is %lld bytes; configs are limited to %d bytes", path,
+               (long long)st.st_size, CFG_MAX_BYTES);
+      rc = MXJIT_ERR_INVALID_ARG;
+   } else if (!(*buf = malloc((size_t)st.st_size + 1))) {
+      snprintf(msg, msglen, "config: out of host memory reading %s", path);
+      rc = MXJIT_ERR_NOMEM;
+   }
+   size_t got = 0;
+   while (rc == MXJIT_OK && got < (size_t)st.st_size) {
+      ssize_t r = read(fd, *buf + got, (size_t)st.st_size - got);
+      if (r < 0 && errno == EINTR)
+         continue;
+      if (r <= 0)
+         break; /* shrank while read: parse what is there */
+      got += (size_t)r;
+   }
+   close(fd);
+   if (rc != MXJIT_OK) {
+      free(*buf);
+      *buf = NULL;
+   }
+   *len = got;
+   return rc;
+}
+
+/* One pass over the events before the document is built: nesting deeper than CFG_MAX_DEPTH
+ * and aliases (which multiply what the checks below walk) are refused with their line.
+ * Syntax errors are left to the loader, which reports them. */
+static mxjit_status
+check_events(const char *path, const unsigned char *buf, size_t len, char *msg, size_t msglen)
+{
+   yaml_parser_t parser;
+   if (!yaml_parser_initialize(&parser)) {
+      snprintf(msg, msglen, "config: out of host memory reading %s", path);
+      return MXJIT_ERR_NOMEM;
+   }
+   yaml_parser_set_input_string(&parser, buf, len);
+   mxjit_status st = MXJIT_OK;
+   int depth = 0, done = 0;
+   while (!done && st == MXJIT_OK) {
+      yaml_event_t ev;
+      if (!yaml_parser_parse(&parser, &ev))
+         break;
+      size_t line = ev.start_mark.line + 1;
+      if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
+         depth++;
+      else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+         depth--;
+      done = ev.type == YAML_STREAM_END_EVENT;
+      if (depth > CFG_MAX_DEPTH) {
+         snprintf(msg, msglen, "config: %s:%zu: nested more than %d levels deep", path, line,
+                  CFG_MAX_DEPTH);
+         st = MXJIT_ERR_INVALID_ARG;
+      } else if (ev.type == YAML_ALIAS_EVENT) {
+         snprintf(msg, msglen,
+                  "config: %s:%zu: aliases (*name) are not supported; write the "
+                  "value out",
+                  path, line);
+         st = MXJIT_ERR_INVALID_ARG;
+      }
+      yaml_event_delete(&ev);
+   }
+   yaml_parser_delete(&parser);
+   return st;
+}
+
+struct cfg_key {
+   const char *s;
+   const yaml_node_t *n;
+};
+
+static int
+cmp_key(const void *a, const void *b)
+{
+   const struct cfg_key *x = a, *y = b;
+   int c = strcmp(x->s, y->s);
+   if (c)
+      return c;
+   return (x->n->start_mark.index > y->n->start_mark.index) -
+          (x->n->start_mark.index < y->n->start_mark.index);
+}
+
+/* A key given twice in one map (libyaml keeps both; one would silently win): names both
+ * lines. Sorted, so a map of many keys costs n log n. */
+static mxjit_status
+check_dup_keys(struct cfg_parse *p, const yaml_node_t *map)
+{
+   size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start), m = 0;
+   struct cfg_key *k = malloc((n ? n : 1) * sizeof(*k));
+   if (!k)
+      return fail(p, map, "out of host memory%s%s", NULL, NULL);
+   for (size_t i = 0; i < n; i++) {
+      const yaml_node_t *kn = yaml_document_get_node(p->doc, map->data.mapping.pairs.start[i].key);
+      if (scalar(kn))
+         k[m++] = (struct cfg_key){scalar(kn), kn};
+   }
+   qsort(k, m, sizeof(*k), cmp_key);
+   mxjit_status st = MXJIT_OK;
+   for (size_t i = 1; i < m && st == MXJIT_OK; i++)
+      if (!strcmp(k[i - 1].s, k[i].s)) {
+         char first[32];
+         snprintf(first, sizeof(first), "%zu", k[i - 1].n->start_mark.line + 1);
+         st = fail(p, k[i].n, "key '%s' is given twice in this map (first at line %s)", k[i].s,
+                   first);
+      }
+   free(k);
+   return st;
+}
+
+/* Every map of the document (depth is bounded by check_events, and there are no aliases). */
+static mxjit_status
+check_maps(struct cfg_parse *p, const yaml_node_t *n)
+{
+   mxjit_status st = MXJIT_OK;
+   if (n && n->type == YAML_MAPPING_NODE) {
+      st = check_dup_keys(p, n);
+      for (yaml_node_pair_t *pr = n->data.mapping.pairs.start;
+           st == MXJIT_OK && pr < n->data.mapping.pairs.top; pr++)
+         st = check_maps(p, yaml_document_get_node(p->doc, pr->value));
+   } else if (n && n->type == YAML_SEQUENCE_NODE) {
+      for (yaml_node_item_t *it = n->data.sequence.items.start;
+           st == MXJIT_OK && it < n->data.sequence.items.top; it++)
+         st = check_maps(p, yaml_document_get_node(p->doc, *it));
+   }
+   return st;
+}
+
 mxjit_status
 rt_config_load_file(const char *path, const struct jt_target *t, rt_config **out, char *msg,
                     size_t msglen)
 {
    *out = NULL;
-   FILE *fp = fopen(path, "rb");
-   if (!fp) {
-      snprintf(msg, msglen, "config: cannot open %s: %s", path, strerror(errno));
-      return MXJIT_ERR_IO;
+   unsigned char *buf;
+   size_t len;
+   mxjit_status st = read_config(path, &buf, &len, msg, msglen);
+   if (st == MXJIT_OK)
+      st = check_events(path, buf, len, msg, msglen);
+   if (st != MXJIT_OK) {
+      free(buf);
+      return st;
    }
    rt_config *c = calloc(1, sizeof(*c));
    yaml_parser_t parser;
    yaml_document_t doc;
-   mxjit_status st = MXJIT_ERR_NOMEM;
+   st = MXJIT_ERR_NOMEM;
    if (c && yaml_parser_initialize(&parser)) {
-      yaml_parser_set_input_file(&parser, fp);
+      yaml_parser_set_input_string(&parser, buf, len);
       if (!yaml_parser_load(&parser, &doc)) {
          snprintf(msg, msglen, "config: %s:%zu: YAML syntax error: %s", path,
                   parser.problem_mark.line + 1, parser.problem ? parser.problem : "?");
@@ -255,14 +411,16 @@ rt_config_load_file(const char *path, const struct jt_target *t, rt_config **out
       } else {
          snprintf(c->path, sizeof(c->path), "%s", path);
          struct cfg_parse p = {.doc = &doc, .path = path, .msg = msg, .msglen = msglen};
-         st = parse_root(&p, c, t);
+         st = check_maps(&p, yaml_document_get_root_node(&doc));
+         if (st == MXJIT_OK)
+            st = parse_root(&p, c, t);
          yaml_document_delete(&doc);
       }
       yaml_parser_delete(&parser);
    } else {
       snprintf(msg, msglen, "config: out of host memory reading %s", path);
    }
-   fclose(fp);
+   free(buf);
    if (st != MXJIT_OK) {
       rt_config_free(c);
       return st;

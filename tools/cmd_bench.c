@@ -512,7 +512,12 @@ cmd_bench(int argc, char **argv)
          be_only = argv[++i];
          emu_only = 1;
       } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-         reps = atoi(argv[++i]);
+         int64_t v;
+         if (cu_parse_i64(argv[++i], 1, MAX_REPS, &v) != 0) {
+            fprintf(stderr, "mxjit bench: --reps %s is out of range 1..%d\n", argv[i], MAX_REPS);
+            return 2;
+         }
+         reps = (int)v;
       } else {
          int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
          fprintf(help ? stdout : stderr,

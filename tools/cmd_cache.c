@@ -4,9 +4,11 @@
 #include "kc.h"
 #include "mxjit.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void
 usage(FILE *f)
@@ -19,11 +21,31 @@ usage(FILE *f)
               "         ~/.cache/mxjit)\n");
 }
 
+/* kc_open's warning (the directory is unusable), printed by `dir`; the other subcommands
+ * fail with their own message instead of working on an in-memory cache. */
+static char warned[1024];
+
 static void
 warn(void *user, const char *msg)
 {
    (void)user;
-   fprintf(stderr, "mxjit cache: %s\n", msg);
+   snprintf(warned, sizeof(warned), "%s", msg);
+}
+
+/* Why the cache cannot use `dir` (kc_open fell back to memory). */
+static const char *
+dir_problem(const char *dir, char *buf, size_t len)
+{
+   struct stat st;
+   if (!dir[0])
+      return "no directory: MXJIT_CACHE_DIR, XDG_CACHE_HOME and HOME are unset";
+   if (stat(dir, &st) != 0)
+      snprintf(buf, len, "it cannot be created (%s)", strerror(errno));
+   else if (!S_ISDIR(st.st_mode))
+      snprintf(buf, len, "it is not a directory");
+   else
+      snprintf(buf, len, "it is not writable");
+   return buf;
 }
 
 int
@@ -35,6 +57,11 @@ cmd_cache(int argc, char **argv)
          usage(stdout);
          return 0;
       } else if (!strcmp(argv[i], "--cache-dir") && i + 1 < argc) {
+         if (dir) {
+            fprintf(stderr, "mxjit cache: option '--cache-dir' is given twice ('%s', '%s')\n", dir,
+                    argv[i + 1]);
+            return 2;
+         }
          dir = argv[++i];
       } else if (!sub && argv[i][0] != '-') {
          sub = argv[i];
@@ -60,8 +87,15 @@ cmd_cache(int argc, char **argv)
    kc_stats s;
    kc_get_stats(c, &s);
    int rc = 0;
+   char why[256];
    if (!strcmp(sub, "dir")) {
+      if (warned[0])
+         fprintf(stderr, "mxjit cache: %s\n", warned);
       printf("%s\n", s.dir);
+   } else if (!s.disk_ok) {
+      fprintf(stderr, "mxjit cache %s: cannot use the cache directory '%s': %s\n", sub,
+              dir ? dir : s.dir, dir_problem(dir ? dir : s.dir, why, sizeof(why)));
+      rc = 1;
    } else if (!strcmp(sub, "stats")) {
       printf("dir      %s%s\n", s.dir, s.disk_ok ? "" : " (not writable: memory only)");
       printf("entries  %" PRIu64 "\n", s.entries);

@@ -80,7 +80,18 @@ parse(const char *cmd, int argc, char **argv, struct opts *o, void (*usage)(FILE
       }
       if (i + 1 >= argc)
          goto bad;
+      if (*dst) {
+         fprintf(stderr, "mxjit %s: option '%s' is given twice ('%s', '%s')\n", cmd, a, *dst,
+                 argv[i + 1]);
+         usage(stderr);
+         return 2;
+      }
       *dst = argv[++i];
+   }
+   const char *why = o->out ? cu_output_problem(o->out) : NULL;
+   if (why) {
+      fprintf(stderr, "mxjit %s: -o %s %s\n", cmd, o->out, why);
+      return 2;
    }
    if (o->tpl && o->target)
       return 0;
@@ -111,15 +122,17 @@ build_cb(void *user, void **code, size_t *code_size, void **meta, size_t *meta_s
                           msg, msglen);
 }
 
+/* All or nothing: a temporary file next to path, renamed when complete. */
 static int
 write_file(const char *path, const void *data, size_t size)
 {
-   FILE *fp = fopen(path, "wb");
-   if (!fp || fwrite(data, 1, size, fp) != size || fclose(fp) != 0) {
-      perror(path);
-      return 1;
-   }
-   return 0;
+   cu_output out;
+   int err = cu_output_write(&out, path, data, size);
+   if (!err)
+      err = cu_output_commit(&out);
+   if (err)
+      fprintf(stderr, "mxjit compile: writing -o %s failed: %s\n", path, strerror(err));
+   return err != 0;
 }
 
 static void

@@ -5,6 +5,7 @@
  * and ignored by the host device.
  */
 #include "cmd.h"
+#include "cmd_util.h"
 #include "mxjit.h"
 #include "rt_int.h"
 
@@ -13,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RUN_MAX_OPTS 48
 #define RUN_MAX_BUFS 16
+#define RUN_MAX_BYTES (UINT64_C(1) << 52) /* largest file or buffer the CLI sizes */
 
 static const char run_usage[] =
    "usage: mxjit run <op> [options] [--device host|emu|hip|auto] [--target gfx942|gfx950]\n"
@@ -24,7 +27,9 @@ static const char run_usage[] =
    "\n"
    "Files are raw little-endian row-major arrays without header (tests/golden/README.md).\n"
    "Shapes are written AxBxC. --device defaults to auto (HIP if present, else the emulator);\n"
-   "the host device runs the bit-exact scalar reference of NUMERICS.md.\n"
+   "the host device runs the bit-exact scalar reference of NUMERICS.md. Every option is\n"
+   "checked before any work (unknown or repeated ones are usage errors); the outputs appear\n"
+   "together once all were written (temporary files renamed), or not at all.\n"
    "\n"
    "ops:\n"
    "  mxfp8   --kind dim0|dim1|3d --in x.bin --dtype bf16|f32 --shape MxK|ExNxK\n"
@@ -52,18 +57,35 @@ static const char run_usage[] =
 
 typedef struct run_ctx {
    const char *op;
+   const char *spec; /* the op's options (run_ops) */
    const char *key[RUN_MAX_OPTS], *val[RUN_MAX_OPTS];
+   char kind[RUN_MAX_OPTS]; /* spec_kind() of each option given */
    int nopt;
    mxjit_ctx *ctx;
    mxjit_devptr bufs[RUN_MAX_BUFS];
    int nbufs;
+   cu_output outs[RUN_MAX_OPTS]; /* written, renamed into place only when everything worked */
+   int nouts;
 } run_ctx;
 
-static int
-is_flag(const char *k)
+/* Options every op takes. Legend of the option lists: a name alone takes a value; a trailing
+ * '<' marks an input file, '>' an output file, '!' a flag without value. */
+static const char common_opts[] = "device target counters!";
+
+/* Kind of option `name` in `spec` (' ', '<', '>' or '!'), or 0 when the spec lacks it. */
+static char
+spec_kind(const char *spec, const char *name)
 {
-   return !strcmp(k, "--inverse") || !strcmp(k, "--preshuffle") ||
-          !strcmp(k, "--preshuffled") || !strcmp(k, "--counters");
+   size_t n = strlen(name);
+   for (const char *s = spec; *s;) {
+      size_t len = strcspn(s, " ");
+      char k = len && strchr("<>!", s[len - 1]) ? s[len - 1] : ' ';
+      if (len - (k != ' ') == n && !strncmp(s, name, n))
+         return k;
+      s += len;
+      s += *s == ' ';
+   }
+   return 0;
 }
 
 static const char *
@@ -117,19 +139,22 @@ parse_list(const char *s, char sep, int64_t *v, int max)
    return n;
 }
 
+/* Integer option in [lo, hi]; a value outside is a usage error, never truncated. */
 static int64_t
-num(const run_ctx *r, const char *key, int64_t dflt, int *err)
+num(const run_ctx *r, const char *key, int64_t lo, int64_t hi, int64_t dflt, int *err)
 {
    const char *v = opt(r, key);
    int64_t x;
    if (!v)
       return dflt;
-   if (parse_list(v, ',', &x, 1) != 1) {
-      bad(r, "--%s '%s' is not an integer", key, v);
-      *err = 2;
-      return dflt;
-   }
-   return x;
+   int rc = cu_parse_i64(v, lo, hi, &x);
+   if (rc == 0)
+      return x;
+   if (!*err)
+      fprintf(stderr, "mxjit run %s: --%s '%s' %s [%" PRId64 ", %" PRId64 "]\n", r->op, key, v,
+              rc < 0 ? "is not an integer in" : "is out of range", lo, hi);
+   *err = 2;
+   return dflt;
 }
 
 static int
@@ -152,7 +177,47 @@ pick(const run_ctx *r, const char *key, const char *const *names, int n, int dfl
    return dflt;
 }
 
-/* ---- device buffers ------------------------------------------------------------------- */
+/* ---- sizes: checked 64-bit arithmetic with a sticky overflow flag ---------------------- */
+
+typedef struct csize {
+   uint64_t v;
+   int ovf;
+} csize;
+
+static csize
+cz(int64_t v)
+{
+   return (csize){(uint64_t)v, v < 0};
+}
+
+static csize
+cz_mul(csize a, int64_t b)
+{
+   a.ovf |= b < 0 || __builtin_mul_overflow(a.v, (uint64_t)b, &a.v);
+   return a;
+}
+
+static csize
+cz_add(csize a, int64_t b)
+{
+   a.ovf |= b < 0 || __builtin_add_overflow(a.v, (uint64_t)b, &a.v);
+   return a;
+}
+
+/* *out = c, or a usage error naming option --key when c overflowed or passes RUN_MAX_BYTES. */
+static int
+sized(const run_ctx *r, const char *key, csize c, size_t *out)
+{
+   *out = (size_t)c.v;
+   if (c.ovf || c.v > RUN_MAX_BYTES) {
+      fprintf(stderr, "mxjit run %s: --%s %s: the data it implies exceeds 2^52 bytes\n", r->op, key,
+              opt(r, key) ? opt(r, key) : "");
+      return 2;
+   }
+   return 0;
+}
+
+/* ---- device buffers and files ---------------------------------------------------------- */
 
 static int
 fail_st(run_ctx *r, mxjit_status st)
@@ -160,6 +225,17 @@ fail_st(run_ctx *r, mxjit_status st)
    fprintf(stderr, "mxjit run %s: %s: %s\n", r->op, mxjit_status_name(st),
            mxjit_ctx_last_error(r->ctx));
    return 1;
+}
+
+/* The op refused what the options describe before any buffer existed: a usage error quoting
+ * the library's reason and the shape the user wrote. */
+static int
+fail_opts(run_ctx *r, mxjit_status st)
+{
+   fprintf(stderr, "mxjit run %s: the options are refused (--shape %s): %s\n", r->op,
+           opt(r, "shape") ? opt(r, "shape") : "", mxjit_ctx_last_error(r->ctx));
+   (void)st;
+   return 2;
 }
 
 static int
@@ -175,6 +251,30 @@ dev_alloc(run_ctx *r, size_t bytes, mxjit_devptr *p)
    return 0;
 }
 
+static const char *
+input_errno(int err)
+{
+   return err == EISDIR   ? "is a directory"
+          : err == EINVAL ? "is not a regular file"
+                          : strerror(err);
+}
+
+static int
+read_all(int fd, void *buf, size_t size)
+{
+   uint8_t *p = buf;
+   while (size) {
+      ssize_t n = read(fd, p, size);
+      if (n < 0 && errno == EINTR)
+         continue;
+      if (n <= 0)
+         return -1;
+      p += n;
+      size -= (size_t)n;
+   }
+   return 0;
+}
+
 /* Reads file `path` (option --key), which must hold exactly `bytes` bytes, into the device. */
 static int
 upload(run_ctx *r, const char *key, size_t bytes, mxjit_devptr *p)
@@ -182,25 +282,23 @@ upload(run_ctx *r, const char *key, size_t bytes, mxjit_devptr *p)
    const char *path = opt(r, key);
    if (!path)
       return bad(r, "missing --%s FILE%s", key, "");
-   FILE *f = fopen(path, "rb");
-   if (!f)
-      return fprintf(stderr, "mxjit run %s: cannot open --%s %s: %s\n", r->op, key, path,
-                     strerror(errno)), 1;
-   fseek(f, 0, SEEK_END);
-   long len = ftell(f);
-   fseek(f, 0, SEEK_SET);
-   if (len < 0 || (size_t)len != bytes) {
-      fclose(f);
-      fprintf(stderr, "mxjit run %s: --%s %s holds %ld bytes; the shape needs %zu\n", r->op,
+   uint64_t len;
+   int fd = cu_open_input(path, &len);
+   if (fd < 0)
+      return fprintf(stderr, "mxjit run %s: --%s %s: %s\n", r->op, key, path, input_errno(errno)),
+             1;
+   if (len != bytes) {
+      close(fd);
+      fprintf(stderr, "mxjit run %s: --%s %s holds %" PRIu64 " bytes; the shape needs %zu\n", r->op,
               key, path, len, bytes);
       return 1;
    }
    void *h = malloc(bytes ? bytes : 1);
-   int rc = !h || fread(h, 1, bytes, f) != bytes;
-   fclose(f);
+   int rc = !h || read_all(fd, h, bytes) != 0;
+   close(fd);
    if (rc) {
       free(h);
-      return fprintf(stderr, "mxjit run %s: reading %s failed\n", r->op, path), 1;
+      return fprintf(stderr, "mxjit run %s: reading --%s %s failed\n", r->op, key, path), 1;
    }
    rc = dev_alloc(r, bytes, p);
    mxjit_status st = rc ? MXJIT_OK : mxjit_memcpy_h2d(r->ctx, *p, h, bytes);
@@ -216,7 +314,8 @@ upload_host(run_ctx *r, const void *h, size_t bytes, mxjit_devptr *p)
    return rc ? rc : st != MXJIT_OK ? fail_st(r, st) : 0;
 }
 
-/* Writes `bytes` bytes of device memory p to the file of option --key. */
+/* Writes `bytes` bytes of device memory p for the file of option --key: into a temporary
+ * file that cmd_run renames into place once every output is written. */
 static int
 download(run_ctx *r, const char *key, mxjit_devptr p, size_t bytes)
 {
@@ -231,15 +330,12 @@ download(run_ctx *r, const char *key, mxjit_devptr p, size_t bytes)
       free(h);
       return fail_st(r, st);
    }
-   FILE *f = fopen(path, "wb");
-   int rc = !f || fwrite(h, 1, bytes, f) != bytes;
-   if (f && fclose(f))
-      rc = 1;
+   int err = cu_output_write(&r->outs[r->nouts++], path, h, bytes);
    free(h);
-   if (rc)
+   if (err)
       fprintf(stderr, "mxjit run %s: writing --%s %s failed: %s\n", r->op, key, path,
-              strerror(errno));
-   return rc;
+              strerror(err));
+   return err != 0;
 }
 
 /* Tensor from --<key> "AxBxC" and a dtype. */
@@ -253,20 +349,21 @@ shape_of(run_ctx *r, const char *key, mxjit_dtype dt, mxjit_tensor *t)
    t->dtype = dt;
    t->ndim = parse_list(s, 'x', t->shape, MXJIT_MAX_DIMS);
    if (t->ndim < 1)
-      return bad(r, "--%s '%s' is not a shape like 128x256", key, s);
+      return bad(r, "--%s '%s' is not a shape like 128x256 (at most 4 dimensions)", key, s);
    for (int i = 0; i < t->ndim; i++)
       if (t->shape[i] < 0 || t->shape[i] > (INT64_C(1) << 40))
-         return bad(r, "--%s '%s' has an out-of-range dimension", key, s);
+         return bad(r, "--%s '%s' has a dimension outside [0, 2^40]", key, s);
    return 0;
 }
 
-static size_t
-tensor_bytes(const mxjit_tensor *t, int esize)
+/* Bytes of t with esize-byte elements, checked; a usage error naming --key past 2^52. */
+static int
+tensor_bytes(run_ctx *r, const char *key, const mxjit_tensor *t, int esize, size_t *out)
 {
-   size_t n = (size_t)esize;
+   csize n = cz(esize);
    for (int i = 0; i < t->ndim; i++)
-      n *= (size_t)t->shape[i];
-   return n;
+      n = cz_mul(n, t->shape[i]);
+   return sized(r, key, n, out);
 }
 
 /* ---- ops ------------------------------------------------------------------------------ */
@@ -278,7 +375,7 @@ static const char *const x_dtypes[] = {"bf16", "f32"};
 
 /* Common MX options: input tensor, mode, scale layout. */
 static int
-mx_common(run_ctx *r, mxjit_tensor *x, int *mode, int *layout, mxjit_devptr *xin)
+mx_common(run_ctx *r, mxjit_tensor *x, int *mode, int *layout)
 {
    int err = 0;
    int dt = pick(r, "dtype", x_dtypes, 2, -1, &err);
@@ -286,14 +383,26 @@ mx_common(run_ctx *r, mxjit_tensor *x, int *mode, int *layout, mxjit_devptr *xin
    *layout = pick(r, "scales", layout_names, 3, 0, &err);
    if (err)
       return err;
-   (void)xin; /* uploaded by the caller once the sizes are known to be valid */
    return shape_of(r, "shape", dt ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, x);
+}
+
+/* --offs a,b,c: the end offsets of the groups (at most 4096) into offs; the count or -1. */
+static int
+mx_offs(run_ctx *r, int64_t *offs, int max)
+{
+   const char *v = opt(r, "offs");
+   int n = v ? parse_list(v, ',', offs, max) : 0;
+   if (n < 0 || (v && n == 0))
+      bad(r, "--offs '%s' is not a list of at most 4096 end offsets like 128,256%s", v, "");
+   return v && n < 1 ? -1 : n;
 }
 
 static int
 mx_upload(run_ctx *r, mxjit_tensor *x)
 {
-   return upload(r, "in", tensor_bytes(x, x->dtype == MXJIT_DTYPE_F32 ? 4 : 2), &x->data);
+   size_t n;
+   int rc = tensor_bytes(r, "shape", x, x->dtype == MXJIT_DTYPE_F32 ? 4 : 2, &n);
+   return rc ? rc : upload(r, "in", n, &x->data);
 }
 
 static int
@@ -303,38 +412,34 @@ run_mxfp8(run_ctx *r)
    int err = 0, mode, layout;
    int kind = pick(r, "kind", kind_names, 3, -1, &err);
    int elem = pick(r, "elem", elems, 3, -1, &err);
+   int bk = (int)num(r, "block-k", 0, 32, 1, &err);
    if (err)
       return err;
    if (elem == 2)
       return bad(r, "--elem e2m1 is MXFP4: use `mxjit run mxfp4`%s", "", "");
    mxjit_mx_quant_args a = {
-      .kind = (mxjit_mx_kind)kind,
-      .elem = elem ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E4M3,
-      .scale_block_k = (int)num(r, "block-k", 1, &err),
+       .kind = (mxjit_mx_kind)kind,
+       .elem = elem ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E4M3,
+       .scale_block_k = bk,
    };
-   int rc = mx_common(r, &a.x, &mode, &layout, &a.x.data);
-   if (rc || err)
-      return rc ? rc : err;
+   int rc = mx_common(r, &a.x, &mode, &layout);
+   if (rc)
+      return rc;
    a.mode = (mxjit_scale_mode)mode;
    a.scale_layout = (mxjit_scale_layout)layout;
    int64_t offs[4096];
-   if (opt(r, "offs")) {
-      int n = parse_list(opt(r, "offs"), ',', offs, 4096);
-      if (n < 1)
-         return bad(r, "--offs '%s' is not a list of end offsets like 128,256%s", opt(r, "offs"),
-                    "");
-      a.ngroups = n;
-      if ((rc = upload_host(r, offs, sizeof(int64_t) * (size_t)n, &a.offs)))
-         return rc;
-   }
+   int n = mx_offs(r, offs, 4096);
+   if (n < 0)
+      return 2;
+   a.ngroups = n;
+   /* a host address, never read: the sizes and a refusal only test offs against 0 */
+   a.offs = n ? (mxjit_devptr)(uintptr_t)offs : 0;
    size_t qb, sb;
    mxjit_status st = mxjit_mx_quant_sizes(&a, &qb, &sb);
-   if (st != MXJIT_OK) {
-      st = mxjit_mxfp8_quantize(r->ctx, NULL, &a); /* for the message */
-      return fail_st(r, st);
-   }
-   if ((rc = mx_upload(r, &a.x)) || (rc = dev_alloc(r, qb, &a.q)) ||
-       (rc = dev_alloc(r, sb, &a.s)))
+   if (st != MXJIT_OK)
+      return fail_opts(r, mxjit_mxfp8_quantize(r->ctx, NULL, &a)); /* for the message */
+   if ((n && (rc = upload_host(r, offs, sizeof(int64_t) * (size_t)n, &a.offs))) ||
+       (rc = mx_upload(r, &a.x)) || (rc = dev_alloc(r, qb, &a.q)) || (rc = dev_alloc(r, sb, &a.s)))
       return rc;
    if ((st = mxjit_mxfp8_quantize(r->ctx, NULL, &a)) != MXJIT_OK)
       return fail_st(r, st);
@@ -354,7 +459,7 @@ run_mxfp4(run_ctx *r)
       return bad(r, "--offs is not supported for mxfp4%s%s", "", "");
    mxjit_mxfp4_quant_args a = {.rowwise = kind == 0, .colwise = kind == 1,
                                .preshuffle = opt(r, "preshuffle") != NULL};
-   int rc = mx_common(r, &a.x, &mode, &layout, &a.x.data);
+   int rc = mx_common(r, &a.x, &mode, &layout);
    if (rc)
       return rc;
    a.mode = (mxjit_scale_mode)mode;
@@ -364,7 +469,7 @@ run_mxfp4(run_ctx *r)
    size_t qb, sb;
    mxjit_status st = mxjit_mx_quant_sizes(&sz, &qb, &sb);
    if (st != MXJIT_OK)
-      return fail_st(r, mxjit_mxfp4_quantize(r->ctx, NULL, &a));
+      return fail_opts(r, mxjit_mxfp4_quantize(r->ctx, NULL, &a));
    mxjit_devptr *q = kind ? &a.q_col : &a.q_row, *s = kind ? &a.s_col : &a.s_row;
    if ((rc = mx_upload(r, &a.x)) || (rc = dev_alloc(r, qb, q)) || (rc = dev_alloc(r, sb, s)))
       return rc;
@@ -394,19 +499,20 @@ run_to_blocked(run_ctx *r)
    if (err)
       return err;
    int64_t offs[4096];
-   if (opt(r, "offs")) {
-      int n = parse_list(opt(r, "offs"), ',', offs, 4096);
-      if (n < 1)
-         return bad(r, "--offs '%s' is not a list of end offsets%s", opt(r, "offs"), "");
-      a.ngroups = n;
-      if ((rc = upload_host(r, offs, sizeof(int64_t) * (size_t)n, &a.offs)))
-         return rc;
-   }
-   size_t nb, plain = (size_t)(a.batch * a.h * a.w);
+   int n = mx_offs(r, offs, 4096);
+   if (n < 0)
+      return 2;
+   a.ngroups = n;
+   /* a host address, never read: the sizes and a refusal only test offs against 0 */
+   a.offs = n ? (mxjit_devptr)(uintptr_t)offs : 0;
+   size_t nb, plain;
+   if ((rc = tensor_bytes(r, "shape", &t, 1, &plain)))
+      return rc;
    mxjit_status st = mxjit_to_blocked_size(&a, &nb);
    if (st != MXJIT_OK)
-      return fail_st(r, mxjit_to_blocked(r->ctx, NULL, &a));
-   if ((rc = upload(r, "in", a.inverse ? nb : plain, &a.s)) ||
+      return fail_opts(r, mxjit_to_blocked(r->ctx, NULL, &a));
+   if ((n && (rc = upload_host(r, offs, sizeof(int64_t) * (size_t)n, &a.offs))) ||
+       (rc = upload(r, "in", a.inverse ? nb : plain, &a.s)) ||
        (rc = dev_alloc(r, a.inverse ? plain : nb, &a.out)))
       return rc;
    if ((st = mxjit_to_blocked(r->ctx, NULL, &a)) != MXJIT_OK)
@@ -414,10 +520,11 @@ run_to_blocked(run_ctx *r)
    return download(r, "out", a.out, a.inverse ? plain : nb);
 }
 
-static size_t
-round_up(int64_t v, int64_t m)
+/* v rounded up to a multiple of m, checked */
+static csize
+cz_round(int64_t v, int64_t m)
 {
-   return (size_t)((v + m - 1) / m * m);
+   return cz_mul(cz(v / m + (v % m != 0)), m);
 }
 
 /* The foundation template: out = fp32(bf16 x) * scale, JIT-compiled on emu/hip devices. */
@@ -438,14 +545,16 @@ run_scaled_copy(run_ctx *r)
    if (end == sv || *end)
       return bad(r, "--scale '%s' is not a number%s", sv, "");
    mxjit_scaled_copy_args a = {.m = t.shape[0], .n = t.shape[1], .scale = scale};
-   a.ld_x = num(r, "ld-x", a.n, &err);
-   a.ld_out = num(r, "ld-out", a.n, &err);
+   a.ld_x = num(r, "ld-x", 1, INT64_C(1) << 50, a.n, &err);
+   a.ld_out = num(r, "ld-out", 1, INT64_C(1) << 50, a.n, &err);
    if (err)
       return err;
    if (a.m < 1 || a.n < 1 || a.ld_x < a.n || a.ld_out < a.n)
       return bad(r, "--shape / --ld-x / --ld-out: need M, N >= 1 and ld >= N%s%s", "", "");
-   size_t in_bytes = (size_t)((a.m - 1) * a.ld_x + a.n) * 2;
-   size_t out_bytes = (size_t)((a.m - 1) * a.ld_out + a.n) * 4;
+   size_t in_bytes, out_bytes;
+   if ((rc = sized(r, "ld-x", cz_mul(cz_add(cz_mul(cz(a.m - 1), a.ld_x), a.n), 2), &in_bytes)) ||
+       (rc = sized(r, "ld-out", cz_mul(cz_add(cz_mul(cz(a.m - 1), a.ld_out), a.n), 4), &out_bytes)))
+      return rc;
    if ((rc = upload(r, "in", in_bytes, &a.x)) || (rc = dev_alloc(r, out_bytes, &a.out)))
       return rc;
    mxjit_status st = mxjit_scaled_copy(r->ctx, NULL, &a);
@@ -467,7 +576,10 @@ run_e8m0_shuffle(run_ctx *r)
       return bad(r, "--shape must be MxN%s%s", "", "");
    mxjit_e8m0_shuffle_args a = {.m = t.shape[0], .n = t.shape[1],
                                 .inverse = opt(r, "inverse") != NULL};
-   size_t plain = (size_t)(a.m * a.n), big = round_up(a.m, 256) * round_up(a.n, 8);
+   size_t plain, big;
+   if ((rc = sized(r, "shape", cz_mul(cz(a.m), a.n), &plain)) ||
+       (rc = sized(r, "shape", cz_mul(cz_round(a.m, 256), (int64_t)cz_round(a.n, 8).v), &big)))
+      return rc;
    if ((rc = upload(r, "in", a.inverse ? big : plain, &a.s)) ||
        (rc = dev_alloc(r, a.inverse ? plain : big, &a.out)))
       return rc;
@@ -486,9 +598,10 @@ run_shuffle_weight(run_ctx *r)
    if (err)
       return err;
    mxjit_shuffle_weight_args a = {.inverse = opt(r, "inverse") != NULL};
+   size_t n;
    int rc = shape_of(r, "shape", dt ? MXJIT_DTYPE_BF16 : MXJIT_DTYPE_U8, &a.w);
-   size_t n = rc ? 0 : tensor_bytes(&a.w, dt ? 2 : 1);
-   if (rc || (rc = upload(r, "in", n, &a.w.data)) || (rc = dev_alloc(r, n, &a.out)))
+   if (rc || (rc = tensor_bytes(r, "shape", &a.w, dt ? 2 : 1, &n)) ||
+       (rc = upload(r, "in", n, &a.w.data)) || (rc = dev_alloc(r, n, &a.out)))
       return rc;
    mxjit_status st = mxjit_shuffle_weight(r->ctx, NULL, &a);
    if (st != MXJIT_OK)
@@ -504,28 +617,31 @@ run_shuffle_a16w4(run_ctx *r)
    int rc = shape_of(r, "shape", MXJIT_DTYPE_U8, &t);
    if (rc)
       return rc;
-   mxjit_shuffle_a16w4_args a = {.gate_up = (int)num(r, "gate-up", 0, &err),
+   mxjit_shuffle_a16w4_args a = {.gate_up = (int)num(r, "gate-up", 0, 1, 0, &err),
                                  .inverse = opt(r, "inverse") != NULL};
+   int64_t e = scale ? num(r, "experts", 1, INT64_C(1) << 40, 1, &err) : 1;
    if (err)
       return err;
    size_t in, out;
    if (scale) {
-      int64_t e = num(r, "experts", 1, &err);
-      if (err || t.ndim != 2 || e < 1 || t.shape[0] % e)
+      if (t.ndim != 2 || t.shape[0] % e)
          return bad(r, "--shape must be (E*n)xk with --experts E dividing the rows%s%s", "",
                     "");
       a.e = e;
       a.n = t.shape[0] / e;
       a.k = t.shape[1];
-      in = (size_t)(t.shape[0] * t.shape[1]);
-      out = (size_t)t.shape[0] * round_up(a.k, 8);
+      if ((rc = tensor_bytes(r, "shape", &t, 1, &in)) ||
+          (rc = sized(r, "shape", cz_mul(cz_round(a.k, 8), t.shape[0]), &out)))
+         return rc;
    } else {
       if (t.ndim != 3)
          return bad(r, "--shape must be ExNxKp%s%s", "", "");
       a.e = t.shape[0];
       a.n = t.shape[1];
       a.k = t.shape[2];
-      in = out = tensor_bytes(&t, 1);
+      if ((rc = tensor_bytes(r, "shape", &t, 1, &in)))
+         return rc;
+      out = in;
    }
    if (a.inverse) {
       size_t sw = in;
@@ -554,15 +670,29 @@ run_fp8_tensorwise(run_ctx *r)
    if (err)
       return err;
    mxjit_fp8_tensorwise_args a = {.fp8 = fp8_types[f]};
+   size_t xb, qb;
    int rc = shape_of(r, "shape", dt ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, &a.x);
-   if (rc || (rc = upload(r, "in", tensor_bytes(&a.x, dt ? 4 : 2), &a.x.data)) ||
-       (rc = dev_alloc(r, tensor_bytes(&a.x, 1), &a.q)) || (rc = dev_alloc(r, 4, &a.scale_inv)))
+   if (rc || (rc = tensor_bytes(r, "shape", &a.x, dt ? 4 : 2, &xb)) ||
+       (rc = tensor_bytes(r, "shape", &a.x, 1, &qb)) || (rc = upload(r, "in", xb, &a.x.data)) ||
+       (rc = dev_alloc(r, qb, &a.q)) || (rc = dev_alloc(r, 4, &a.scale_inv)))
       return rc;
    mxjit_status st = mxjit_fp8_tensorwise_quantize(r->ctx, NULL, &a);
    if (st != MXJIT_OK)
       return fail_st(r, st);
-   return download(r, "out-q", a.q, tensor_bytes(&a.x, 1)) ||
-          download(r, "out-scale-inv", a.scale_inv, 4);
+   return download(r, "out-q", a.q, qb) || download(r, "out-scale-inv", a.scale_inv, 4);
+}
+
+/* Output elements per pass (mxjit.h): FWD (M, N), DGRAD (M, K), WGRAD (G, P, Q). */
+static csize
+gemm_out_elems(const mxjit_grouped_gemm_fp8_args *a)
+{
+   int nk = a->b_layout == MXJIT_B_NK;
+   const int64_t *bs = a->b.shape;
+   if (a->pass == MXJIT_GEMM_WGRAD)
+      return cz_mul(cz_mul(cz(a->ngroups), a->a.shape[1]), bs[a->b.ndim - 1]);
+   if (a->b.ndim != 3)
+      return cz(0); /* refused by the op */
+   return cz_mul(cz(a->a.shape[0]), a->pass == MXJIT_GEMM_FWD ? bs[nk ? 1 : 2] : bs[nk ? 2 : 1]);
 }
 
 static int
@@ -584,108 +714,166 @@ run_grouped_gemm(run_ctx *r)
    if (err)
       return err;
    if (n < 2)
-      return bad(r, "--group-offs needs G+1 >= 2 values like 0,128,256%s%s", "", "");
+      return bad(r, "--group-offs needs G+1 >= 2 (at most 4097) values like 0,128,256%s%s", "", "");
    a.ngroups = n - 1;
    int rc;
+   size_t ab, bb, ob;
    if ((rc = shape_of(r, "a-shape", fp8_types[fa], &a.a)) ||
        (rc = shape_of(r, "b-shape", fp8_types[fb], &a.b)) ||
-       (rc = upload(r, "a", tensor_bytes(&a.a, 1), &a.a.data)) ||
-       (rc = upload(r, "b", tensor_bytes(&a.b, 1), &a.b.data)) ||
+       (rc = tensor_bytes(r, "a-shape", &a.a, 1, &ab)) ||
+       (rc = tensor_bytes(r, "b-shape", &a.b, 1, &bb)) ||
+       (rc = sized(r, "b-shape", cz_mul(gemm_out_elems(&a), 2), &ob)) ||
+       (rc = upload(r, "a", ab, &a.a.data)) || (rc = upload(r, "b", bb, &a.b.data)) ||
        (rc = upload(r, "a-scale-inv", 4, &a.a_scale_inv)) ||
        (rc = upload(r, "b-scale-inv", 4, &a.b_scale_inv)) ||
-       (rc = upload_host(r, offs, sizeof(int64_t) * (size_t)n, &a.group_offs)))
-      return rc;
-   /* output shape per pass (mxjit.h): FWD (M, N), DGRAD (M, K), WGRAD (G, P, Q) */
-   int nk = a.b_layout == MXJIT_B_NK;
-   size_t elems;
-   if (a.pass == MXJIT_GEMM_WGRAD)
-      elems = (size_t)(a.ngroups * a.a.shape[1] * a.b.shape[a.b.ndim - 1]);
-   else if (a.b.ndim == 3)
-      elems = (size_t)(a.a.shape[0] *
-                       (a.pass == MXJIT_GEMM_FWD ? a.b.shape[nk ? 1 : 2] : a.b.shape[nk ? 2 : 1]));
-   else
-      elems = 0;
-   if ((rc = dev_alloc(r, 2 * elems, &a.out)))
+       (rc = upload_host(r, offs, sizeof(int64_t) * (size_t)n, &a.group_offs)) ||
+       (rc = dev_alloc(r, ob, &a.out)))
       return rc;
    mxjit_status st = mxjit_grouped_gemm_fp8(r->ctx, NULL, &a);
    if (st != MXJIT_OK)
       return fail_st(r, st);
-   return download(r, "out", a.out, 2 * elems);
+   return download(r, "out", a.out, ob);
+}
+
+/* Byte sizes of the MoE operands, each checked (tokens etc. are at most 2^32 each). */
+struct moe_bytes {
+   size_t a, w, ws, bias, ids, eids, out;
+};
+
+static int
+moe_sizes(run_ctx *r, const mxjit_moe_a16w4_args *a, struct moe_bytes *b)
+{
+   csize kscale = a->preshuffled ? cz_round(a->inter / 32, 8) : cz(a->inter / 32);
+   int rc;
+   if ((rc = sized(r, "inter", cz_mul(cz_mul(cz_mul(cz(2), a->tokens), a->topk), a->inter),
+                   &b->a)) ||
+       (rc =
+            sized(r, "inter", cz_mul(cz_mul(cz(a->experts), a->model_dim), a->inter / 2), &b->w)) ||
+       (rc = sized(r, "inter", cz_mul(cz_mul(cz(a->experts), a->model_dim), (int64_t)kscale.v),
+                   &b->ws)) ||
+       (rc = sized(r, "model-dim", cz_mul(cz_mul(cz(4), a->experts), a->model_dim), &b->bias)) ||
+       (rc = sized(r, "nsorted", cz_mul(cz(4), a->nsorted), &b->ids)) ||
+       (rc = sized(r, "nsorted", cz_mul(cz(4), a->nsorted / a->block_m), &b->eids)) ||
+       (rc = sized(r, "model-dim", cz_mul(cz_mul(cz(2), a->tokens), a->model_dim), &b->out)))
+      return rc;
+   return 0;
 }
 
 static int
 run_moe(run_ctx *r)
 {
    int err = 0;
+   const int64_t big = INT64_C(1) << 32;
    mxjit_moe_a16w4_args a = {
-      .tokens = num(r, "tokens", -1, &err),
-      .topk = num(r, "topk", -1, &err),
-      .experts = num(r, "experts", -1, &err),
-      .model_dim = num(r, "model-dim", -1, &err),
-      .inter = num(r, "inter", -1, &err),
-      .nsorted = num(r, "nsorted", -1, &err),
-      .block_m = num(r, "block-m", -1, &err),
-      .preshuffled = opt(r, "preshuffled") != NULL,
+       .tokens = num(r, "tokens", 0, big, -1, &err),
+       .topk = num(r, "topk", 1, big, -1, &err),
+       .experts = num(r, "experts", 1, big, -1, &err),
+       .model_dim = num(r, "model-dim", 1, big, -1, &err),
+       .inter = num(r, "inter", 32, big, -1, &err),
+       .nsorted = num(r, "nsorted", 0, big, -1, &err),
+       .block_m = num(r, "block-m", 1, big, -1, &err),
+       .preshuffled = opt(r, "preshuffled") != NULL,
    };
-   int32_t nv = (int32_t)num(r, "num-valid", -1, &err);
+   int32_t nv = (int32_t)num(r, "num-valid", 0, INT32_MAX, -1, &err);
    if (err)
       return err;
    if (a.tokens < 0 || a.topk < 1 || a.experts < 1 || a.model_dim < 1 || a.inter < 32 ||
        a.nsorted < 0 || a.block_m < 1 || nv < 0)
-      return bad(r, "--tokens --topk --experts --model-dim --inter --nsorted --block-m "
-                    "--num-valid are all required and must be positive%s%s", "", "");
-   size_t ws = (size_t)(a.experts * a.model_dim) *
-               (a.preshuffled ? round_up(a.inter / 32, 8) : (size_t)(a.inter / 32));
+      return bad(r,
+                 "--tokens --topk --experts --model-dim --inter --nsorted --block-m "
+                 "--num-valid are all required%s%s",
+                 "", "");
+   struct moe_bytes b;
    int rc;
-   if ((rc = upload(r, "a", (size_t)(2 * a.tokens * a.topk * a.inter), &a.a)) ||
-       (rc = upload(r, "w", (size_t)(a.experts * a.model_dim * a.inter / 2), &a.w)) ||
-       (rc = upload(r, "w-scale", ws, &a.w_scale)) ||
-       (opt(r, "bias") && (rc = upload(r, "bias", (size_t)(4 * a.experts * a.model_dim),
-                                       &a.bias))) ||
-       (rc = upload(r, "sorted-ids", (size_t)(4 * a.nsorted), &a.sorted_ids)) ||
-       (rc = upload(r, "expert-ids", (size_t)(4 * (a.nsorted / a.block_m)), &a.expert_ids)) ||
-       (rc = upload(r, "sorted-weights", (size_t)(4 * a.nsorted), &a.sorted_weights)) ||
-       (rc = upload_host(r, &nv, 4, &a.num_valid_ids)) ||
-       (rc = dev_alloc(r, (size_t)(2 * a.tokens * a.model_dim), &a.out)))
+   if ((rc = moe_sizes(r, &a, &b)) || (rc = upload(r, "a", b.a, &a.a)) ||
+       (rc = upload(r, "w", b.w, &a.w)) || (rc = upload(r, "w-scale", b.ws, &a.w_scale)) ||
+       (opt(r, "bias") && (rc = upload(r, "bias", b.bias, &a.bias))) ||
+       (rc = upload(r, "sorted-ids", b.ids, &a.sorted_ids)) ||
+       (rc = upload(r, "expert-ids", b.eids, &a.expert_ids)) ||
+       (rc = upload(r, "sorted-weights", b.ids, &a.sorted_weights)) ||
+       (rc = upload_host(r, &nv, 4, &a.num_valid_ids)) || (rc = dev_alloc(r, b.out, &a.out)))
       return rc;
    mxjit_status st = mxjit_moe_a16w4_stage2(r->ctx, NULL, &a);
    if (st != MXJIT_OK)
       return fail_st(r, st);
-   return download(r, "out", a.out, (size_t)(2 * a.tokens * a.model_dim));
+   return download(r, "out", a.out, b.out);
 }
 
+/* Each op's options besides common_opts (legend there). */
 static const struct {
    const char *name;
    int (*fn)(run_ctx *r);
+   const char *opts;
 } run_ops[] = {
-   {"scaled_copy", run_scaled_copy},
-   {"mxfp8", run_mxfp8},
-   {"mxfp4", run_mxfp4},
-   {"to_blocked", run_to_blocked},
-   {"e8m0_shuffle", run_e8m0_shuffle},
-   {"shuffle_weight", run_shuffle_weight},
-   {"shuffle_weight_a16w4", run_shuffle_a16w4},
-   {"shuffle_scale_a16w4", run_shuffle_a16w4},
-   {"fp8_tensorwise", run_fp8_tensorwise},
-   {"grouped_gemm_fp8", run_grouped_gemm},
-   {"moe_a16w4_stage2", run_moe},
+    {"scaled_copy", run_scaled_copy, "shape scale ld-x ld-out in< out>"},
+    {"mxfp8", run_mxfp8, "kind elem dtype mode scales shape offs block-k in< out-q> out-s>"},
+    {"mxfp4", run_mxfp4, "kind elem dtype mode scales shape offs preshuffle! in< out-q> out-s>"},
+    {"to_blocked", run_to_blocked, "shape groups offs inverse! in< out>"},
+    {"e8m0_shuffle", run_e8m0_shuffle, "shape inverse! in< out>"},
+    {"shuffle_weight", run_shuffle_weight, "dtype shape inverse! in< out>"},
+    {"shuffle_weight_a16w4", run_shuffle_a16w4, "shape gate-up inverse! in< out>"},
+    {"shuffle_scale_a16w4", run_shuffle_a16w4, "shape experts gate-up inverse! in< out>"},
+    {"fp8_tensorwise", run_fp8_tensorwise, "dtype fp8 shape in< out-q> out-scale-inv>"},
+    {"grouped_gemm_fp8", run_grouped_gemm,
+     "pass fp8 a-fp8 b-fp8 b-layout a-shape b-shape group-offs a< b< a-scale-inv< "
+     "b-scale-inv< out>"},
+    {"moe_a16w4_stage2", run_moe,
+     "tokens topk experts model-dim inter nsorted block-m num-valid preshuffled! a< w< "
+     "w-scale< bias< sorted-ids< expert-ids< sorted-weights< out>"},
 };
 
+/* Every option must be one of the op's (or common), given once; a flag takes no value. */
 static int
 parse_opts(run_ctx *r, int argc, char **argv)
 {
    for (int i = 2; i < argc; i++) {
-      if (strncmp(argv[i], "--", 2) || r->nopt == RUN_MAX_OPTS)
-         return bad(r, "unexpected argument '%s'%s", argv[i], "");
-      r->key[r->nopt] = argv[i];
-      if (is_flag(argv[i])) {
-         r->val[r->nopt++] = "1";
-         continue;
-      }
-      if (i + 1 >= argc)
-         return bad(r, "option %s needs a value%s", argv[i], "");
-      r->val[r->nopt++] = argv[++i];
+      const char *a = argv[i];
+      if (strncmp(a, "--", 2))
+         return bad(r, "unexpected argument '%s' (options are --name [value])%s", a, "");
+      char k = spec_kind(r->spec, a + 2);
+      if (!k)
+         k = spec_kind(common_opts, a + 2);
+      if (!k)
+         return bad(r, "unknown option '%s' (see `mxjit run --help`)%s", a, "");
+      if (opt(r, a + 2))
+         return bad(r, "option '%s' is given twice%s", a, "");
+      if (r->nopt == RUN_MAX_OPTS)
+         return bad(r, "too many options%s%s", "", "");
+      if (k != '!' && i + 1 >= argc)
+         return bad(r, "option %s needs a value%s", a, "");
+      r->key[r->nopt] = a;
+      r->kind[r->nopt] = k;
+      r->val[r->nopt++] = k == '!' ? "1" : argv[++i];
    }
+   return 0;
+}
+
+/* Before any work: inputs are readable regular files, outputs can be created, no two outputs
+ * are one file and no output is an input (special files such as /dev/null may repeat). */
+static int
+check_files(run_ctx *r)
+{
+   for (int i = 0; i < r->nopt; i++) {
+      const char *why = r->kind[i] == '<'   ? cu_input_problem(r->val[i])
+                        : r->kind[i] == '>' ? cu_output_problem(r->val[i])
+                                            : NULL;
+      if (why)
+         return fprintf(stderr, "mxjit run %s: %s %s: %s\n", r->op, r->key[i], r->val[i], why), 1;
+   }
+   for (int i = 0; i < r->nopt; i++)
+      for (int j = 0; r->kind[i] == '>' && j < r->nopt; j++) {
+         if (j == i || (r->kind[j] != '<' && (r->kind[j] != '>' || j < i)) ||
+             !cu_same_file(r->val[i], r->val[j]))
+            continue;
+         if (r->kind[j] == '<')
+            return fprintf(stderr, "mxjit run %s: %s %s is also the input %s\n", r->op, r->key[i],
+                           r->val[i], r->key[j]),
+                   2;
+         if (!cu_is_special(r->val[i]))
+            return fprintf(stderr, "mxjit run %s: %s and %s name the same file %s\n", r->op,
+                           r->key[i], r->key[j], r->val[j]),
+                   2;
+      }
    return 0;
 }
 
@@ -764,11 +952,24 @@ cmd_run(int argc, char **argv)
          fputs(run_usage, stdout);
          return 0;
       }
+   r.spec = run_ops[which].opts;
    int rc = parse_opts(&r, argc, argv);
+   if (rc == 0)
+      rc = check_files(&r);
    if (rc == 0)
       rc = open_ctx(&r);
    if (rc == 0)
       rc = run_ops[which].fn(&r);
+   /* all outputs or none: they appear under their names only once every one was written */
+   for (int i = 0; i < r.nouts; i++) {
+      int err = rc == 0 ? cu_output_commit(&r.outs[i]) : 0;
+      cu_output_discard(&r.outs[i]);
+      if (err) {
+         fprintf(stderr, "mxjit run %s: renaming the output into %s failed: %s\n", r.op,
+                 r.outs[i].path, strerror(err));
+         rc = 1;
+      }
+   }
    if (rc == 0 && opt(&r, "counters"))
       print_counters(&r);
    for (int i = 0; i < r.nbufs; i++)

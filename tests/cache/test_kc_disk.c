@@ -425,3 +425,31 @@ Test(kc_disk, existing_read_only_directory_as_root)
    kc_key_fini(&k);
    kc_key_fini(&k2);
 }
+
+/* A FIFO (or any non-regular file) at an entry path or at kc_size is not an entry: opening it
+ * must not wait for a writer; the key is rebuilt and kept in memory. */
+Test(kc_disk, fifo_at_entry_path_does_not_hang, .timeout = 20)
+{
+   kc_key k;
+   kt_key(&k, 1);
+   kc_cache *c = kt_open_dir(kt_path("user"), NULL, 0);
+   const char *p = kt_entry_path(kt_path("user"), &k);
+   char shard[512];
+   snprintf(shard, sizeof(shard), "%.*s", (int)(strrchr(p, '/') - p), p);
+   mkdir(shard, 0755);
+   cr_assert_eq(mkfifo(p, 0644), 0);
+   struct kt_build b = {.tag = 'F', .size = 64};
+   const kc_entry *e;
+   enum kc_source src;
+   cr_assert_eq(kc_get(c, &k, kt_build_fn, &b, &e, &src, NULL, 0), MXJIT_OK);
+   cr_assert_eq(src, KC_SRC_BUILT);
+   kt_assert_entry(e, 'F', 64);
+   void *code, *meta;
+   size_t cs, ms;
+   if (kc_disk_lookup(c, &k, &code, &cs, &meta, &ms)) { /* the FIFO went as a bad entry */
+      free(code);
+      free(meta);
+   }
+   kc_close(c);
+   kc_key_fini(&k);
+}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char path[256];
@@ -245,4 +246,50 @@ Test(rt_config, op_refuses_tuned_rebase0_past_4gb)
                 strstr(mxjit_ctx_last_error(ctx), "rebase = 0"),
              "%s", mxjit_ctx_last_error(ctx));
    mxjit_ctx_destroy(ctx);
+}
+
+/* A key given twice in one map would let one line silently override the other. */
+Test(rt_config, duplicate_keys_name_both_lines)
+{
+   expect_error("target: gfx950\nfamilies:\n  scaled_copy:\n    defaults:\n      waves: 4\n"
+                "      vec: 8\n      waves: 8\n",
+                "7", "key 'waves' is given twice in this map (first at line 5)");
+   expect_error("target: gfx950\nfamilies: {}\ntarget: gfx950\n", "3",
+                "key 'target' is given twice in this map (first at line 1)");
+   expect_error("target: gfx950\nfamilies:\n  scaled_copy:\n    tuned:\n"
+                "      - {shape: [64, 64], params: {waves: 4}, shape: [32, 32]}\n",
+                "5", "key 'shape' is given twice");
+}
+
+Test(rt_config, nesting_and_aliases_are_bounded)
+{
+   char deep[256] = "target: gfx950\nx: ";
+   for (int i = 0; i < 40; i++)
+      strcat(deep, "[");
+   expect_error(deep, "2", "nested more than 16 levels deep");
+   expect_error("target: gfx950\nfamilies:\n  scaled_copy:\n    defaults: &d {waves: 4}\n"
+                "    tuned:\n      - {shape: [64, 64], params: *d}\n",
+                "6", "aliases (*name) are not supported");
+}
+
+Test(rt_config, oversized_fifo_and_directory_files_are_refused, .timeout = 20)
+{
+   static char big[(1 << 20) + 64];
+   memset(big, '#', sizeof(big) - 1);
+   write_yaml(big);
+   rt_config *c = (rt_config *)1;
+   char msg[1024] = "";
+   cr_expect_eq(rt_config_load_file(path, &jt_gfx950, &c, msg, sizeof(msg)), MXJIT_ERR_INVALID_ARG);
+   cr_expect(strstr(msg, "configs are limited to 1048576 bytes"), "%s", msg);
+   unlink(path);
+   cr_assert_eq(mkfifo(path, 0644), 0);
+   msg[0] = '\0';
+   cr_expect_eq(rt_config_load_file(path, &jt_gfx950, &c, msg, sizeof(msg)), MXJIT_ERR_IO);
+   cr_expect(strstr(msg, "is not a regular file"), "%s", msg);
+   cr_expect_null(c);
+   unlink(path);
+   cr_assert_eq(mkdir(path, 0755), 0);
+   cr_expect_eq(rt_config_load_file(path, &jt_gfx950, &c, msg, sizeof(msg)), MXJIT_ERR_IO);
+   cr_expect(strstr(msg, "is a directory"), "%s", msg);
+   rmdir(path);
 }

@@ -1,0 +1,199 @@
+/*
+ * test_ops_bounds.c — argument checks that must hold for any bit pattern a caller passes: an
+ * ndim past MXJIT_MAX_DIMS is refused without reading past shape[] (the args sit at the end of
+ * a page followed by an inaccessible one), and sizes that overflow 64 bits (huge ngroups,
+ * GEMM outputs of 2^100 elements) are refused instead of wrapping.
+ */
+#include "mxjit.h"
+
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static mxjit_ctx *ctx;
+static void *guard_map;
+static size_t guard_page;
+
+static void
+setup(void)
+{
+   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST}, &ctx),
+                MXJIT_OK);
+}
+
+static void
+teardown(void)
+{
+   mxjit_ctx_destroy(ctx);
+   if (guard_map)
+      munmap(guard_map, 2 * guard_page);
+   guard_map = NULL;
+}
+
+TestSuite(ops_bounds, .init = setup, .fini = teardown);
+
+#define DP(p) ((mxjit_devptr)(uintptr_t)(p))
+
+static uint8_t in[4096], out[4096];
+
+/* Room for `size` bytes that end exactly where an inaccessible page begins. */
+static void *
+before_guard(size_t size)
+{
+   guard_page = (size_t)sysconf(_SC_PAGESIZE);
+   guard_map =
+       mmap(NULL, 2 * guard_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+   cr_assert_neq(guard_map, MAP_FAILED);
+   cr_assert_eq(mprotect((uint8_t *)guard_map + guard_page, guard_page, PROT_NONE), 0);
+   return (uint8_t *)guard_map + guard_page - size;
+}
+
+static void
+expect_msg(mxjit_status st, mxjit_status want, const char *needle, const char *what)
+{
+   cr_expect_eq(st, want, "%s: status %s", what, mxjit_status_name(st));
+   const char *msg = mxjit_ctx_last_error(ctx);
+   cr_expect(strstr(msg, needle) != NULL, "%s: message '%s' lacks '%s'", what, msg, needle);
+}
+
+Test(ops_bounds, mx_quantize_ndim_past_max_dims_reads_nothing_past_shape)
+{
+   mxjit_mx_quant_args *a = before_guard(sizeof(*a));
+   const int ndims[] = {5, 100, 1 << 20, -1, -100};
+   for (unsigned i = 0; i < sizeof(ndims) / sizeof(ndims[0]); i++) {
+      *a = (mxjit_mx_quant_args){
+          .kind = MXJIT_MX_DIM0,
+          .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = ndims[i], .shape = {32, 32}},
+          .elem = MXJIT_DTYPE_E4M3,
+          .q = DP(out),
+          .s = DP(out + 2048)};
+      expect_msg(mxjit_mxfp8_quantize(ctx, NULL, a), MXJIT_ERR_INVALID_ARG_SHAPE, "args.x.ndim",
+                 "mxfp8");
+      size_t q, s;
+      cr_expect_eq(mxjit_mx_quant_sizes(a, &q, &s), MXJIT_ERR_INVALID_ARG_SHAPE);
+   }
+}
+
+Test(ops_bounds, mxfp4_and_tensor_ops_ndim_past_max_dims)
+{
+   mxjit_mxfp4_quant_args *a = before_guard(sizeof(*a));
+   *a = (mxjit_mxfp4_quant_args){
+       .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 100, .shape = {32, 32}},
+       .rowwise = 1,
+       .q_row = DP(out),
+       .s_row = DP(out + 2048)};
+   expect_msg(mxjit_mxfp4_quantize(ctx, NULL, a), MXJIT_ERR_INVALID_ARG_SHAPE, "ndim = 100",
+              "mxfp4");
+   mxjit_fp8_tensorwise_args t = {
+       .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 5, .shape = {1, 1, 1, 1}},
+       .fp8 = MXJIT_DTYPE_E4M3,
+       .q = DP(out),
+       .scale_inv = DP(out + 2048)};
+   expect_msg(mxjit_fp8_tensorwise_quantize(ctx, NULL, &t), MXJIT_ERR_INVALID_ARG_SHAPE, "ndim = 5",
+              "fp8_tensorwise");
+   mxjit_shuffle_weight_args w = {
+       .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 7, .shape = {16, 32}},
+       .out = DP(out)};
+   expect_msg(mxjit_shuffle_weight(ctx, NULL, &w), MXJIT_ERR_INVALID_ARG_SHAPE, "ndim = 7",
+              "shuffle_weight");
+}
+
+/* A bad shape is named before the (then meaningless) output pointers: a caller that sizes its
+ * outputs from the shape has none to pass. */
+Test(ops_bounds, mxfp4_bad_shape_is_named_before_null_outputs)
+{
+   mxjit_mxfp4_quant_args a = {
+       .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 33}},
+       .rowwise = 1};
+   expect_msg(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_SHAPE, "K = 33",
+              "mxfp4 64x33");
+}
+
+Test(ops_bounds, huge_element_counts_are_refused_not_wrapped)
+{
+   mxjit_mx_quant_args a = {.kind = MXJIT_MX_DIM0,
+                            .x = {.data = DP(in),
+                                  .dtype = MXJIT_DTYPE_BF16,
+                                  .ndim = 2,
+                                  .shape = {INT64_C(4294967297), INT64_C(4294967297)}},
+                            .elem = MXJIT_DTYPE_E4M3,
+                            .q = DP(out),
+                            .s = DP(out + 2048)};
+   expect_msg(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_SHAPE, "2^50",
+              "mxfp8 2^32+1 squared");
+   a.x.shape[0] = a.x.shape[1] = INT64_C(1) << 30;
+   expect_msg(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_SHAPE, "2^50",
+              "mxfp8 2^60 elements");
+}
+
+Test(ops_bounds, mx_quant_sizes_with_huge_ngroups_is_refused)
+{
+   int64_t offs[1] = {32};
+   mxjit_mx_quant_args a = {
+       .kind = MXJIT_MX_DIM0,
+       .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {32, 64}},
+       .elem = MXJIT_DTYPE_E4M3,
+       .scale_layout = MXJIT_SCALES_BLOCKED,
+       .q = DP(out),
+       .s = DP(out + 2048),
+       .offs = DP(offs),
+       .ngroups = INT64_C(1) << 60};
+   size_t q, s;
+   for (int kind = MXJIT_MX_DIM0; kind <= MXJIT_MX_DIM1; kind++) {
+      a.kind = (mxjit_mx_kind)kind;
+      a.x.shape[0] = kind == MXJIT_MX_DIM0 ? 32 : 64;
+      a.x.shape[1] = kind == MXJIT_MX_DIM0 ? 64 : 32;
+      cr_expect_eq(mxjit_mx_quant_sizes(&a, &q, &s), MXJIT_ERR_INVALID_ARG, "kind %d", kind);
+      expect_msg(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG, "args.ngroups",
+                 "mxfp8 ngroups 2^60");
+   }
+}
+
+Test(ops_bounds, to_blocked_grouped_sizes_do_not_wrap)
+{
+   mxjit_to_blocked_args a = {.h = 1,
+                              .w = INT64_C(1) << 40,
+                              .groups = MXJIT_GROUPS_M,
+                              .ngroups = 1 << 24,
+                              .offs = DP(in),
+                              .s = DP(in),
+                              .out = DP(out)};
+   size_t nb = 0;
+   cr_expect_eq(mxjit_to_blocked_size(&a, &nb), MXJIT_ERR_INVALID_ARG_SHAPE, "got %zu", nb);
+   a.groups = MXJIT_GROUPS_K;
+   a.h = INT64_C(1) << 40;
+   a.w = 1;
+   cr_expect_eq(mxjit_to_blocked_size(&a, &nb), MXJIT_ERR_INVALID_ARG_SHAPE, "got %zu", nb);
+}
+
+Test(ops_bounds, grouped_gemm_output_of_2_100_elements_is_refused)
+{
+   static float one = 1.0f;
+   static int64_t offs[2] = {0, 1};
+   mxjit_grouped_gemm_fp8_args a = {
+       .pass = MXJIT_GEMM_WGRAD,
+       .a = {.data = DP(in), .dtype = MXJIT_DTYPE_E4M3, .ndim = 2, .shape = {1, INT64_C(1) << 40}},
+       .b = {.data = DP(in + 64),
+             .dtype = MXJIT_DTYPE_E4M3,
+             .ndim = 2,
+             .shape = {1, INT64_C(1) << 40}},
+       .ngroups = 1 << 20,
+       .a_scale_inv = DP(&one),
+       .b_scale_inv = DP(&one),
+       .group_offs = DP(offs),
+       .out = DP(out)};
+   expect_msg(mxjit_grouped_gemm_fp8(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_SHAPE, "2^50",
+              "wgrad 2^100 outputs");
+   a.pass = MXJIT_GEMM_FWD;
+   a.ngroups = 1;
+   a.a.shape[0] = INT64_C(1) << 30;
+   a.a.shape[1] = 1 << 20;
+   a.b.ndim = 3;
+   a.b.shape[0] = 1;
+   a.b.shape[1] = INT64_C(1) << 30;
+   a.b.shape[2] = 1 << 20;
+   expect_msg(mxjit_grouped_gemm_fp8(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_SHAPE, "2^50",
+              "fwd 2^60 outputs");
+}
