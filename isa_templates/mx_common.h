@@ -41,6 +41,10 @@ struct tpl_mx_params {
    uint32_t rows;   /* rows (dim0) or 32-row blocks (dim1) per wave, looped */
    uint32_t depth;  /* rows whose loads are issued ahead of the one being converted */
    uint32_t sstore; /* scale store width in bytes: 1, or 4 (gathered across lanes) */
+   uint32_t rpl;    /* dim1: rows (of a 32-row block) per lane, transposed in registers */
+   uint32_t ktail;  /* dim1: K % (load / elem size) != 0: the chunk across K is loaded
+                     * element by element */
+   uint32_t is3d;   /* dim1 family: the 3d problem (expert weights, its scale layouts) */
 };
 
 #define TPL_MX_PARAMS(X)                                                                           \

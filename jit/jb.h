@@ -191,6 +191,9 @@ jb_val jb_vec(jb_builder *b, const jb_val *xs, unsigned n);
 jb_val jb_slice(jb_builder *b, jb_val vec, unsigned first, unsigned n);
 /** A vector of n copies of the scalar x. */
 jb_val jb_splat(jb_builder *b, jb_val x, unsigned n);
+/** v_perm_b32: byte i of the result is byte (sel >> 8i) & 0xff of the 8 bytes {hi:lo}
+ *  (0-3 from lo, 4-7 from hi); i32 operands. Used to pack 16-bit halves of two dwords. */
+jb_val jb_perm(jb_builder *b, jb_val hi, jb_val lo, uint32_t sel);
 
 /* --- Control flow (jb_flow.c) -------------------------------------------------------------- */
 

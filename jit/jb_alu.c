@@ -407,3 +407,16 @@ jb_splat(jb_builder *b, jb_val x, unsigned n)
       xs[i] = x;
    return jb_vec(b, xs, n);
 }
+
+jb_val
+jb_perm(jb_builder *b, jb_val hi, jb_val lo, uint32_t sel)
+{
+   if (!jb_ok(b))
+      return jb_poison(b, JB_I32);
+   if (!jb_type_eq(hi.t, JB_I32) || !jb_type_eq(lo.t, JB_I32)) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_perm: operands must be i32");
+      return jb_poison(b, JB_I32);
+   }
+   LLVMValueRef a[3] = {hi.v, lo.v, LLVMConstInt(b->t.i32, sel, 0)};
+   return jb_wrap(jb_intrinsic_(b, "llvm.amdgcn.perm", b->t.i32, a, 3), JB_I32);
+}

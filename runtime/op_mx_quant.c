@@ -85,8 +85,10 @@ check_shape(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geo
    if (a->kind == MXJIT_MX_3D && (g->tile != 1 && g->tile != 32))
       return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.scale_block_k = %d; use 1 or 32", op,
                  a->scale_block_k);
-   if (a->kind == MXJIT_MX_3D && g->k % 32)
-      return ERR(MXJIT_ERR_INVALID_ARG_SHAPE, "%s: 3d K = %" PRId64 " is not a multiple of 32",
+   if (a->kind == MXJIT_MX_3D && g->tile == 32 && g->k % 32)
+      return ERR(MXJIT_ERR_INVALID_ARG_SHAPE,
+                 "%s: 3d K = %" PRId64 " is not a multiple of 32, which 32x32 scale tiles "
+                 "(scale_block_k = 32) need; use scale_block_k = 1 for any K",
                  op, g->k);
    if (a->kind != MXJIT_MX_3D && a->scale_block_k > 1)
       return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.scale_block_k = %d is only for MXJIT_MX_3D",
@@ -352,9 +354,7 @@ rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
       st = mx_problem(ctx, op, a, &g, &pr);
    if (st != MXJIT_OK)
       return st;
-   const tpl_family *f = a->kind == MXJIT_MX_DIM0 ? &tpl_mxfp8_dim0 : NULL;
-   if (!f)
-      return rt_op_no_kernel(ctx, op);
+   const tpl_family *f = a->kind == MXJIT_MX_DIM0 ? &tpl_mxfp8_dim0 : &tpl_mxfp8_dim1;
    const uint64_t io[] = {[TPL_MX_IO_X] = a->x.data, [TPL_MX_IO_Q] = a->q, [TPL_MX_IO_S] = a->s};
    return rt_run(ctx, stream, op, f, &pr, io);
 }

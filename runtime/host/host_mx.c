@@ -181,8 +181,9 @@ host_mx_quant_3d(host_mx_input x, int64_t e, int64_t n, int64_t k, int tile_k, h
       return -1;
    if (tile_k != 1 && tile_k != 32)
       return fail(err, errlen, "host: 3d scale_block_k %d is invalid; use 1 or 32", tile_k);
-   if (e < 0 || n % 32 != 0 || k % 32 != 0 || n < 0 || k < 0)
-      return fail(err, errlen, "host: 3d shape %lldx%lldx%lld needs N and K multiples of 32",
+   if (e < 0 || n % 32 != 0 || k % tile_k != 0 || n < 0 || k < 0)
+      return fail(err, errlen, "host: 3d shape %lldx%lldx%lld needs N a multiple of 32 (and K "
+                               "with 32x32 tiles)",
                   (long long)e, (long long)n, (long long)k);
    int64_t nb = n / 32, kt = k / tile_k;
    float *blk = malloc(sizeof(float) * 32 * (size_t)tile_k);

@@ -246,3 +246,86 @@ Test(mxfp8, dim0_every_mode_every_class, .timeout = 600)
    }
    mxjit_ctx_destroy(host);
 }
+
+/* ---- dim1 and 3d ------------------------------------------------------------------------ */
+
+Test(mxfp8, dim1_golden_gfx942, .timeout = 300)
+{
+   golden_rows(MXJIT_MX_DIM1, "gfx942", 0);
+}
+Test(mxfp8, dim1_golden_gfx950, .timeout = 300)
+{
+   golden_rows(MXJIT_MX_DIM1, "gfx950", 0);
+}
+Test(mxfp8, d3_golden_gfx942, .timeout = 300)
+{
+   golden_rows(MXJIT_MX_3D, "gfx942", 0);
+}
+Test(mxfp8, d3_golden_gfx950, .timeout = 300)
+{
+   golden_rows(MXJIT_MX_3D, "gfx950", 0);
+}
+Test(mxfp8, dim1_d3_golden_shuffled, .timeout = 300)
+{
+   golden_rows(MXJIT_MX_DIM1, "gfx950", 7);
+   golden_rows(MXJIT_MX_3D, "gfx942", 9);
+}
+
+Test(mxfp8, dim1_random_tails, .timeout = 600)
+{
+   const int64_t ms[] = {32, 64, 96, 160}, ks[] = {1, 7, 33, 130, 257};
+   random_grid(MXJIT_MX_DIM1, ms, 4, ks, 5);
+}
+
+Test(mxfp8, dim1_every_mode_every_class, .timeout = 600)
+{
+   mxjit_ctx *host = kt_host_ctx();
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      for (unsigned r = 0; r < 32; r++) {
+         mx_case c = {.kind = MXJIT_MX_DIM1,
+                      .f32 = r & 1,
+                      .e5m2 = r >> 1 & 1,
+                      .mode = (mxjit_scale_mode)(r >> 2 & 3),
+                      .layout = r >> 4 ? MXJIT_SCALES_BLOCKED : MXJIT_SCALES_PLAIN,
+                      .e = 1,
+                      .m = 128,
+                      .k = 72};
+         char tag[120];
+         snprintf(tag, sizeof(tag), "%s class %u", targets[t], r);
+         check_vs_host(ctx, host, &c, 300 + r, tag);
+      }
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}
+
+/* Expert weights: several experts, K tails (any K), 32x32 tiles, both scale layouts. */
+Test(mxfp8, d3_random, .timeout = 600)
+{
+   mxjit_ctx *host = kt_host_ctx();
+   const int64_t shapes[][3] = {{2, 32, 5}, {3, 96, 130}, {2, 64, 64}, {1, 160, 96}, {2, 32, 257}};
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      for (unsigned i = 0; i < 5; i++)
+         for (unsigned v = 0; v < 4; v++) {
+            const int64_t *sh = shapes[i];
+            int tile = (v & 2) && sh[2] % 32 == 0;
+            mx_case c = {.kind = MXJIT_MX_3D,
+                         .f32 = (i + v) & 1,
+                         .e5m2 = v == 3,
+                         .mode = (mxjit_scale_mode)((i + v) % 4),
+                         .layout = v & 1 ? MXJIT_SCALES_BLOCKED : MXJIT_SCALES_PLAIN,
+                         .e = sh[0],
+                         .m = sh[1],
+                         .k = sh[2],
+                         .tile32 = tile};
+            char tag[160];
+            snprintf(tag, sizeof(tag), "%s 3d %lldx%lldx%lld v%u tile32=%d", targets[t],
+                     (long long)sh[0], (long long)sh[1], (long long)sh[2], v, tile);
+            check_vs_host(ctx, host, &c, 500 + 10 * i + v, tag);
+         }
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}

@@ -1,0 +1,456 @@
+/*
+ * mxfp8_dim1.c — MXFP8 quantize along columns (32x1 blocks along M, NUMERICS.md §4.2) with the
+ * transposed output, and the 3d expert-weight variant (§4.3, blocks along N of (E, N, K), one
+ * expert per grid z): x (M, K) bf16/f32, row stride ld_x -> q (K, M) row-major OCP fp8 and
+ * scales dim1 (K, M/32) / 3d (E, N/32, K) plain, 3d 32x32 tiles (E, N/32, K/32), or blocked
+ * over the logical (K, M/32) matrix (§4.4, padding written as 0).
+ *
+ * Geometry, no LDS: a wave converts one 32-row block at a time (`rows` blocks, consecutive,
+ * per wave). Lane (kg, mg) = (lane / lm, lane % lm) with lm = 32 / rpl loads rpl rows
+ * (mg * rpl ..) of c = load / elem_size contiguous columns (kg * c ..), transposes that rpl x c
+ * tile in registers (bf16: one v_perm per output dword; f32: register renaming), and then owns
+ * c columns of rpl consecutive rows: a column's block is lm consecutive lanes (amax reduced
+ * with DPP), its q bytes are rpl contiguous bytes of q's row k (one store).
+ * Waves of a workgroup and the rows loop go along M; grid x along K, z along experts.
+ * Tails: M is whole blocks (the format's rule); lanes past K are masked (the .mask bound
+ * idiom), and when K is not a multiple of c the chunk across K is loaded element by element
+ * (ktail), so no load reads past a row; stores past K fall outside the q and scale views.
+ */
+#include "mx_common.h"
+
+#include "jt.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Bump whenever the generated code can change (it is part of the kernel cache key). */
+#define TPL_MXFP8_DIM1_VERSION 1
+
+static const uint32_t b01[] = {0, 1};
+static const uint32_t d1_elem[] = {JB_E4M3, JB_E5M2};
+static const uint32_t d1_mode[] = {JB_SCALE_FLOOR, JB_SCALE_RCEIL, JB_SCALE_CEIL, JB_SCALE_EVEN};
+static const uint32_t d1_waves[] = {1, 2, 4, 8};
+static const uint32_t d1_load[] = {4, 8, 16};
+static const uint32_t d1_rpl[] = {2, 4, 8, 16};
+static const uint32_t d1_rows[] = {1, 2, 4, 8};
+static const uint32_t d1_sstore[] = {1, 4};
+
+#define DIM1_PARAMS(X)                                                                             \
+   X(in_f32, b01, 0)                                                                               \
+   X(elem, d1_elem, 0) X(mode, d1_mode, 0) X(scales, b01, 0) X(tile32, b01, 0)                     \
+       X(waves, d1_waves, 4) X(load, d1_load, 16) X(rpl, d1_rpl, 8) X(rows, d1_rows, 1)            \
+           X(depth, d1_rows, 1) X(sstore, d1_sstore, 1) X(ktail, b01, 0) X(is3d, b01, 0)
+#define AS_PARAM(nm, allowed, d)                                                                   \
+   {#nm, offsetof(struct tpl_mx_params, nm), allowed, sizeof(allowed) / sizeof(allowed[0]), d},
+static const tpl_param dim1_params[] = {DIM1_PARAMS(AS_PARAM)};
+#undef AS_PARAM
+
+#define MXFP8_DIM1_KARGS(X)                                                                        \
+   X(x, PTR)                                                                                       \
+   X(q, PTR) X(s, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(ld_e, I64) X(k_rows, I64) X(nblk, I64)   \
+       X(s_bytes, I64) X(s_expert, I64) X(x_bytes, I64)
+TPL_KARG_ENUM(MXFP8_DIM1_KARGS);
+TPL_KARG_TABLE(dim1_kargs, MXFP8_DIM1_KARGS);
+
+extern const tpl_family tpl_mxfp8_dim1;
+
+static unsigned
+esize(const struct tpl_mx_params *p)
+{
+   return p->in_f32 ? 4 : 2;
+}
+
+/* Columns per lane, lanes per block (along M), column span of a wave. */
+static unsigned
+cols(const struct tpl_mx_params *p)
+{
+   return p->load / esize(p);
+}
+
+static unsigned
+lanes_m(const struct tpl_mx_params *p)
+{
+   return 32 / p->rpl;
+}
+
+static int64_t
+wave_cols(const struct tpl_mx_params *p)
+{
+   return (int64_t)(64 / lanes_m(p)) * cols(p);
+}
+
+static bool
+blocked(const struct tpl_mx_problem *pr)
+{
+   return pr->scales == TPL_MX_SCALES_BLOCKED;
+}
+
+/* Rows of the logical scale matrix the kernel must cover: K, or K padded to 128 (blocked). */
+static int64_t
+k_rows(const struct tpl_mx_problem *pr)
+{
+   return blocked(pr) ? (pr->k + 127) / 128 * 128 : pr->k;
+}
+
+/* 32-row blocks the kernel covers: M/32, or padded to 4 (blocked columns). */
+static int64_t
+nblk(const struct tpl_mx_problem *pr)
+{
+   int64_t w = pr->m / 32;
+   return blocked(pr) ? (w + 3) / 4 * 4 : w;
+}
+
+/* Scale bytes of one expert. */
+static int64_t
+s_expert(const struct tpl_mx_problem *pr)
+{
+   if (blocked(pr))
+      return k_rows(pr) * nblk(pr);
+   return pr->tile32 ? pr->m / 32 * (pr->k / 32) : pr->m / 32 * pr->k;
+}
+
+static mxjit_status
+dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
+{
+   const struct tpl_mx_problem *pr = problem;
+   const struct tpl_mx_params *p = params;
+   mxjit_status st = tpl_mx_check_class("mxfp8_dim1", pr, p, msg, msglen);
+   if (st != MXJIT_OK)
+      return st;
+   const char *why = NULL;
+   unsigned c = cols(p);
+   bool plain_dim1 = !blocked(pr) && pr->kind == TPL_MX_DIM1;
+   if (pr->kind == TPL_MX_DIM0 || pr->m % 32 || (pr->tile32 && pr->kind != TPL_MX_3D))
+      why = "the problem is not a dim1 / 3d quantize with whole 32-row blocks";
+   else if (c < 1 || (pr->tile32 && 32 % c))
+      why = "32x32 tiles need the columns per lane to divide 32";
+   else if (p->ktail != (pr->k % c != 0))
+      why = "ktail must be 1 exactly when K is not a multiple of the columns per load";
+   else if (p->is3d != (pr->kind == TPL_MX_3D))
+      why = "is3d must say whether the problem is a 3d quantize";
+   else if (p->depth > p->rows)
+      why = "depth must not exceed rows";
+   else if (p->depth * p->rpl * p->load > 256)
+      why = "more than 256 bytes per lane in flight (depth * rpl * load): registers would spill";
+   else if (p->sstore == 4 && (pr->tile32 || (plain_dim1 && (pr->m / 32) % 4) || p->rows % 4 ||
+                               (pr->kind == TPL_MX_3D && !blocked(pr))))
+      why = "4-byte scale stores gather 4 consecutive blocks of a lane (rows % 4 == 0), and "
+            "need them contiguous and aligned (dim1 plain: M/32 % 4 == 0; blocked)";
+   else if ((double)32 * pr->ld_x * esize(p) >= 2147483648.0 ||
+            (double)pr->k * pr->m >= 4294967296.0)
+      why = "a 32-row block must span less than 2 GB and one expert's q less than 4 GB";
+   if (!why)
+      return MXJIT_OK;
+   if (msg && msglen)
+      snprintf(msg, msglen, "jit: template mxfp8_dim1: %s", why);
+   return MXJIT_ERR_INVALID_ARG;
+}
+
+/* Heuristic: 16-byte loads of 8 rows per lane (an 8x8 bf16 / 8x4 f32 tile, 8-byte q stores,
+ * a block over 4 lanes), one block in flight (32 VGPRs of data); four blocks per wave when
+ * the scale layout lets their bytes go out as one dword. */
+static void
+dim1_pick(const struct jt_target *t, const void *problem, void *params)
+{
+   (void)t;
+   const struct tpl_mx_problem *pr = problem;
+   struct tpl_mx_params *p = params;
+   memset(p, 0, sizeof(*p));
+   tpl_mx_class_params(pr, p);
+   p->load = 16;
+   p->rpl = 8;
+   p->waves = 4;
+   p->depth = 1;
+   p->ktail = pr->k % cols(p) != 0;
+   p->is3d = pr->kind == TPL_MX_3D;
+   bool gather = !pr->tile32 && (blocked(pr) || (pr->kind == TPL_MX_DIM1 && (pr->m / 32) % 4 == 0));
+   p->rows = gather ? 4 : 2;
+   p->sstore = gather ? 4 : 1;
+}
+
+static void
+dim1_grid(const void *problem, const void *params, tpl_grid *g)
+{
+   const struct tpl_mx_problem *pr = problem;
+   const struct tpl_mx_params *p = params;
+   memset(g, 0, sizeof(*g));
+   int64_t per_wg = (int64_t)p->waves * p->rows, wc = wave_cols(p);
+   g->grid[0] = (uint32_t)((k_rows(pr) + wc - 1) / wc);
+   g->grid[1] = (uint32_t)((nblk(pr) + per_wg - 1) / per_wg);
+   g->grid[2] = (uint32_t)pr->e;
+   g->block[0] = 64 * p->waves;
+   g->block[1] = g->block[2] = 1;
+}
+
+static void
+dim1_kernargs(const void *problem, const void *params, const uint64_t *io, uint64_t *v)
+{
+   const struct tpl_mx_problem *pr = problem;
+   (void)params;
+   v[KA_x] = io[TPL_MX_IO_X];
+   v[KA_q] = io[TPL_MX_IO_Q];
+   v[KA_s] = io[TPL_MX_IO_S];
+   v[KA_m] = (uint64_t)pr->m;
+   v[KA_k] = (uint64_t)pr->k;
+   v[KA_ld_x] = (uint64_t)pr->ld_x;
+   v[KA_ld_e] = (uint64_t)pr->ld_e;
+   v[KA_k_rows] = (uint64_t)k_rows(pr);
+   v[KA_nblk] = (uint64_t)nblk(pr);
+   v[KA_s_bytes] = (uint64_t)(s_expert(pr) * pr->e);
+   v[KA_s_expert] = (uint64_t)s_expert(pr);
+   int64_t last = (pr->e - 1) * pr->ld_e + (pr->m - 1) * pr->ld_x + pr->k;
+   v[KA_x_bytes] = (uint64_t)(pr->m && pr->k && pr->e ? last * (pr->in_f32 ? 4 : 2) : 0);
+}
+
+/* ---- kernel ----------------------------------------------------------------------------- */
+
+struct lanes {
+   jb_val lane, mg, kk; /* i32: lane, row group, first column of the lane in the wave tile */
+   jb_val e, k0;        /* i64, uniform: expert, first column of the wave */
+   jb_val rem;          /* i32, uniform: K - k0 clamped to [-1, 2^30] */
+};
+
+struct blk {
+   jb_val mb, in; /* i64 block index, i1 block < M/32 */
+   jb_val x_srd;
+   jb_val rows[16]; /* raw dwords of each of the lane's rows */
+};
+
+/* requires: mb uniform. produces: the block's loads issued; rows past M read 0 (empty view). */
+static void
+block_begin(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L, jb_val mb,
+            struct blk *k)
+{
+   unsigned es = esize(p), c = cols(p);
+   k->mb = mb;
+   k->in = jb_cmp(b, JB_SLT, mb, jb_lshr_imm(b, jb_arg_val(b, KA_m), 5));
+   jb_val ldx = jb_arg_val(b, KA_ld_x);
+   jb_val el = jb_iadd(b, jb_imul(b, L->e, jb_arg_val(b, KA_ld_e)),
+                       jb_iadd(b, jb_imul(b, jb_shl_imm(b, mb, 5), ldx), L->k0));
+   jb_val off = jb_imul_imm(b, el, es);
+   k->x_srd = jb_srd_rebase(b, jb_arg_val(b, KA_x), off,
+                            jb_select(b, k->in, jb_arg_val(b, KA_x_bytes), off));
+   jb_val ldb = jb_trunc(b, jb_imul_imm(b, ldx, es), JB_I32);
+   jb_val full = jb_cmp(b, JB_SLE, jb_iadd_imm(b, L->kk, c), L->rem);
+   jb_val straddle = jb_and(b, jb_cmp(b, JB_SLT, L->kk, L->rem), jb_not(b, full));
+   jb_type lt = p->load == 4 ? JB_I32 : JB_TYPE(JB_KIND_INT, 32, p->load / 4);
+   unsigned nd = p->load / 4;
+   for (unsigned r = 0; r < p->rpl; r++) {
+      jb_val row = jb_iadd_imm(b, jb_imul_imm(b, L->mg, p->rpl), r);
+      jb_val voff = jb_iadd(b, jb_imul(b, row, ldb), jb_imul_imm(b, L->kk, es));
+      jb_val v = jb_buffer_load(b, k->x_srd, voff, lt, .mask = full, .nontemporal = true);
+      if (p->ktail) {
+         /* the chunk across K, element by element (no load may straddle the row's end) */
+         jb_val d[4];
+         for (unsigned i = 0; i < nd; i++)
+            d[i] = jb_imm_u32(b, 0);
+         for (unsigned e = 0; e < c; e++) {
+            jb_val ok = jb_and(b, straddle, jb_cmp(b, JB_SLT, jb_iadd_imm(b, L->kk, e), L->rem));
+            jb_val x = jb_buffer_load(b, k->x_srd, jb_iadd_imm(b, voff, e * es),
+                                      es == 2 ? JB_I16 : JB_I32, .mask = ok);
+            x = es == 2 ? jb_shl_imm(b, jb_zext(b, x, JB_I32), 16 * (e % 2)) : x;
+            d[e * es / 4] = jb_or(b, d[e * es / 4], x);
+         }
+         v = jb_or(b, v, nd > 1 ? jb_vec(b, d, nd) : d[0]);
+      }
+      k->rows[r] = v;
+   }
+}
+
+/* The rpl elements of column c of the lane's tile, as dwords (bf16 pairs or f32). */
+static jb_val
+column(jb_builder *b, const struct tpl_mx_params *p, const struct blk *k, unsigned c)
+{
+   jb_val d[16];
+   unsigned n = 0;
+   for (unsigned r = 0; r < p->rpl; r += p->in_f32 ? 1 : 2) {
+      if (p->in_f32) {
+         d[n++] = k->rows[r].t.lanes > 1 ? jb_extract(b, k->rows[r], c) : k->rows[r];
+         continue;
+      }
+      jb_val lo = k->rows[r].t.lanes > 1 ? jb_extract(b, k->rows[r], c / 2) : k->rows[r];
+      jb_val hi =
+          k->rows[r + 1].t.lanes > 1 ? jb_extract(b, k->rows[r + 1], c / 2) : k->rows[r + 1];
+      /* rows r, r+1 of column c: the low (c even) or high halves of the two dwords */
+      d[n++] = jb_perm(b, hi, lo, c % 2 ? 0x07060302u : 0x05040100u);
+   }
+   return jb_vec(b, d, n);
+}
+
+/* requires: sb[j] = scale of column j of this block. produces: the scale bytes in the
+ * problem's layout (module comment); only the first lane of a block's lane group stores. */
+static void
+store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L,
+             const struct blk *k, unsigned i, const jb_val *sb, jb_val *word)
+{
+   unsigned c = cols(p);
+   jb_val zero = jb_imm_i64(b, 0), mb = k->mb;
+   jb_val lead = jb_cmp(b, JB_EQ, L->mg, jb_imm_u32(b, 0));
+   jb_val kk = L->kk;
+   if (p->scales == TPL_MX_SCALES_BLOCKED) {
+      /* §4.4 over the logical (K, M/32) matrix of each expert: row k, column mb */
+      jb_val base = jb_imul(b, L->e, jb_arg_val(b, KA_s_expert));
+      jb_val srd =
+          jb_srd_rebase(b, jb_arg_val(b, KA_s), base, jb_iadd(b, base, jb_arg_val(b, KA_s_expert)));
+      jb_val wp4 = jb_trunc(b, jb_lshr_imm(b, jb_arg_val(b, KA_nblk), 2), JB_I32);
+      jb_val krows = jb_arg_val(b, KA_k_rows);
+      jb_val mb_first = p->sstore == 4 ? jb_iadd_imm(b, mb, -(int64_t)(i % 4)) : mb;
+      jb_val mbt = jb_trunc(b, mb_first, JB_I32);
+      for (unsigned j = 0; j < c; j++) {
+         jb_val kr = jb_iadd(b, jb_trunc(b, L->k0, JB_I32), jb_iadd_imm(b, kk, j));
+         jb_val in = jb_and(b, lead, jb_cmp(b, JB_SLT, jb_zext(b, kr, JB_I64), krows));
+         jb_val tile = jb_iadd(b, jb_imul(b, jb_lshr_imm(b, kr, 7), wp4), jb_lshr_imm(b, mbt, 2));
+         jb_val voff = jb_iadd(b, jb_shl_imm(b, tile, 9),
+                               jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, kr, 31), 4),
+                                       jb_shl_imm(b, jb_and_imm(b, jb_lshr_imm(b, kr, 5), 3), 2)));
+         if (p->sstore == 4) {
+            word[j] = i % 4 ? jb_or(b, word[j], jb_shl_imm(b, sb[j], 8 * (i % 4))) : sb[j];
+            if (i % 4 == 3)
+               jb_buffer_store(b, word[j], srd, voff, .mask = in);
+         } else {
+            voff = jb_iadd(b, voff, jb_and_imm(b, mbt, 3));
+            jb_buffer_store(b, jb_trunc(b, sb[j], JB_I8), srd, voff, .mask = in);
+         }
+      }
+      return;
+   }
+   jb_val kdim = jb_arg_val(b, KA_k), nb = jb_lshr_imm(b, jb_arg_val(b, KA_m), 5);
+   if (!p->is3d) {
+      /* dim1 (K, M/32): byte k * (M/32) + mb; 4-byte stores take blocks mb..mb+3 of a row */
+      jb_val mb0 = p->sstore == 4 ? jb_iadd_imm(b, mb, -(int64_t)(i % 4)) : mb;
+      jb_val srd = jb_srd_rebase(b, jb_arg_val(b, KA_s), mb0,
+                                 jb_select(b, k->in, jb_imul(b, kdim, nb), mb0));
+      jb_val nb32 = jb_trunc(b, nb, JB_I32), k0 = jb_trunc(b, L->k0, JB_I32);
+      for (unsigned j = 0; j < c; j++) {
+         jb_val voff = jb_imul(b, jb_iadd(b, k0, jb_iadd_imm(b, kk, j)), nb32);
+         if (p->sstore == 4) {
+            word[j] = i % 4 ? jb_or(b, word[j], jb_shl_imm(b, sb[j], 8 * (i % 4))) : sb[j];
+            if (i % 4 == 3)
+               jb_buffer_store(b, word[j], srd, voff, .mask = lead);
+         } else {
+            jb_buffer_store(b, jb_trunc(b, sb[j], JB_I8), srd, voff, .mask = lead);
+         }
+      }
+      return;
+   }
+   /* 3d (E, N/32, K) or, with 32x32 tiles, (E, N/32, K/32): the row of block (e, mb) */
+   jb_val row = jb_iadd(b, jb_imul(b, L->e, nb), mb);
+   jb_val len = p->tile32 ? jb_lshr_imm(b, kdim, 5) : kdim;
+   jb_val k0 = p->tile32 ? jb_lshr_imm(b, L->k0, 5) : L->k0;
+   jb_val base = jb_iadd(b, jb_imul(b, row, len), k0);
+   jb_val srd = jb_srd_rebase(b, jb_arg_val(b, KA_s), base,
+                              jb_select(b, k->in, jb_imul(b, jb_iadd_imm(b, row, 1), len), base));
+   if (p->tile32) {
+      jb_val first = jb_and(b, lead, jb_cmp(b, JB_EQ, jb_and_imm(b, kk, 31), jb_imm_u32(b, 0)));
+      jb_buffer_store(b, jb_trunc(b, sb[0], JB_I8), srd, jb_lshr_imm(b, kk, 5), .mask = first);
+      return;
+   }
+   for (unsigned j = 0; j < c; j++)
+      jb_buffer_store(b, jb_trunc(b, sb[j], JB_I8), srd, jb_iadd_imm(b, kk, j), .mask = lead);
+   (void)zero;
+}
+
+/* requires: the block's loads issued. produces: q and this block's scale bytes; with 4-byte
+ * scale stores, word[c] collects blocks i % 4 = 0..3 and goes out after the fourth. */
+static void
+block_finish(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L,
+             const struct blk *k, unsigned i, jb_val *word)
+{
+   unsigned c = cols(p), lm = lanes_m(p);
+   jb_val colv[16] = {{0}}, abs[16] = {{0}}, amax[16] = {{0}}, sb[16] = {{0}};
+   for (unsigned j = 0; j < c; j++) {
+      colv[j] = column(b, p, k, j);
+      amax[j] = tpl_mx_amax_bits(b, p, colv[j], &abs[j]);
+   }
+   if (p->tile32) { /* one scale per 32x32 tile: all columns, lm * 32 / c lanes */
+      for (unsigned j = 1; j < c; j++)
+         amax[0] = jb_umax(b, amax[0], amax[j]);
+      amax[0] = jb_wave_reduce(b, JB_RED_UMAX, amax[0], .cluster = lm * 32 / c);
+      jb_val s = tpl_mx_scale(b, p, amax[0]);
+      for (unsigned j = 0; j < c; j++)
+         sb[j] = s;
+   } else {
+      for (unsigned j = 0; j < c; j++) {
+         jb_val a = lm > 1 ? jb_wave_reduce(b, JB_RED_UMAX, amax[j], .cluster = lm) : amax[j];
+         sb[j] = tpl_mx_scale(b, p, a);
+      }
+   }
+   /* q (K, M) per expert: row k = k0 + kk + j holds this block's 32 bytes at mb * 32 */
+   jb_val m = jb_arg_val(b, KA_m), km = jb_imul(b, jb_arg_val(b, KA_k), m);
+   jb_val q_base =
+       jb_iadd(b, jb_imul(b, L->e, km), jb_iadd(b, jb_imul(b, L->k0, m), jb_shl_imm(b, k->mb, 5)));
+   jb_val q_end = jb_imul(b, jb_iadd_imm(b, L->e, 1), km); /* the expert's q ends here */
+   jb_val q_srd = jb_srd_rebase(b, jb_arg_val(b, KA_q), q_base, jb_select(b, k->in, q_end, q_base));
+   jb_val m32 = jb_trunc(b, m, JB_I32);
+   jb_type st = p->rpl >= 4 ? JB_TYPE(JB_KIND_INT, 32, p->rpl / 4) : JB_I16;
+   for (unsigned j = 0; j < c; j++) {
+      jb_val codes = tpl_mx_cast(b, p, colv[j], abs[j], sb[j]);
+      jb_val voff =
+          jb_iadd(b, jb_imul(b, jb_iadd_imm(b, L->kk, j), m32), jb_imul_imm(b, L->mg, p->rpl));
+      jb_buffer_store(b, jb_bitcast(b, codes, st), q_srd, voff);
+   }
+   store_scales(b, p, L, k, i, sb, word);
+}
+
+static void
+mxfp8_dim1_build(jb_builder *b, const void *params)
+{
+   const struct tpl_mx_params *p = params;
+   tpl_kernel_begin(b, &tpl_mxfp8_dim1, 64 * p->waves);
+
+   struct lanes L;
+   unsigned lm = lanes_m(p);
+   jb_val tid = jb_workitem_id(b, 0);
+   L.lane = jb_and_imm(b, tid, 63);
+   L.mg = jb_and_imm(b, L.lane, lm - 1);
+   L.kk = jb_imul_imm(b, jb_lshr_imm(b, L.lane, __builtin_ctz(lm)), cols(p));
+   jb_val wave = jb_readfirstlane(b, jb_lshr_imm(b, tid, 6));
+   L.e = jb_zext(b, jb_workgroup_id(b, 2), JB_I64);
+   L.k0 = jb_imul_imm(b, jb_zext(b, jb_workgroup_id(b, 0), JB_I64), wave_cols(p));
+   jb_val rem = jb_isub(b, jb_arg_val(b, KA_k), L.k0);
+   rem = jb_smin(b, jb_smax(b, rem, jb_imm_i64(b, -1)), jb_imm_i64(b, 1 << 30));
+   L.rem = jb_trunc(b, rem, JB_I32);
+   jb_val wg = jb_zext(b, jb_workgroup_id(b, 1), JB_I64);
+   jb_val blk0 =
+       jb_imul_imm(b, jb_iadd(b, jb_imul_imm(b, wg, p->waves), jb_zext(b, wave, JB_I64)), p->rows);
+
+   /* `depth` blocks have their loads in flight when the oldest is converted. */
+   struct blk k[8];
+   jb_val word[16];
+   for (unsigned i = 0; i + 1 < p->depth; i++)
+      block_begin(b, p, &L, jb_iadd_imm(b, blk0, i), &k[i]);
+   for (unsigned i = 0; i < p->rows; i++) {
+      if (i + p->depth - 1 < p->rows) {
+         unsigned n = i + p->depth - 1;
+         block_begin(b, p, &L, jb_iadd_imm(b, blk0, n), &k[n]);
+      }
+      jb_sched_barrier(b, 0);
+      block_finish(b, p, &L, &k[i], i, word);
+   }
+}
+
+static void
+dim1_tune_key(const void *problem, tpl_tune_key *k)
+{
+   tpl_mx_tune_key(problem, k);
+}
+
+const tpl_family tpl_mxfp8_dim1 = {
+    .name = "mxfp8_dim1",
+    .version = TPL_MXFP8_DIM1_VERSION,
+    .params_size = sizeof(struct tpl_mx_params),
+    .params = dim1_params,
+    .nparams = sizeof(dim1_params) / sizeof(dim1_params[0]),
+    .kernel_name = "mxfp8_dim1",
+    .passes = "default<O3>",
+    .kargs = dim1_kargs,
+    .nkargs = KA_COUNT_,
+    .problem_size = sizeof(struct tpl_mx_problem),
+    .build = mxfp8_dim1_build,
+    .pick = dim1_pick,
+    .validate = dim1_validate,
+    .grid = dim1_grid,
+    .kernargs = dim1_kernargs,
+    .tune_key = dim1_tune_key,
+};
