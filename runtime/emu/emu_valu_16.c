@@ -43,7 +43,7 @@ h_out_r(const emu_wave *w, const emu_inst *in, double r, int rnd)
       r *= omod[in->omod & 3];
    if (in->clamp)
       r = isnan(r) ? ((w->mode & VALU_MODE_DX10_CLAMP) ? 0.0 : r) : r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
-   uint32_t h = isnan(r) ? 0x7e00u : cvt_encode(&cvt_f16, r, rnd, CVT_OVF_INF);
+   uint32_t h = isnan(r) ? 0x7e00u : valu_h_ovfl(w, cvt_encode(&cvt_f16, r, rnd, CVT_OVF_INF), isinf(r));
    if (!((w->mode >> 7) & 1) && (h & 0x7c00) == 0)
       h &= 0x8000;
    return h;
@@ -57,11 +57,20 @@ h_out(const emu_wave *w, const emu_inst *in, double r)
 }
 
 /* f16 product rounded to f16 per MODE (V_MAD_F16 / V_MAC_F16 are not fused); a * b of two
- * f16 values is exact in float. */
+ * f16 values is exact in float. The rounding is an f16 result, so MODE.FP16_OVFL applies. */
 static inline double
 h_round(const emu_wave *w, double p)
 {
-   return (double)cvt_f16_to_f32(cvt_f32_to_f16((float)p, valu_cvt_rnd(VALU_RND_F64(w))));
+   uint16_t h = cvt_f32_to_f16((float)p, valu_cvt_rnd(VALU_RND_F64(w)));
+   return (double)cvt_f16_to_f32((uint16_t)valu_h_ovfl(w, h, isinf(p)));
+}
+
+/* exp2 of an f16 value: an input above 64 overflows f16 anyway, but exp2 of it can overflow
+ * the double too, which would read as an exact infinity to MODE.FP16_OVFL. */
+static inline double
+hexp2(double x)
+{
+   return x > 64.0 && !isinf(x) ? exp2(64.0) : exp2(x);
 }
 
 /* V_MIN_F16 / V_MAX_F16 pseudocode, on f16 bits: in IEEE mode a signalling NaN (S0 first)
@@ -205,7 +214,7 @@ OPH(valu_ldexp_f16, VK(VK_B16, VK_B32, VK_NONE),
 OPHX(valu_rcp_f16, K1, 1.0 / HA)
 OPHX(valu_sqrt_f16, K1, sqrt(HA))
 OPHX(valu_rsq_f16, K1, 1.0 / sqrt(HA))
-OPHX(valu_exp_f16, K1, exp2(HA))
+OPHX(valu_exp_f16, K1, hexp2(HA))
 OPHX(valu_log_f16, K1, log2(HA))
 OPHX(valu_floor_f16, K1, floor(HA))
 OPHX(valu_ceil_f16, K1, ceil(HA))

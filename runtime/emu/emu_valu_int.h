@@ -111,6 +111,20 @@ uint64_t valu_f64out(const emu_wave *w, const emu_inst *in, double r);
 #define VALU_MODE_F32_DENORM_SHIFT 4
 #define VALU_MODE_DX10_CLAMP (1u << 8) /* clamp turns NaN into 0 */
 
+/* MODE.FP16_OVFL (CDNA3 ISA: "If set, an overflowed FP16 result is clamped to +/- MAX_FP16,
+ * regardless of round mode, while still preserving true INF values"; LLVM AMDGPUUsage: an
+ * overflow "that is the result of an +/-INF input value or divide by 0 generates a +/-INF,
+ * otherwise clamps computed overflow to +/-MAX_FP16"). h: the rounded f16 bits; exact_inf: the
+ * unrounded result is itself infinite (an infinite input or a division by zero), which no
+ * finite f16/f32 arithmetic reaches in the double the emulator computes in. */
+static inline uint32_t
+valu_h_ovfl(const emu_wave *w, uint32_t h, bool exact_inf)
+{
+   if ((w->mode & EMU_MODE_FP16_OVFL) && (h & 0x7fff) == 0x7c00 && !exact_inf)
+      return (h & 0x8000) | 0x7bff;
+   return h;
+}
+
 static inline uint32_t
 valu_fbits(float f)
 {

@@ -44,7 +44,8 @@ mh_out(const emu_wave *w, const emu_inst *in, double r)
           : r < 0.0 ? 0.0
           : r > 1.0 ? 1.0
                     : r;
-   uint32_t h = isnan(r) ? 0x7e00u : cvt_encode(&cvt_f16, r, CVT_RNE, CVT_OVF_INF);
+   uint32_t h =
+       isnan(r) ? 0x7e00u : valu_h_ovfl(w, cvt_encode(&cvt_f16, r, CVT_RNE, CVT_OVF_INF), isinf(r));
    if (!(w->mode & MODE_H_DENORM_OUT) && (h & 0x7c00) == 0)
       h &= 0x8000;
    return h;
