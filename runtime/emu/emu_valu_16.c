@@ -43,7 +43,8 @@ h_out_r(const emu_wave *w, const emu_inst *in, double r, int rnd)
       r *= omod[in->omod & 3];
    if (in->clamp)
       r = isnan(r) ? ((w->mode & VALU_MODE_DX10_CLAMP) ? 0.0 : r) : r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
-   uint32_t h = isnan(r) ? 0x7e00u : valu_h_ovfl(w, cvt_encode(&cvt_f16, r, rnd, CVT_OVF_INF), isinf(r));
+   uint32_t h = isnan(r) ? 0x7e00u
+                         : valu_h_ovfl(w, cvt_encode(&cvt_f16, r, rnd, CVT_OVF_INF), isinf(r));
    if (!((w->mode >> 7) & 1) && (h & 0x7c00) == 0)
       h &= 0x8000;
    return h;
@@ -119,6 +120,31 @@ h_sel_out(const emu_wave *w, const emu_inst *in, uint32_t r)
    return h_out_r(w, in, mh_val(r), CVT_RNE);
 }
 
+/* The NaN rule of the arithmetic ops (valu_nanf) on f16 bits: the first NaN among the f16
+ * sources (kind VK_B16, or the old vdst of mac/fmac), abs/neg applied, quieted into *h; false
+ * when there is none (a NaN the op makes from non-NaN operands stays the canonical 0x7e00). */
+static bool
+h_nan_src(const emu_wave *w, const emu_inst *in, const valu_io *io, unsigned kinds, unsigned l,
+          uint32_t *h)
+{
+   for (unsigned i = 0; i < 3; i++) {
+      unsigned k = (kinds >> (4 * i)) & 0xfu;
+      if (k != VK_B16 && k != VK_DST)
+         continue;
+      uint32_t b = mh_bits(w, k == VK_B16 ? in->src[i].flags : 0, io->sp[i][l]);
+      if (H_NAN(b)) {
+         *h = b | 0x200;
+         return true;
+      }
+   }
+   return false;
+}
+
+/* f16 arithmetic result of lane l: a NaN source decides it (h_nan_src), else EXPR rounded by
+ * OUT. */
+#define H_ARITH(OUT, kinds) \
+   (h_nan_src(w, in, &io, (kinds), (unsigned)l, &nanb) ? h_sel_out(w, in, nanb) : (OUT))
+
 static double
 hrndne(double x)
 {
@@ -141,7 +167,8 @@ hrndne(double x)
    { \
       VALU_GATHER_OR_RETURN(io, kinds); \
       VALU_ROUND_BEGIN(VALU_RND_F64(w)); \
-      VALU_FOREACH(l, io.mask) { io.d[l] = h_out(w, in, (EXPR)); } \
+      uint32_t nanb; \
+      VALU_FOREACH(l, io.mask) { io.d[l] = H_ARITH(h_out(w, in, (EXPR)), kinds); } \
       VALU_ROUND_END(); \
       valu_store(w, in, &io, 16); \
       return MXJIT_OK; \
@@ -152,7 +179,8 @@ hrndne(double x)
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
       VALU_GATHER_OR_RETURN(io, kinds); \
-      VALU_FOREACH(l, io.mask) { io.d[l] = h_out_r(w, in, (EXPR), CVT_RNE); } \
+      uint32_t nanb; \
+      VALU_FOREACH(l, io.mask) { io.d[l] = H_ARITH(h_out_r(w, in, (EXPR), CVT_RNE), kinds); } \
       valu_store(w, in, &io, 16); \
       return MXJIT_OK; \
    }
@@ -182,7 +210,10 @@ OPH(valu_mad_f16, K3, h_round(w, HA * HB) + HC)
       if (st != MXJIT_OK) \
          return st; \
       VALU_ROUND_BEGIN(VALU_RND_F64(w)); \
-      VALU_FOREACH(l, io.mask) { io.d[l] = (C & 0xffff0000u) | h_out(w, in, (EXPR)); } \
+      uint32_t nanb; \
+      VALU_FOREACH(l, io.mask) { \
+         io.d[l] = (C & 0xffff0000u) | H_ARITH(h_out(w, in, (EXPR)), KMAC); \
+      } \
       VALU_ROUND_END(); \
       valu_store(w, in, &io, 32); \
       return MXJIT_OK; \
@@ -263,6 +294,12 @@ pk16_half(const emu_wave *w, const emu_inst *in, enum pk16 op, const uint32_t s[
       f[i] = op <= PK_MAX_F16 ? h_in(w, (neg >> i) & 1 ? EMU_OPND_NEG : 0, s[i]) : 0.0;
    int32_t a = (int16_t)s[0], b = (int16_t)s[1], c = (int16_t)s[2];
    uint32_t ua = s[0], ub = s[1], uc = s[2];
+   if (op <= PK_FMA_F16) /* the NaN rule (valu_nanf) on the halves, neg applied */
+      for (unsigned i = 0; i < (op == PK_FMA_F16 ? 3u : 2u); i++) {
+         uint32_t hb = mh_bits(w, (neg >> i) & 1 ? EMU_OPND_NEG : 0, s[i]);
+         if (H_NAN(hb))
+            return h_sel_out(w, in, hb | 0x200);
+      }
    switch (op) {
    case PK_ADD_F16: return h_out(w, in, f[0] + f[1]);
    case PK_MUL_F16: return h_out(w, in, f[0] * f[1]);
@@ -410,10 +447,9 @@ pk32_run(emu_wave *w, const emu_inst *in, enum pk32 op, unsigned nsrc)
       const uint32_t *a = io.s[0], *b = io.s[1], *c = io.s[2];
       for (unsigned l = 0; l < EMU_WAVE; l++) {
          float fa = valu_bitsf(a[l]), fb = valu_bitsf(b[l]);
-         float r = op == PK_FMA_F32 ? fmaf(fa, fb, valu_bitsf(c[l]))
-                   : op == PK_MUL_F32 ? fa * fb
-                                      : fa + fb;
-         d[l] = valu_f32out(w, in, r);
+         float fc = op == PK_FMA_F32 ? valu_bitsf(c[l]) : 0.0f;
+         float r = op == PK_FMA_F32 ? fmaf(fa, fb, fc) : op == PK_MUL_F32 ? fa * fb : fa + fb;
+         d[l] = valu_f32out(w, in, valu_nanf(r, fa, fb, fc));
       }
    }
    VALU_ROUND_END();

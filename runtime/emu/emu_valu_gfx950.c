@@ -149,8 +149,8 @@ f16_from8(emu_wave *w, const emu_inst *in, const cvt_fmt *f)
       bool snan;
       double s = scale_of(B, &snan);
       double v = snan ? NAN : cvt_decode(f, (A >> sh) & 0xff) * s;
-      uint32_t h = isnan(v) ? 0x7e00u
-                            : valu_h_ovfl(w, cvt_encode(&cvt_f16, v, CVT_RNE, CVT_OVF_INF), isinf(v));
+      uint32_t h = isnan(v) ? 0x7e00u : cvt_encode(&cvt_f16, v, CVT_RNE, CVT_OVF_INF);
+      h = isnan(v) ? h : valu_h_ovfl(w, h, isinf(v));
       uint32_t old = emu_src32(w, &in->dst[0], (unsigned)l, 0);
       io.d[l] = (old & ~(0xffffu << dsh)) | h << dsh;
    }

@@ -182,6 +182,33 @@ uint64_t valu_dbits(double f);
 double valu_bitsd(uint64_t u);
 uint32_t valu_quiet32(uint32_t u);
 
+/* NaN operands of the float arithmetic families (f32, f64, f16, packed f16 and f32; min/max,
+ * min3/max3/med3 and maximum/minimum follow their own pseudocode instead). The ISA says these
+ * ops "quiet and propagate signaling NaN inputs per IEEE 754-2008" (MODE.IEEE), and IEEE 754-2008
+ * 6.2.3 has a NaN result carry the payload of one of the input NaNs without saying which. mxjit's
+ * rule: the first NaN in operand order S0, S1, S2 (abs/neg applied), quieted, sign and payload
+ * kept: the order in which the min/max pseudocode tests its operands. The host's own choice (x86
+ * returns its first operand's NaN, and the compiler may swap a commutative op's operands) never
+ * shows. r: the computed result, returned as is when it is not a NaN or no operand is one (a NaN
+ * made from non-NaN operands). Pass a non-NaN (0) for a missing operand. */
+static inline float
+valu_nanf(float r, float a, float b, float c)
+{
+   if (__builtin_expect(!isnan(r), 1))
+      return r;
+   float s = isnan(a) ? a : isnan(b) ? b : isnan(c) ? c : r;
+   return valu_bitsf(valu_fbits(s) | 0x400000u);
+}
+
+static inline double
+valu_nand(double r, double a, double b, double c)
+{
+   if (__builtin_expect(!isnan(r), 1))
+      return r;
+   double s = isnan(a) ? a : isnan(b) ? b : isnan(c) ? c : r;
+   return valu_bitsd(valu_dbits(s) | 1ull << 51);
+}
+
 /* emu_cvt.c: exact conversions in integer/double arithmetic (no host rounding state) */
 typedef struct cvt_fmt {
    unsigned ebits, mbits;
