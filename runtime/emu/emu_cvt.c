@@ -318,6 +318,13 @@ f64res(const emu_wave *w, const emu_inst *in, double v)
    return valu_f64out(w, in, v);
 }
 
+/* f32 -> f16 conversion result: MODE.FP16_OVFL clamps an overflow of a finite x. */
+static uint32_t
+f16res(const emu_wave *w, float x, int rnd)
+{
+   return valu_h_ovfl(w, cvt_f32_to_f16(x, rnd), isinf(x));
+}
+
 static uint16_t
 f16src(const emu_wave *w, const emu_inst *in, unsigned i, uint32_t h)
 {
@@ -346,16 +353,16 @@ CVT(valu_cvt_f32_ubyte0, K1, 32, f32res(w, in, A & 0xff))
 CVT(valu_cvt_f32_ubyte1, K1, 32, f32res(w, in, (A >> 8) & 0xff))
 CVT(valu_cvt_f32_ubyte2, K1, 32, f32res(w, in, (A >> 16) & 0xff))
 CVT(valu_cvt_f32_ubyte3, K1, 32, f32res(w, in, A >> 24))
-CVT(valu_cvt_f16_f32, K1, 16, cvt_f32_to_f16(FA, RND16))
+CVT(valu_cvt_f16_f32, K1, 16, f16res(w, FA, RND16))
 CVT(valu_cvt_f32_f16, VK(VK_B16, VK_NONE, VK_NONE), 32,
     f32res(w, in, cvt_f16_to_f32(f16src(w, in, 0, A))))
-CVT(valu_cvt_f16_u16, VK(VK_B16, VK_NONE, VK_NONE), 16, cvt_f32_to_f16((float)(A & 0xffff), RND16))
+CVT(valu_cvt_f16_u16, VK(VK_B16, VK_NONE, VK_NONE), 16, f16res(w, (float)(A & 0xffff), RND16))
 CVT(valu_cvt_f16_i16, VK(VK_B16, VK_NONE, VK_NONE), 16,
-    cvt_f32_to_f16((float)(int16_t)A, RND16))
+    f16res(w, (float)(int16_t)A, RND16))
 CVT(valu_cvt_u16_f16, VK(VK_B16, VK_NONE, VK_NONE), 16, d2u16(cvt_f16_to_f32(f16src(w, in, 0, A))))
 CVT(valu_cvt_i16_f16, VK(VK_B16, VK_NONE, VK_NONE), 16, d2i16(cvt_f16_to_f32(f16src(w, in, 0, A))))
 CVT(valu_cvt_pkrtz_f16_f32, K2, 32,
-    cvt_f32_to_f16(FA, CVT_RTZ) | (uint32_t)cvt_f32_to_f16(FB, CVT_RTZ) << 16)
+    f16res(w, FA, CVT_RTZ) | f16res(w, FB, CVT_RTZ) << 16)
 CVT(valu_cvt_pknorm_i16_f32, K2, 32, snorm16(FA) | snorm16(FB) << 16)
 CVT(valu_cvt_pknorm_u16_f32, K2, 32, unorm16(FA) | unorm16(FB) << 16)
 CVT(valu_cvt_pk_u16_u32, K2, 32, (A > 0xffff ? 0xffff : A) | (B > 0xffff ? 0xffff : B) << 16)
@@ -384,4 +391,4 @@ CVT(valu_pack_b32_f16, VK(VK_B16, VK_B16, VK_NONE), 32, pack_half(in, 0, A) | pa
  * says (pseudocode: ROUND_MODE = ROUND_NEAREST_EVEN for the op); likewise V_CVT_PK_BF16_F32,
  * and V_CVT_PKRTZ_F16_F32 always rounds toward zero. */
 CVT(valu_cvt_pk_f16_f32, K2, 32,
-    cvt_f32_to_f16(FA, CVT_RNE) | (uint32_t)cvt_f32_to_f16(FB, CVT_RNE) << 16)
+    f16res(w, FA, CVT_RNE) | f16res(w, FB, CVT_RNE) << 16)

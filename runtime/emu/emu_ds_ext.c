@@ -1,7 +1,8 @@
 /*
  * emu_ds_ext.c — the less common LDS (DS encoding) instructions: float min/max and
  * compare-store (f32/f64), masked or (b32/b64), ds_wrap_rtn_b32, ds_condxchg32_rtn_b64,
- * ds_read/write_addtid_b32 and ds_wrxchg2(st64)_rtn_b32/b64; plus the new-value function
+ * ds_read/write_addtid_b32, ds_wrxchg2(st64)_rtn_b32/b64 and the gfx950 transposed reads
+ * ds_read_b64_tr_b{4,8,16} / ds_read_b96_tr_b6; plus the new-value function
  * emu_vm_atomic_ext that the MUBUF/GLOBAL/FLAT *_ATOMIC_MIN/MAX_F64 share (emu_buf.c calls it
  * for every emu_vm_atomic kind it does not handle itself).
  *
@@ -243,3 +244,89 @@ emu_vm_ds_write_addtid_b32(emu_wave *w, const emu_inst *in)
 {
    return ds_addtid(w, in, true);
 }
+
+/* --- gfx950 transposed reads ----------------------------------------------------------------- */
+
+/* Bits [pos, pos + n) of the little-endian bit string v (n <= 32; v has a zero dword after the
+ * last one read). */
+static uint32_t
+tr_get(const uint32_t *v, unsigned pos, unsigned n)
+{
+   uint64_t x = v[pos / 32] | (uint64_t)v[pos / 32 + 1] << 32;
+   return (uint32_t)(x >> (pos % 32)) & ((1u << n) - 1);
+}
+
+static void
+tr_put(uint32_t *v, unsigned pos, unsigned n, uint32_t e)
+{
+   uint64_t x = (uint64_t)e << (pos % 32);
+   v[pos / 32] |= (uint32_t)x;
+   v[pos / 32 + 1] |= (uint32_t)(x >> 32);
+}
+
+/* DS_READ_B64_TR_B4/_B8/_B16 and DS_READ_B96_TR_B6 (CDNA4 ISA, LDS transpose loads; the CDNA3
+ * pseudocode has no entry for them): every lane reads `bytes` (8, or 12 for B6) at ADDR + OFFSET,
+ * a row of E = 8 * bytes / bits elements (element i at bits [bits * i, bits * (i + 1))). Within
+ * each group of 16 lanes the 16 rows are read as columns: with R = 16 / E rows per column block,
+ * lane l (l mod 16 = a * E + b) receives, as its element n, element b of the row read by lane
+ * a + R * n of its group. B16: E = 4, lane l gets halfword l & 3 of lanes ((l >> 2) & 3) + 4n
+ * (a 4x16 transpose); B8: E = 8, two 8x8 byte transposes, over the even and over the odd lanes;
+ * B4 and B6: E = 16, one 16x16 transpose. So an MFMA operand stored N-contiguous in LDS arrives
+ * with lane l holding column l. The exchange reads other lanes' rows: a group with only some
+ * lanes active has no defined result and stops the launch. */
+static mxjit_status
+ds_read_tr(emu_wave *w, const emu_inst *in, unsigned bits, unsigned bytes)
+{
+   if (in->gds)
+      return no_gds(w, in);
+   unsigned e = 8 * bytes / bits, r = 16 / e, ndw = bytes / 4;
+   for (unsigned g = 0; g < EMU_WAVE; g += 16) {
+      uint32_t m = (uint32_t)(w->exec >> g) & 0xffffu;
+      if (m != 0 && m != 0xffffu)
+         return emu_fault(w, in, MXJIT_ERR_EMU_FAULT,
+                          "lanes %u-%u have EXEC 0x%04x: a transposed LDS read exchanges data "
+                          "within each 16-lane group, which must be all on or all off",
+                          g, g + 15, m);
+   }
+   int va = emu_vm_vreg(&in->src[0]);
+   mxjit_status st = emu_ds_check_dma(w, in, va, (uint16_t)in->offset, bytes);
+   if (st != MXJIT_OK)
+      return st;
+   uint32_t addr[EMU_WAVE], row[EMU_WAVE][4];
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      addr[lane] = emu_vm_rd(w, &in->src[0], va, lane, 0) + (uint32_t)(uint16_t)in->offset;
+      const uint8_t *p = emu_lds_inline(w, in, addr[lane], bytes, false);
+      if (!p)
+         return MXJIT_ERR_EMU_FAULT_OOB;
+      memset(row[lane], 0, sizeof(row[lane]));
+      memcpy(row[lane], p, bytes);
+   }
+   for (unsigned lane = 0; lane < EMU_WAVE; lane++) {
+      if (!((w->exec >> lane) & 1))
+         continue;
+      unsigned g = lane & ~15u, a = (lane & 15u) / e, b = lane % e;
+      uint32_t out[4] = {0, 0, 0, 0};
+      for (unsigned n = 0; n < e; n++)
+         tr_put(out, bits * n, bits, tr_get(row[g + a + r * n], bits * b, bits));
+      for (unsigned c = 0; c < ndw; c++)
+         emu_vwrite(w, &in->dst[0], lane, c, out[c]);
+   }
+   uint64_t moved = (uint64_t)bytes * (uint64_t)__builtin_popcountll(w->exec);
+   emu_vm_issue(w, in, 1, &in->dst[0], ndw);
+   emu_count_bytes(w, 2, moved);
+   emu_ds_count_conflicts(w, addr, ndw);
+   return MXJIT_OK;
+}
+
+#define DS_TR(name, bits, bytes)                                                                   \
+   mxjit_status emu_vm_##name(emu_wave *w, const emu_inst *in)                                     \
+   {                                                                                               \
+      return ds_read_tr(w, in, bits, bytes);                                                       \
+   }
+
+DS_TR(ds_read_b64_tr_b4, 4, 8)
+DS_TR(ds_read_b64_tr_b8, 8, 8)
+DS_TR(ds_read_b64_tr_b16, 16, 8)
+DS_TR(ds_read_b96_tr_b6, 6, 12)

@@ -443,11 +443,33 @@ struct emu_dispatch {
    char msg[1024];
 };
 
-/* MODE bits whose effect the emulator implements; s_setreg changing any other bit faults.
- * FP_ROUND [3:0] (directed rounding: emu_valu_round.c; VALU ops that do not implement it fault
- * when they run under it), FP_DENORM [7:4], DX10_CLAMP [8], IEEE [9], CSP [31:29] (fork/join
- * stack pointer, emu_sopp.c). */
-#define EMU_MODE_IMPLEMENTED 0xe00003ffu
+/* MODE register fields (CDNA3 ISA "Mode Register Fields") and what the emulator does with each
+ * when s_setreg changes it. implemented: the effect is emulated; accepted: no effect on results
+ * by the ISA's definition; refused: s_setreg changing it stops the launch (EMU_UNIMPLEMENTED).
+ * Who sets it: LLVM (SIModeRegister, llvm.set.rounding, llvm.set.fpmode/fpenv, the kernel
+ * descriptor's COMPUTE_PGM_RSRC1 fields) or Triton (s_setreg of FP16_OVFL).
+ *
+ *   bits   field         who         emulator
+ *   3:0    FP_ROUND      LLVM        implemented (directed rounding, emu_valu_round.c; ops that
+ *                                    do not implement it fault when they run under it)
+ *   7:4    FP_DENORM     LLVM        implemented (input/output flushing per f32 / f16-f64 field)
+ *   8      DX10_CLAMP    LLVM        implemented (clamp turns a NaN into 0)
+ *   9      IEEE          LLVM        implemented (signalling NaN quieting in min/max/med3)
+ *   11     DEBUG         -           refused: a trap after every instruction
+ *   18:12  EXCP_EN       LLVM fpenv  refused: an enabled float exception traps to the handler,
+ *                                    which the emulator does not model (s_trap faults likewise)
+ *   23     FP16_OVFL     LLVM, Triton implemented: an f16 result that overflows is clamped to
+ *                                    +/-MAX_FP16 whatever the round mode; a result that is
+ *                                    infinite because an input is, or a division by 0, stays
+ *                                    infinite (valu_h_ovfl)
+ *   26     DISABLE_PERF  -           accepted: only stops performance counting
+ *   27     GPR_IDX_EN    LLVM        implemented through s_set_gpr_idx_on/off; refused by s_setreg
+ *   28     VSKIP         -           refused: skipping vector instructions is not modelled
+ *   31:29  CSP           LLVM        implemented (fork/join stack pointer, emu_sopp.c)
+ * Bits 10, 19:22, 24:25 are not MODE fields on CDNA3; changing them is refused. */
+#define EMU_MODE_FP16_OVFL (1u << 23)
+#define EMU_MODE_DISABLE_PERF (1u << 26)
+#define EMU_MODE_IMPLEMENTED (0xe00003ffu | EMU_MODE_FP16_OVFL | EMU_MODE_DISABLE_PERF)
 /* MODE.GPR_IDX_EN: VGPR index mode on (S_SET_GPR_IDX_ON/OFF; not writable by s_setreg here). */
 #define EMU_MODE_GPR_IDX_EN (1u << 27)
 

@@ -50,11 +50,13 @@ typedef struct emu_worker {
  */
 
 /* MODE register from COMPUTE_PGM_RSRC1: FP_ROUND [3:0], FP_DENORM [7:4], DX10_CLAMP [8],
- * IEEE [9] (CDNA3 ISA "MODE" hardware register; RSRC1 bits 12-19, 21, 23). */
+ * IEEE [9], FP16_OVFL [23] (CDNA3 ISA "MODE" hardware register; RSRC1 bits 12-19, 21, 23, 26:
+ * LLVM AMDGPUUsage, compute_pgm_rsrc1 FP16_OVFL "used by CP to set up" the wave's mode). */
 static uint32_t
 mode_from_rsrc1(uint32_t r1)
 {
-   return ((r1 >> 12) & 0xff) | ((r1 >> 21) & 1) << 8 | ((r1 >> 23) & 1) << 9;
+   return ((r1 >> 12) & 0xff) | ((r1 >> 21) & 1) << 8 | ((r1 >> 23) & 1) << 9 |
+          ((r1 >> 26) & 1) << 23;
 }
 
 /* Number of VGPRs (and AGPRs) to clear: (granule + 1) * 8 on gfx90a+ (unified file). */

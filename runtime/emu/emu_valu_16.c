@@ -14,7 +14,7 @@
  * rounding issue in those modes. rcp/sqrt/rsq/exp/log f16 are approximations and keep their
  * nearest-even result (OPHX).
  */
-#include "emu_valu_int.h"
+#include "emu_valu_misc.h"
 
 #define A (io.sp[0][l])
 #define B (io.sp[1][l])
@@ -43,7 +43,8 @@ h_out_r(const emu_wave *w, const emu_inst *in, double r, int rnd)
       r *= omod[in->omod & 3];
    if (in->clamp)
       r = isnan(r) ? ((w->mode & VALU_MODE_DX10_CLAMP) ? 0.0 : r) : r < 0.0 ? 0.0 : r > 1.0 ? 1.0 : r;
-   uint32_t h = isnan(r) ? 0x7e00u : cvt_encode(&cvt_f16, r, rnd, CVT_OVF_INF);
+   uint32_t h = isnan(r) ? 0x7e00u
+                         : valu_h_ovfl(w, cvt_encode(&cvt_f16, r, rnd, CVT_OVF_INF), isinf(r));
    if (!((w->mode >> 7) & 1) && (h & 0x7c00) == 0)
       h &= 0x8000;
    return h;
@@ -57,46 +58,92 @@ h_out(const emu_wave *w, const emu_inst *in, double r)
 }
 
 /* f16 product rounded to f16 per MODE (V_MAD_F16 / V_MAC_F16 are not fused); a * b of two
- * f16 values is exact in float. */
+ * f16 values is exact in float. The rounding is an f16 result, so MODE.FP16_OVFL applies. */
 static inline double
 h_round(const emu_wave *w, double p)
 {
-   return (double)cvt_f16_to_f32(cvt_f32_to_f16((float)p, valu_cvt_rnd(VALU_RND_F64(w))));
+   uint16_t h = cvt_f32_to_f16((float)p, valu_cvt_rnd(VALU_RND_F64(w)));
+   return (double)cvt_f16_to_f32((uint16_t)valu_h_ovfl(w, h, isinf(p)));
 }
 
-static double
-hmin(const emu_wave *w, double a, double b)
+/* exp2 of an f16 value: an input above 64 overflows f16 anyway, but exp2 of it can overflow
+ * the double too, which would read as an exact infinity to MODE.FP16_OVFL. */
+static inline double
+hexp2(double x)
 {
-   if (isnan(a))
+   return x > 64.0 && !isinf(x) ? exp2(64.0) : exp2(x);
+}
+
+/* V_MIN_F16 / V_MAX_F16 pseudocode, on f16 bits: in IEEE mode a signalling NaN (S0 first)
+ * gives that NaN quieted, payload kept; else a NaN operand gives the other operand; -0 < +0;
+ * else the smaller (min: S0 < S1 ? S0 : S1) or larger (max: S0 >= S1 ? S0 : S1) operand. The
+ * same rules as V_MIN_F32 / V_MAX_F32 (fmin_isa / fmax_isa, emu_valu_float.c). */
+static uint32_t
+hminmax(const emu_wave *w, uint32_t a, uint32_t b, bool is_max)
+{
+   if (valu_ieee(w) && H_SNAN(a))
+      return a | 0x200;
+   if (valu_ieee(w) && H_SNAN(b))
+      return b | 0x200;
+   if (H_NAN(a))
       return b;
-   if (isnan(b))
+   if (H_NAN(b))
       return a;
-   if (a == 0.0 && b == 0.0)
-      return signbit(a) ? a : b;
-   (void)w;
-   return a < b ? a : b;
+   if (H_ZERO(a) && H_ZERO(b))
+      return ((a >> 15) != 0) == is_max ? b : a;
+   double x = mh_val(a), y = mh_val(b);
+   return (is_max ? x >= y : x < y) ? a : b;
 }
 
-static double
-hmax(const emu_wave *w, double a, double b)
+/* V_MED3_F16 pseudocode: a NaN operand gives v_min3_f16; else the max3 is compared (as a
+ * value, so -0 == +0) with S0, then S1, and the max of the other two is returned. */
+static uint32_t
+hmed3(const emu_wave *w, uint32_t a, uint32_t b, uint32_t c)
 {
-   if (isnan(a))
-      return b;
-   if (isnan(b))
-      return a;
-   if (a == 0.0 && b == 0.0)
-      return signbit(a) ? b : a;
-   (void)w;
-   return a >= b ? a : b;
+   if (H_NAN(a) || H_NAN(b) || H_NAN(c))
+      return hminmax(w, hminmax(w, a, b, false), c, false);
+   double mx = mh_val(hminmax(w, hminmax(w, a, b, true), c, true));
+   if (mx == mh_val(a))
+      return hminmax(w, b, c, true);
+   if (mx == mh_val(b))
+      return hminmax(w, a, c, true);
+   return hminmax(w, a, b, true);
 }
 
-static double
-hmed3(const emu_wave *w, double a, double b, double c)
+/* f16 result of a min/max/med3 (bits r, one of the operands or a quieted NaN): a NaN keeps its
+ * bits (0 when clamp and DX10_CLAMP), anything else takes omod, clamp and output flushing. */
+static uint32_t
+h_sel_out(const emu_wave *w, const emu_inst *in, uint32_t r)
 {
-   if (isnan(a) || isnan(b) || isnan(c))
-      return hmin(w, hmin(w, a, b), c);
-   return hmax(w, hmin(w, a, b), hmin(w, hmax(w, a, b), c));
+   if (H_NAN(r))
+      return in->clamp && (w->mode & VALU_MODE_DX10_CLAMP) ? 0 : r;
+   return h_out_r(w, in, mh_val(r), CVT_RNE);
 }
+
+/* The NaN rule of the arithmetic ops (valu_nanf) on f16 bits: the first NaN among the f16
+ * sources (kind VK_B16, or the old vdst of mac/fmac), abs/neg applied, quieted into *h; false
+ * when there is none (a NaN the op makes from non-NaN operands stays the canonical 0x7e00). */
+static bool
+h_nan_src(const emu_wave *w, const emu_inst *in, const valu_io *io, unsigned kinds, unsigned l,
+          uint32_t *h)
+{
+   for (unsigned i = 0; i < 3; i++) {
+      unsigned k = (kinds >> (4 * i)) & 0xfu;
+      if (k != VK_B16 && k != VK_DST)
+         continue;
+      uint32_t b = mh_bits(w, k == VK_B16 ? in->src[i].flags : 0, io->sp[i][l]);
+      if (H_NAN(b)) {
+         *h = b | 0x200;
+         return true;
+      }
+   }
+   return false;
+}
+
+/* f16 arithmetic result of lane l: a NaN source decides it (h_nan_src), else EXPR rounded by
+ * OUT. */
+#define H_ARITH(OUT, kinds) \
+   (h_nan_src(w, in, &io, (kinds), (unsigned)l, &nanb) ? h_sel_out(w, in, nanb) : (OUT))
 
 static double
 hrndne(double x)
@@ -120,7 +167,8 @@ hrndne(double x)
    { \
       VALU_GATHER_OR_RETURN(io, kinds); \
       VALU_ROUND_BEGIN(VALU_RND_F64(w)); \
-      VALU_FOREACH(l, io.mask) { io.d[l] = h_out(w, in, (EXPR)); } \
+      uint32_t nanb; \
+      VALU_FOREACH(l, io.mask) { io.d[l] = H_ARITH(h_out(w, in, (EXPR)), kinds); } \
       VALU_ROUND_END(); \
       valu_store(w, in, &io, 16); \
       return MXJIT_OK; \
@@ -131,7 +179,8 @@ hrndne(double x)
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
    { \
       VALU_GATHER_OR_RETURN(io, kinds); \
-      VALU_FOREACH(l, io.mask) { io.d[l] = h_out_r(w, in, (EXPR), CVT_RNE); } \
+      uint32_t nanb; \
+      VALU_FOREACH(l, io.mask) { io.d[l] = H_ARITH(h_out_r(w, in, (EXPR), CVT_RNE), kinds); } \
       valu_store(w, in, &io, 16); \
       return MXJIT_OK; \
    }
@@ -161,7 +210,10 @@ OPH(valu_mad_f16, K3, h_round(w, HA * HB) + HC)
       if (st != MXJIT_OK) \
          return st; \
       VALU_ROUND_BEGIN(VALU_RND_F64(w)); \
-      VALU_FOREACH(l, io.mask) { io.d[l] = (C & 0xffff0000u) | h_out(w, in, (EXPR)); } \
+      uint32_t nanb; \
+      VALU_FOREACH(l, io.mask) { \
+         io.d[l] = (C & 0xffff0000u) | H_ARITH(h_out(w, in, (EXPR)), KMAC); \
+      } \
       VALU_ROUND_END(); \
       valu_store(w, in, &io, 32); \
       return MXJIT_OK; \
@@ -169,17 +221,31 @@ OPH(valu_mad_f16, K3, h_round(w, HA * HB) + HC)
 
 OPH_KEEPHI(valu_mac_f16, h_round(w, HA * HB) + h_in(w, 0, C))
 OPH_KEEPHI(valu_fmac_f16, fma(HA, HB, h_in(w, 0, C)))
-OPHX(valu_min_f16, K2, hmin(w, HA, HB))
-OPHX(valu_max_f16, K2, hmax(w, HA, HB))
-OPHX(valu_min3_f16, K3, hmin(w, hmin(w, HA, HB), HC))
-OPHX(valu_max3_f16, K3, hmax(w, hmax(w, HA, HB), HC))
-OPHX(valu_med3_f16, K3, hmed3(w, HA, HB, HC))
+/* Selections on f16 bits: the result is one of the operands, or a quieted NaN. */
+#define OPHS(fn, kinds, EXPR) \
+   mxjit_status fn(emu_wave *w, const emu_inst *in) \
+   { \
+      VALU_GATHER_OR_RETURN(io, kinds); \
+      VALU_FOREACH(l, io.mask) { io.d[l] = h_sel_out(w, in, (EXPR)); } \
+      valu_store(w, in, &io, 16); \
+      return MXJIT_OK; \
+   }
+#define HBA mh_bits(w, in->src[0].flags, A)
+#define HBB mh_bits(w, in->src[1].flags, B)
+#define HBC mh_bits(w, in->src[2].flags, C)
+
+/* V_MIN3_F16 = v_min_f16(v_min_f16(S0, S1), S2), V_MAX3_F16 likewise (pseudocode). */
+OPHS(valu_min_f16, K2, hminmax(w, HBA, HBB, false))
+OPHS(valu_max_f16, K2, hminmax(w, HBA, HBB, true))
+OPHS(valu_min3_f16, K3, hminmax(w, hminmax(w, HBA, HBB, false), HBC, false))
+OPHS(valu_max3_f16, K3, hminmax(w, hminmax(w, HBA, HBB, true), HBC, true))
+OPHS(valu_med3_f16, K3, hmed3(w, HBA, HBB, HBC))
 OPH(valu_ldexp_f16, VK(VK_B16, VK_B32, VK_NONE),
     ldexp(HA, (int)((int32_t)B > 64 ? 64 : (int32_t)B < -64 ? -64 : (int32_t)B)))
 OPHX(valu_rcp_f16, K1, 1.0 / HA)
 OPHX(valu_sqrt_f16, K1, sqrt(HA))
 OPHX(valu_rsq_f16, K1, 1.0 / sqrt(HA))
-OPHX(valu_exp_f16, K1, exp2(HA))
+OPHX(valu_exp_f16, K1, hexp2(HA))
 OPHX(valu_log_f16, K1, log2(HA))
 OPHX(valu_floor_f16, K1, floor(HA))
 OPHX(valu_ceil_f16, K1, ceil(HA))
@@ -228,12 +294,23 @@ pk16_half(const emu_wave *w, const emu_inst *in, enum pk16 op, const uint32_t s[
       f[i] = op <= PK_MAX_F16 ? h_in(w, (neg >> i) & 1 ? EMU_OPND_NEG : 0, s[i]) : 0.0;
    int32_t a = (int16_t)s[0], b = (int16_t)s[1], c = (int16_t)s[2];
    uint32_t ua = s[0], ub = s[1], uc = s[2];
+   if (op <= PK_FMA_F16) /* the NaN rule (valu_nanf) on the halves, neg applied */
+      for (unsigned i = 0; i < (op == PK_FMA_F16 ? 3u : 2u); i++) {
+         uint32_t hb = mh_bits(w, (neg >> i) & 1 ? EMU_OPND_NEG : 0, s[i]);
+         if (H_NAN(hb))
+            return h_sel_out(w, in, hb | 0x200);
+      }
    switch (op) {
    case PK_ADD_F16: return h_out(w, in, f[0] + f[1]);
    case PK_MUL_F16: return h_out(w, in, f[0] * f[1]);
    case PK_FMA_F16: return h_out(w, in, fma(f[0], f[1], f[2]));
-   case PK_MIN_F16: return h_out_r(w, in, hmin(w, f[0], f[1]), CVT_RNE);
-   case PK_MAX_F16: return h_out_r(w, in, hmax(w, f[0], f[1]), CVT_RNE);
+   /* V_PK_MIN_F16 / V_PK_MAX_F16: v_min_f16 / v_max_f16 on each half (pseudocode). */
+   case PK_MIN_F16:
+   case PK_MAX_F16: {
+      uint32_t x = mh_bits(w, neg & 1 ? EMU_OPND_NEG : 0, s[0]);
+      uint32_t y = mh_bits(w, neg & 2 ? EMU_OPND_NEG : 0, s[1]);
+      return h_sel_out(w, in, hminmax(w, x, y, op == PK_MAX_F16));
+   }
    case PK_ADD_U16: return in->clamp && ua + ub > 0xffff ? 0xffff : (ua + ub) & 0xffff;
    case PK_SUB_U16: return in->clamp && ub > ua ? 0 : (ua - ub) & 0xffff;
    case PK_ADD_I16: {
@@ -370,10 +447,9 @@ pk32_run(emu_wave *w, const emu_inst *in, enum pk32 op, unsigned nsrc)
       const uint32_t *a = io.s[0], *b = io.s[1], *c = io.s[2];
       for (unsigned l = 0; l < EMU_WAVE; l++) {
          float fa = valu_bitsf(a[l]), fb = valu_bitsf(b[l]);
-         float r = op == PK_FMA_F32 ? fmaf(fa, fb, valu_bitsf(c[l]))
-                   : op == PK_MUL_F32 ? fa * fb
-                                      : fa + fb;
-         d[l] = valu_f32out(w, in, r);
+         float fc = op == PK_FMA_F32 ? valu_bitsf(c[l]) : 0.0f;
+         float r = op == PK_FMA_F32 ? fmaf(fa, fb, fc) : op == PK_MUL_F32 ? fa * fb : fa + fb;
+         d[l] = valu_f32out(w, in, valu_nanf(r, fa, fb, fc));
       }
    }
    VALU_ROUND_END();

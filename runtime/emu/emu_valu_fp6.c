@@ -118,7 +118,7 @@ up(emu_wave *w, const emu_inst *in, const cvt_fmt *f, int kind)
          else if (kind == EL_BF16)
             out[i] = isnan(v) ? 0x7fc0u : cvt_encode(&cvt_bf16, v, CVT_RNE, CVT_OVF_INF);
          else
-            out[i] = cvt_encode(&cvt_f16, v, CVT_RNE, CVT_OVF_INF);
+            out[i] = valu_h_ovfl(w, cvt_encode(&cvt_f16, v, CVT_RNE, CVT_OVF_INF), isinf(v));
       }
       if (kind == EL_F32) {
          for (unsigned i = 0; i < 32; i++)

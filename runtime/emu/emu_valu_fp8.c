@@ -117,8 +117,10 @@ up(emu_wave *w, const emu_inst *in, const cvt_fmt *f, unsigned n, bool scaled,
       for (unsigned i = 0; i < n; i++) {
          uint32_t code = (A >> (sh + i * nb)) & ((1u << nb) - 1);
          double v = snan ? NAN : cvt_decode(f, code) * s;
-         if (out16)
-            r[i] = out16 == &cvt_bf16 && isnan(v) ? 0x7fc0u : cvt_encode(out16, v, CVT_RNE, CVT_OVF_INF);
+         if (out16 == &cvt_f16)
+            r[i] = valu_h_ovfl(w, cvt_encode(out16, v, CVT_RNE, CVT_OVF_INF), isinf(v));
+         else if (out16)
+            r[i] = isnan(v) ? 0x7fc0u : cvt_encode(out16, v, CVT_RNE, CVT_OVF_INF);
          else
             r[i] = valu_fbits(cvt_d2f(v));
       }

@@ -64,15 +64,20 @@ valu_ashr_pk_u8_i32(emu_wave *w, const emu_inst *in)
 
 /* --- v_pk_maximum3_f16 / v_pk_minimum3_f16 -------------------------------------------------- */
 
-/* IEEE 754-2019 maximum/minimum on f16 bits, as v_maximum3_f32 (emu_valu_float.c): a signaling
- * NaN is quieted, a NaN wins, +0 > -0. */
+/* IEEE 754-2019 maximum/minimum on f16 bits, as v_maximum3_f32 (emu_valu_float.c; the RDNA4
+ * V_MAXIMUM_F16 pseudocode): a signalling NaN (S0 first) gives that NaN quieted, else a quiet
+ * NaN (S0 first) is returned, else the larger (smaller) value with +0 > -0. */
 static uint32_t
 hmaximum(uint32_t a, uint32_t b, bool is_max)
 {
-   if (H_NAN(a))
+   if (H_SNAN(a))
       return a | 0x200;
-   if (H_NAN(b))
+   if (H_SNAN(b))
       return b | 0x200;
+   if (H_NAN(a))
+      return a;
+   if (H_NAN(b))
+      return b;
    double x = mh_val(a), y = mh_val(b);
    if (x == 0.0 && y == 0.0)
       return ((a >> 15) != 0) == is_max ? b : a;
@@ -145,6 +150,7 @@ f16_from8(emu_wave *w, const emu_inst *in, const cvt_fmt *f)
       double s = scale_of(B, &snan);
       double v = snan ? NAN : cvt_decode(f, (A >> sh) & 0xff) * s;
       uint32_t h = isnan(v) ? 0x7e00u : cvt_encode(&cvt_f16, v, CVT_RNE, CVT_OVF_INF);
+      h = isnan(v) ? h : valu_h_ovfl(w, h, isinf(v));
       uint32_t old = emu_src32(w, &in->dst[0], (unsigned)l, 0);
       io.d[l] = (old & ~(0xffffu << dsh)) | h << dsh;
    }

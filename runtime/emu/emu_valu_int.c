@@ -121,10 +121,13 @@ bfe_u32(uint32_t s, uint32_t off, uint32_t w)
    return (s >> off) & ((1u << w) - 1);
 }
 
+/* V_BFE_I32 pseudocode: tmp = (S0.i32 >> S1[4:0]) & ((1 << S2[4:0]) - 1), then
+ * signext_from_bit(tmp, S2[4:0]). The shift is arithmetic: when offset + width > 32 the field's
+ * top bits are copies of S0's sign bit, not zeros. */
 static inline uint32_t
 bfe_i32(uint32_t s, uint32_t off, uint32_t w)
 {
-   uint32_t t = bfe_u32(s, off, w);
+   uint32_t t = (uint32_t)((int32_t)s >> (off & 31));
    w &= 31;
    return w == 0 ? 0 : (uint32_t)((int32_t)(t << (32 - w)) >> (32 - w));
 }

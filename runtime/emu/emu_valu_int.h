@@ -111,6 +111,20 @@ uint64_t valu_f64out(const emu_wave *w, const emu_inst *in, double r);
 #define VALU_MODE_F32_DENORM_SHIFT 4
 #define VALU_MODE_DX10_CLAMP (1u << 8) /* clamp turns NaN into 0 */
 
+/* MODE.FP16_OVFL (CDNA3 ISA: "If set, an overflowed FP16 result is clamped to +/- MAX_FP16,
+ * regardless of round mode, while still preserving true INF values"; LLVM AMDGPUUsage: an
+ * overflow "that is the result of an +/-INF input value or divide by 0 generates a +/-INF,
+ * otherwise clamps computed overflow to +/-MAX_FP16"). h: the rounded f16 bits; exact_inf: the
+ * unrounded result is itself infinite (an infinite input or a division by zero), which no
+ * finite f16/f32 arithmetic reaches in the double the emulator computes in. */
+static inline uint32_t
+valu_h_ovfl(const emu_wave *w, uint32_t h, bool exact_inf)
+{
+   if ((w->mode & EMU_MODE_FP16_OVFL) && (h & 0x7fff) == 0x7c00 && !exact_inf)
+      return (h & 0x8000) | 0x7bff;
+   return h;
+}
+
 static inline uint32_t
 valu_fbits(float f)
 {
@@ -167,6 +181,33 @@ valu_f32out(const emu_wave *w, const emu_inst *in, float r)
 uint64_t valu_dbits(double f);
 double valu_bitsd(uint64_t u);
 uint32_t valu_quiet32(uint32_t u);
+
+/* NaN operands of the float arithmetic families (f32, f64, f16, packed f16 and f32; min/max,
+ * min3/max3/med3 and maximum/minimum follow their own pseudocode instead). The ISA says these
+ * ops "quiet and propagate signaling NaN inputs per IEEE 754-2008" (MODE.IEEE), and IEEE 754-2008
+ * 6.2.3 has a NaN result carry the payload of one of the input NaNs without saying which. mxjit's
+ * rule: the first NaN in operand order S0, S1, S2 (abs/neg applied), quieted, sign and payload
+ * kept: the order in which the min/max pseudocode tests its operands. The host's own choice (x86
+ * returns its first operand's NaN, and the compiler may swap a commutative op's operands) never
+ * shows. r: the computed result, returned as is when it is not a NaN or no operand is one (a NaN
+ * made from non-NaN operands). Pass a non-NaN (0) for a missing operand. */
+static inline float
+valu_nanf(float r, float a, float b, float c)
+{
+   if (__builtin_expect(!isnan(r), 1))
+      return r;
+   float s = isnan(a) ? a : isnan(b) ? b : isnan(c) ? c : r;
+   return valu_bitsf(valu_fbits(s) | 0x400000u);
+}
+
+static inline double
+valu_nand(double r, double a, double b, double c)
+{
+   if (__builtin_expect(!isnan(r), 1))
+      return r;
+   double s = isnan(a) ? a : isnan(b) ? b : isnan(c) ? c : r;
+   return valu_bitsd(valu_dbits(s) | 1ull << 51);
+}
 
 /* emu_cvt.c: exact conversions in integer/double arithmetic (no host rounding state) */
 typedef struct cvt_fmt {

@@ -44,7 +44,8 @@ mh_out(const emu_wave *w, const emu_inst *in, double r)
           : r < 0.0 ? 0.0
           : r > 1.0 ? 1.0
                     : r;
-   uint32_t h = isnan(r) ? 0x7e00u : cvt_encode(&cvt_f16, r, CVT_RNE, CVT_OVF_INF);
+   uint32_t h =
+       isnan(r) ? 0x7e00u : valu_h_ovfl(w, cvt_encode(&cvt_f16, r, CVT_RNE, CVT_OVF_INF), isinf(r));
    if (!(w->mode & MODE_H_DENORM_OUT) && (h & 0x7c00) == 0)
       h &= 0x8000;
    return h;
@@ -101,10 +102,14 @@ valu_pk_fmac_f16(emu_wave *w, const emu_inst *in)
    VALU_FOREACH(l, io.mask) {
       uint32_t acc = emu_src32(w, &in->dst[0], (unsigned)l, 0), r = 0;
       for (unsigned h = 0; h < 2; h++) {
-         double a = mh_val(mh_bits(w, 0, mh_pk_half(w, &in->src[0], (unsigned)l, h)));
-         double b = mh_val(mh_bits(w, 0, mh_pk_half(w, &in->src[1], (unsigned)l, h)));
-         double c = mh_val(mh_bits(w, 0, acc >> (16 * h)));
-         r |= mh_out(w, in, mh_fma(a, b, c)) << (16 * h);
+         uint32_t x[3] = {mh_bits(w, 0, mh_pk_half(w, &in->src[0], (unsigned)l, h)),
+                          mh_bits(w, 0, mh_pk_half(w, &in->src[1], (unsigned)l, h)),
+                          mh_bits(w, 0, acc >> (16 * h))};
+         /* NaN operands: the first in order S0, S1, D, quieted (valu_nanf's rule) */
+         uint32_t q = H_NAN(x[0]) ? x[0] : H_NAN(x[1]) ? x[1] : H_NAN(x[2]) ? x[2] : 0;
+         uint32_t o =
+             q ? q | 0x200 : mh_out(w, in, mh_fma(mh_val(x[0]), mh_val(x[1]), mh_val(x[2])));
+         r |= o << (16 * h);
       }
       io.d[l] = r;
    }

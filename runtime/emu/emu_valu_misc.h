@@ -1,5 +1,5 @@
 /*
- * emu_valu_misc.h — f16 helpers shared by emu_valu_misc.c and emu_valu_gfx950.c only.
+ * emu_valu_misc.h — f16 helpers shared by emu_valu_misc.c, emu_valu_16.c and emu_valu_gfx950.c.
  */
 #ifndef EMU_VALU_MISC_H
 #define EMU_VALU_MISC_H
@@ -11,6 +11,8 @@
 #define MODE_H_DENORM_OUT (1u << 7)
 
 #define H_NAN(h) (((h)&0x7c00) == 0x7c00 && ((h)&0x3ff))
+/* signalling NaN: quiet bit (9) clear */
+#define H_SNAN(h) (H_NAN(h) && !((h)&0x200))
 #define H_INF(h) (((h)&0x7fff) == 0x7c00)
 #define H_ZERO(h) (((h)&0x7fff) == 0)
 

@@ -75,6 +75,8 @@ eh_source(const eh_kernel *k, unsigned nbufs)
                 k->private_bytes);
    sb_printf(&b, "  .amdhsa_kernarg_size %u\n", 8 * nbufs + 4 * k->nscalars);
    sb_printf(&b, "  .amdhsa_float_denorm_mode_32 %d\n", k->ieee_denorm ? 0 : 3);
+   if (k->fp16_ovfl)
+      sb_printf(&b, "  .amdhsa_fp16_overflow 1\n");
    if (k->round_mode)
       sb_printf(&b, "  .amdhsa_float_round_mode_32 %u\n  .amdhsa_float_round_mode_16_64 %u\n",
                 k->round_mode & 3u, (k->round_mode >> 2) & 3u);

@@ -41,6 +41,7 @@ typedef struct eh_kernel {
    unsigned round_mode;    /* MODE.FP_ROUND at launch: bits 1:0 .amdhsa_float_round_mode_32,
                             * bits 3:2 .amdhsa_float_round_mode_16_64 (0: nearest even) */
    uint64_t max_wave_insts; /* emu_options.max_wave_insts (0: the emulator's default) */
+   int fp16_ovfl;           /* 1: .amdhsa_fp16_overflow 1 (MODE.FP16_OVFL at launch) */
 } eh_kernel;
 
 /** Assembles k, loads it into a fresh emulator device, copies bufs in, launches, copies the

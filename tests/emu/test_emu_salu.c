@@ -66,6 +66,11 @@ static const salu_case sop2_cases[] = {
     {"min_u32", "  s_min_u32 s40, -5, 3", 3, 0},
     {"max_u32", "  s_max_u32 s40, -5, 3", 0xfffffffbu, 1},
     {"max_i32", "  s_max_i32 s40, -5, 3", 3, 0},
+    /* S_MAX_*: SCC = S0 >= S1, so equal operands set it; S_MIN_*: SCC = S0 < S1 clears it. */
+    {"max_i32 equal", SCC0 "  s_max_i32 s40, -5, -5", 0xfffffffbu, 1},
+    {"max_u32 equal", SCC0 "  s_max_u32 s40, 7, 7", 7, 1},
+    {"min_i32 equal", SCC1 "  s_min_i32 s40, -5, -5", 0xfffffffbu, 0},
+    {"min_u32 equal", SCC1 "  s_min_u32 s40, 7, 7", 7, 0},
     {"cselect scc1", SCC1 "  s_cselect_b32 s40, 7, 9", 7, 1},
     {"cselect scc0", SCC0 "  s_cselect_b32 s40, 7, 9", 9, 0},
     {"and zero", "  s_and_b32 s40, 0xf0, 0x0f", 0, 0},

@@ -206,3 +206,95 @@ Test(emu_valu_16, mix_and_bf16_dot_gfx950)
                    (unsigned)(vt_out[1][l]), (unsigned)(vt_f2u(1.5f)));
    }
 }
+
+/* Per-lane cases: v10, v11, v12 in; v20, v21 out. */
+typedef struct hcase {
+   uint32_t a, b, c, d0, d1;
+} hcase;
+
+static void
+run_hcases(const char *body, const hcase *cs, unsigned n)
+{
+   for (unsigned l = 0; l < 64; l++) {
+      vt_in[0][l] = cs[l % n].a;
+      vt_in[1][l] = cs[l % n].b;
+      vt_in[2][l] = cs[l % n].c;
+   }
+   vt_run("gfx942", body, 0);
+   for (unsigned l = 0; l < 64; l++) {
+      cr_expect_eq(vt_out[0][l], cs[l % n].d0, "lane %u (case %u) v20: got 0x%08x, want 0x%08x", l,
+                   l % n, vt_out[0][l], cs[l % n].d0);
+      cr_expect_eq(vt_out[1][l], cs[l % n].d1, "lane %u (case %u) v21: got 0x%08x, want 0x%08x", l,
+                   l % n, vt_out[1][l], cs[l % n].d1);
+   }
+}
+
+/* V_MAX_F16 / V_MIN_F16 (CDNA3 pseudocode): "if (WAVE_MODE.IEEE && isSignalNAN(S0)) D0 =
+ * cvtToQuietNAN(S0) elsif (... S1) ... elsif isNAN(S0) D0 = S1 elsif isNAN(S1) D0 = S0", then
+ * +0 > -0, then S0 >= S1 ? S0 : S1 (max) / S0 < S1 ? S0 : S1 (min). Kernels start with
+ * MODE.IEEE = 1. 0x7d01 is a signalling NaN, 0x7f01 its quiet form (bit 9 set, payload kept). */
+Test(emu_valu_16, max_min_f16_nan_rules)
+{
+   static const hcase cs[] = {
+       {0x7d01, 0x3c00, 0, 0x7f01, 0x7f01}, /* sNaN S0 quieted by both */
+       {0x3c00, 0xfd05, 0, 0xff05, 0xff05}, /* sNaN S1 quieted, sign and payload kept */
+       {0x7e03, 0x4000, 0, 0x4000, 0x4000}, /* quiet NaN S0: the other operand */
+       {0x7e01, 0x7d02, 0, 0x7f02, 0x7f02}, /* qNaN S0, sNaN S1: S1 quieted */
+       {0x7e01, 0x7e02, 0, 0x7e02, 0x7e02}, /* two quiet NaNs: isNAN(S0) gives S1's bits */
+       {0x0000, 0x8000, 0, 0x0000, 0x8000}, /* max(+0, -0) = +0, min = -0 */
+       {0x8000, 0x0000, 0, 0x0000, 0x8000},
+       {0xbc00, 0x4000, 0, 0x4000, 0xbc00},
+   };
+   run_hcases(VT_LOAD "v_max_f16 v20, v10, v11\n v_min_f16 v21, v10, v11\n" VT_STORE, cs, 8);
+}
+
+/* V_PK_MAX_F16 / V_PK_MIN_F16: v_max_f16 / v_min_f16 on each half (pseudocode), so the same
+ * NaN rules per half. Low half: sNaN 0x7d01 vs 1.0; high half: 1.0 vs sNaN 0xfc01. */
+Test(emu_valu_16, pk_max_min_f16_quiet_signalling_nan)
+{
+   static const hcase cs[] = {
+       {0x3c007d01u, 0xfc013c00u, 0, 0xfe017f01u, 0xfe017f01u},
+       {0x7e013c00u, 0x40007e02u, 0, 0x40003c00u, 0x40003c00u}, /* quiet NaNs: other operand */
+       {0x80000000u, 0x00008000u, 0, 0x00000000u, 0x80008000u},
+   };
+   run_hcases(VT_LOAD "v_pk_max_f16 v20, v10, v11\n v_pk_min_f16 v21, v10, v11\n" VT_STORE, cs,
+              3);
+}
+
+/* With MODE.IEEE = 0 the sNaN rows of the pseudocode do not apply: isNAN(S0) gives S1. */
+Test(emu_valu_16, max_f16_signalling_nan_without_ieee)
+{
+   static const hcase cs[] = {{0x7d01, 0x3c00, 0, 0x3c00, 0x3c003c00u}};
+   run_hcases(VT_LOAD "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 9, 1), 0\n"
+                      "v_max_f16 v20, v10, v11\n v_pk_max_f16 v21, v10, v11 op_sel_hi:[0,0]\n"
+                      VT_STORE,
+              cs, 1);
+}
+
+/* V_MIN3_F16 = v_min_f16(v_min_f16(S0, S1), S2), V_MAX3_F16 likewise; V_MED3_F16: "if any
+ * isNAN then v_min3_f16(S0, S1, S2) elsif v_max3_f16(S0, S1, S2) == S0 then v_max_f16(S1, S2)
+ * elsif ... == S1 then v_max_f16(S0, S2) else v_max_f16(S0, S1)" (pseudocode).
+ * case 1 (1, 2, sNaN): max3 = max(2, sNaN) = 0x7f01; med3 = min3 = min(1, sNaN) = 0x7f01.
+ * case 2 (-0, +0, -0): max3 = +0; med3: max3 (+0) == S0 (-0) holds, so v_max_f16(+0, -0) = +0;
+ *         min3 = -0.
+ * case 3 (sNaN, 1, 2): max3 = max(0x7f01, 2) = 2 (a quiet NaN S0 gives S1); med3 = min3 =
+ *         min(0x7f01, 2) = 2.
+ * case 4 (3, 1, 2): max3 3, med3 2, min3 1. */
+Test(emu_valu_16, min3_max3_med3_f16_follow_pseudocode)
+{
+   static const hcase cs[] = {
+       {0x3c00, 0x4000, 0x7d01, 0x7f01, 0x7f01},
+       {0x8000, 0x0000, 0x8000, 0x0000, 0x0000},
+       {0x7d01, 0x3c00, 0x4000, 0x4000, 0x4000},
+       {0x4200, 0x3c00, 0x4000, 0x4200, 0x4000},
+   };
+   run_hcases(VT_LOAD "v_max3_f16 v20, v10, v11, v12\n v_med3_f16 v21, v10, v11, v12\n" VT_STORE,
+              cs, 4);
+   static const hcase mn[] = {
+       {0x3c00, 0x4000, 0x7d01, 0x7f01, 0},
+       {0x8000, 0x0000, 0x8000, 0x8000, 0},
+       {0x7d01, 0x3c00, 0x4000, 0x4000, 0},
+       {0x4200, 0x3c00, 0x4000, 0x3c00, 0},
+   };
+   run_hcases(VT_LOAD "v_min3_f16 v20, v10, v11, v12\n" VT_STORE, mn, 4);
+}

@@ -78,6 +78,19 @@ Test(emu_valu_gfx950, pk_minimum3_f16_nan_zero_sign)
              cs, 2);
 }
 
+/* V_MAXIMUM_F16 (the two-operand step of V_PK_MAXIMUM3_F16; RDNA4 pseudocode, as for
+ * V_MAXIMUM3_F32): "if isSignalNAN(S0) ... elsif isSignalNAN(S1) then cvtToQuietNAN(S1) elsif
+ * isQuietNAN(S0) then S0": a signalling NaN in S1 beats a quiet NaN in S0. Low half:
+ * maximum(qNaN 0x7e01, sNaN 0x7d02) = 0x7f02, then maximum(0x7f02, 1) = 0x7f02; high half:
+ * maximum(1, qNaN 0x7e03) = 0x7e03, then with sNaN 0xfd04 = 0xff04. */
+Test(emu_valu_gfx950, pk_maximum3_f16_signalling_before_quiet_nan)
+{
+   static const gcase cs[] = {{0x3c007e01u, 0x7e037d02u, 0xfd043c00u, 0xff047f02u, 0xff047f02u}};
+   run_cases(VT_LOAD "v_pk_maximum3_f16 v20, v10, v11, v12\n"
+                     "v_pk_minimum3_f16 v21, v10, v11, v12\n" VT_STORE,
+             cs, 1);
+}
+
 Test(emu_valu_gfx950, scalef32_f16_from_fp8_bf8)
 {
    /* v10 bytes {0x7f, 0x7e, 0x40, 0x38} (e4m3: NaN, 448, 2, 1). Scale 2^3 (0x41000000):

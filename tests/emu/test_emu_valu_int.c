@@ -150,6 +150,33 @@ Test(emu_valu_int, bitfield_extract_insert_align)
    run_cases(VT_LOAD "v_bfi_b32 v20, v10, v11, v12\n" VT_STORE, bi, 1, false);
 }
 
+/* Fields that run past bit 31. V_BFE_U32 (CDNA3 pseudocode): D = (S0.u32 >> S1[4:0]) &
+ * ((1U << S2[4:0]) - 1U), a logical shift, so the bits above 31 are zeros. V_BFE_I32:
+ * tmp = (S0.i32 >> S1[4:0]) & ((1 << S2[4:0]) - 1); D = signext_from_bit(tmp, S2[4:0]), an
+ * arithmetic shift, so those bits are copies of S0's sign. Width S2[4:0] = 0 gives 0 and width
+ * 32 wraps to 0 too. V_BFM_B32: ((1U << S0[4:0]) - 1U) << S1[4:0]. */
+Test(emu_valu_int, bitfield_extract_past_bit_31)
+{
+   static const icase cs[] = {
+      {0x80000000u, 31, 4, 0x1, 0xffffffffu},  /* u: 0b0001; i: 0b1111 -> -1 */
+      {0x80000000u, 30, 4, 0x2, 0xfffffffeu},  /* u: 0b0010; i: 0b1110 -> -2 */
+      {0xc0000000u, 28, 8, 0xc, 0xfffffffcu},  /* u: 0x0c; i: 0xfc -> -4 */
+      {0x40000000u, 28, 8, 0x4, 0x4},          /* positive source: both 4 */
+      {0x80000000u, 31, 0, 0, 0},              /* width 0 */
+      {0x80000000u, 31, 32, 0, 0},             /* width 32 & 31 = 0 */
+      {0xf0000000u, 16, 20, 0xf000, 0xfffff000u}, /* 20-bit field 0xff000 */
+   };
+   run_cases(VT_LOAD "v_bfe_u32 v20, v10, v11, v12\n"
+                     "v_bfe_i32 v21, v10, v11, v12\n" VT_STORE,
+             cs, 7, true);
+   static const icase bm[] = {
+      {31, 1, 0, 0xfffffffeu, 0}, /* 31 ones shifted by 1 */
+      {32, 0, 0, 0, 0},           /* S0[4:0] = 0: empty mask */
+      {4, 36, 0, 0xf0, 0},        /* S1[4:0] = 4 */
+   };
+   run_cases(VT_LOAD "v_bfm_b32 v20, v10, v11\n" VT_STORE, bm, 3, false);
+}
+
 Test(emu_valu_int, three_operand_shift_logic)
 {
    /* lshl_add: (a << b) + c; add_lshl: (a + b) << c; lshl_or; and_or; or3; xad; add3 */
