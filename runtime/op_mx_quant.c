@@ -15,9 +15,12 @@
 #define ERR(st, ...) (ctx ? rt_error(ctx, (st), __VA_ARGS__) : (st))
 
 typedef struct mx_geom {
-   int64_t e, m, k;     /* 2D: e = 1, (m, k) = x; 3D: (e, m = N, k = K) */
+   int64_t e, m, k;      /* 2D: e = 1, (m, k) = x; 3D: (e, m = N, k = K) */
+   int64_t ld_x, ld_e;   /* row and (3D) expert strides of x in elements */
+   int64_t x_span;       /* elements from x.data to one past the last element */
+   int strided;          /* x is not contiguous */
    int64_t srows, scols; /* logical scale matrix of one expert (blocked/shuffled view) */
-   int tile;            /* 3D scale_block_k */
+   int tile;             /* 3D scale_block_k */
    int fp4;
    size_t q_bytes, s_bytes;
 } mx_geom;
@@ -32,16 +35,15 @@ static mxjit_status
 check_enums(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
 {
    if ((unsigned)a->kind > MXJIT_MX_3D)
-      return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.kind = %d; use MXJIT_MX_DIM0, _DIM1 or _3D",
-                 op, (int)a->kind);
+      return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.kind = %d; use MXJIT_MX_DIM0, _DIM1 or _3D", op,
+                 (int)a->kind);
    if (rt_op_host_mode((int)a->mode) < 0)
       return ERR(MXJIT_ERR_INVALID_ARG,
                  "%s: args.mode = %d; use MXJIT_SCALE_FLOOR, _RCEIL, _CEIL or _EVEN", op,
                  (int)a->mode);
-   if (a->elem != MXJIT_DTYPE_E4M3 && a->elem != MXJIT_DTYPE_E5M2 &&
-       a->elem != MXJIT_DTYPE_E2M1X2)
-      return ERR(MXJIT_ERR_INVALID_ARG_DTYPE, "%s: args.elem is %s; use e4m3, e5m2 or e2m1x2",
-                 op, mxjit_dtype_name(a->elem));
+   if (a->elem != MXJIT_DTYPE_E4M3 && a->elem != MXJIT_DTYPE_E5M2 && a->elem != MXJIT_DTYPE_E2M1X2)
+      return ERR(MXJIT_ERR_INVALID_ARG_DTYPE, "%s: args.elem is %s; use e4m3, e5m2 or e2m1x2", op,
+                 mxjit_dtype_name(a->elem));
    if ((unsigned)a->scale_layout > MXJIT_SCALES_SHUFFLED)
       return ERR(MXJIT_ERR_INVALID_ARG,
                  "%s: args.scale_layout = %d; use MXJIT_SCALES_PLAIN, _BLOCKED or _SHUFFLED", op,
@@ -49,6 +51,37 @@ check_enums(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
    if (a->x.dtype != MXJIT_DTYPE_BF16 && a->x.dtype != MXJIT_DTYPE_F32)
       return ERR(MXJIT_ERR_INVALID_ARG_DTYPE, "%s: args.x.dtype is %s; use bf16 or f32", op,
                  mxjit_dtype_name(a->x.dtype));
+   return MXJIT_OK;
+}
+
+/* Row-strided x (inference engines pass slices): the last dim contiguous, each outer stride
+ * at least the extent of what it steps over; all strides 0 means contiguous. */
+static mxjit_status
+check_strides(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geom *g)
+{
+   const mxjit_tensor *t = &a->x;
+   int n = t->ndim, zero = 1;
+   for (int i = 0; i < n; i++)
+      zero &= t->stride[i] == 0;
+   g->ld_x = zero ? g->k : t->stride[n - 2];
+   g->ld_e = n == 3 ? (zero ? g->m * g->k : t->stride[0]) : 0;
+   g->strided = !zero && (g->ld_x != g->k || (n == 3 && g->ld_e != g->m * g->k));
+   if (!zero && t->stride[n - 1] != 1 && g->k > 1)
+      return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
+                 "%s: args.x.stride[%d] = %" PRId64 "; the last dimension must be contiguous "
+                 "(stride 1)",
+                 op, n - 1, t->stride[n - 1]);
+   if (g->ld_x < g->k || g->ld_x > (INT64_C(1) << 44))
+      return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
+                 "%s: args.x.stride[%d] = %" PRId64 " is below the row length %" PRId64
+                 " (rows would overlap) or above 2^44",
+                 op, n - 2, g->ld_x, g->k);
+   if (n == 3 && g->m && (g->ld_e / g->m < g->ld_x || g->ld_e > (INT64_C(1) << 50)))
+      return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
+                 "%s: args.x.stride[0] = %" PRId64 " is below N * stride[1] = %" PRId64
+                 " (experts would overlap) or above 2^50",
+                 op, g->ld_e, g->m * g->ld_x);
+   g->x_span = g->e && g->m && g->k ? (g->e - 1) * g->ld_e + (g->m - 1) * g->ld_x + g->k : 0;
    return MXJIT_OK;
 }
 
@@ -61,8 +94,8 @@ check_shape(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geo
                  a->x.ndim, kind_name(a->kind), want);
    for (int i = 0; i < want; i++)
       if (a->x.shape[i] < 0 || a->x.shape[i] > (INT64_C(1) << 40))
-         return ERR(MXJIT_ERR_INVALID_ARG_SHAPE, "%s: args.x.shape[%d] = %" PRId64
-                    " is out of range", op, i, a->x.shape[i]);
+         return ERR(MXJIT_ERR_INVALID_ARG_SHAPE,
+                    "%s: args.x.shape[%d] = %" PRId64 " is out of range", op, i, a->x.shape[i]);
    int64_t total = 1;
    for (int i = 0; i < want; i++) {
       if (a->x.shape[i] && total > (INT64_C(1) << 50) / a->x.shape[i])
@@ -75,13 +108,16 @@ check_shape(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geo
    g->k = a->x.shape[want - 1];
    g->fp4 = a->elem == MXJIT_DTYPE_E2M1X2;
    g->tile = a->kind == MXJIT_MX_3D && a->scale_block_k ? a->scale_block_k : 1;
+   mxjit_status st = check_strides(ctx, op, a, g);
+   if (st != MXJIT_OK)
+      return st;
    /* the scaled dim must hold whole 32-element blocks (the format's own constraint) */
    const char *dn = a->kind == MXJIT_MX_DIM0 ? "K" : a->kind == MXJIT_MX_DIM1 ? "M" : "N";
    int64_t blocked = a->kind == MXJIT_MX_DIM0 ? g->k : g->m;
    if (blocked % 32)
       return ERR(MXJIT_ERR_INVALID_ARG_SHAPE,
-                 "%s: %s = %" PRId64 " is not a multiple of 32 (one E8M0 scale per 32 values)",
-                 op, dn, blocked);
+                 "%s: %s = %" PRId64 " is not a multiple of 32 (one E8M0 scale per 32 values)", op,
+                 dn, blocked);
    if (a->kind == MXJIT_MX_3D && (g->tile != 1 && g->tile != 32))
       return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.scale_block_k = %d; use 1 or 32", op,
                  a->scale_block_k);
@@ -91,11 +127,10 @@ check_shape(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geo
                  "(scale_block_k = 32) need; use scale_block_k = 1 for any K",
                  op, g->k);
    if (a->kind != MXJIT_MX_3D && a->scale_block_k > 1)
-      return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.scale_block_k = %d is only for MXJIT_MX_3D",
-                 op, a->scale_block_k);
+      return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.scale_block_k = %d is only for MXJIT_MX_3D", op,
+                 a->scale_block_k);
    if (g->fp4 && (a->kind == MXJIT_MX_DIM0 ? g->k : g->m) % 2)
-      return ERR(MXJIT_ERR_INVALID_ARG_SHAPE, "%s: e2m1x2 packs pairs; the packed dim is odd",
-                 op);
+      return ERR(MXJIT_ERR_INVALID_ARG_SHAPE, "%s: e2m1x2 packs pairs; the packed dim is odd", op);
    return MXJIT_OK;
 }
 
@@ -128,10 +163,13 @@ compute_sizes(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_g
    if (grouped && (a->kind == MXJIT_MX_3D || a->scale_layout != MXJIT_SCALES_BLOCKED))
       return ERR(MXJIT_ERR_INVALID_ARG,
                  "%s: args.offs/ngroups (%" PRId64 " groups) need kind dim0 or dim1 with "
-                 "MXJIT_SCALES_BLOCKED; pass offs = 0, ngroups = 0 otherwise", op, a->ngroups);
+                 "MXJIT_SCALES_BLOCKED; pass offs = 0, ngroups = 0 otherwise",
+                 op, a->ngroups);
    if (grouped && (a->ngroups < 1 || a->offs == 0))
-      return ERR(MXJIT_ERR_INVALID_ARG, "%s: args.ngroups = %" PRId64 " with offs 0x%" PRIx64
-                 "; pass both (ngroups >= 1) or neither", op, a->ngroups, a->offs);
+      return ERR(MXJIT_ERR_INVALID_ARG,
+                 "%s: args.ngroups = %" PRId64 " with offs 0x%" PRIx64
+                 "; pass both (ngroups >= 1) or neither",
+                 op, a->ngroups, a->offs);
    if (a->kind == MXJIT_MX_3D && a->scale_layout == MXJIT_SCALES_SHUFFLED)
       return ERR(MXJIT_ERR_INVALID_ARG, "%s: MXJIT_SCALES_SHUFFLED is for 2D kinds only", op);
    g->q_bytes = (size_t)(g->e * g->m * g->k / (g->fp4 ? 2 : 1));
@@ -191,18 +229,21 @@ rt_op_mx_geometry(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
 /* Host device only: offs must be nondecreasing end offsets ending at M (§4.5); dim1 groups
  * must be whole 32-row blocks since its groups are scale columns. */
 static mxjit_status
-check_offs_values(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
-                  const mx_geom *g)
+check_offs_values(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const mx_geom *g)
 {
    const int64_t *offs = RT_HOST_PTR(a->offs);
    int64_t prev = 0;
    for (int64_t i = 0; i < a->ngroups; i++) {
       if (offs[i] < prev || offs[i] > g->m)
-         return ERR(MXJIT_ERR_INVALID_ARG, "%s: offs[%" PRId64 "] = %" PRId64
-                    " is below the previous offset or past M = %" PRId64, op, i, offs[i], g->m);
+         return ERR(MXJIT_ERR_INVALID_ARG,
+                    "%s: offs[%" PRId64 "] = %" PRId64
+                    " is below the previous offset or past M = %" PRId64,
+                    op, i, offs[i], g->m);
       if (a->kind == MXJIT_MX_DIM1 && offs[i] % 32)
-         return ERR(MXJIT_ERR_INVALID_ARG, "%s: dim1 offs[%" PRId64 "] = %" PRId64
-                    " is not a multiple of 32 (groups are whole scale blocks)", op, i, offs[i]);
+         return ERR(MXJIT_ERR_INVALID_ARG,
+                    "%s: dim1 offs[%" PRId64 "] = %" PRId64
+                    " is not a multiple of 32 (groups are whole scale blocks)",
+                    op, i, offs[i]);
       prev = offs[i];
    }
    if (prev != g->m)
@@ -218,8 +259,10 @@ rt_op_mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, siz
    mx_geom g;
    mxjit_status st = geometry(ctx, op, a, &g);
    const mxjit_dtype xdt[] = {MXJIT_DTYPE_BF16, MXJIT_DTYPE_F32};
+   mxjit_tensor xc = a->x; /* strides were checked by geometry(): row strides are fine */
+   memset(xc.stride, 0, sizeof(xc.stride));
    if (st == MXJIT_OK)
-      st = rt_op_check_tensor(ctx, op, "x", &a->x, 2, 3, xdt, 2);
+      st = rt_op_check_tensor(ctx, op, "x", &xc, 2, 3, xdt, 2);
    if (st == MXJIT_OK)
       st = rt_op_check_ptr(ctx, op, "q", a->q, 1);
    if (st == MXJIT_OK)
@@ -227,8 +270,7 @@ rt_op_mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, siz
    if (st == MXJIT_OK && a->offs)
       st = rt_op_check_ptr(ctx, op, "offs", a->offs, 8);
    /* only once x passed its checks: ndim may be anything before (shape[] has 4 entries) */
-   uint64_t xb =
-       st == MXJIT_OK ? (uint64_t)rt_op_numel(&a->x) * (uint64_t)rt_op_dtype_size(a->x.dtype) : 0;
+   uint64_t xb = st == MXJIT_OK ? (uint64_t)g.x_span * (uint64_t)rt_op_dtype_size(a->x.dtype) : 0;
    if (st == MXJIT_OK)
       st = rt_op_check_disjoint(ctx, op, "x", a->x.data, xb, "q", a->q, g.q_bytes);
    if (st == MXJIT_OK)
@@ -246,8 +288,7 @@ rt_op_mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, siz
 
 /* Lays the plain scales out into a->s (§4.3-4.5, §5.1). */
 static void
-layout_scales(const mxjit_mx_quant_args *a, const mx_geom *g, const uint8_t *plain,
-              uint8_t *t)
+layout_scales(const mxjit_mx_quant_args *a, const mx_geom *g, const uint8_t *plain, uint8_t *t)
 {
    uint8_t *out = RT_HOST_PTR(a->s);
    if (a->scale_layout == MXJIT_SCALES_PLAIN) {
@@ -266,8 +307,7 @@ layout_scales(const mxjit_mx_quant_args *a, const mx_geom *g, const uint8_t *pla
    } else if (!a->offs) {
       host_to_blocked(plain, g->srows, g->scols, out);
    } else if (a->kind == MXJIT_MX_DIM0) {
-      host_blocked_mgroups(plain, g->m, g->scols, RT_HOST_PTR(a->offs), a->ngroups, out, NULL,
-                           0);
+      host_blocked_mgroups(plain, g->m, g->scols, RT_HOST_PTR(a->offs), a->ngroups, out, NULL, 0);
    } else {
       const int64_t *offs = RT_HOST_PTR(a->offs);
       int64_t *coffs = (int64_t *)(void *)t; /* t has room: srows·scols ≥ ngroups here */
@@ -292,7 +332,20 @@ rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
       free(tmp);
       return ERR(MXJIT_ERR_NOMEM, "%s: out of host memory for %zu scale bytes", op, plain_n);
    }
-   host_mx_input x = {RT_HOST_PTR(a->x.data), a->x.dtype == MXJIT_DTYPE_BF16};
+   /* row-strided x: the reference reads a contiguous copy */
+   size_t es = (size_t)rt_op_dtype_size(a->x.dtype);
+   uint8_t *packed = g.strided ? malloc((size_t)(g.e * g.m * g.k) * es + 1) : NULL;
+   if (g.strided && !packed) {
+      free(plain);
+      free(tmp);
+      return ERR(MXJIT_ERR_NOMEM, "%s: out of host memory for a contiguous copy of x", op);
+   }
+   for (int64_t e = 0; packed && e < g.e; e++)
+      for (int64_t r = 0; r < g.m; r++)
+         memcpy(packed + (size_t)((e * g.m + r) * g.k) * es,
+                (const uint8_t *)RT_HOST_PTR(a->x.data) + (size_t)(e * g.ld_e + r * g.ld_x) * es,
+                (size_t)g.k * es);
+   host_mx_input x = {packed ? packed : RT_HOST_PTR(a->x.data), a->x.dtype == MXJIT_DTYPE_BF16};
    host_fmt f = (host_fmt)rt_op_host_fmt(a->elem);
    host_scale_mode m = (host_scale_mode)rt_op_host_mode((int)a->mode);
    char msg[256] = "";
@@ -301,10 +354,11 @@ rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
       rc = host_mx_quant_3d(x, g.e, g.m, g.k, g.tile, f, m, RT_HOST_PTR(a->q), plain, msg,
                             sizeof(msg));
    else
-      rc = host_mx_quant_2d(x, g.m, g.k, a->kind == MXJIT_MX_DIM1, f, m, RT_HOST_PTR(a->q),
-                            plain, msg, sizeof(msg));
+      rc = host_mx_quant_2d(x, g.m, g.k, a->kind == MXJIT_MX_DIM1, f, m, RT_HOST_PTR(a->q), plain,
+                            msg, sizeof(msg));
    if (rc == 0)
       layout_scales(a, &g, plain, tmp);
+   free(packed);
    free(plain);
    free(tmp);
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INTERNAL, msg) : MXJIT_OK;
@@ -320,10 +374,11 @@ mx_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const m
    pr->e = g->e;
    pr->m = g->m;
    pr->k = g->k;
-   pr->ld_x = g->k;
-   pr->ld_e = a->kind == MXJIT_MX_3D ? g->m * g->k : 0;
-   pr->kind = a->kind == MXJIT_MX_DIM0 ? TPL_MX_DIM0 : a->kind == MXJIT_MX_DIM1 ? TPL_MX_DIM1
-                                                                                : TPL_MX_3D;
+   pr->ld_x = g->ld_x;
+   pr->ld_e = a->kind == MXJIT_MX_3D ? g->ld_e : 0;
+   pr->kind = a->kind == MXJIT_MX_DIM0   ? TPL_MX_DIM0
+              : a->kind == MXJIT_MX_DIM1 ? TPL_MX_DIM1
+                                         : TPL_MX_3D;
    pr->in_f32 = a->x.dtype == MXJIT_DTYPE_F32;
    pr->elem = a->elem == MXJIT_DTYPE_E4M3 ? JB_E4M3 : JB_E5M2;
    static const uint32_t modes[] = {[MXJIT_SCALE_FLOOR] = JB_SCALE_FLOOR,
@@ -338,14 +393,13 @@ mx_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const m
                       "use MXJIT_SCALES_PLAIN or _BLOCKED without offs",
                       op, a->offs ? "token groups (offs)" : "MXJIT_SCALES_SHUFFLED",
                       mxjit_ctx_device(ctx) == MXJIT_DEVICE_EMU ? "emu" : "hip");
-   pr->scales = a->scale_layout == MXJIT_SCALES_BLOCKED ? TPL_MX_SCALES_BLOCKED
-                                                        : TPL_MX_SCALES_PLAIN;
+   pr->scales =
+       a->scale_layout == MXJIT_SCALES_BLOCKED ? TPL_MX_SCALES_BLOCKED : TPL_MX_SCALES_PLAIN;
    return MXJIT_OK;
 }
 
 mxjit_status
-rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
-                const mxjit_mx_quant_args *a)
+rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mx_quant_args *a)
 {
    mx_geom g;
    struct tpl_mx_problem pr;
@@ -362,14 +416,13 @@ rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
 /* Check mode (MXJIT_CHECK=1): the inputs come back to the host, the host reference runs on
  * them, and the kernel's outputs must match byte for byte. */
 mxjit_status
-rt_op_mx_verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
-                const mxjit_mx_quant_args *a)
+rt_op_mx_verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mx_quant_args *a)
 {
    mx_geom g;
    mxjit_status st = geometry(ctx, op, a, &g);
    if (st != MXJIT_OK)
       return st;
-   size_t xb = (size_t)rt_op_numel(&a->x) * (size_t)rt_op_dtype_size(a->x.dtype);
+   size_t xb = (size_t)g.x_span * (size_t)rt_op_dtype_size(a->x.dtype);
    size_t ob = (size_t)a->ngroups * 8;
    uint8_t *hx = malloc(xb + 1), *hq = malloc(g.q_bytes + 1), *hs = calloc(1, g.s_bytes + 1);
    uint8_t *dq = malloc(g.q_bytes + 1), *ds = malloc(g.s_bytes + 1), *ho = malloc(ob + 1);

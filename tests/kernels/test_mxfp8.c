@@ -25,7 +25,18 @@ typedef struct mx_case {
    mxjit_scale_layout layout;
    int64_t e, m, k;
    int tile32;
+   int64_t ld, lde; /* row / expert strides of x in elements; 0: contiguous */
 } mx_case;
+
+/* Elements x spans (strides or contiguous). */
+static size_t
+x_elems(const mx_case *c)
+{
+   if (!c->ld)
+      return (size_t)(c->e * c->m * c->k);
+   int64_t lde = c->lde ? c->lde : c->m * c->ld;
+   return (size_t)((c->e - 1) * lde + (c->m - 1) * c->ld + c->k);
+}
 
 static mxjit_mx_quant_args
 args_of(const mx_case *c, mxjit_devptr x)
@@ -44,9 +55,18 @@ args_of(const mx_case *c, mxjit_devptr x)
       a.x.shape[0] = c->e;
       a.x.shape[1] = c->m;
       a.x.shape[2] = c->k;
+      if (c->ld) {
+         a.x.stride[0] = c->lde ? c->lde : c->m * c->ld;
+         a.x.stride[1] = c->ld;
+         a.x.stride[2] = 1;
+      }
    } else {
       a.x.shape[0] = c->m;
       a.x.shape[1] = c->k;
+      if (c->ld) {
+         a.x.stride[0] = c->ld;
+         a.x.stride[1] = 1;
+      }
    }
    return a;
 }
@@ -57,7 +77,7 @@ static mxjit_status
 run_case(mxjit_ctx *ctx, const mx_case *c, const void *x, uint8_t **q, size_t *qb, uint8_t **s,
          size_t *sb)
 {
-   size_t n = (size_t)(c->e * c->m * c->k) * (c->f32 ? 4 : 2);
+   size_t n = x_elems(c) * (c->f32 ? 4 : 2);
    mxjit_devptr dx = kt_to_dev(ctx, x, n);
    mxjit_mx_quant_args a = args_of(c, dx);
    cr_assert_eq(mxjit_mx_quant_sizes(&a, qb, sb), MXJIT_OK);
@@ -83,7 +103,7 @@ expect_same(const char *what, const char *name, const uint8_t *got, const uint8_
 static void
 check_vs_host(mxjit_ctx *ctx, mxjit_ctx *host, const mx_case *c, uint64_t seed, const char *tag)
 {
-   size_t n = (size_t)(c->e * c->m * c->k);
+   size_t n = x_elems(c);
    void *x = malloc(n * 4 + 4);
    kt_fill_mx_input(x, n, c->f32, seed);
    uint8_t *q, *s, *hq, *hs;
@@ -325,6 +345,31 @@ Test(mxfp8, d3_random, .timeout = 600)
                      (long long)sh[0], (long long)sh[1], (long long)sh[2], v, tile);
             check_vs_host(ctx, host, &c, 500 + 10 * i + v, tag);
          }
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}
+
+/* Row-strided x (slices of a larger tensor): rows and experts at strides beyond their extent;
+ * the padding between rows holds NaNs, which must not leak into any block. */
+Test(mxfp8, strided_input_all_kinds, .timeout = 600)
+{
+   mxjit_ctx *host = kt_host_ctx();
+   const mx_case cases[] = {
+       {MXJIT_MX_DIM0, 0, 0, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 1, 33, 96, 0, 131, 0},
+       {MXJIT_MX_DIM0, 1, 1, MXJIT_SCALE_RCEIL, MXJIT_SCALES_BLOCKED, 1, 5, 160, 0, 200, 0},
+       {MXJIT_MX_DIM1, 0, 0, MXJIT_SCALE_RCEIL, MXJIT_SCALES_PLAIN, 1, 64, 33, 0, 40, 0},
+       {MXJIT_MX_DIM1, 1, 0, MXJIT_SCALE_FLOOR, MXJIT_SCALES_BLOCKED, 1, 32, 100, 0, 101, 0},
+       {MXJIT_MX_3D, 0, 1, MXJIT_SCALE_EVEN, MXJIT_SCALES_PLAIN, 2, 32, 70, 0, 75, 32 * 75 + 9},
+       {MXJIT_MX_3D, 0, 0, MXJIT_SCALE_FLOOR, MXJIT_SCALES_BLOCKED, 2, 64, 64, 1, 65, 0},
+   };
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+         char tag[80];
+         snprintf(tag, sizeof(tag), "%s strided case %u", targets[t], i);
+         check_vs_host(ctx, host, &cases[i], 900 + i, tag);
+      }
       mxjit_ctx_destroy(ctx);
    }
    mxjit_ctx_destroy(host);

@@ -60,12 +60,20 @@ Test(ops_api, rejects_bad_arguments_with_named_messages)
    cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_SHAPE);
    cr_expect(strstr(mxjit_ctx_last_error(ctx), "K = 48"), "%s", mxjit_ctx_last_error(ctx));
 
+   /* row strides >= K are slices and accepted (tests/kernels); overlapping rows and a
+    * strided last dimension are not */
    a = mx_args(q, s);
-   a.x.stride[0] = 128;
+   a.x.stride[0] = 32;
    a.x.stride[1] = 1;
    cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_STRIDE);
-   cr_expect(strstr(mxjit_ctx_last_error(ctx), "x.stride[0] = 128"), "%s",
-             mxjit_ctx_last_error(ctx));
+   cr_expect(strstr(mxjit_ctx_last_error(ctx), "x.stride[0] = 32 is below the row length 64"),
+             "%s", mxjit_ctx_last_error(ctx));
+   a.x.stride[0] = 128;
+   a.x.stride[1] = 2;
+   cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_STRIDE);
+   cr_expect(strstr(mxjit_ctx_last_error(ctx), "x.stride[1] = 2; the last dimension must be "
+                                               "contiguous"),
+             "%s", mxjit_ctx_last_error(ctx));
 
    a = mx_args(q, s);
    a.x.dtype = MXJIT_DTYPE_F16;
