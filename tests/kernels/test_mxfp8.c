@@ -374,3 +374,68 @@ Test(mxfp8, strided_input_all_kinds, .timeout = 600)
    }
    mxjit_ctx_destroy(host);
 }
+
+/* Tensors past 4 GB and 2^31 elements: rows / experts at byte offsets above 2^32 go through
+ * the i64 SRD rebase. The emulator's buffer is ~8.6 GB of untouched (lazily zero) memory; only
+ * the rows written here are touched. Compared with the host device on the rows packed. */
+static void
+big_offsets(const char *target, mxjit_mx_kind kind)
+{
+   mxjit_ctx *ctx = kt_emu_ctx(target, 0), *host = kt_host_ctx();
+   const int64_t big = (INT64_C(1) << 32) + 64; /* elements */
+   mx_case c = {.kind = kind, .mode = MXJIT_SCALE_RCEIL, .layout = MXJIT_SCALES_PLAIN};
+   int64_t nrows; /* rows of x that exist (2d) or rows per expert (3d) */
+   if (kind == MXJIT_MX_3D) {
+      c.e = 2, c.m = 32, c.k = 64, c.ld = 64, c.lde = big;
+      nrows = 32;
+   } else {
+      c.e = 1, c.m = 3, c.k = 96, c.ld = big / 2;
+      nrows = 3;
+   }
+   size_t span = x_elems(&c) * 2, packed_n = (size_t)(c.e * c.m * c.k);
+   uint16_t *packed = malloc(packed_n * 2);
+   kt_fill_mx_input(packed, packed_n, 0, 77);
+   mxjit_devptr dx;
+   mxjit_status st = mxjit_malloc(ctx, span, &dx);
+   if (st != MXJIT_OK) {
+      mxjit_ctx_destroy(ctx), mxjit_ctx_destroy(host), free(packed);
+      cr_skip_test("the emulator could not reserve %zu bytes on this host", span);
+   }
+   int64_t lde = c.lde ? c.lde : c.m * c.ld;
+   for (int64_t e = 0; e < c.e; e++)
+      for (int64_t r = 0; r < nrows; r++)
+         cr_assert_eq(mxjit_memcpy_h2d(ctx, dx + (uint64_t)(e * lde + r * c.ld) * 2,
+                                       packed + (e * c.m + r) * c.k, (size_t)c.k * 2),
+                      MXJIT_OK);
+   cr_assert_gt((uint64_t)((c.e - 1) * lde + (nrows - 1) * c.ld) * 2, UINT64_C(1) << 32);
+   mxjit_mx_quant_args a = args_of(&c, dx);
+   size_t qb, sb;
+   cr_assert_eq(mxjit_mx_quant_sizes(&a, &qb, &sb), MXJIT_OK);
+   a.q = kt_dev_fill(ctx, qb, 0xa5);
+   a.s = kt_dev_fill(ctx, sb, 0xa5);
+   st = mxjit_mxfp8_quantize(ctx, NULL, &a);
+   cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   uint8_t *q = kt_take(ctx, a.q, qb), *s = kt_take(ctx, a.s, sb);
+   mxjit_free(ctx, dx);
+   mx_case cc = c;
+   cc.ld = cc.lde = 0;
+   uint8_t *hq, *hs;
+   size_t hqb, hsb;
+   cr_assert_eq(run_case(host, &cc, packed, &hq, &hqb, &hs, &hsb), MXJIT_OK);
+   expect_same("q", target, q, hq, qb);
+   expect_same("scale", target, s, hs, sb);
+   free(q), free(s), free(hq), free(hs), free(packed);
+   mxjit_ctx_destroy(ctx);
+   mxjit_ctx_destroy(host);
+}
+
+Test(mxfp8, dim0_rows_past_4gb, .timeout = 300)
+{
+   big_offsets("gfx942", MXJIT_MX_DIM0);
+   big_offsets("gfx950", MXJIT_MX_DIM0);
+}
+
+Test(mxfp8, d3_experts_past_4gb, .timeout = 300)
+{
+   big_offsets("gfx950", MXJIT_MX_3D);
+}
