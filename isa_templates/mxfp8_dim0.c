@@ -87,8 +87,9 @@ dim0_validate(const void *problem, const void *params, char *msg, size_t msglen)
             "registers would spill";
    else if (p->sstore == 4 && pr->scales == TPL_MX_SCALES_PLAIN && (pr->k / 32) % 4)
       why = "4-byte scale stores need K/32 % 4 == 0 with plain scales (rows start unaligned)";
-   else if ((double)pr->k * esize(p) >= 2147483648.0)
-      why = "a row must span less than 2 GB (per-row 32-bit offsets)";
+   else if ((double)(p->rows - 1) * pr->ld_x * esize(p) >= 2147483648.0 ||
+            (double)(p->rows - 1) * pr->k >= 2147483648.0)
+      why = "a wave's rows must lie within 2 GB of its first (32-bit row offsets); use rows = 1";
    if (!why)
       return MXJIT_OK;
    if (msg && msglen)
@@ -98,9 +99,8 @@ dim0_validate(const void *problem, const void *params, char *msg, size_t msglen)
 
 /* Heuristic: 16-byte loads, 32 (bf16) or 64 (f32) bytes per lane chunk, so a block spans
  * 2 lanes (bf16) or 2 lanes (f32, 16 elements) and its scale work is shared by 16 elements;
- * 128 bytes per lane in flight (32 VGPRs of data: the kernel stays under 64 VGPRs, 8 waves
- * per SIMD hide the latency); the unroll that wastes the fewest lanes on K's tail; two rows
- * per wave. */
+ * at most 128 bytes per lane in flight (the kernel stays under 64 VGPRs, 8 waves per SIMD
+ * hide the latency); the unroll that wastes the fewest lanes on K's tail; two rows per wave. */
 static void
 dim0_pick(const struct jt_target *t, const void *problem, void *params)
 {
@@ -110,8 +110,8 @@ dim0_pick(const struct jt_target *t, const void *problem, void *params)
    memset(p, 0, sizeof(*p));
    tpl_mx_class_params(pr, p);
    p->load = 16;
-   p->chunk = pr->in_f32 ? 4 : 2;
-   unsigned umax = pr->in_f32 ? 2 : 4;
+   p->chunk = 2;      /* 8 f32 / 16 bf16 elements: FNUZ f32 chunks of 16 would spill */
+   unsigned umax = 1; /* 32 (bf16) or 64 (f32) bytes per lane in flight: under 64 VGPRs */
    p->unroll = 1;
    int64_t best = INT64_MAX;
    for (unsigned u = umax; u >= 1; u /= 2) {
@@ -130,7 +130,9 @@ dim0_pick(const struct jt_target *t, const void *problem, void *params)
          break;
    }
    p->waves = 4;
-   p->rows = 2;
+   /* rows of a wave are addressed from its first with 32-bit offsets: one row per wave for
+    * rows strided by a gigabyte or more */
+   p->rows = (double)4 * pr->ld_x * esize(p) < 2147483648.0 ? 4 : 1;
    p->depth = 1;
    p->sstore = pr->scales == TPL_MX_SCALES_BLOCKED || (pr->k / 32) % 4 == 0 ? 4 : 1;
 }
@@ -165,86 +167,129 @@ dim0_kernargs(const void *problem, const void *params, const uint64_t *io, uint6
 
 /* ---- kernel ----------------------------------------------------------------------------- */
 
-struct row {
+/* The wave's view: one resource per tensor for all its rows, based at its first row and
+ * column (i64 rebase); a row's offset within it is uniform and goes in the scalar offset. */
+struct wave_view {
    jb_val x_srd, q_srd, s_srd;
+   jb_val lane;
+   jb_val row0;           /* i64, uniform */
+   jb_val xrow_b, qrow_b; /* i32, uniform: bytes between rows of x and of q */
+   jb_val srow_b;         /* i32, uniform: bytes between rows of the scales (plain) */
+   jb_val col_ok[4];      /* i1: chunk u of this lane lies before K */
+   jb_val scol_ok[4];     /* i1: chunk u's block has a scale column (K/32, padded if blocked) */
+};
+
+struct row {
+   jb_val in;        /* i1 uniform: row < M */
+   jb_val sin;       /* i1 uniform: the row is one the scales have (M, or M padded) */
+   unsigned r;       /* row index within the wave */
    jb_val chunks[4]; /* raw dwords of each chunk */
 };
 
-/* requires: row (i64, uniform), col0 (i64, uniform). produces: per-row resources ending at the
- * row's last element (empty past M / past the scale rows) and the row's loads, issued. */
+/* requires: row0, col0 (i64, uniform). produces: the wave's resources. Rows past the end and
+ * lanes past K are masked per access; blocked-scale rows of one wave share their 32-row group
+ * (row0 is a multiple of rows, which divides 32), so their offsets step by 16 bytes. */
 static void
-row_begin(jb_builder *b, const struct tpl_mx_params *p, jb_val row, jb_val col0, jb_val lane,
-          struct row *r)
+wave_begin(jb_builder *b, const struct tpl_mx_params *p, jb_val row0, jb_val col0,
+           struct wave_view *w)
 {
    jb_val m = jb_arg_val(b, KA_m), k = jb_arg_val(b, KA_k), ldx = jb_arg_val(b, KA_ld_x);
-   jb_val zero = jb_imm_i64(b, 0);
-   jb_val in = jb_cmp(b, JB_SLT, row, m);
-   unsigned es = esize(p);
-   jb_val xrow = jb_imul(b, row, ldx);
-   jb_val x_off = jb_imul_imm(b, jb_iadd(b, xrow, col0), es);
-   jb_val x_end = jb_select(b, in, jb_imul_imm(b, jb_iadd(b, xrow, k), es), zero);
-   r->x_srd = jb_srd_rebase(b, jb_arg_val(b, KA_x), x_off, x_end);
-   jb_val qrow = jb_imul(b, row, k);
-   r->q_srd = jb_srd_rebase(b, jb_arg_val(b, KA_q), jb_iadd(b, qrow, col0),
-                            jb_select(b, in, jb_iadd(b, qrow, k), zero));
-   jb_val sin = jb_cmp(b, JB_SLT, row, jb_arg_val(b, KA_s_rows));
-   jb_val kb0 = jb_lshr_imm(b, col0, 5);
-   jb_val s_off, s_end;
+   unsigned es = esize(p), e = epl(p);
+   w->row0 = row0;
+   jb_val x_last = jb_imul_imm(b, jb_iadd(b, jb_imul(b, jb_iadd_imm(b, m, -1), ldx), k), es);
+   w->x_srd = jb_srd_rebase(b, jb_arg_val(b, KA_x),
+                            jb_imul_imm(b, jb_iadd(b, jb_imul(b, row0, ldx), col0), es), x_last);
+   w->q_srd = jb_srd_rebase(b, jb_arg_val(b, KA_q), jb_iadd(b, jb_imul(b, row0, k), col0),
+                            jb_imul(b, m, k));
+   jb_val kb0 = jb_lshr_imm(b, col0, 5), w32 = jb_lshr_imm(b, k, 5);
+   jb_val s_off;
    if (p->scales == TPL_MX_SCALES_BLOCKED) {
-      jb_val wp = jb_shl_imm(b, jb_lshr_imm(b, jb_iadd_imm(b, jb_lshr_imm(b, k, 5), 3), 2), 2);
-      s_off = jb_iadd(b, tpl_mx_blocked_row_off(b, row, wp), jb_shl_imm(b, kb0, 7));
-      s_end = jb_select(b, sin, jb_arg_val(b, KA_s_bytes), zero);
+      jb_val wp = jb_shl_imm(b, jb_lshr_imm(b, jb_iadd_imm(b, w32, 3), 2), 2);
+      s_off = jb_iadd(b, tpl_mx_blocked_row_off(b, row0, wp), jb_shl_imm(b, kb0, 7));
    } else {
-      jb_val w = jb_lshr_imm(b, k, 5), srow = jb_imul(b, row, w);
-      s_off = jb_iadd(b, srow, kb0);
-      s_end = jb_select(b, sin, jb_iadd(b, srow, w), zero);
+      s_off = jb_iadd(b, jb_imul(b, row0, w32), kb0);
    }
-   r->s_srd = jb_srd_rebase(b, jb_arg_val(b, KA_s), s_off, s_end);
-   unsigned e = epl(p);
-   jb_type lt = JB_TYPE(JB_KIND_INT, 32, p->load / 4);
+   w->s_srd = jb_srd_rebase(b, jb_arg_val(b, KA_s), s_off, jb_arg_val(b, KA_s_bytes));
+   w->xrow_b = jb_trunc(b, jb_imul_imm(b, ldx, es), JB_I32);
+   w->qrow_b = jb_trunc(b, k, JB_I32);
+   w->srow_b = p->scales == TPL_MX_SCALES_BLOCKED ? jb_imm_u32(b, 16) : jb_trunc(b, w32, JB_I32);
+   jb_val rem = jb_trunc(b, jb_smin(b, jb_isub(b, k, col0), jb_imm_i64(b, 1 << 30)), JB_I32);
+   /* blocked scales have K/32 padded to 4 columns: those blocks write their zero scales */
+   jb_val kp = p->scales == TPL_MX_SCALES_BLOCKED
+                   ? jb_shl_imm(b, jb_shl_imm(b, jb_lshr_imm(b, jb_iadd_imm(b, w32, 3), 2), 2), 5)
+                   : k;
+   jb_val srem = jb_trunc(b, jb_smin(b, jb_isub(b, kp, col0), jb_imm_i64(b, 1 << 30)), JB_I32);
    for (unsigned u = 0; u < p->unroll; u++) {
-      jb_val el = jb_imul_imm(b, jb_iadd_imm(b, lane, 64 * u), e);
+      jb_val el = jb_imul_imm(b, jb_iadd_imm(b, w->lane, 64 * u), e);
+      /* K and chunks are whole 32-element blocks or divide one: in or out as a whole */
+      w->col_ok[u] = jb_cmp(b, JB_SLT, el, rem);
+      w->scol_ok[u] = jb_cmp(b, JB_SLT, el, srem);
+   }
+}
+
+/* requires: the wave's view. produces: row r's loads, issued (masked to 0 past M / K). */
+static void
+row_begin(jb_builder *b, const struct tpl_mx_params *p, const struct wave_view *w, unsigned ri,
+          struct row *r)
+{
+   jb_val row = jb_iadd_imm(b, w->row0, ri);
+   r->r = ri;
+   r->in = jb_cmp(b, JB_SLT, row, jb_arg_val(b, KA_m));
+   r->sin = jb_cmp(b, JB_SLT, row, jb_arg_val(b, KA_s_rows));
+   unsigned e = epl(p), es = esize(p);
+   jb_type lt = JB_TYPE(JB_KIND_INT, 32, p->load / 4);
+   jb_val soff = jb_imul_imm(b, w->xrow_b, ri);
+   for (unsigned u = 0; u < p->unroll; u++) {
+      jb_val el = jb_imul_imm(b, jb_iadd_imm(b, w->lane, 64 * u), e);
+      jb_val ok = jb_and(b, w->col_ok[u], r->in);
       jb_val dws[16];
       unsigned nd = 0;
       for (unsigned c = 0; c < p->chunk; c++) {
          jb_val off = jb_iadd_imm(b, jb_imul_imm(b, el, es), c * p->load);
-         jb_val v = jb_buffer_load(b, r->x_srd, off, lt, .nontemporal = true);
+         jb_val v =
+             jb_buffer_load(b, w->x_srd, off, lt, .mask = ok, .soffset = soff, .nontemporal = true);
          for (unsigned i = 0; i < lt.lanes; i++)
-            dws[nd++] = jb_extract(b, v, i);
+            dws[nd++] = lt.lanes > 1 ? jb_extract(b, v, i) : v;
       }
-      r->chunks[u] = jb_vec(b, dws, nd);
+      r->chunks[u] = nd > 1 ? jb_vec(b, dws, nd) : dws[0];
    }
 }
 
 /* requires: sb of this lane's block (i32), kbl = the block's index within the tile (i32).
  * produces: the scale bytes stored, one 4-byte store per four blocks or one byte per block. */
 static void
-store_scales(jb_builder *b, const struct tpl_mx_params *p, jb_val s_srd, jb_val sb, jb_val lane,
-             jb_val kbl)
+store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct wave_view *w,
+             const struct row *r, jb_val ok, jb_val sb, jb_val kbl)
 {
    unsigned bl = 32 / epl(p);
    bool blocked = p->scales == TPL_MX_SCALES_BLOCKED;
    /* blocked: four consecutive blocks are 4 consecutive bytes of a 512-byte tile (§4.4) */
    jb_val voff =
        blocked ? jb_iadd(b, jb_shl_imm(b, jb_lshr_imm(b, kbl, 2), 9), jb_and_imm(b, kbl, 3)) : kbl;
+   jb_val soff = jb_imul_imm(b, w->srow_b, r->r);
+   ok = jb_and(b, ok, r->sin);
    if (p->sstore == 1) {
-      jb_val first = jb_cmp(b, JB_EQ, jb_and_imm(b, lane, bl - 1), jb_imm_u32(b, 0));
-      jb_buffer_store(b, jb_trunc(b, sb, JB_I8), s_srd, voff, .mask = first);
+      jb_val first = jb_cmp(b, JB_EQ, jb_and_imm(b, w->lane, bl - 1), jb_imm_u32(b, 0));
+      jb_buffer_store(b, jb_trunc(b, sb, JB_I8), w->s_srd, voff, .mask = jb_and(b, first, ok),
+                      .soffset = soff);
       return;
    }
    /* Blocks kbl..kbl+3 sit in lanes lane, lane + bl, + 2bl, + 3bl: the first gathers them. */
-   jb_val w = sb;
+   jb_val g = sb;
    for (unsigned i = 1; i < 4; i++)
-      w = jb_or(b, w, jb_shl_imm(b, jb_shuffle_xor(b, sb, i * bl), 8 * i));
-   jb_val first = jb_cmp(b, JB_EQ, jb_and_imm(b, lane, 4 * bl - 1), jb_imm_u32(b, 0));
-   jb_buffer_store(b, w, s_srd, voff, .mask = first);
+      g = jb_or(b, g, jb_shl_imm(b, jb_shuffle_xor(b, sb, i * bl), 8 * i));
+   jb_val first = jb_cmp(b, JB_EQ, jb_and_imm(b, w->lane, 4 * bl - 1), jb_imm_u32(b, 0));
+   jb_buffer_store(b, g, w->s_srd, voff, .mask = jb_and(b, first, ok), .soffset = soff);
 }
 
-/* requires: the row's loads issued (row_begin). produces: q and the scales of the row. */
+/* requires: the row's loads issued (row_begin). produces: q and the scales of the row. Blocked
+ * scales of rows past M (the layout's padding) are written: zeros from the masked loads. */
 static void
-row_finish(jb_builder *b, const struct tpl_mx_params *p, jb_val lane, const struct row *r)
+row_finish(jb_builder *b, const struct tpl_mx_params *p, const struct wave_view *w,
+           const struct row *r)
 {
    unsigned e = epl(p), bl = 32 / e;
+   jb_val qsoff = jb_imul_imm(b, w->qrow_b, r->r);
    for (unsigned u = 0; u < p->unroll; u++) {
       jb_val abs;
       jb_val amax = tpl_mx_amax_bits(b, p, r->chunks[u], &abs);
@@ -252,15 +297,17 @@ row_finish(jb_builder *b, const struct tpl_mx_params *p, jb_val lane, const stru
          amax = jb_wave_reduce(b, JB_RED_UMAX, amax, .cluster = bl);
       jb_val sb = tpl_mx_scale(b, p, amax);
       jb_val codes = tpl_mx_cast(b, p, r->chunks[u], abs, sb);
-      jb_val el = jb_imul_imm(b, jb_iadd_imm(b, lane, 64 * u), e);
+      jb_val el = jb_imul_imm(b, jb_iadd_imm(b, w->lane, 64 * u), e);
+      jb_val ok = jb_and(b, w->col_ok[u], r->in);
       /* q: e bytes at the chunk's element offset, in stores of up to 16 bytes */
       for (unsigned o = 0; o < e; o += 16) {
          unsigned nb = e - o < 16 ? e - o : 16;
-         jb_val part = jb_slice(b, codes, o, nb);
+         jb_val part = nb > 1 ? jb_slice(b, codes, o, nb) : codes;
          jb_type st = nb >= 4 ? JB_TYPE(JB_KIND_INT, 32, nb / 4) : JB_TYPE(JB_KIND_INT, 16, 1);
-         jb_buffer_store(b, jb_bitcast(b, part, st), r->q_srd, jb_iadd_imm(b, el, o));
+         jb_buffer_store(b, jb_bitcast(b, part, st), w->q_srd, jb_iadd_imm(b, el, o), .mask = ok,
+                         .soffset = qsoff);
       }
-      store_scales(b, p, r->s_srd, sb, lane, jb_lshr_imm(b, el, 5));
+      store_scales(b, p, w, r, w->scol_ok[u], sb, jb_lshr_imm(b, el, 5));
    }
 }
 
@@ -268,27 +315,29 @@ static void
 mxfp8_dim0_build(jb_builder *b, const void *params)
 {
    const struct tpl_mx_params *p = params;
-   tpl_kernel_begin(b, &tpl_mxfp8_dim0, 64 * p->waves);
+   /* 64 VGPRs (8 waves per SIMD) while at most 128 bytes per lane are in flight */
+   unsigned inflight = p->depth * p->unroll * p->chunk * p->load;
+   tpl_kernel_begin(b, &tpl_mxfp8_dim0, 64 * p->waves, inflight <= 128 ? 64 : 128);
 
+   struct wave_view w;
    jb_val tid = jb_workitem_id(b, 0);
-   jb_val lane = jb_and_imm(b, tid, 63);
+   w.lane = jb_and_imm(b, tid, 63);
    jb_val wave = jb_readfirstlane(b, jb_lshr_imm(b, tid, 6));
    jb_val col0 = jb_imul_imm(b, jb_zext(b, jb_workgroup_id(b, 0), JB_I64), tile_cols(p));
    jb_val wg_row = jb_imul_imm(b, jb_zext(b, jb_workgroup_id(b, 1), JB_I64), p->waves);
    jb_val row0 = jb_imul_imm(b, jb_iadd(b, wg_row, jb_zext(b, wave, JB_I64)), p->rows);
+   wave_begin(b, p, row0, col0, &w);
 
    /* Software pipeline over the wave's rows: `depth` rows have their loads in flight when
     * the oldest is converted (the scheduling barriers keep LLVM from merging the rows). */
    struct row r[8];
    for (unsigned i = 0; i + 1 < p->depth; i++)
-      row_begin(b, p, jb_iadd_imm(b, row0, i), col0, lane, &r[i]);
+      row_begin(b, p, &w, i, &r[i]);
    for (unsigned i = 0; i < p->rows; i++) {
-      if (i + p->depth - 1 < p->rows) {
-         unsigned n = i + p->depth - 1;
-         row_begin(b, p, jb_iadd_imm(b, row0, n), col0, lane, &r[n]);
-      }
+      if (i + p->depth - 1 < p->rows)
+         row_begin(b, p, &w, i + p->depth - 1, &r[i + p->depth - 1]);
       jb_sched_barrier(b, 0);
-      row_finish(b, p, lane, &r[i]);
+      row_finish(b, p, &w, &r[i]);
    }
 }
 

@@ -38,9 +38,10 @@ static const uint32_t d1_sstore[] = {1, 4};
 
 #define DIM1_PARAMS(X)                                                                             \
    X(in_f32, b01, 0)                                                                               \
-   X(elem, d1_elem, 0) X(mode, d1_mode, 0) X(scales, b01, 0) X(tile32, b01, 0)                     \
-       X(waves, d1_waves, 4) X(load, d1_load, 16) X(rpl, d1_rpl, 8) X(rows, d1_rows, 1)            \
-           X(depth, d1_rows, 1) X(sstore, d1_sstore, 1) X(ktail, b01, 0) X(is3d, b01, 0)
+   X(elem, d1_elem, 0)                                                                             \
+   X(mode, d1_mode, 0) X(scales, b01, 0) X(tile32, b01, 0) X(waves, d1_waves, 4)                   \
+       X(load, d1_load, 16) X(rpl, d1_rpl, 8) X(rows, d1_rows, 1) X(depth, d1_rows, 1)             \
+           X(sstore, d1_sstore, 1) X(ktail, b01, 0) X(is3d, b01, 0)
 #define AS_PARAM(nm, allowed, d)                                                                   \
    {#nm, offsetof(struct tpl_mx_params, nm), allowed, sizeof(allowed) / sizeof(allowed[0]), d},
 static const tpl_param dim1_params[] = {DIM1_PARAMS(AS_PARAM)};
@@ -48,7 +49,8 @@ static const tpl_param dim1_params[] = {DIM1_PARAMS(AS_PARAM)};
 
 #define MXFP8_DIM1_KARGS(X)                                                                        \
    X(x, PTR)                                                                                       \
-   X(q, PTR) X(s, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(ld_e, I64) X(k_rows, I64) X(nblk, I64)   \
+   X(q, PTR)                                                                                       \
+   X(s, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(ld_e, I64) X(k_rows, I64) X(nblk, I64)             \
        X(s_bytes, I64) X(s_expert, I64) X(x_bytes, I64)
 TPL_KARG_ENUM(MXFP8_DIM1_KARGS);
 TPL_KARG_TABLE(dim1_kargs, MXFP8_DIM1_KARGS);
@@ -129,8 +131,8 @@ dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
       why = "ktail must be 1 exactly when K is not a multiple of the columns per load";
    else if (p->is3d != (pr->kind == TPL_MX_3D))
       why = "is3d must say whether the problem is a 3d quantize";
-   else if (p->depth > p->rows)
-      why = "depth must not exceed rows";
+   else if (p->depth > p->rows || (p->ktail && p->depth > 1))
+      why = "depth must not exceed rows (and the K-tail variant converts one block at a time)";
    else if (p->depth * p->rpl * p->load > 256)
       why = "more than 256 bytes per lane in flight (depth * rpl * load): registers would spill";
    else if (p->sstore == 4 && (pr->tile32 || (plain_dim1 && (pr->m / 32) % 4) || p->rows % 4 ||
@@ -158,7 +160,9 @@ dim1_pick(const struct jt_target *t, const void *problem, void *params)
    struct tpl_mx_params *p = params;
    memset(p, 0, sizeof(*p));
    tpl_mx_class_params(pr, p);
-   p->load = 16;
+   /* f32 32x32 tiles hold all eight rows for the tile's amax: 8-byte loads keep that under
+    * 64 VGPRs */
+   p->load = pr->in_f32 && pr->tile32 ? 8 : 16;
    p->rpl = 8;
    p->waves = 4;
    p->depth = 1;
@@ -236,10 +240,15 @@ block_begin(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L,
    jb_val straddle = jb_and(b, jb_cmp(b, JB_SLT, L->kk, L->rem), jb_not(b, full));
    jb_type lt = p->load == 4 ? JB_I32 : JB_TYPE(JB_KIND_INT, 32, p->load / 4);
    unsigned nd = p->load / 4;
+   /* The lane's offset is the same for its rpl rows: the row goes in the scalar offset
+    * (in range for every block that reads, since blocks are whole rows of x). */
+   jb_val lane_off =
+       jb_iadd(b, jb_imul(b, jb_imul_imm(b, L->mg, p->rpl), ldb), jb_imul_imm(b, L->kk, es));
    for (unsigned r = 0; r < p->rpl; r++) {
-      jb_val row = jb_iadd_imm(b, jb_imul_imm(b, L->mg, p->rpl), r);
-      jb_val voff = jb_iadd(b, jb_imul(b, row, ldb), jb_imul_imm(b, L->kk, es));
-      jb_val v = jb_buffer_load(b, k->x_srd, voff, lt, .mask = full, .nontemporal = true);
+      jb_val soff = jb_imul_imm(b, ldb, r);
+      jb_val voff = lane_off;
+      jb_val v =
+          jb_buffer_load(b, k->x_srd, voff, lt, .mask = full, .soffset = soff, .nontemporal = true);
       if (p->ktail) {
          /* the chunk across K, element by element (no load may straddle the row's end) */
          jb_val d[4];
@@ -248,11 +257,14 @@ block_begin(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L,
          for (unsigned e = 0; e < c; e++) {
             jb_val ok = jb_and(b, straddle, jb_cmp(b, JB_SLT, jb_iadd_imm(b, L->kk, e), L->rem));
             jb_val x = jb_buffer_load(b, k->x_srd, jb_iadd_imm(b, voff, e * es),
-                                      es == 2 ? JB_I16 : JB_I32, .mask = ok);
+                                      es == 2 ? JB_I16 : JB_I32, .mask = ok, .soffset = soff);
             x = es == 2 ? jb_shl_imm(b, jb_zext(b, x, JB_I32), 16 * (e % 2)) : x;
             d[e * es / 4] = jb_or(b, d[e * es / 4], x);
          }
          v = jb_or(b, v, nd > 1 ? jb_vec(b, d, nd) : d[0]);
+         /* one row's element loads at a time: hoisting them all would spill (the tail
+          * variant trades latency for registers) */
+         jb_sched_barrier(b, 0);
       }
       k->rows[r] = v;
    }
@@ -278,60 +290,54 @@ column(jb_builder *b, const struct tpl_mx_params *p, const struct blk *k, unsign
    return jb_vec(b, d, n);
 }
 
-/* requires: sb[j] = scale of column j of this block. produces: the scale bytes in the
+/* requires: sb[j0] = scale of column j0 of this block. produces: its scale bytes in the
  * problem's layout (module comment); only the first lane of a block's lane group stores. */
 static void
 store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L,
-             const struct blk *k, unsigned i, const jb_val *sb, jb_val *word)
+             const struct blk *k, unsigned i, unsigned j, const jb_val *sb, jb_val *word)
 {
-   unsigned c = cols(p);
-   jb_val zero = jb_imm_i64(b, 0), mb = k->mb;
+   jb_val mb = k->mb, kk = L->kk;
    jb_val lead = jb_cmp(b, JB_EQ, L->mg, jb_imm_u32(b, 0));
-   jb_val kk = L->kk;
+   /* Column j's bytes sit at the lane's offset plus a uniform step (soffset, which the range
+    * check does not see: a column past K in the K-tail variant is masked instead). */
+   jb_val ok = p->ktail ? jb_and(b, lead, jb_cmp(b, JB_SLT, jb_iadd_imm(b, kk, j), L->rem)) : lead;
+   jb_val mb0 = p->sstore == 4 ? jb_iadd_imm(b, mb, -(int64_t)(i % 4)) : mb;
+   jb_val mbt = jb_trunc(b, mb0, JB_I32);
+   jb_val val = p->sstore == 4 ? word[j] : jb_trunc(b, sb[j], JB_I8);
+   if (p->sstore == 4) {
+      word[j] = i % 4 ? jb_or(b, word[j], jb_shl_imm(b, sb[j], 8 * (i % 4))) : sb[j];
+      if (i % 4 != 3)
+         return; /* four blocks of the lane go out as one dword */
+      val = word[j];
+   }
    if (p->scales == TPL_MX_SCALES_BLOCKED) {
-      /* §4.4 over the logical (K, M/32) matrix of each expert: row k, column mb */
+      /* §4.4 over the logical (K, M/32) matrix of each expert: row k, column mb. Rows past K
+       * up to K padded to 128 are written (scale 0 from empty loads): the layout's padding. */
       jb_val base = jb_imul(b, L->e, jb_arg_val(b, KA_s_expert));
       jb_val srd =
           jb_srd_rebase(b, jb_arg_val(b, KA_s), base, jb_iadd(b, base, jb_arg_val(b, KA_s_expert)));
       jb_val wp4 = jb_trunc(b, jb_lshr_imm(b, jb_arg_val(b, KA_nblk), 2), JB_I32);
-      jb_val krows = jb_arg_val(b, KA_k_rows);
-      jb_val mb_first = p->sstore == 4 ? jb_iadd_imm(b, mb, -(int64_t)(i % 4)) : mb;
-      jb_val mbt = jb_trunc(b, mb_first, JB_I32);
-      for (unsigned j = 0; j < c; j++) {
-         jb_val kr = jb_iadd(b, jb_trunc(b, L->k0, JB_I32), jb_iadd_imm(b, kk, j));
-         jb_val in = jb_and(b, lead, jb_cmp(b, JB_SLT, jb_zext(b, kr, JB_I64), krows));
-         jb_val tile = jb_iadd(b, jb_imul(b, jb_lshr_imm(b, kr, 7), wp4), jb_lshr_imm(b, mbt, 2));
-         jb_val voff = jb_iadd(b, jb_shl_imm(b, tile, 9),
-                               jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, kr, 31), 4),
-                                       jb_shl_imm(b, jb_and_imm(b, jb_lshr_imm(b, kr, 5), 3), 2)));
-         if (p->sstore == 4) {
-            word[j] = i % 4 ? jb_or(b, word[j], jb_shl_imm(b, sb[j], 8 * (i % 4))) : sb[j];
-            if (i % 4 == 3)
-               jb_buffer_store(b, word[j], srd, voff, .mask = in);
-         } else {
-            voff = jb_iadd(b, voff, jb_and_imm(b, mbt, 3));
-            jb_buffer_store(b, jb_trunc(b, sb[j], JB_I8), srd, voff, .mask = in);
-         }
-      }
+      jb_val kr = jb_iadd(b, jb_trunc(b, L->k0, JB_I32), kk); /* c divides 32: j stays in */
+      jb_val in =
+          jb_and(b, lead, jb_cmp(b, JB_SLT, jb_zext(b, kr, JB_I64), jb_arg_val(b, KA_k_rows)));
+      jb_val tile = jb_iadd(b, jb_imul(b, jb_lshr_imm(b, kr, 7), wp4), jb_lshr_imm(b, mbt, 2));
+      jb_val voff = jb_iadd(b, jb_shl_imm(b, tile, 9),
+                            jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, kr, 31), 4),
+                                    jb_shl_imm(b, jb_and_imm(b, jb_lshr_imm(b, kr, 5), 3), 2)));
+      if (p->sstore == 1)
+         voff = jb_iadd(b, voff, jb_and_imm(b, mbt, 3));
+      jb_buffer_store(b, val, srd, voff, .mask = in, .soffset = jb_imm_u32(b, 16 * j));
       return;
    }
    jb_val kdim = jb_arg_val(b, KA_k), nb = jb_lshr_imm(b, jb_arg_val(b, KA_m), 5);
    if (!p->is3d) {
       /* dim1 (K, M/32): byte k * (M/32) + mb; 4-byte stores take blocks mb..mb+3 of a row */
-      jb_val mb0 = p->sstore == 4 ? jb_iadd_imm(b, mb, -(int64_t)(i % 4)) : mb;
-      jb_val srd = jb_srd_rebase(b, jb_arg_val(b, KA_s), mb0,
-                                 jb_select(b, k->in, jb_imul(b, kdim, nb), mb0));
-      jb_val nb32 = jb_trunc(b, nb, JB_I32), k0 = jb_trunc(b, L->k0, JB_I32);
-      for (unsigned j = 0; j < c; j++) {
-         jb_val voff = jb_imul(b, jb_iadd(b, k0, jb_iadd_imm(b, kk, j)), nb32);
-         if (p->sstore == 4) {
-            word[j] = i % 4 ? jb_or(b, word[j], jb_shl_imm(b, sb[j], 8 * (i % 4))) : sb[j];
-            if (i % 4 == 3)
-               jb_buffer_store(b, word[j], srd, voff, .mask = lead);
-         } else {
-            jb_buffer_store(b, jb_trunc(b, sb[j], JB_I8), srd, voff, .mask = lead);
-         }
-      }
+      jb_val base = jb_iadd(b, jb_imul(b, L->k0, nb), mb0);
+      jb_val srd = jb_srd_rebase(b, jb_arg_val(b, KA_s), base,
+                                 jb_select(b, k->in, jb_imul(b, kdim, nb), base));
+      jb_val nb32 = jb_trunc(b, nb, JB_I32);
+      jb_buffer_store(b, val, srd, jb_imul(b, kk, nb32), .mask = ok,
+                      .soffset = jb_imul_imm(b, nb32, j));
       return;
    }
    /* 3d (E, N/32, K) or, with 32x32 tiles, (E, N/32, K/32): the row of block (e, mb) */
@@ -342,13 +348,13 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
    jb_val srd = jb_srd_rebase(b, jb_arg_val(b, KA_s), base,
                               jb_select(b, k->in, jb_imul(b, jb_iadd_imm(b, row, 1), len), base));
    if (p->tile32) {
+      if (j)
+         return; /* the tile's one byte goes with column 0 */
       jb_val first = jb_and(b, lead, jb_cmp(b, JB_EQ, jb_and_imm(b, kk, 31), jb_imm_u32(b, 0)));
-      jb_buffer_store(b, jb_trunc(b, sb[0], JB_I8), srd, jb_lshr_imm(b, kk, 5), .mask = first);
+      jb_buffer_store(b, val, srd, jb_lshr_imm(b, kk, 5), .mask = first);
       return;
    }
-   for (unsigned j = 0; j < c; j++)
-      jb_buffer_store(b, jb_trunc(b, sb[j], JB_I8), srd, jb_iadd_imm(b, kk, j), .mask = lead);
-   (void)zero;
+   jb_buffer_store(b, val, srd, kk, .mask = ok, .soffset = jb_imm_u32(b, j));
 }
 
 /* requires: the block's loads issued. produces: q and this block's scale bytes; with 4-byte
@@ -358,24 +364,6 @@ block_finish(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
              const struct blk *k, unsigned i, jb_val *word)
 {
    unsigned c = cols(p), lm = lanes_m(p);
-   jb_val colv[16] = {{0}}, abs[16] = {{0}}, amax[16] = {{0}}, sb[16] = {{0}};
-   for (unsigned j = 0; j < c; j++) {
-      colv[j] = column(b, p, k, j);
-      amax[j] = tpl_mx_amax_bits(b, p, colv[j], &abs[j]);
-   }
-   if (p->tile32) { /* one scale per 32x32 tile: all columns, lm * 32 / c lanes */
-      for (unsigned j = 1; j < c; j++)
-         amax[0] = jb_umax(b, amax[0], amax[j]);
-      amax[0] = jb_wave_reduce(b, JB_RED_UMAX, amax[0], .cluster = lm * 32 / c);
-      jb_val s = tpl_mx_scale(b, p, amax[0]);
-      for (unsigned j = 0; j < c; j++)
-         sb[j] = s;
-   } else {
-      for (unsigned j = 0; j < c; j++) {
-         jb_val a = lm > 1 ? jb_wave_reduce(b, JB_RED_UMAX, amax[j], .cluster = lm) : amax[j];
-         sb[j] = tpl_mx_scale(b, p, a);
-      }
-   }
    /* q (K, M) per expert: row k = k0 + kk + j holds this block's 32 bytes at mb * 32 */
    jb_val m = jb_arg_val(b, KA_m), km = jb_imul(b, jb_arg_val(b, KA_k), m);
    jb_val q_base =
@@ -384,20 +372,46 @@ block_finish(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
    jb_val q_srd = jb_srd_rebase(b, jb_arg_val(b, KA_q), q_base, jb_select(b, k->in, q_end, q_base));
    jb_val m32 = jb_trunc(b, m, JB_I32);
    jb_type st = p->rpl >= 4 ? JB_TYPE(JB_KIND_INT, 32, p->rpl / 4) : JB_I16;
-   for (unsigned j = 0; j < c; j++) {
-      jb_val codes = tpl_mx_cast(b, p, colv[j], abs[j], sb[j]);
-      jb_val voff =
-          jb_iadd(b, jb_imul(b, jb_iadd_imm(b, L->kk, j), m32), jb_imul_imm(b, L->mg, p->rpl));
-      jb_buffer_store(b, jb_bitcast(b, codes, st), q_srd, voff);
+   jb_val q_lane = jb_iadd(b, jb_imul(b, L->kk, m32), jb_imul_imm(b, L->mg, p->rpl));
+   jb_val sb[16] = {{0}}, tile_sb = {0};
+   if (p->tile32) { /* one scale per 32x32 tile: all columns, lm * 32 / c lanes */
+      /* the tile's amax is over every element the lane holds: the raw rows will do (no
+       * transposed copies kept alive for a second pass) */
+      jb_val amax = {0}, abs;
+      for (unsigned r = 0; r < p->rpl; r++) {
+         jb_val a = tpl_mx_amax_bits(b, p, k->rows[r], &abs);
+         amax = r ? jb_umax(b, amax, a) : a;
+      }
+      tile_sb = tpl_mx_scale(b, p, jb_wave_reduce(b, JB_RED_UMAX, amax, .cluster = lm * 32 / c));
    }
-   store_scales(b, p, L, k, i, sb, word);
+   /* One column at a time, so only one transposed column is live next to the raw rows. */
+   for (unsigned j = 0; j < c; j++) {
+      jb_val abs, colv = column(b, p, k, j);
+      jb_val amax = tpl_mx_amax_bits(b, p, colv, &abs);
+      if (p->tile32)
+         sb[j] = tile_sb;
+      else
+         sb[j] = tpl_mx_scale(b, p,
+                              lm > 1 ? jb_wave_reduce(b, JB_RED_UMAX, amax, .cluster = lm) : amax);
+      jb_val codes = tpl_mx_cast(b, p, colv, abs, sb[j]);
+      /* row k0 + kk + j of q: the lane's offset plus j rows (uniform: soffset, unchecked by
+       * the range check, so the K-tail variant masks columns past K) */
+      jb_val ok =
+          p->ktail ? jb_cmp(b, JB_SLT, jb_iadd_imm(b, L->kk, j), L->rem) : jb_imm_bool(b, true);
+      jb_buffer_store(b, jb_bitcast(b, codes, st), q_srd, q_lane, .soffset = jb_imul_imm(b, m32, j),
+                      .mask = p->ktail ? ok : (jb_val){0});
+      store_scales(b, p, L, k, i, j, sb, word); /* this column's scale byte(s) */
+   }
 }
 
 static void
 mxfp8_dim1_build(jb_builder *b, const void *params)
 {
    const struct tpl_mx_params *p = params;
-   tpl_kernel_begin(b, &tpl_mxfp8_dim1, 64 * p->waves);
+   /* 128 VGPRs (4 waves per SIMD, 64 KB in flight per CU at pick's 32 bytes per lane: above
+    * what HBM latency needs): the rpl x c tile, its transposed column and the conversion do
+    * not fit 64 without spilling (70-83 VGPRs measured with LLVM's own choice) */
+   tpl_kernel_begin(b, &tpl_mxfp8_dim1, 64 * p->waves, 128);
 
    struct lanes L;
    unsigned lm = lanes_m(p);

@@ -168,7 +168,7 @@ static void
 scaled_copy_build(jb_builder *b, const void *params)
 {
    const struct tpl_scaled_copy_params *p = params;
-   tpl_kernel_begin(b, &tpl_scaled_copy, 64 * p->waves);
+   tpl_kernel_begin(b, &tpl_scaled_copy, 64 * p->waves, 0);
 
    struct tile t;
    jb_val tid = jb_workitem_id(b, 0);

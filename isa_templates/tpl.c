@@ -95,7 +95,7 @@ karg_bytes(enum tpl_karg_kind k)
 }
 
 void
-tpl_kernel_begin(jb_builder *b, const tpl_family *f, unsigned wg_size)
+tpl_kernel_begin(jb_builder *b, const tpl_family *f, unsigned wg_size, unsigned max_vgprs)
 {
    jb_arg args[TPL_MAX_KARGS];
    if (f->nkargs > TPL_MAX_KARGS) {
@@ -111,7 +111,9 @@ tpl_kernel_begin(jb_builder *b, const tpl_family *f, unsigned wg_size)
                                     : JB_I32;
       args[i] = (jb_arg){f->kargs[i].name, t};
    }
-   jb_kernel(b, f->kernel_name, args, f->nkargs, .wg_size = wg_size);
+   /* 512 VGPRs per lane per SIMD (gfx90a+ unified file): waves per EU = 512 / budget */
+   jb_kernel(b, f->kernel_name, args, f->nkargs, .wg_size = wg_size,
+             .waves_per_eu = max_vgprs ? 512 / max_vgprs : 0);
 }
 
 size_t

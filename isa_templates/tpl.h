@@ -92,8 +92,10 @@ typedef struct tpl_family {
 } tpl_family;
 
 /** Starts the family's kernel on b: jb_kernel with the argument list of f->kargs and name
- *  f->kernel_name. wg_size: exact work-items per workgroup. */
-void tpl_kernel_begin(struct jb_builder *b, const tpl_family *f, unsigned wg_size);
+ *  f->kernel_name. wg_size: exact work-items per workgroup; max_vgprs: the VGPR budget
+ *  (64, 128, 256 or 512; 0: LLVM's choice), passed as the occupancy it implies. */
+void tpl_kernel_begin(struct jb_builder *b, const tpl_family *f, unsigned wg_size,
+                      unsigned max_vgprs);
 /** Writes the kernarg segment of f from vals (by KA_ index), each argument at the next
  *  offset aligned to its size, as jb_kernel lays them out. Returns the bytes written, or 0 if
  *  cap is too small. */

@@ -189,6 +189,8 @@ jb_val jb_insert(jb_builder *b, jb_val vec, jb_val x, unsigned i);
 jb_val jb_vec(jb_builder *b, const jb_val *xs, unsigned n);
 /** Lanes [first, first + n) of vec as a vector (n = 1: the scalar). */
 jb_val jb_slice(jb_builder *b, jb_val vec, unsigned first, unsigned n);
+/** The lanes of x followed by the lanes of y (same element type). */
+jb_val jb_concat(jb_builder *b, jb_val x, jb_val y);
 /** A vector of n copies of the scalar x. */
 jb_val jb_splat(jb_builder *b, jb_val x, unsigned n);
 /** v_perm_b32: byte i of the result is byte (sel >> 8i) & 0xff of the 8 bytes {hi:lo}

@@ -19,8 +19,13 @@ jb_imm_int(jb_builder *b, jb_type t, uint64_t v)
    jb_type st = JB_TYPE(t.kind, t.bits, 1);
    LLVMValueRef c = LLVMConstInt(jb_llvm_type(b, st), v, 0);
    if (t.lanes > 1) {
-      LLVMValueRef e[16];
-      assert(t.lanes <= 16);
+      /* was 16 behind an assert, which release builds compiled out: a 32-lane constant then
+       * overflowed this array (found by the mxfp8 parameter sweep) */
+      LLVMValueRef e[64];
+      if (t.lanes > 64) {
+         jb_error(b, MXJIT_ERR_INVALID_ARG, "jit: a constant of %u lanes (at most 64)", t.lanes);
+         return jb_poison(b, t);
+      }
       for (unsigned i = 0; i < t.lanes; i++)
          e[i] = c;
       c = LLVMConstVector(e, t.lanes);
@@ -33,8 +38,13 @@ jb_imm_float(jb_builder *b, jb_type t, float v)
 {
    LLVMValueRef c = LLVMConstReal(b->t.f32, v);
    if (t.lanes > 1) {
-      LLVMValueRef e[16];
-      assert(t.lanes <= 16);
+      /* was 16 behind an assert, which release builds compiled out: a 32-lane constant then
+       * overflowed this array (found by the mxfp8 parameter sweep) */
+      LLVMValueRef e[64];
+      if (t.lanes > 64) {
+         jb_error(b, MXJIT_ERR_INVALID_ARG, "jit: a constant of %u lanes (at most 64)", t.lanes);
+         return jb_poison(b, t);
+      }
       for (unsigned i = 0; i < t.lanes; i++)
          e[i] = c;
       c = LLVMConstVector(e, t.lanes);
@@ -390,8 +400,7 @@ jb_slice(jb_builder *b, jb_val vec, unsigned first, unsigned n)
    for (unsigned i = 0; i < n; i++)
       idx[i] = LLVMConstInt(b->t.i32, first + i, 0);
    LLVMValueRef mask = LLVMConstVector(idx, n);
-   return jb_wrap(LLVMBuildShuffleVector(b->llb, vec.v, LLVMGetPoison(LLVMTypeOf(vec.v)), mask,
-                                         ""),
+   return jb_wrap(LLVMBuildShuffleVector(b->llb, vec.v, LLVMGetPoison(LLVMTypeOf(vec.v)), mask, ""),
                   t);
 }
 
@@ -419,4 +428,22 @@ jb_perm(jb_builder *b, jb_val hi, jb_val lo, uint32_t sel)
    }
    LLVMValueRef a[3] = {hi.v, lo.v, LLVMConstInt(b->t.i32, sel, 0)};
    return jb_wrap(jb_intrinsic_(b, "llvm.amdgcn.perm", b->t.i32, a, 3), JB_I32);
+}
+
+jb_val
+jb_concat(jb_builder *b, jb_val x, jb_val y)
+{
+   unsigned n = x.t.lanes + y.t.lanes;
+   jb_type t = JB_TYPE(x.t.kind, x.t.bits, n);
+   if (!jb_ok(b))
+      return jb_poison(b, t);
+   if (x.t.kind != y.t.kind || x.t.bits != y.t.bits || x.t.lanes != y.t.lanes || n > 64 ||
+       x.t.lanes < 2) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_concat: two vectors of one type and length");
+      return jb_poison(b, t);
+   }
+   LLVMValueRef idx[64];
+   for (unsigned i = 0; i < n; i++)
+      idx[i] = LLVMConstInt(b->t.i32, i, 0);
+   return jb_wrap(LLVMBuildShuffleVector(b->llb, x.v, y.v, LLVMConstVector(idx, n), ""), t);
 }

@@ -297,8 +297,7 @@ jb_e8m0_scale(jb_builder *b, jb_val amax, enum jb_scale_mode mode, enum jb_elem 
       return scale_from_exponent(
           b, u, jb_zext(b, jb_cmp(b, JB_NE, jb_and_imm(b, u, 0x7fffff), imm(b, it, 0)), it), emax);
    case JB_SCALE_EVEN: { /* round the mantissa to the element's bits first */
-      jb_val r = jb_and_imm(b, jb_iadd_imm(b, u, 1 << (22 - elem_consts[elem].mbits)),
-                            0xff800000u);
+      jb_val r = jb_and_imm(b, jb_iadd_imm(b, u, 1 << (22 - elem_consts[elem].mbits)), 0xff800000u);
       /* a NaN amax must stay 0xFF even if the add wrapped its exponent field */
       jb_val sb = scale_from_exponent(b, r, (jb_val){0}, emax);
       jb_val nan = jb_cmp(b, JB_UGT, u, imm(b, it, 0x7f800000u));
@@ -373,8 +372,7 @@ mx_fp8_scalef32(jb_builder *b, jb_val dw, bool bf16, jb_val xf, jb_val sb, enum 
             LLVMValueRef a[4] = {w, src, scale, sel};
             w = jb_intrinsic_(b, name, b->t.v2i16, a, 4);
          } else {
-            LLVMValueRef a[5] = {w, jb_extract(b, xf, e).v, jb_extract(b, xf, e + 1).v, scale,
-                                 sel};
+            LLVMValueRef a[5] = {w, jb_extract(b, xf, e).v, jb_extract(b, xf, e + 1).v, scale, sel};
             w = jb_intrinsic_(b, name, b->t.v2i16, a, 5);
          }
       }
@@ -460,6 +458,9 @@ jb_mx_cvt_fp8(jb_builder *b, jb_val x, jb_val sb, enum jb_fp8 fmt)
                x.t.kind, x.t.bits, n);
       return jb_poison(b, ot);
    }
+   if (n > 16) /* immediates and helpers go up to 16 lanes: two halves */
+      return jb_concat(b, jb_mx_cvt_fp8(b, jb_slice(b, x, 0, n / 2), sb, fmt),
+                       jb_mx_cvt_fp8(b, jb_slice(b, x, n / 2, n / 2), sb, fmt));
    jb_val dw = bf16 ? jb_bitcast(b, x, JB_TYPE(JB_KIND_INT, 32, n / 2)) : (jb_val){0};
    jb_val xf = bf16 ? jb_bf16_to_f32(b, x) : x;
    jb_val r;
@@ -474,7 +475,8 @@ jb_mx_cvt_fp8(jb_builder *b, jb_val x, jb_val sb, enum jb_fp8 fmt)
       jb_val y = jb_fmul(b, xf, jb_splat(b, rcp, n));
       jb_val c = jb_cvt_f32_to_fp8(b, y, fmt);
       jb_val nan = jb_cmp(b, JB_EQ, sb, jb_imm_u32(b, 255));
-      return jb_select(b, jb_splat(b, nan, n), jb_splat(b, jb_wrap(LLVMConstInt(b->t.i8, 0x7f, 0), JB_I8), n), c);
+      return jb_select(b, jb_splat(b, nan, n),
+                       jb_splat(b, jb_wrap(LLVMConstInt(b->t.i8, 0x7f, 0), JB_I8), n), c);
    }
-   return jb_bitcast(b, r, ot);
+   return dwords_to_bytes(b, r, n);
 }
