@@ -155,3 +155,27 @@ golden_first_diff(const uint8_t *a, const uint8_t *b, size_t n)
          return (int64_t)i;
    return -1;
 }
+
+int
+golden_fp4_byte_skipped(const golden_case *c, int out, size_t j, const uint8_t *s_plain)
+{
+   if (strcmp(c->check, "scale-only-for-nonfinite-fp4") || c->ndims != 2 || !s_plain)
+      return 0;
+   int mxfp4 = !strcmp(c->op, "mxfp4_rowwise") || !strcmp(c->op, "mxfp4_colwise");
+   int col = !strcmp(c->op, "mx_quant_dim1") || !strcmp(c->op, "mxfp4_colwise");
+   if (!mxfp4 && strcmp(c->op, "mx_quant_dim0") && strcmp(c->op, "mx_quant_dim1"))
+      return 0;
+   /* q is (rows, per_row/2) bytes: dim0/rowwise (M, K/2), dim1/colwise (K, M/2) */
+   int64_t per_row = c->dims[col ? 0 : 1], kb = per_row / 2;
+   int64_t plain = (int64_t)j;
+   if (out == 3 && mxfp4) {
+      /* undo shuffle_weight 16x16 (§5.2): dst = n0·16·Kb + k0·512 + k1·256 + n1·16 + k2 */
+      int64_t n0 = plain / (16 * kb), r = plain % (16 * kb);
+      int64_t k0 = r / 512, k1 = r % 512 / 256, n1 = r % 256 / 16, k2 = r % 16;
+      plain = (16 * n0 + n1) * kb + 32 * k0 + 16 * k1 + k2;
+   } else if (out != 0) {
+      return 0;
+   }
+   int64_t row = plain / kb, blk = plain % kb / 16; /* 16 bytes = one 32-element block */
+   return s_plain[row * (per_row / 32) + blk] == 0xFF;
+}

@@ -37,6 +37,15 @@ void *golden_read(const char *file, size_t *size);
 /** Number of cases whose op column equals op (after golden_load_manifest). */
 int golden_count_op(const golden_case *cases, int n, const char *op);
 
+/** Whether byte j of output `out` (0-based, in the row's file order after the input) is exempt
+ *  from comparison under the row's `check` column. Only `scale-only-for-nonfinite-fp4` exempts
+ *  anything: the FP4 data bytes of 32-element blocks whose scale byte is 0xFF, i.e. output 0
+ *  (q, packed) and, for mxfp4_rowwise/_colwise, output 3 (q preshuffled with shuffle_weight
+ *  16x16, NUMERICS.md §5.2). s_plain is the row's plain (rows, cols/32) scale matrix (output 1
+ *  of these ops; the expected file is as good as the computed one, both are compared exactly).
+ *  Ops whose output 1 is not the plain scale matrix (blocked, 3d) exempt nothing. */
+int golden_fp4_byte_skipped(const golden_case *c, int out, size_t j, const uint8_t *s_plain);
+
 /** Index of the first differing byte of two buffers of n bytes, or -1 if equal. */
 int64_t golden_first_diff(const uint8_t *a, const uint8_t *b, size_t n);
 

@@ -16,8 +16,8 @@
 #include <string.h>
 
 typedef struct outbuf {
-   uint8_t *p[3];
-   size_t n[3];
+   uint8_t *p[GOLDEN_MAX_FILES];
+   size_t n[GOLDEN_MAX_FILES];
    int count;
 } outbuf;
 
@@ -30,6 +30,10 @@ parse_fmt(const char *s, host_fmt *f)
       *f = HOST_FMT_E5M2;
    else if (!strcmp(s, "e2m1"))
       *f = HOST_FMT_E2M1;
+   else if (!strcmp(s, "e4m3fnuz"))
+      *f = HOST_FMT_E4M3FNUZ;
+   else if (!strcmp(s, "e5m2fnuz"))
+      *f = HOST_FMT_E5M2FNUZ;
    else
       return -1;
    return 0;
@@ -107,6 +111,47 @@ run_mx3d(const golden_case *c, const void *in, outbuf *o, char *err, size_t errl
    return 0;
 }
 
+/* MXFP4 rowwise/colwise (README ops table): q, s plain, s e8m0-shuffled (§5.1), and q
+ * preshuffled with shuffle_weight 16x16 (§5.2) where rows % 16 == 0 and bytes % 32 == 0. */
+static int
+run_mxfp4(const golden_case *c, const void *in, outbuf *o, char *err, size_t errlen)
+{
+   host_scale_mode m;
+   if (strcmp(c->elem, "e2m1") || parse_mode(c->mode, &m) || c->ndims != 2)
+      return snprintf(err, errlen, "bad elem/mode/shape"), -1;
+   int col = !strcmp(c->op, "mxfp4_colwise");
+   int64_t M = c->dims[0], K = c->dims[1];
+   int64_t rows = col ? K : M, per_row = col ? M : K, kb = per_row / 2, sc = per_row / 32;
+   uint8_t *q = add_out(o, (size_t)(rows * kb)), *s = add_out(o, (size_t)(rows * sc));
+   host_mx_input x = {in, !strcmp(c->in_dtype, "bf16")};
+   if (host_mx_quant_2d(x, M, K, col, HOST_FMT_E2M1, m, q, s, err, errlen))
+      return -1;
+   host_e8m0_shuffle(s, rows, sc, add_out(o, (size_t)host_e8m0_shuffle_size(rows, sc)));
+   if (rows % 16 || kb % 32)
+      return 0;
+   return host_shuffle_weight(q, 1, rows, kb, 1, 0, add_out(o, (size_t)(rows * kb)), err,
+                              errlen);
+}
+
+/* FP8 tensorwise (§6.1): q (same shape), then the one f32 scale_inv. */
+static int
+run_fp8t(const golden_case *c, const void *in, outbuf *o, char *err, size_t errlen)
+{
+   host_fmt f;
+   if (parse_fmt(c->elem, &f) || f == HOST_FMT_E2M1)
+      return snprintf(err, errlen, "bad elem %s", c->elem), -1;
+   int64_t n = 1;
+   for (int i = 0; i < c->ndims; i++)
+      n *= c->dims[i];
+   uint8_t *q = add_out(o, (size_t)n);
+   float sinv;
+   host_mx_input x = {in, !strcmp(c->in_dtype, "bf16")};
+   if (host_fp8t_quantize(x, n, f, q, &sinv, err, errlen))
+      return -1;
+   memcpy(add_out(o, 4), &sinv, 4);
+   return 0;
+}
+
 static int64_t
 parse_kv(const char *s, const char *key)
 {
@@ -150,17 +195,6 @@ run_layout(const golden_case *c, const void *in, outbuf *o, char *err, size_t er
    return snprintf(err, errlen, "unknown op %s", c->op), -1;
 }
 
-/* Compares FP4 data byte i only if its 32-element block has a finite scale (check column). */
-static int
-fp4_byte_checked(const golden_case *c, const uint8_t *s, int64_t i)
-{
-   int64_t rows_cols = c->dims[1]; /* dim0: K per row; dim1: M per row of (K, M) */
-   if (!strcmp(c->op, "mx_quant_dim1"))
-      rows_cols = c->dims[0];
-   int64_t row = i / (rows_cols / 2), blk = (i % (rows_cols / 2)) / 16;
-   return s[row * (rows_cols / 32) + blk] != 0xFF;
-}
-
 /* Runs one case; 0 = all bytes match. */
 static int
 run_case(const golden_case *c, char *why, size_t whylen)
@@ -176,13 +210,16 @@ run_case(const golden_case *c, char *why, size_t whylen)
       rc = run_mx2d(c, in, &o, err, sizeof(err));
    else if (!strcmp(c->op, "mx_quant_3d"))
       rc = run_mx3d(c, in, &o, err, sizeof(err));
+   else if (!strncmp(c->op, "mxfp4_", 6))
+      rc = run_mxfp4(c, in, &o, err, sizeof(err));
+   else if (!strcmp(c->op, "fp8_tensorwise"))
+      rc = run_fp8t(c, in, &o, err, sizeof(err));
    else
       rc = run_layout(c, in, &o, err, sizeof(err));
    int bad = rc != 0 || o.count != c->nfiles - 1;
    if (bad)
       snprintf(why, whylen, "reference failed (%s) or %d outputs for %d files", err, o.count,
                c->nfiles - 1);
-   int scale_only = !strcmp(c->check, "scale-only-for-nonfinite-fp4");
    for (int i = 0; !bad && i < o.count; i++) {
       size_t n;
       uint8_t *want = golden_read(c->files[i + 1], &n);
@@ -192,7 +229,7 @@ run_case(const golden_case *c, char *why, size_t whylen)
                   want ? n : 0, o.n[i]);
       }
       for (size_t j = 0; !bad && j < n; j++) {
-         if (want[j] == o.p[i][j] || (scale_only && i == 0 && !fp4_byte_checked(c, o.p[1], j)))
+         if (want[j] == o.p[i][j] || golden_fp4_byte_skipped(c, i, j, o.p[1]))
             continue;
          bad = 1;
          snprintf(why, whylen, "%s: byte %zu is 0x%02x, expected 0x%02x", c->files[i + 1], j,
@@ -238,6 +275,9 @@ Test(host_golden, e8m0_shuffle) { run_op("e8m0_shuffle"); }
 Test(host_golden, shuffle_weight_16x16) { run_op("shuffle_weight_16x16"); }
 Test(host_golden, shuffle_weight_a16w4) { run_op("shuffle_weight_a16w4"); }
 Test(host_golden, shuffle_scale_a16w4) { run_op("shuffle_scale_a16w4"); }
+Test(host_golden, mxfp4_rowwise) { run_op("mxfp4_rowwise"); }
+Test(host_golden, mxfp4_colwise) { run_op("mxfp4_colwise"); }
+Test(host_golden, fp8_tensorwise) { run_op("fp8_tensorwise"); }
 
 /* Every op in the manifest must be one of the ops above, so no row is silently ignored. */
 Test(host_golden, every_op_is_known)
@@ -245,7 +285,8 @@ Test(host_golden, every_op_is_known)
    static const char *const known[] = {
       "mx_quant_dim0",        "mx_quant_dim0_blocked", "mx_quant_dim1",
       "mx_quant_3d",          "to_blocked",            "e8m0_shuffle",
-      "shuffle_weight_16x16", "shuffle_weight_a16w4",  "shuffle_scale_a16w4"};
+      "shuffle_weight_16x16", "shuffle_weight_a16w4",  "shuffle_scale_a16w4",
+      "mxfp4_rowwise",        "mxfp4_colwise",         "fp8_tensorwise"};
    golden_case *cases;
    int n = golden_load_manifest(&cases);
    cr_assert_gt(n, 0);

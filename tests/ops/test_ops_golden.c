@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 typedef struct outs {
-   uint8_t *p[3];
-   size_t n[3];
+   uint8_t *p[GOLDEN_MAX_FILES];
+   size_t n[GOLDEN_MAX_FILES];
    int count;
 } outs;
 
@@ -103,6 +103,80 @@ api_mx(mxjit_ctx *ctx, const golden_case *c, mxjit_devptr x, outs *o)
    return MXJIT_OK;
 }
 
+static mxjit_tensor
+x_tensor(const golden_case *c, mxjit_devptr x)
+{
+   mxjit_tensor t = {.data = x,
+                     .dtype = !strcmp(c->in_dtype, "bf16") ? MXJIT_DTYPE_BF16 : MXJIT_DTYPE_F32,
+                     .ndim = c->ndims};
+   memcpy(t.shape, c->dims, sizeof(c->dims));
+   return t;
+}
+
+/* mxfp4_rowwise/_colwise: one call with plain scales (q, s), one with shuffled scales and,
+ * where shuffle_weight 16x16 applies, preshuffled data (s shuffled, q preshuffled). */
+static mxjit_status
+api_mxfp4(mxjit_ctx *ctx, const golden_case *c, mxjit_devptr x, outs *o)
+{
+   int col = !strcmp(c->op, "mxfp4_colwise");
+   int64_t rows = c->dims[col ? 1 : 0], kb = c->dims[col ? 0 : 1] / 2;
+   mxjit_mxfp4_quant_args a = {.x = x_tensor(c, x),
+                               .mode = !strcmp(c->mode, "rceil") ? MXJIT_SCALE_RCEIL
+                                                                 : MXJIT_SCALE_FLOOR,
+                               .rowwise = !col,
+                               .colwise = col};
+   for (int shuffled = 0; shuffled < 2; shuffled++) {
+      a.scale_layout = shuffled ? MXJIT_SCALES_SHUFFLED : MXJIT_SCALES_PLAIN;
+      a.preshuffle = shuffled && rows % 16 == 0 && kb % 32 == 0;
+      mxjit_mx_quant_args sz = {.kind = col ? MXJIT_MX_DIM1 : MXJIT_MX_DIM0,
+                                .x = a.x,
+                                .mode = a.mode,
+                                .elem = MXJIT_DTYPE_E2M1X2,
+                                .scale_layout = a.scale_layout};
+      size_t qb, sb;
+      mxjit_status st = mxjit_mx_quant_sizes(&sz, &qb, &sb);
+      if (st != MXJIT_OK)
+         return st;
+      mxjit_devptr q = dev_zero(ctx, qb), s = dev_zero(ctx, sb);
+      *(col ? &a.q_col : &a.q_row) = q;
+      *(col ? &a.s_col : &a.s_row) = s;
+      if ((st = mxjit_mxfp4_quantize(ctx, NULL, &a)) != MXJIT_OK)
+         return st;
+      if (!shuffled)
+         take(ctx, o, q, qb);
+      take(ctx, o, s, sb);
+      if (a.preshuffle)
+         take(ctx, o, q, qb);
+      else if (shuffled)
+         mxjit_free(ctx, q);
+   }
+   return MXJIT_OK;
+}
+
+/* fp8_tensorwise: q (x's shape) then the one f32 scale_inv (§6.1). */
+static mxjit_status
+api_fp8t(mxjit_ctx *ctx, const golden_case *c, mxjit_devptr x, outs *o)
+{
+   static const char *const names[] = {"e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz"};
+   static const mxjit_dtype types[] = {MXJIT_DTYPE_E4M3, MXJIT_DTYPE_E5M2, MXJIT_DTYPE_E4M3FNUZ,
+                                       MXJIT_DTYPE_E5M2FNUZ};
+   mxjit_fp8_tensorwise_args a = {.x = x_tensor(c, x), .fp8 = MXJIT_DTYPE_U8};
+   for (int i = 0; i < 4; i++)
+      if (!strcmp(c->elem, names[i]))
+         a.fp8 = types[i];
+   size_t n = 1;
+   for (int i = 0; i < c->ndims; i++)
+      n *= (size_t)c->dims[i];
+   a.q = dev_zero(ctx, n);
+   a.scale_inv = dev_zero(ctx, 4);
+   mxjit_status st = mxjit_fp8_tensorwise_quantize(ctx, NULL, &a);
+   if (st != MXJIT_OK)
+      return st;
+   take(ctx, o, a.q, n);
+   take(ctx, o, a.scale_inv, 4);
+   return MXJIT_OK;
+}
+
 static int64_t
 kv(const char *s, const char *key)
 {
@@ -156,17 +230,6 @@ api_layout(mxjit_ctx *ctx, const golden_case *c, mxjit_devptr in, outs *o)
    return st;
 }
 
-/* FP4 data bytes of blocks with scale 0xFF are skipped under scale-only-for-nonfinite-fp4. */
-static int
-skip_byte(const golden_case *c, const outs *o, int file, size_t j)
-{
-   if (strcmp(c->check, "scale-only-for-nonfinite-fp4") || file != 0)
-      return 0;
-   int64_t per_row = !strcmp(c->op, "mx_quant_dim1") ? c->dims[0] : c->dims[1];
-   int64_t row = (int64_t)j / (per_row / 2), blk = ((int64_t)j % (per_row / 2)) / 16;
-   return o->p[1][row * (per_row / 32) + blk] == 0xFF;
-}
-
 static int
 compare(const golden_case *c, const outs *o, char *why, size_t len)
 {
@@ -179,7 +242,7 @@ compare(const golden_case *c, const outs *o, char *why, size_t len)
       if (bad)
          snprintf(why, len, "%s: size %zu vs %zu", c->files[i + 1], n, o->n[i]);
       for (size_t j = 0; !bad && j < n; j++)
-         if (want[j] != o->p[i][j] && !skip_byte(c, o, i, j)) {
+         if (want[j] != o->p[i][j] && !golden_fp4_byte_skipped(c, i, j, o->p[1])) {
             bad = 1;
             snprintf(why, len, "%s byte %zu: 0x%02x, expected 0x%02x", c->files[i + 1], j,
                      o->p[i][j], want[j]);
@@ -205,8 +268,10 @@ Test(ops_golden, every_manifest_row_through_the_api)
       cr_assert_not_null(in);
       mxjit_devptr x = to_dev(ctx, in, in_n);
       outs o = {0};
-      mxjit_status st = !strncmp(c->op, "mx_quant", 8) ? api_mx(ctx, c, x, &o)
-                                                       : api_layout(ctx, c, x, &o);
+      mxjit_status st = !strncmp(c->op, "mx_quant", 8)     ? api_mx(ctx, c, x, &o)
+                        : !strncmp(c->op, "mxfp4_", 6)     ? api_mxfp4(ctx, c, x, &o)
+                        : !strcmp(c->op, "fp8_tensorwise") ? api_fp8t(ctx, c, x, &o)
+                                                           : api_layout(ctx, c, x, &o);
       char why[512] = "";
       int bad = st != MXJIT_OK;
       if (bad)
@@ -246,21 +311,26 @@ run_cli(char *const argv[])
    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+/* Compares file a with expected output idx of c (c->files[idx + 1]), exempting what the check
+ * column exempts, judged on the row's expected plain scales (output 1, compared exactly). */
 static int
-same_file(const char *a, const char *golden_file, const golden_case *c, int idx)
+same_file(const char *a, const golden_case *c, int idx)
 {
    FILE *f = fopen(a, "rb");
    if (!f)
       return 0;
-   size_t n;
-   uint8_t *want = golden_read(golden_file, &n);
+   size_t n, sn;
+   uint8_t *want = golden_read(c->files[idx + 1], &n);
    uint8_t *got = malloc(n + 1);
    size_t r = want && got ? fread(got, 1, n + 1, f) : 0;
    fclose(f);
    int ok = want && r == n;
-   /* the CLI test skips FP4 data of scale-only rows wholesale; the API test is exact */
+   uint8_t *s_plain = NULL;
+   if (ok && !strcmp(c->check, "scale-only-for-nonfinite-fp4") && c->nfiles > 2)
+      s_plain = golden_read(c->files[2], &sn);
    for (size_t j = 0; ok && j < n; j++)
-      ok = want[j] == got[j] || (idx == 0 && !strcmp(c->check, "scale-only-for-nonfinite-fp4"));
+      ok = want[j] == got[j] || golden_fp4_byte_skipped(c, idx, j, s_plain);
+   free(s_plain);
    free(want);
    free(got);
    return ok;
@@ -282,8 +352,7 @@ run_cli_3d(const golden_case *c, const char *dir)
                       "--elem", (char *)c->elem, "--scales", blk ? "blocked" : "plain",
                       "--out-q", q, "--out-s", s, "--device", "host", NULL};
       int rc = run_cli(argv);
-      bad |= rc != 0 || !same_file(q, c->files[1], c, 0) ||
-             !same_file(s, c->files[blk ? 3 : 2], c, 1);
+      bad |= rc != 0 || !same_file(q, c, 0) || !same_file(s, c, blk ? 2 : 1);
    }
    if (bad)
       cr_log_error("%s: mxjit run mxfp8 --kind 3d differs", c->name);
@@ -321,7 +390,7 @@ Test(ops_cli, mx_rows_through_mxjit_run)
                       "--out-s", s, "--device", "host", "--target", "gfx942", NULL};
       ran++;
       int rc = run_cli(argv);
-      if (rc != 0 || !same_file(q, c->files[1], c, 0) || !same_file(s, c->files[2], c, 1)) {
+      if (rc != 0 || !same_file(q, c, 0) || !same_file(s, c, 1)) {
          failed++;
          cr_log_error("%s: mxjit run exit %d or output differs", c->name, rc);
       }
@@ -349,7 +418,8 @@ Test(ops_cli, layout_rows_through_mxjit_run)
    for (int i = 0; i < n; i++) {
       const golden_case *c = &cases[i];
       const char *op = !strcmp(c->op, "shuffle_weight_16x16") ? "shuffle_weight" : c->op;
-      if (!strncmp(c->op, "mx_quant", 8))
+      if (!strncmp(c->op, "mx_quant", 8) || !strncmp(c->op, "mxfp4_", 6) ||
+          !strcmp(c->op, "fp8_tensorwise"))
          continue;
       snprintf(in, sizeof(in), "%s/%s", golden_dir(), c->files[0]);
       snprintf(shape, sizeof(shape), "%s", c->shape);
@@ -370,7 +440,7 @@ Test(ops_cli, layout_rows_through_mxjit_run)
       argv[ac] = NULL;
       ran++;
       int rc = run_cli(argv);
-      if (rc != 0 || !same_file(out, c->files[1], c, 1)) {
+      if (rc != 0 || !same_file(out, c, 0)) {
          failed++;
          cr_log_error("%s: mxjit run %s exit %d or output differs", c->name, op, rc);
       }
@@ -379,6 +449,85 @@ Test(ops_cli, layout_rows_through_mxjit_run)
    rmdir(dir);
    free(cases);
    cr_log_info("mxjit run --device host: %d/%d layout golden rows pass", ran - failed, ran);
+   cr_assert_gt(ran, 0);
+   cr_assert_eq(failed, 0);
+}
+
+/* An mxfp4_rowwise/_colwise row: `mxjit run mxfp4` with plain scales (q, s), then with
+ * shuffled scales and, where shuffle_weight 16x16 applies, --preshuffle (s, q). 0 = pass. */
+static int
+run_cli_mxfp4(const golden_case *c, const char *q, const char *s)
+{
+   char in[4200], shape[64];
+   snprintf(in, sizeof(in), "%s/%s", golden_dir(), c->files[0]);
+   snprintf(shape, sizeof(shape), "%s", c->shape);
+   int col = !strcmp(c->op, "mxfp4_colwise");
+   int64_t rows = c->dims[col ? 1 : 0], kb = c->dims[col ? 0 : 1] / 2;
+   int pre = rows % 16 == 0 && kb % 32 == 0, bad = 0;
+   for (int sh = 0; sh < 2; sh++) {
+      char *argv[] = {MXJIT_CLI, "run", "mxfp4", "--kind", col ? "dim1" : "dim0", "--in", in,
+                      "--dtype", (char *)c->in_dtype, "--shape", shape, "--mode",
+                      (char *)c->mode, "--elem", "e2m1", "--scales", sh ? "shuffled" : "plain",
+                      "--out-q", (char *)q, "--out-s", (char *)s, "--device", "host",
+                      sh && pre ? "--preshuffle" : NULL, NULL};
+      int rc = run_cli(argv);
+      bad |= rc != 0 || !same_file(s, c, sh ? 2 : 1);
+      if (!sh || pre)
+         bad |= !same_file(q, c, sh ? 3 : 0);
+      if (bad) {
+         cr_log_error("%s: mxjit run mxfp4 --scales %s exit %d or output differs", c->name,
+                      sh ? "shuffled" : "plain", rc);
+         break;
+      }
+   }
+   return bad;
+}
+
+/* An fp8_tensorwise row: `mxjit run fp8_tensorwise` (q, scale_inv). 0 = pass. */
+static int
+run_cli_fp8t(const golden_case *c, const char *q, const char *s)
+{
+   char in[4200], shape[64];
+   snprintf(in, sizeof(in), "%s/%s", golden_dir(), c->files[0]);
+   snprintf(shape, sizeof(shape), "%s", c->shape);
+   char *argv[] = {MXJIT_CLI, "run", "fp8_tensorwise", "--in", in, "--dtype",
+                   (char *)c->in_dtype, "--shape", shape, "--fp8", (char *)c->elem, "--out-q",
+                   (char *)q, "--out-scale-inv", (char *)s, "--device", "host", NULL};
+   int rc = run_cli(argv);
+   int bad = rc != 0 || !same_file(q, c, 0) || !same_file(s, c, 1);
+   if (bad)
+      cr_log_error("%s: mxjit run fp8_tensorwise exit %d or output differs", c->name, rc);
+   return bad;
+}
+
+/* The MXFP4 cast and FP8 tensorwise rows through `mxjit run mxfp4|fp8_tensorwise --device host`. */
+Test(ops_cli, mxfp4_and_fp8_tensorwise_rows_through_mxjit_run)
+{
+   golden_case *cases;
+   int n = golden_load_manifest(&cases);
+   cr_assert_gt(n, 0);
+   char dir[] = "/tmp/mxjit_ops_cliXXXXXX";
+   cr_assert_not_null(mkdtemp(dir));
+   char q[300], s[300];
+   snprintf(q, sizeof(q), "%s/q.bin", dir);
+   snprintf(s, sizeof(s), "%s/s.bin", dir);
+   int ran = 0, failed = 0;
+   for (int i = 0; i < n; i++) {
+      const golden_case *c = &cases[i];
+      if (!strncmp(c->op, "mxfp4_", 6)) {
+         ran++;
+         failed += run_cli_mxfp4(c, q, s);
+      } else if (!strcmp(c->op, "fp8_tensorwise")) {
+         ran++;
+         failed += run_cli_fp8t(c, q, s);
+      }
+   }
+   unlink(q);
+   unlink(s);
+   rmdir(dir);
+   free(cases);
+   cr_log_info("mxjit run --device host: %d/%d mxfp4/fp8_tensorwise golden rows pass",
+               ran - failed, ran);
    cr_assert_gt(ran, 0);
    cr_assert_eq(failed, 0);
 }
