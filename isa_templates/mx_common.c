@@ -21,6 +21,9 @@ static const uint32_t mx_sstore[] = {1, 4};
 const tpl_param tpl_mx_param_table[] = {TPL_MX_PARAMS(AS_PARAM)};
 #undef AS_PARAM
 const unsigned tpl_mx_nparams = sizeof(tpl_mx_param_table) / sizeof(tpl_mx_param_table[0]);
+_Static_assert(sizeof(tpl_mx_param_table) / sizeof(tpl_mx_param_table[0]) == TPL_MX_NPARAMS,
+               "TPL_MX_NPARAMS must count TPL_MX_PARAMS");
+_Static_assert(sizeof(struct tpl_mx_problem) == 6 * 8 + 8 * 4, "tpl_mx_problem has padding");
 
 static const char *const mode_names[] = {"floor", "rceil", "ceil", "even"};
 
@@ -32,6 +35,7 @@ tpl_mx_class_params(const struct tpl_mx_problem *pr, struct tpl_mx_params *p)
    p->mode = pr->mode;
    p->scales = pr->scales;
    p->tile32 = pr->tile32;
+   p->groups = pr->groups;
 }
 
 mxjit_status
@@ -39,7 +43,7 @@ tpl_mx_check_class(const char *fam, const struct tpl_mx_problem *pr, const struc
                    char *msg, size_t msglen)
 {
    if (p->in_f32 == pr->in_f32 && p->elem == pr->elem && p->mode == pr->mode &&
-       p->scales == pr->scales && p->tile32 == pr->tile32)
+       p->scales == pr->scales && p->tile32 == pr->tile32 && p->groups == pr->groups)
       return MXJIT_OK;
    if (msg && msglen)
       snprintf(msg, msglen,
@@ -54,9 +58,10 @@ void
 tpl_mx_tune_key(const void *problem, tpl_tune_key *k)
 {
    const struct tpl_mx_problem *pr = problem;
-   snprintf(k->cls, sizeof(k->cls), "%s:%s:%s:%s%s", pr->in_f32 ? "f32" : "bf16",
+   snprintf(k->cls, sizeof(k->cls), "%s:%s:%s:%s%s%s", pr->in_f32 ? "f32" : "bf16",
             pr->elem == JB_E4M3 ? "e4m3" : "e5m2", mode_names[pr->mode & 3],
-            pr->scales ? "blocked" : "plain", pr->tile32 ? ":tile32" : "");
+            pr->scales ? "blocked" : "plain", pr->tile32 ? ":tile32" : "",
+            pr->groups ? ":groups" : "");
    int n = 0;
    if (pr->kind == TPL_MX_3D)
       k->shape[n++] = pr->e;

@@ -20,20 +20,23 @@ struct tpl_mx_problem {
    int64_t e, m, k;
    int64_t ld_x;    /* row stride of x (>= k) */
    int64_t ld_e;    /* 3d: expert stride of x (>= m * ld_x); 0 for 2D */
+   int64_t ngroups; /* token groups (offs: end offsets, §4.5); 0: none */
    uint32_t kind;   /* enum tpl_mx_kind */
    uint32_t in_f32; /* 0 bf16, 1 f32 */
    uint32_t elem;   /* enum jb_fp8 */
    uint32_t mode;   /* enum jb_scale_mode */
    uint32_t scales; /* enum tpl_mx_scales */
    uint32_t tile32; /* 3d: one scale per 32x32 tile (scale_block_k = 32) */
+   uint32_t groups; /* per-group blocked scales (§4.5 M-groups for dim0) */
+   uint32_t pad0;   /* keeps the struct free of padding (it is hashed bytewise) */
 };
-/* Per-call values (rt_run's io): x, q, s device pointers. */
-enum { TPL_MX_IO_X, TPL_MX_IO_Q, TPL_MX_IO_S };
+/* Per-call values (rt_run's io): x, q, s, offs device pointers. */
+enum { TPL_MX_IO_X, TPL_MX_IO_Q, TPL_MX_IO_S, TPL_MX_IO_OFFS };
 
 /** Parameters of both families. The first group mirrors the problem class (pick copies it,
  *  validate insists on it: one compiled kernel per class); the second shapes the kernel. */
 struct tpl_mx_params {
-   uint32_t in_f32, elem, mode, scales, tile32;
+   uint32_t in_f32, elem, mode, scales, tile32, groups;
    uint32_t waves;  /* waves per workgroup */
    uint32_t load;   /* bytes per load instruction: 4, 8, 16 */
    uint32_t chunk;  /* loads per lane that are contiguous (dim0) / rows per lane (dim1) */
@@ -53,6 +56,7 @@ struct tpl_mx_params {
    X(mode, mx_mode, 0)                                                                             \
    X(scales, mx_bool, 0)                                                                           \
    X(tile32, mx_bool, 0)                                                                           \
+   X(groups, mx_bool, 0)                                                                           \
    X(waves, mx_waves, 4)                                                                           \
    X(load, mx_load, 16)                                                                            \
    X(chunk, mx_chunk, 1)                                                                           \
@@ -61,6 +65,7 @@ struct tpl_mx_params {
    X(depth, mx_rows, 1)                                                                            \
    X(sstore, mx_sstore, 4)
 
+#define TPL_MX_NPARAMS 13
 extern const tpl_param tpl_mx_param_table[];
 extern const unsigned tpl_mx_nparams;
 

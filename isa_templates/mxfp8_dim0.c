@@ -28,7 +28,9 @@
 #define TPL_MXFP8_DIM0_VERSION 1
 
 #define MXFP8_DIM0_KARGS(X)                                                                        \
-   X(x, PTR) X(q, PTR) X(s, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(s_rows, I64) X(s_bytes, I64)
+   X(x, PTR)                                                                                       \
+   X(q, PTR) X(s, PTR) X(offs, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(s_rows, I64)                \
+       X(s_bytes, I64) X(ngroups, I64)
 TPL_KARG_ENUM(MXFP8_DIM0_KARGS);
 TPL_KARG_TABLE(dim0_kargs, MXFP8_DIM0_KARGS);
 
@@ -55,6 +57,8 @@ tile_cols(const struct tpl_mx_params *p)
 static int64_t
 scale_rows(const struct tpl_mx_problem *pr)
 {
+   if (pr->groups) /* §4.5: every group padded to 128 rows, G * 128 rows of room */
+      return pr->m + 128 * pr->ngroups;
    return pr->scales == TPL_MX_SCALES_BLOCKED ? (pr->m + 127) / 128 * 128 : pr->m;
 }
 
@@ -77,6 +81,10 @@ dim0_validate(const void *problem, const void *params, char *msg, size_t msglen)
    unsigned e = epl(p);
    if (pr->kind != TPL_MX_DIM0 || pr->tile32)
       why = "the problem is not a dim0 quantize";
+   else if (pr->groups && (pr->scales != TPL_MX_SCALES_BLOCKED || pr->ngroups < 1))
+      why = "token groups need blocked scales and at least one group";
+   else if (pr->groups && (double)scale_rows(pr) * scale_cols(pr) >= 2147483648.0)
+      why = "grouped scales must span less than 2 GB (32-bit row offsets)";
    else if (e < 2 || e > 32 || 32 % e)
       why = "a lane chunk must hold 2..32 elements dividing a 32-element block "
             "(chunk * load / element size)";
@@ -158,6 +166,8 @@ dim0_kernargs(const void *problem, const void *params, const uint64_t *io, uint6
    v[KA_x] = io[TPL_MX_IO_X];
    v[KA_q] = io[TPL_MX_IO_Q];
    v[KA_s] = io[TPL_MX_IO_S];
+   v[KA_offs] = io[TPL_MX_IO_OFFS];
+   v[KA_ngroups] = (uint64_t)pr->ngroups;
    v[KA_m] = (uint64_t)pr->m;
    v[KA_k] = (uint64_t)pr->k;
    v[KA_ld_x] = (uint64_t)pr->ld_x;
@@ -172,7 +182,7 @@ dim0_kernargs(const void *problem, const void *params, const uint64_t *io, uint6
 struct wave_view {
    jb_val x_srd, q_srd, s_srd;
    jb_val lane;
-   jb_val row0;           /* i64, uniform */
+   jb_val row0, col0;     /* i64, uniform */
    jb_val xrow_b, qrow_b; /* i32, uniform: bytes between rows of x and of q */
    jb_val srow_b;         /* i32, uniform: bytes between rows of the scales (plain) */
    jb_val col_ok[4];      /* i1: chunk u of this lane lies before K */
@@ -180,9 +190,11 @@ struct wave_view {
 };
 
 struct row {
-   jb_val in;        /* i1 uniform: row < M */
-   jb_val sin;       /* i1 uniform: the row is one the scales have (M, or M padded) */
-   unsigned r;       /* row index within the wave */
+   jb_val in;           /* i1 uniform: the row reads x and writes q */
+   jb_val sin;          /* i1 uniform: the row is one the scales have (M, or M padded) */
+   jb_val x_srd, q_srd; /* the resources and uniform offsets of this row's x, q, scales */
+   jb_val x_soff, q_soff, s_soff;
+   jb_val lin;       /* i1 uniform, groups: the scale row is in the linear tail */
    jb_val chunks[4]; /* raw dwords of each chunk */
 };
 
@@ -196,6 +208,7 @@ wave_begin(jb_builder *b, const struct tpl_mx_params *p, jb_val row0, jb_val col
    jb_val m = jb_arg_val(b, KA_m), k = jb_arg_val(b, KA_k), ldx = jb_arg_val(b, KA_ld_x);
    unsigned es = esize(p), e = epl(p);
    w->row0 = row0;
+   w->col0 = col0;
    jb_val x_last = jb_imul_imm(b, jb_iadd(b, jb_imul(b, jb_iadd_imm(b, m, -1), ldx), k), es);
    w->x_srd = jb_srd_rebase(b, jb_arg_val(b, KA_x),
                             jb_imul_imm(b, jb_iadd(b, jb_imul(b, row0, ldx), col0), es), x_last);
@@ -203,7 +216,9 @@ wave_begin(jb_builder *b, const struct tpl_mx_params *p, jb_val row0, jb_val col
                             jb_imul(b, m, k));
    jb_val kb0 = jb_lshr_imm(b, col0, 5), w32 = jb_lshr_imm(b, k, 5);
    jb_val s_off;
-   if (p->scales == TPL_MX_SCALES_BLOCKED) {
+   if (p->groups) {
+      s_off = jb_imm_i64(b, 0); /* rows and columns go in the offsets (row_begin_grouped) */
+   } else if (p->scales == TPL_MX_SCALES_BLOCKED) {
       jb_val wp = jb_shl_imm(b, jb_lshr_imm(b, jb_iadd_imm(b, w32, 3), 2), 2);
       s_off = jb_iadd(b, tpl_mx_blocked_row_off(b, row0, wp), jb_shl_imm(b, kb0, 7));
    } else {
@@ -227,18 +242,13 @@ wave_begin(jb_builder *b, const struct tpl_mx_params *p, jb_val row0, jb_val col
    }
 }
 
-/* requires: the wave's view. produces: row r's loads, issued (masked to 0 past M / K). */
+/* requires: r's resources and offsets set. produces: the row's loads, issued (masked to 0 past
+ * M / K). */
 static void
-row_begin(jb_builder *b, const struct tpl_mx_params *p, const struct wave_view *w, unsigned ri,
-          struct row *r)
+row_loads(jb_builder *b, const struct tpl_mx_params *p, const struct wave_view *w, struct row *r)
 {
-   jb_val row = jb_iadd_imm(b, w->row0, ri);
-   r->r = ri;
-   r->in = jb_cmp(b, JB_SLT, row, jb_arg_val(b, KA_m));
-   r->sin = jb_cmp(b, JB_SLT, row, jb_arg_val(b, KA_s_rows));
    unsigned e = epl(p), es = esize(p);
    jb_type lt = JB_TYPE(JB_KIND_INT, 32, p->load / 4);
-   jb_val soff = jb_imul_imm(b, w->xrow_b, ri);
    for (unsigned u = 0; u < p->unroll; u++) {
       jb_val el = jb_imul_imm(b, jb_iadd_imm(b, w->lane, 64 * u), e);
       jb_val ok = jb_and(b, w->col_ok[u], r->in);
@@ -246,13 +256,87 @@ row_begin(jb_builder *b, const struct tpl_mx_params *p, const struct wave_view *
       unsigned nd = 0;
       for (unsigned c = 0; c < p->chunk; c++) {
          jb_val off = jb_iadd_imm(b, jb_imul_imm(b, el, es), c * p->load);
-         jb_val v =
-             jb_buffer_load(b, w->x_srd, off, lt, .mask = ok, .soffset = soff, .nontemporal = true);
+         jb_val v = jb_buffer_load(b, r->x_srd, off, lt, .mask = ok, .soffset = r->x_soff,
+                                   .nontemporal = true);
          for (unsigned i = 0; i < lt.lanes; i++)
             dws[nd++] = lt.lanes > 1 ? jb_extract(b, v, i) : v;
       }
       r->chunks[u] = nd > 1 ? jb_vec(b, dws, nd) : dws[0];
    }
+}
+
+/* Row ri of the wave, ungrouped: the wave's resources, the row in the scalar offsets. */
+static void
+row_begin(jb_builder *b, const struct tpl_mx_params *p, const struct wave_view *w, unsigned ri,
+          struct row *r)
+{
+   jb_val row = jb_iadd_imm(b, w->row0, ri);
+   r->in = jb_cmp(b, JB_SLT, row, jb_arg_val(b, KA_m));
+   r->sin = jb_cmp(b, JB_SLT, row, jb_arg_val(b, KA_s_rows));
+   r->x_srd = w->x_srd;
+   r->q_srd = w->q_srd;
+   r->x_soff = jb_imul_imm(b, w->xrow_b, ri);
+   r->q_soff = jb_imul_imm(b, w->qrow_b, ri);
+   r->s_soff = jb_imul_imm(b, w->srow_b, ri);
+   r->lin = jb_imm_bool(b, false);
+   row_loads(b, p, w, r);
+}
+
+/* Token groups (§4.5 M-groups): the kernel runs over the rows of the scale layout, M + 128 G
+ * of them. Output row o lies in group g when R_g <= o < R_g + 128 ceil(size_g / 128), where
+ * R_g sums the padded sizes before g; it reads x row start_g + (o - R_g) when that is below
+ * the group's end, else it is padding (scale 0, no q). The walk over the groups is scalar and
+ * continues from the previous row's group (g, R, start live in vars across the wave's rows).
+ * requires: the vars at a group at or before o's. produces: the row's resources, loads. */
+static void
+row_begin_grouped(jb_builder *b, const struct tpl_mx_params *p, const struct wave_view *w,
+                  unsigned ri, jb_var gv, jb_var rv, jb_var sv, struct row *r)
+{
+   jb_val o = jb_iadd_imm(b, w->row0, ri), offs = jb_arg_val(b, KA_offs);
+   jb_val ng = jb_arg_val(b, KA_ngroups);
+   jb_loop *l = jb_push_loop(b);
+   {
+      jb_val g = jb_var_get(b, gv), R = jb_var_get(b, rv), st = jb_var_get(b, sv);
+      jb_if *last = jb_push_if(b, jb_cmp(b, JB_SGE, g, ng));
+      jb_break(b, l);
+      jb_pop_if(b, last);
+      jb_val end = jb_global_load(b, offs, jb_shl_imm(b, g, 3), JB_I64);
+      jb_val pad = jb_and_imm(b, jb_iadd_imm(b, jb_isub(b, end, st), 127), ~(uint64_t)127);
+      jb_if *here = jb_push_if(b, jb_cmp(b, JB_SLT, o, jb_iadd(b, R, pad)));
+      jb_break(b, l);
+      jb_pop_if(b, here);
+      jb_var_set(b, rv, jb_iadd(b, R, pad));
+      jb_var_set(b, sv, end);
+      jb_var_set(b, gv, jb_iadd_imm(b, g, 1));
+   }
+   jb_pop_loop(b, l);
+   jb_val g = jb_var_get(b, gv), R = jb_var_get(b, rv), st = jb_var_get(b, sv);
+   jb_val ing = jb_cmp(b, JB_SLT, g, ng);
+   jb_val gi = jb_select(b, ing, g, jb_iadd_imm(b, ng, -1)); /* no read past offs */
+   jb_val end = jb_global_load(b, offs, jb_shl_imm(b, gi, 3), JB_I64);
+   jb_val lr = jb_isub(b, o, R);
+   r->in = jb_and(b, ing, jb_cmp(b, JB_SLT, lr, jb_isub(b, end, st)));
+   r->sin = jb_cmp(b, JB_SLT, o, jb_arg_val(b, KA_s_rows));
+   jb_val xrow = jb_select(b, r->in, jb_iadd(b, st, lr), jb_imm_i64(b, 0));
+   unsigned es = esize(p);
+   jb_val k = jb_arg_val(b, KA_k), m = jb_arg_val(b, KA_m), ldx = jb_arg_val(b, KA_ld_x);
+   jb_val col0 = w->col0;
+   jb_val x_last = jb_imul_imm(b, jb_iadd(b, jb_imul(b, jb_iadd_imm(b, m, -1), ldx), k), es);
+   r->x_srd = jb_srd_rebase(b, jb_arg_val(b, KA_x),
+                            jb_imul_imm(b, jb_iadd(b, jb_imul(b, xrow, ldx), col0), es), x_last);
+   r->q_srd = jb_srd_rebase(b, jb_arg_val(b, KA_q), jb_iadd(b, jb_imul(b, xrow, k), col0),
+                            jb_imul(b, m, k));
+   r->x_soff = jb_imm_u32(b, 0);
+   r->q_soff = r->x_soff;
+   /* the scale resource starts at the tensor: the row goes in soffset, by the blocked layout,
+    * or linearly in the partial last 128-row tile of the M + 128 G rows (padding only: every
+    * group region ends at a multiple of 128 rows at or before it) */
+   jb_val wp = jb_shl_imm(b, jb_lshr_imm(b, jb_iadd_imm(b, jb_lshr_imm(b, k, 5), 3), 2), 2);
+   jb_val full = jb_and_imm(b, jb_arg_val(b, KA_s_rows), ~(uint64_t)127);
+   r->lin = jb_cmp(b, JB_SGE, o, full);
+   r->s_soff = jb_trunc(
+       b, jb_select(b, r->lin, jb_imul(b, o, wp), tpl_mx_blocked_row_off(b, o, wp)), JB_I32);
+   row_loads(b, p, w, r);
 }
 
 /* requires: sb of this lane's block (i32), kbl = the block's index within the tile (i32).
@@ -266,7 +350,14 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct wave_vie
    /* blocked: four consecutive blocks are 4 consecutive bytes of a 512-byte tile (§4.4) */
    jb_val voff =
        blocked ? jb_iadd(b, jb_shl_imm(b, jb_lshr_imm(b, kbl, 2), 9), jb_and_imm(b, kbl, 3)) : kbl;
-   jb_val soff = jb_imul_imm(b, w->srow_b, r->r);
+   if (p->groups) {
+      /* the resource starts at the tensor: the column tile goes in voff; the layout's partial
+       * last 128-row tile (all padding) is laid out linearly, as the flat buffer ends there */
+      jb_val kbg = jb_iadd(b, jb_trunc(b, jb_lshr_imm(b, w->col0, 5), JB_I32), kbl);
+      jb_val blk = jb_iadd(b, jb_shl_imm(b, jb_lshr_imm(b, kbg, 2), 9), jb_and_imm(b, kbg, 3));
+      voff = jb_select(b, r->lin, kbg, blk);
+   }
+   jb_val soff = r->s_soff;
    ok = jb_and(b, ok, r->sin);
    if (p->sstore == 1) {
       jb_val first = jb_cmp(b, JB_EQ, jb_and_imm(b, w->lane, bl - 1), jb_imm_u32(b, 0));
@@ -289,7 +380,7 @@ row_finish(jb_builder *b, const struct tpl_mx_params *p, const struct wave_view 
            const struct row *r)
 {
    unsigned e = epl(p), bl = 32 / e;
-   jb_val qsoff = jb_imul_imm(b, w->qrow_b, r->r);
+   jb_val qsoff = r->q_soff;
    for (unsigned u = 0; u < p->unroll; u++) {
       jb_val abs;
       jb_val amax = tpl_mx_amax_bits(b, p, r->chunks[u], &abs);
@@ -304,7 +395,7 @@ row_finish(jb_builder *b, const struct tpl_mx_params *p, const struct wave_view 
          unsigned nb = e - o < 16 ? e - o : 16;
          jb_val part = nb > 1 ? jb_slice(b, codes, o, nb) : codes;
          jb_type st = nb >= 4 ? JB_TYPE(JB_KIND_INT, 32, nb / 4) : JB_TYPE(JB_KIND_INT, 16, 1);
-         jb_buffer_store(b, jb_bitcast(b, part, st), w->q_srd, jb_iadd_imm(b, el, o), .mask = ok,
+         jb_buffer_store(b, jb_bitcast(b, part, st), r->q_srd, jb_iadd_imm(b, el, o), .mask = ok,
                          .soffset = qsoff);
       }
       store_scales(b, p, w, r, w->scol_ok[u], sb, jb_lshr_imm(b, el, 5));
@@ -331,14 +422,24 @@ mxfp8_dim0_build(jb_builder *b, const void *params)
    /* Software pipeline over the wave's rows: `depth` rows have their loads in flight when
     * the oldest is converted (the scheduling barriers keep LLVM from merging the rows). */
    struct row r[8];
+   jb_var gv = {0}, rv = {0}, sv = {0};
+   if (p->groups) {
+      gv = jb_var_create(b, jb_imm_i64(b, 0));
+      rv = jb_var_create(b, jb_imm_i64(b, 0));
+      sv = jb_var_create(b, jb_imm_i64(b, 0));
+   }
+#define BEGIN(i)                                                                                   \
+   (p->groups ? row_begin_grouped(b, p, &w, (i), gv, rv, sv, &r[(i)])                              \
+              : row_begin(b, p, &w, (i), &r[(i)]))
    for (unsigned i = 0; i + 1 < p->depth; i++)
-      row_begin(b, p, &w, i, &r[i]);
+      BEGIN(i);
    for (unsigned i = 0; i < p->rows; i++) {
       if (i + p->depth - 1 < p->rows)
-         row_begin(b, p, &w, i + p->depth - 1, &r[i + p->depth - 1]);
+         BEGIN(i + p->depth - 1);
       jb_sched_barrier(b, 0);
       row_finish(b, p, &w, &r[i]);
    }
+#undef BEGIN
 }
 
 const tpl_family tpl_mxfp8_dim0 = {
@@ -346,7 +447,7 @@ const tpl_family tpl_mxfp8_dim0 = {
     .version = TPL_MXFP8_DIM0_VERSION,
     .params_size = sizeof(struct tpl_mx_params),
     .params = tpl_mx_param_table,
-    .nparams = 12,
+    .nparams = TPL_MX_NPARAMS,
     .kernel_name = "mxfp8_dim0",
     .passes = "default<O3>",
     .kargs = dim0_kargs,

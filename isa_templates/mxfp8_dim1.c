@@ -39,9 +39,10 @@ static const uint32_t d1_sstore[] = {1, 4};
 #define DIM1_PARAMS(X)                                                                             \
    X(in_f32, b01, 0)                                                                               \
    X(elem, d1_elem, 0)                                                                             \
-   X(mode, d1_mode, 0) X(scales, b01, 0) X(tile32, b01, 0) X(waves, d1_waves, 4)                   \
-       X(load, d1_load, 16) X(rpl, d1_rpl, 8) X(rows, d1_rows, 1) X(depth, d1_rows, 1)             \
-           X(sstore, d1_sstore, 1) X(ktail, b01, 0) X(is3d, b01, 0)
+   X(mode, d1_mode, 0)                                                                             \
+   X(scales, b01, 0) X(tile32, b01, 0) X(waves, d1_waves, 4) X(load, d1_load, 16)                  \
+       X(rpl, d1_rpl, 8) X(rows, d1_rows, 1) X(depth, d1_rows, 1) X(sstore, d1_sstore, 1)          \
+           X(ktail, b01, 0) X(is3d, b01, 0)
 #define AS_PARAM(nm, allowed, d)                                                                   \
    {#nm, offsetof(struct tpl_mx_params, nm), allowed, sizeof(allowed) / sizeof(allowed[0]), d},
 static const tpl_param dim1_params[] = {DIM1_PARAMS(AS_PARAM)};
@@ -50,8 +51,9 @@ static const tpl_param dim1_params[] = {DIM1_PARAMS(AS_PARAM)};
 #define MXFP8_DIM1_KARGS(X)                                                                        \
    X(x, PTR)                                                                                       \
    X(q, PTR)                                                                                       \
-   X(s, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(ld_e, I64) X(k_rows, I64) X(nblk, I64)             \
-       X(s_bytes, I64) X(s_expert, I64) X(x_bytes, I64)
+   X(s, PTR)                                                                                       \
+   X(m, I64) X(k, I64) X(ld_x, I64) X(ld_e, I64) X(k_rows, I64) X(nblk, I64) X(s_bytes, I64)       \
+       X(s_expert, I64) X(x_bytes, I64)
 TPL_KARG_ENUM(MXFP8_DIM1_KARGS);
 TPL_KARG_TABLE(dim1_kargs, MXFP8_DIM1_KARGS);
 

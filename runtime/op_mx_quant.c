@@ -387,12 +387,15 @@ mx_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const m
                                     [MXJIT_SCALE_EVEN] = JB_SCALE_EVEN};
    pr->mode = modes[a->mode];
    pr->tile32 = g->tile == 32;
-   if (a->scale_layout == MXJIT_SCALES_SHUFFLED || a->offs)
+   if (a->scale_layout == MXJIT_SCALES_SHUFFLED || (a->offs && a->kind != MXJIT_MX_DIM0))
       return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
                       "%s: %s on the %s device has no kernel yet (the host device computes it); "
-                      "use MXJIT_SCALES_PLAIN or _BLOCKED without offs",
-                      op, a->offs ? "token groups (offs)" : "MXJIT_SCALES_SHUFFLED",
-                      mxjit_ctx_device(ctx) == MXJIT_DEVICE_EMU ? "emu" : "hip");
+                      "use MXJIT_SCALES_PLAIN or _BLOCKED%s",
+                      op, a->offs ? "dim1 token groups (offs)" : "MXJIT_SCALES_SHUFFLED",
+                      mxjit_ctx_device(ctx) == MXJIT_DEVICE_EMU ? "emu" : "hip",
+                      a->offs ? ", or dim0 groups" : "");
+   pr->groups = a->offs != 0;
+   pr->ngroups = a->offs ? a->ngroups : 0;
    pr->scales =
        a->scale_layout == MXJIT_SCALES_BLOCKED ? TPL_MX_SCALES_BLOCKED : TPL_MX_SCALES_PLAIN;
    return MXJIT_OK;
@@ -409,7 +412,10 @@ rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit
    if (st != MXJIT_OK)
       return st;
    const tpl_family *f = a->kind == MXJIT_MX_DIM0 ? &tpl_mxfp8_dim0 : &tpl_mxfp8_dim1;
-   const uint64_t io[] = {[TPL_MX_IO_X] = a->x.data, [TPL_MX_IO_Q] = a->q, [TPL_MX_IO_S] = a->s};
+   const uint64_t io[] = {[TPL_MX_IO_X] = a->x.data,
+                          [TPL_MX_IO_Q] = a->q,
+                          [TPL_MX_IO_S] = a->s,
+                          [TPL_MX_IO_OFFS] = a->offs};
    return rt_run(ctx, stream, op, f, &pr, io);
 }
 

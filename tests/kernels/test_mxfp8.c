@@ -439,3 +439,71 @@ Test(mxfp8, d3_experts_past_4gb, .timeout = 300)
 {
    big_offsets("gfx950", MXJIT_MX_3D);
 }
+
+/* Token groups (§4.5 M-groups, dim0): per-group blocked scales, groups of any size including
+ * empty and one-row groups, against the host device. The layout's padding and trailing rows
+ * are written by the kernel (outputs start as 0xA5). */
+static void
+grouped_case(mxjit_ctx *ctx, mxjit_ctx *host, const int64_t *offs, int64_t ng, int64_t m, int64_t k,
+             int f32, int mode, uint64_t seed, const char *tag)
+{
+   size_t n = (size_t)(m * k);
+   void *x = malloc(n * 4 + 4);
+   kt_fill_mx_input(x, n, f32, seed);
+   uint8_t *out[2][2];
+   size_t sizes[2][2];
+   mxjit_ctx *ctxs[2] = {ctx, host};
+   for (int d = 0; d < 2; d++) {
+      mxjit_devptr dx = kt_to_dev(ctxs[d], x, n * (f32 ? 4 : 2));
+      mxjit_devptr doffs = kt_to_dev(ctxs[d], offs, (size_t)ng * 8);
+      mxjit_mx_quant_args a = {
+          .kind = MXJIT_MX_DIM0,
+          .x = {.data = dx,
+                .dtype = f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16,
+                .ndim = 2,
+                .shape = {m, k}},
+          .mode = (mxjit_scale_mode)mode,
+          .elem = MXJIT_DTYPE_E4M3,
+          .scale_layout = MXJIT_SCALES_BLOCKED,
+          .offs = doffs,
+          .ngroups = ng,
+      };
+      cr_assert_eq(mxjit_mx_quant_sizes(&a, &sizes[d][0], &sizes[d][1]), MXJIT_OK);
+      a.q = kt_dev_fill(ctxs[d], sizes[d][0], 0xa5);
+      a.s = kt_dev_fill(ctxs[d], sizes[d][1], 0xa5);
+      mxjit_status st = mxjit_mxfp8_quantize(ctxs[d], NULL, &a);
+      cr_assert_eq(st, MXJIT_OK, "%s: %s", tag, mxjit_ctx_last_error(ctxs[d]));
+      out[d][0] = kt_take(ctxs[d], a.q, sizes[d][0]);
+      out[d][1] = kt_take(ctxs[d], a.s, sizes[d][1]);
+      mxjit_free(ctxs[d], dx);
+      mxjit_free(ctxs[d], doffs);
+   }
+   expect_same("q", tag, out[0][0], out[1][0], sizes[0][0]);
+   expect_same("scale", tag, out[0][1], out[1][1], sizes[0][1]);
+   free(x), free(out[0][0]), free(out[0][1]), free(out[1][0]), free(out[1][1]);
+}
+
+Test(mxfp8, dim0_token_groups, .timeout = 600)
+{
+   mxjit_ctx *host = kt_host_ctx();
+   const int64_t o1[] = {0, 1, 1, 130, 300};       /* empty, one row, empty, 129, 170 */
+   const int64_t o2[] = {64};                      /* one group */
+   const int64_t o3[] = {128, 256, 256, 256, 257}; /* exact tiles, empties, one row */
+   const int64_t o4[] = {5, 5, 5};                 /* everything in the first group */
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      char tag[80];
+      for (int v = 0; v < 4; v++) {
+         snprintf(tag, sizeof(tag), "%s groups case 1 v%d", targets[t], v);
+         grouped_case(ctx, host, o1, 5, 300, 96, v & 1, v, 40 + (uint64_t)v, tag);
+      }
+      snprintf(tag, sizeof(tag), "%s groups case 2", targets[t]);
+      grouped_case(ctx, host, o2, 1, 64, 160, 0, 0, 50, tag);
+      snprintf(tag, sizeof(tag), "%s groups case 3", targets[t]);
+      grouped_case(ctx, host, o3, 5, 257, 128, 1, 1, 51, tag);
+      snprintf(tag, sizeof(tag), "%s groups case 4", targets[t]);
+      grouped_case(ctx, host, o4, 3, 5, 1056, 0, 3, 52, tag);
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}
