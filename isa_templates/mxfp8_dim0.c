@@ -29,8 +29,9 @@
 
 #define MXFP8_DIM0_KARGS(X)                                                                        \
    X(x, PTR)                                                                                       \
-   X(q, PTR) X(s, PTR) X(offs, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(s_rows, I64)                \
-       X(s_bytes, I64) X(ngroups, I64)
+   X(q, PTR)                                                                                       \
+   X(s, PTR) X(offs, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(s_rows, I64) X(s_bytes, I64)          \
+       X(ngroups, I64)
 TPL_KARG_ENUM(MXFP8_DIM0_KARGS);
 TPL_KARG_TABLE(dim0_kargs, MXFP8_DIM0_KARGS);
 

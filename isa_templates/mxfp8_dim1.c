@@ -36,24 +36,23 @@ static const uint32_t d1_rpl[] = {2, 4, 8, 16};
 static const uint32_t d1_rows[] = {1, 2, 4, 8};
 static const uint32_t d1_sstore[] = {1, 4};
 
+/* clang-format off */
 #define DIM1_PARAMS(X)                                                                             \
-   X(in_f32, b01, 0)                                                                               \
-   X(elem, d1_elem, 0)                                                                             \
-   X(mode, d1_mode, 0)                                                                             \
-   X(scales, b01, 0) X(tile32, b01, 0) X(waves, d1_waves, 4) X(load, d1_load, 16)                  \
-       X(rpl, d1_rpl, 8) X(rows, d1_rows, 1) X(depth, d1_rows, 1) X(sstore, d1_sstore, 1)          \
-           X(ktail, b01, 0) X(is3d, b01, 0)
+   X(in_f32, b01, 0) X(elem, d1_elem, 0) X(mode, d1_mode, 0) X(scales, b01, 0)                    \
+   X(tile32, b01, 0) X(waves, d1_waves, 4) X(load, d1_load, 16) X(rpl, d1_rpl, 8)                  \
+   X(rows, d1_rows, 1) X(depth, d1_rows, 1) X(sstore, d1_sstore, 1) X(ktail, b01, 0)              \
+   X(is3d, b01, 0) X(groups, b01, 0)
+/* clang-format on */
 #define AS_PARAM(nm, allowed, d)                                                                   \
    {#nm, offsetof(struct tpl_mx_params, nm), allowed, sizeof(allowed) / sizeof(allowed[0]), d},
 static const tpl_param dim1_params[] = {DIM1_PARAMS(AS_PARAM)};
 #undef AS_PARAM
 
+/* clang-format off */
 #define MXFP8_DIM1_KARGS(X)                                                                        \
-   X(x, PTR)                                                                                       \
-   X(q, PTR)                                                                                       \
-   X(s, PTR)                                                                                       \
-   X(m, I64) X(k, I64) X(ld_x, I64) X(ld_e, I64) X(k_rows, I64) X(nblk, I64) X(s_bytes, I64)       \
-       X(s_expert, I64) X(x_bytes, I64)
+   X(x, PTR) X(q, PTR) X(s, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(ld_e, I64) X(k_rows, I64)     \
+   X(nblk, I64) X(s_bytes, I64) X(s_expert, I64) X(x_bytes, I64) X(offs, PTR) X(ngroups, I64)
+/* clang-format on */
 TPL_KARG_ENUM(MXFP8_DIM1_KARGS);
 TPL_KARG_TABLE(dim1_kargs, MXFP8_DIM1_KARGS);
 
@@ -97,11 +96,14 @@ k_rows(const struct tpl_mx_problem *pr)
    return blocked(pr) ? (pr->k + 127) / 128 * 128 : pr->k;
 }
 
-/* 32-row blocks the kernel covers: M/32, or padded to 4 (blocked columns). */
+/* 32-row blocks the kernel covers: M/32, or padded to 4 (blocked columns); with token groups
+ * the columns of the grouped layout, M/32 + 4 G (§4.5 K-groups). */
 static int64_t
 nblk(const struct tpl_mx_problem *pr)
 {
    int64_t w = pr->m / 32;
+   if (pr->groups)
+      return w + 4 * pr->ngroups;
    return blocked(pr) ? (w + 3) / 4 * 4 : w;
 }
 
@@ -133,6 +135,10 @@ dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
       why = "ktail must be 1 exactly when K is not a multiple of the columns per load";
    else if (p->is3d != (pr->kind == TPL_MX_3D))
       why = "is3d must say whether the problem is a 3d quantize";
+   else if (pr->groups && (!blocked(pr) || pr->kind != TPL_MX_DIM1 || p->sstore != 1 ||
+                           pr->ngroups < 1 || (double)s_expert(pr) >= 2147483648.0))
+      why = "token groups are dim1 with blocked scales, byte scale stores, at least one group "
+            "and under 2 GB of scales";
    else if (p->depth > p->rows || (p->ktail && p->depth > 1))
       why = "depth must not exceed rows (and the K-tail variant converts one block at a time)";
    else if (p->depth * p->rpl * p->load > 256)
@@ -170,7 +176,8 @@ dim1_pick(const struct jt_target *t, const void *problem, void *params)
    p->depth = 1;
    p->ktail = pr->k % cols(p) != 0;
    p->is3d = pr->kind == TPL_MX_3D;
-   bool gather = !pr->tile32 && (blocked(pr) || (pr->kind == TPL_MX_DIM1 && (pr->m / 32) % 4 == 0));
+   bool gather = !pr->tile32 && !pr->groups &&
+                 (blocked(pr) || (pr->kind == TPL_MX_DIM1 && (pr->m / 32) % 4 == 0));
    p->rows = gather ? 4 : 2;
    p->sstore = gather ? 4 : 1;
 }
@@ -197,6 +204,8 @@ dim1_kernargs(const void *problem, const void *params, const uint64_t *io, uint6
    v[KA_x] = io[TPL_MX_IO_X];
    v[KA_q] = io[TPL_MX_IO_Q];
    v[KA_s] = io[TPL_MX_IO_S];
+   v[KA_offs] = io[TPL_MX_IO_OFFS];
+   v[KA_ngroups] = (uint64_t)pr->ngroups;
    v[KA_m] = (uint64_t)pr->m;
    v[KA_k] = (uint64_t)pr->k;
    v[KA_ld_x] = (uint64_t)pr->ld_x;
@@ -219,6 +228,9 @@ struct lanes {
 
 struct blk {
    jb_val mb, in; /* i64 block index, i1 block < M/32 */
+   /* token groups: output column oc of the layout, its column in the group's region, the
+    * region's tiles per row (Cp_g / 4) and first byte, and whether it is the linear tail */
+   jb_val oc, lc, cp4, cbase, ingrp, real;
    jb_val x_srd;
    jb_val rows[16]; /* raw dwords of each of the lane's rows */
 };
@@ -231,6 +243,8 @@ block_begin(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L,
    unsigned es = esize(p), c = cols(p);
    k->mb = mb;
    k->in = jb_cmp(b, JB_SLT, mb, jb_lshr_imm(b, jb_arg_val(b, KA_m), 5));
+   if (p->groups)
+      k->in = jb_and(b, k->in, k->real); /* a column of a group that holds x data */
    jb_val ldx = jb_arg_val(b, KA_ld_x);
    jb_val el = jb_iadd(b, jb_imul(b, L->e, jb_arg_val(b, KA_ld_e)),
                        jb_iadd(b, jb_imul(b, jb_shl_imm(b, mb, 5), ldx), L->k0));
@@ -311,6 +325,28 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
       if (i % 4 != 3)
          return; /* four blocks of the lane go out as one dword */
       val = word[j];
+   }
+   if (p->groups) {
+      /* §4.5 K-groups: group g's region (Hp rows, Cp_g columns) is to_blocked of its scale
+       * columns at byte Cstart_g * Hp; past the last group the bytes are laid out linearly
+       * (all padding). Column j of the lane is row kr + j: 16 bytes on in a 32-row tile. */
+      jb_val srd =
+          jb_srd_rebase(b, jb_arg_val(b, KA_s), jb_imm_i64(b, 0), jb_arg_val(b, KA_s_bytes));
+      jb_val kr = jb_iadd(b, jb_trunc(b, L->k0, JB_I32), kk);
+      jb_val hp = jb_trunc(b, jb_arg_val(b, KA_k_rows), JB_I32);
+      jb_val in = jb_and(b, lead, jb_cmp(b, JB_SLT, kr, hp));
+      jb_val lc = k->lc;
+      jb_val tile = jb_iadd(b, jb_imul(b, jb_lshr_imm(b, kr, 7), k->cp4), jb_lshr_imm(b, lc, 2));
+      jb_val blk =
+          jb_iadd(b, jb_shl_imm(b, tile, 9),
+                  jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, kr, 31), 4),
+                          jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, jb_lshr_imm(b, kr, 5), 3), 2),
+                                  jb_and_imm(b, lc, 3))));
+      jb_val linv = jb_iadd(b, jb_imul(b, lc, hp), kr);
+      jb_val voff = jb_iadd(b, k->cbase, jb_select(b, k->ingrp, blk, linv));
+      jb_val soff = jb_select(b, k->ingrp, jb_imm_u32(b, 16 * j), jb_imm_u32(b, j));
+      jb_buffer_store(b, jb_trunc(b, sb[j], JB_I8), srd, voff, .mask = in, .soffset = soff);
+      return;
    }
    if (p->scales == TPL_MX_SCALES_BLOCKED) {
       /* §4.4 over the logical (K, M/32) matrix of each expert: row k, column mb. Rows past K
@@ -406,6 +442,49 @@ block_finish(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
    }
 }
 
+/* Token groups (§4.5 K-groups, dim1): the kernel runs over the columns oc of the grouped
+ * layout. Group g spans scale columns [offs[g-1], offs[g]) / 32 of x and Cp_g = 4 ceil(c_g / 4)
+ * columns of the layout from Cstart_g; oc < Cstart_g + c_g reads x block src_g + (oc -
+ * Cstart_g), else it is padding (scale 0, no q). A scalar walk over offs continues from the
+ * previous block's group (g, Cstart, src live in vars). */
+static void
+group_block(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L, jb_val oc,
+            jb_var gv, jb_var cv, jb_var sv, struct blk *k)
+{
+   jb_val offs = jb_arg_val(b, KA_offs), ng = jb_arg_val(b, KA_ngroups);
+   jb_loop *l = jb_push_loop(b);
+   {
+      jb_val g = jb_var_get(b, gv), C = jb_var_get(b, cv), src = jb_var_get(b, sv);
+      jb_if *last = jb_push_if(b, jb_cmp(b, JB_SGE, g, ng));
+      jb_break(b, l);
+      jb_pop_if(b, last);
+      jb_val end = jb_lshr_imm(b, jb_global_load(b, offs, jb_shl_imm(b, g, 3), JB_I64), 5);
+      jb_val cp = jb_and_imm(b, jb_iadd_imm(b, jb_isub(b, end, src), 3), ~(uint64_t)3);
+      jb_if *here = jb_push_if(b, jb_cmp(b, JB_SLT, oc, jb_iadd(b, C, cp)));
+      jb_break(b, l);
+      jb_pop_if(b, here);
+      jb_var_set(b, cv, jb_iadd(b, C, cp));
+      jb_var_set(b, sv, end);
+      jb_var_set(b, gv, jb_iadd_imm(b, g, 1));
+   }
+   jb_pop_loop(b, l);
+   jb_val g = jb_var_get(b, gv), C = jb_var_get(b, cv), src = jb_var_get(b, sv);
+   jb_val ing = jb_cmp(b, JB_SLT, g, ng);
+   jb_val gi = jb_select(b, ing, g, jb_iadd_imm(b, ng, -1)); /* no read past offs */
+   jb_val end = jb_lshr_imm(b, jb_global_load(b, offs, jb_shl_imm(b, gi, 3), JB_I64), 5);
+   jb_val lc = jb_isub(b, oc, C);
+   jb_val real = jb_and(b, ing, jb_cmp(b, JB_SLT, lc, jb_isub(b, end, src)));
+   jb_val cp = jb_and_imm(b, jb_iadd_imm(b, jb_isub(b, end, src), 3), ~(uint64_t)3);
+   jb_val hp = jb_arg_val(b, KA_k_rows);
+   k->oc = oc;
+   k->lc = jb_trunc(b, lc, JB_I32);
+   k->cp4 = jb_trunc(b, jb_lshr_imm(b, cp, 2), JB_I32);
+   k->cbase = jb_trunc(b, jb_imul(b, C, hp), JB_I32);
+   k->real = real;
+   k->ingrp = ing; /* in a group's region (blocked), else the linear tail */
+   block_begin(b, p, L, jb_select(b, real, jb_iadd(b, src, lc), jb_imm_i64(b, 0)), k);
+}
+
 static void
 mxfp8_dim1_build(jb_builder *b, const void *params)
 {
@@ -434,16 +513,26 @@ mxfp8_dim1_build(jb_builder *b, const void *params)
    /* `depth` blocks have their loads in flight when the oldest is converted. */
    struct blk k[8];
    jb_val word[16];
+   jb_var gv = {0}, cv = {0}, sv = {0};
+   if (p->groups) {
+      gv = jb_var_create(b, jb_imm_i64(b, 0));
+      cv = jb_var_create(b, jb_imm_i64(b, 0));
+      sv = jb_var_create(b, jb_imm_i64(b, 0));
+   }
+#define BEGIN(n)                                                                                   \
+   (p->groups ? group_block(b, p, &L, jb_iadd_imm(b, blk0, (n)), gv, cv, sv, &k[(n)])              \
+              : block_begin(b, p, &L, jb_iadd_imm(b, blk0, (n)), &k[(n)]))
    for (unsigned i = 0; i + 1 < p->depth; i++)
-      block_begin(b, p, &L, jb_iadd_imm(b, blk0, i), &k[i]);
+      BEGIN(i);
    for (unsigned i = 0; i < p->rows; i++) {
       if (i + p->depth - 1 < p->rows) {
          unsigned n = i + p->depth - 1;
-         block_begin(b, p, &L, jb_iadd_imm(b, blk0, n), &k[n]);
+         BEGIN(n);
       }
       jb_sched_barrier(b, 0);
       block_finish(b, p, &L, &k[i], i, word);
    }
+#undef BEGIN
 }
 
 static void

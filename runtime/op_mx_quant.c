@@ -387,13 +387,11 @@ mx_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const m
                                     [MXJIT_SCALE_EVEN] = JB_SCALE_EVEN};
    pr->mode = modes[a->mode];
    pr->tile32 = g->tile == 32;
-   if (a->scale_layout == MXJIT_SCALES_SHUFFLED || (a->offs && a->kind != MXJIT_MX_DIM0))
+   if (a->scale_layout == MXJIT_SCALES_SHUFFLED)
       return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
-                      "%s: %s on the %s device has no kernel yet (the host device computes it); "
-                      "use MXJIT_SCALES_PLAIN or _BLOCKED%s",
-                      op, a->offs ? "dim1 token groups (offs)" : "MXJIT_SCALES_SHUFFLED",
-                      mxjit_ctx_device(ctx) == MXJIT_DEVICE_EMU ? "emu" : "hip",
-                      a->offs ? ", or dim0 groups" : "");
+                      "%s: MXJIT_SCALES_SHUFFLED on the %s device has no MXFP8 kernel yet (the "
+                      "host device computes it); use MXJIT_SCALES_PLAIN or _BLOCKED",
+                      op, mxjit_ctx_device(ctx) == MXJIT_DEVICE_EMU ? "emu" : "hip");
    pr->groups = a->offs != 0;
    pr->ngroups = a->offs ? a->ngroups : 0;
    pr->scales =

@@ -444,8 +444,9 @@ Test(mxfp8, d3_experts_past_4gb, .timeout = 300)
  * empty and one-row groups, against the host device. The layout's padding and trailing rows
  * are written by the kernel (outputs start as 0xA5). */
 static void
-grouped_case(mxjit_ctx *ctx, mxjit_ctx *host, const int64_t *offs, int64_t ng, int64_t m, int64_t k,
-             int f32, int mode, uint64_t seed, const char *tag)
+grouped_case_kind(mxjit_ctx *ctx, mxjit_ctx *host, mxjit_mx_kind kind, const int64_t *offs,
+                  int64_t ng, int64_t m, int64_t k, int f32, int mode, uint64_t seed,
+                  const char *tag)
 {
    size_t n = (size_t)(m * k);
    void *x = malloc(n * 4 + 4);
@@ -457,7 +458,7 @@ grouped_case(mxjit_ctx *ctx, mxjit_ctx *host, const int64_t *offs, int64_t ng, i
       mxjit_devptr dx = kt_to_dev(ctxs[d], x, n * (f32 ? 4 : 2));
       mxjit_devptr doffs = kt_to_dev(ctxs[d], offs, (size_t)ng * 8);
       mxjit_mx_quant_args a = {
-          .kind = MXJIT_MX_DIM0,
+          .kind = kind,
           .x = {.data = dx,
                 .dtype = f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16,
                 .ndim = 2,
@@ -468,7 +469,7 @@ grouped_case(mxjit_ctx *ctx, mxjit_ctx *host, const int64_t *offs, int64_t ng, i
           .offs = doffs,
           .ngroups = ng,
       };
-      cr_assert_eq(mxjit_mx_quant_sizes(&a, &sizes[d][0], &sizes[d][1]), MXJIT_OK);
+      cr_assert_eq(mxjit_mx_quant_sizes(&a, &sizes[d][0], &sizes[d][1]), MXJIT_OK, "%s", tag);
       a.q = kt_dev_fill(ctxs[d], sizes[d][0], 0xa5);
       a.s = kt_dev_fill(ctxs[d], sizes[d][1], 0xa5);
       mxjit_status st = mxjit_mxfp8_quantize(ctxs[d], NULL, &a);
@@ -481,6 +482,38 @@ grouped_case(mxjit_ctx *ctx, mxjit_ctx *host, const int64_t *offs, int64_t ng, i
    expect_same("q", tag, out[0][0], out[1][0], sizes[0][0]);
    expect_same("scale", tag, out[0][1], out[1][1], sizes[0][1]);
    free(x), free(out[0][0]), free(out[0][1]), free(out[1][0]), free(out[1][1]);
+}
+
+static void
+grouped_case(mxjit_ctx *ctx, mxjit_ctx *host, const int64_t *offs, int64_t ng, int64_t m, int64_t k,
+             int f32, int mode, uint64_t seed, const char *tag)
+{
+   grouped_case_kind(ctx, host, MXJIT_MX_DIM0, offs, ng, m, k, f32, mode, seed, tag);
+}
+
+/* §4.5 K-groups (dim1): groups of whole 32-row blocks along M, empty ones included; the
+ * grouped layout's padding columns and linear tail are written by the kernel. */
+Test(mxfp8, dim1_token_groups, .timeout = 600)
+{
+   mxjit_ctx *host = kt_host_ctx();
+   const int64_t o1[] = {0, 32, 32, 160, 224}; /* empty, 1 block, empty, 4 blocks, 2 blocks */
+   const int64_t o2[] = {96};                  /* one group */
+   const int64_t o3[] = {160, 160, 320};       /* 5, empty, 5 */
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      char tag[80];
+      for (int v = 0; v < 4; v++) {
+         snprintf(tag, sizeof(tag), "%s dim1 groups case 1 v%d", targets[t], v);
+         grouped_case_kind(ctx, host, MXJIT_MX_DIM1, o1, 5, 224, v < 2 ? 130 : 64, v & 1, v,
+                           60 + (uint64_t)v, tag);
+      }
+      snprintf(tag, sizeof(tag), "%s dim1 groups case 2", targets[t]);
+      grouped_case_kind(ctx, host, MXJIT_MX_DIM1, o2, 1, 96, 33, 0, 1, 70, tag);
+      snprintf(tag, sizeof(tag), "%s dim1 groups case 3", targets[t]);
+      grouped_case_kind(ctx, host, MXJIT_MX_DIM1, o3, 3, 320, 257, 1, 0, 71, tag);
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
 }
 
 Test(mxfp8, dim0_token_groups, .timeout = 600)
