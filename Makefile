@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: setup configure build demo test bench install clean lines
+.PHONY: setup configure build demo test test-full bench install clean lines
 
 setup:
 	@bash tools/setup-deps.sh
@@ -24,6 +24,11 @@ test: build
 	   sed -E 's/.*Passing: ([0-9]+) \| Failing: ([0-9]+) \| Crashing: ([0-9]+).*/\1 \2 \3/' | \
 	   awk '{ p += $$1; f += $$2 + $$3 } END { printf "%d passed, %d failed\n", p, f }'; \
 	 exit $$rc
+
+# Exhaustive sweeps (not in CI): every legal parameter point of the kernel families on both
+# targets against the host device (`make test` runs a seeded sample of them).
+test-full: build
+	@cd $(BUILD) && MXJIT_SWEEP_ALL=1 ./test_kernels --jobs $(JOBS) --filter 'mxfp8_params/*'
 
 bench: build
 	@cmake --build $(BUILD) --target bench

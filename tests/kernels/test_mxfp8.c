@@ -8,6 +8,7 @@
 #include "golden.h"
 #include "kt_common.h"
 #include "mx_common.h"
+#include "op_int.h"
 #include "rt_run.h"
 
 #include <criterion/criterion.h>
@@ -539,4 +540,39 @@ Test(mxfp8, dim0_token_groups, .timeout = 600)
       mxjit_ctx_destroy(ctx);
    }
    mxjit_ctx_destroy(host);
+}
+
+/* Check mode (MXJIT_CHECK=1 / options.check): a kernel op copies its inputs back, runs the
+ * host reference and compares; a corrupted output byte is reported by index. */
+Test(mxfp8, check_mode_finds_a_wrong_byte, .timeout = 120)
+{
+   mxjit_ctx *ctx = NULL;
+   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
+                                                      .target = "gfx950", .no_disk_cache = 1,
+                                                      .check = 1},
+                                 &ctx),
+                MXJIT_OK);
+   mx_case c = {.kind = MXJIT_MX_DIM1, .mode = MXJIT_SCALE_RCEIL, .layout = MXJIT_SCALES_BLOCKED,
+                .e = 1, .m = 64, .k = 70};
+   size_t n = (size_t)(c.m * c.k);
+   uint16_t *x = malloc(n * 2);
+   kt_fill_mx_input(x, n, 0, 5);
+   mxjit_devptr dx = kt_to_dev(ctx, x, n * 2);
+   mxjit_mx_quant_args a = args_of(&c, dx);
+   size_t qb, sb;
+   cr_assert_eq(mxjit_mx_quant_sizes(&a, &qb, &sb), MXJIT_OK);
+   a.q = kt_dev_fill(ctx, qb, 0);
+   a.s = kt_dev_fill(ctx, sb, 0);
+   cr_assert_eq(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   /* what a miscompile would leave: one q byte off */
+   uint8_t b;
+   cr_assert_eq(mxjit_memcpy_d2h(ctx, &b, a.q + 1234, 1), MXJIT_OK);
+   b ^= 1;
+   cr_assert_eq(mxjit_memcpy_h2d(ctx, a.q + 1234, &b, 1), MXJIT_OK);
+   cr_assert_eq(rt_op_mx_verify(ctx, NULL, "mxfp8_quantize", &a), MXJIT_ERR_CHECK);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "q byte 1234 is"), "%s",
+             mxjit_ctx_last_error(ctx));
+   mxjit_free(ctx, dx), mxjit_free(ctx, a.q), mxjit_free(ctx, a.s);
+   free(x);
+   mxjit_ctx_destroy(ctx);
 }
