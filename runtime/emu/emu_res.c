@@ -42,9 +42,9 @@ emu_res_init(struct emu_kernel *k)
    unsigned nv = accum < total ? accum : total;
    k->nvgpr = (uint16_t)(nv > 256 ? 256 : nv);
    k->nagpr = (uint16_t)(total - nv > 256 ? 256 : total - nv);
-   /* GFX9 SGPR blocks are 16 registers; the field is in units of 8 (LLVM writes
-    * ceil(n / 8) - 1, AMDGPUUsage's GFX9 row 2 * (ceil(n / 16) - 1)): what the hardware
-    * allocates is the field halved, plus one, times 16, which covers both writings. The count
+   /* GFX9 allocates SGPRs in blocks of 16 and the field counts blocks of 8 (LLVM D84194,
+    * getNumSGPRBlocks: 2 * (ceil(n / 16) - 1) on GFX9; older writers use ceil(n / 8) - 1):
+    * (field / 2 + 1) * 16 is what the hardware allocates under either writing. The count
     * includes VCC, FLAT_SCRATCH and XNACK_MASK at the top of the block; which of them a kernel
     * reserved is not recorded, so an overrun into them is not detected. s0..s101 at most. */
    unsigned ns = (RSRC1_SGPR_GRANULES(kd->rsrc1) / 2 + 1) * 16;
