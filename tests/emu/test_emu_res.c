@@ -8,9 +8,13 @@
  * its host thread had left there, so its results changed with emu_options.threads.
  */
 #include "emu_harness.h"
+#include "emu_int.h"
+#include "jc.h"
+#include "jt.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const targets[] = {"gfx942", "gfx950"};
@@ -186,5 +190,51 @@ Test(emu_res, scratch_past_private_size)
       k.body = "  v_mov_b32 v3, 0\n  scratch_load_dwordx2 v[4:5], v3, off offset:12\n"
                "  s_waitcnt vmcnt(0)";
       expect_fault(k, "scratch_load_dwordx2", "offset 0xc", "16 bytes");
+   }
+}
+
+/* The user and system SGPRs the descriptor enables must fit its SGPR count: 16 user SGPRs
+ * (kernarg pointer + 14 preloaded dwords) and 3 workgroup ids do not fit 16 SGPRs; the launch
+ * is refused naming both counts. LLVM's assembler counts the user SGPRs into the granule, so
+ * the descriptor is patched after loading to the smallest granule, as a hand-made one could
+ * be. */
+Test(emu_res, initial_sgprs_past_allocation)
+{
+   const char *src = ".text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_endpgm\n"
+                     ".rodata\n.p2align 6\n.amdhsa_kernel k\n .amdhsa_next_free_vgpr 4\n"
+                     " .amdhsa_next_free_sgpr 1\n .amdhsa_accum_offset 4\n"
+                     " .amdhsa_reserve_vcc 0\n"
+                     " .amdhsa_user_sgpr_kernarg_segment_ptr 1\n"
+                     " .amdhsa_user_sgpr_kernarg_preload_length 14\n"
+                     " .amdhsa_user_sgpr_count 16\n"
+                     " .amdhsa_system_sgpr_workgroup_id_x 1\n"
+                     " .amdhsa_system_sgpr_workgroup_id_y 1\n"
+                     " .amdhsa_system_sgpr_workgroup_id_z 1\n"
+                     " .amdhsa_kernarg_size 64\n"
+                     ".end_amdhsa_kernel\n";
+   for (unsigned t = 0; t < 2; t++) {
+      void *h = NULL;
+      size_t hs = 0;
+      char msg[1024];
+      const struct jt_target *jt = t ? &jt_gfx950 : &jt_gfx942;
+      cr_assert_eq(jc_assemble_hsaco(jt, src, &h, &hs, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+      emu_device *dev;
+      emu_module *m;
+      emu_kernel *k;
+      cr_assert_eq(emu_device_create(&(emu_options){._ = 0, .target = targets[t]}, &dev), MXJIT_OK);
+      cr_assert_eq(emu_module_load(dev, h, hs, &m), MXJIT_OK, "%s", emu_last_error(dev));
+      cr_assert_eq(emu_kernel_get(m, "k", &k), MXJIT_OK);
+      k->kd.rsrc1 &= ~(0xfu << 6); /* GRANULATED_WAVEFRONT_SGPR_COUNT 0 */
+      emu_res_init(k);
+      uint8_t ka[64] = {0};
+      emu_launch_params p = {
+          .grid = {1, 1, 1}, .block = {64, 1, 1}, .kernargs = ka, .kernarg_size = sizeof(ka)};
+      cr_assert_eq(emu_launch(dev, k, &p, NULL), MXJIT_ERR_INVALID_ARG, "%s", emu_last_error(dev));
+      cr_assert(strstr(emu_last_error(dev), "16 user and 3 system SGPRs") &&
+                    strstr(emu_last_error(dev), "declares only 16 SGPRs"),
+                "%s", emu_last_error(dev));
+      emu_module_unload(m);
+      emu_device_destroy(dev);
+      free(h);
    }
 }
