@@ -53,7 +53,8 @@ ops_build(void)
    static const emu_opdesc unimpl = {"<unimplemented>", EMU_ENC_COUNT, EMU_CLS_OTHER,
                                      exec_unimplemented, 0};
    const emu_opdesc *frags[] = {emu_ops_scalar,  emu_salu_ops, emu_smem_ops, emu_global_basic_ops,
-                                emu_scratch_ops, emu_ops_valu, emu_ops_vmem, emu_smem_ext_ops};
+                                emu_scratch_ops, emu_ops_valu, emu_ops_vmem, emu_smem_ext_ops,
+                                emu_res_ops};
    const unsigned nfrags = sizeof(frags) / sizeof(frags[0]);
    unsigned n = 1;
    for (unsigned f = 0; f < nfrags; f++)

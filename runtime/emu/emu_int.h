@@ -376,6 +376,7 @@ struct emu_kernel {
    struct emu_module *mod;
    char *name;
    emu_kd kd;
+   uint16_t nvgpr, nagpr, nsgpr; /* declared registers (emu_res_init): v0.., a0.., s0.. */
    uint64_t code_addr;     /* device address of the entry (s_getpc values) */
    uint8_t *code;          /* bytes from the entry to the end of its section */
    uint32_t code_size;
@@ -479,6 +480,7 @@ extern const emu_opdesc emu_smem_ops[];        /* emu_smem.c */
 extern const emu_opdesc emu_smem_ext_ops[];    /* emu_smem_ext.c */
 extern const emu_opdesc emu_global_basic_ops[]; /* emu_global_basic.c */
 extern const emu_opdesc emu_scratch_ops[];     /* emu_scratch.c */
+extern const emu_opdesc emu_res_ops[];         /* emu_res.c: the register-overrun fault */
 
 /* emu_decode.c */
 /** Builds the merged opcode table once (thread-safe). */
@@ -504,6 +506,22 @@ mxjit_status emu_fault_raw(emu_wave *w, mxjit_status st, const char *fmt, ...)
 bool emu_dcache_get(struct emu_kernel *k, const char *target);
 /** Stores copies of k's decoded arrays (best effort). */
 void emu_dcache_put(const struct emu_kernel *k, const char *target);
+
+/* emu_res.c: declared resources */
+/** Sets k->nvgpr / nagpr / nsgpr from k->kd (COMPUTE_PGM_RSRC1 granules, RSRC3 ACCUM_OFFSET). */
+void emu_res_init(struct emu_kernel *k);
+/** True when registers [slot, slot+n) lie inside k's allocation; else why gets a message naming
+ *  them and the declared count. slot: SGPR code 0..101, EMU_NUM_VGPR + n for v[n],
+ *  EMU_NUM_VGPR + 256 + n for a[n]. */
+bool emu_res_reg_ok(const struct emu_kernel *k, unsigned slot, unsigned n, bool write, char *why,
+                    size_t len);
+/** True when every register operand of in lies inside k's allocation (else why, as above). */
+bool emu_res_inst_ok(const struct emu_kernel *k, const emu_inst *in, char *why, size_t len);
+/** After decoding: points every instruction with an operand outside the allocation at the
+ *  fault entry emu_res_ops[0], which reports it when the instruction executes. */
+void emu_res_tag(struct emu_kernel *k);
+/** True when the user and system SGPRs the descriptor enables fit its SGPR count. */
+bool emu_res_initial_sgprs_ok(const struct emu_kernel *k, char *why, size_t len);
 
 /* emu_regs.c */
 uint64_t emu_sread64(const emu_wave *w, unsigned code);

@@ -145,6 +145,7 @@ kernel_from_symbol(const elf_view *e, struct emu_kernel *k, const char *name, si
    uint64_t kd_off = rd64(sh + 24) + (kd_addr - rd64(sh + 16));
    check(kd_off + 64 <= rd64(sh + 24) + rd64(sh + 32));
    kd_parse(e->b + kd_off, &k->kd);
+   emu_res_init(k);
    uint64_t entry = kd_addr + (uint64_t)k->kd.entry_offset;
    int ci = elf_section_of(e, entry);
    check(ci > 0);
@@ -307,6 +308,9 @@ emu_kernel_decode(struct emu_kernel *k, char *msg, size_t len)
          if (k->decode_status == MXJIT_OK)
             emu_dcache_put(k, k->mod->target);
       }
+      /* after the cache copy: the tags depend on this kernel's descriptor, not its bytes */
+      if (k->decode_status == MXJIT_OK)
+         emu_res_tag(k);
       k->decoded = k->decode_status == MXJIT_OK ? 1 : -1;
    }
    pthread_mutex_unlock(&k->decode_lock);

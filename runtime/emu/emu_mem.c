@@ -249,8 +249,11 @@ emu_lds(emu_wave *w, const emu_inst *in, uint32_t off, unsigned n, bool write)
    struct emu_workgroup *wg = w->wg;
    if ((uint64_t)off + n > wg->lds_size) {
       emu_fault(w, in, MXJIT_ERR_EMU_FAULT_OOB,
-                "LDS %s of %u bytes at offset 0x%x is outside the workgroup's %u bytes of LDS",
-                write ? "store" : "load", n, off, wg->lds_size);
+                "LDS %s of %u bytes at offset 0x%x is outside the workgroup's %u bytes of LDS "
+                "(%u static from the kernel descriptor's group_segment_fixed_size + %u dynamic "
+                "from the launch)",
+                write ? "store" : "load", n, off, wg->lds_size,
+                w->kern->kd.group_segment_fixed_size, w->disp->p.dynamic_lds);
       return NULL;
    }
    if (wg->lds_shadow && n) {

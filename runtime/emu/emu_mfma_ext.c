@@ -25,7 +25,12 @@
  * and its per-instruction "CBSZ and ABID bits supported" / "BLGP bits supported" flags):
  *   CBSZ/ABID (multi-block only): block b reads A from block ((b >> CBSZ) << CBSZ) + ABID,
  *     i.e. block ABID of each aligned group of 2^CBSZ blocks is broadcast to the group;
- *     legal for CBSZ <= log2(blocks), ABID < 2^CBSZ;
+ *     legal for CBSZ <= log2(blocks), ABID < 2^CBSZ. CBSZ = 0 with a nonzero ABID (which LLVM
+ *     assembles) is the plain MFMA: "The default value of CBSZ=0 yields the traditional matrix
+ *     multiplication instruction" and ABID "chooses the block ... to broadcast, in conjunction
+ *     with the CBSZ modifier" (AMD matrix instruction calculator README, "Example of Using the
+ *     CBSZ and ABID Modifiers"): with a group of 2^0 = 1 block there is nothing to choose, so
+ *     the ABID bits are unused. Likewise on gfx950, where no broadcast means no new layout;
  *   BLGP (multi-block and the single-block f32 shapes; not the single-block i8 ones): lane L
  *     of B reads lane: 1: L % 32; 2: L | 32; 3: (L + 16) % 64; 4: L % 16; 5: 16 + L % 16;
  *     6: 32 + L % 16; 7: 48 + L % 16 (0: L).
@@ -182,11 +187,19 @@ is_gfx950(const emu_wave *w)
           strcmp(w->disp->kern->mod->target, "gfx950") == 0;
 }
 
+/* ABID as the broadcast uses it: unused without CBSZ on the multi-block shapes (module
+ * comment); the single-block shapes define no ABID, so check_mods still refuses it there. */
+static unsigned
+eff_abid(const emu_inst *in, const xm_shape *s)
+{
+   return in->cbsz || !(s->mods & XM_CBSZ) ? in->abid : 0;
+}
+
 /* Checks the modifiers against what the ISA defines for this shape (module comment). */
 static mxjit_status
 check_mods(emu_wave *w, const emu_inst *in, const xm_shape *s)
 {
-   unsigned cb = in->cbsz, ab = in->abid, bl = in->blgp, lg = 0;
+   unsigned cb = in->cbsz, ab = eff_abid(in, s), bl = in->blgp, lg = 0;
    while ((1u << lg) < s->blocks)
       lg++;
    if (!cb && !ab && !bl)
@@ -279,7 +292,7 @@ mfma_ext(emu_wave *w, const emu_inst *in, const xm_shape *s)
    read_opnd(w, &in->src[2], nregs, c);
    /* every result is formed before D is written: D may alias A, B or C */
    for (unsigned b = 0; b < s->blocks; b++) {
-      unsigned ab = s->blocks > 1 ? ((b >> in->cbsz) << in->cbsz) + in->abid : 0;
+      unsigned ab = s->blocks > 1 ? ((b >> in->cbsz) << in->cbsz) + eff_abid(in, s) : 0;
       for (unsigned i = 0; i < s->mn; i++)
          for (unsigned j = 0; j < s->mn; j++) {
             unsigned reg, lane;

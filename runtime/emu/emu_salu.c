@@ -9,6 +9,8 @@
  */
 #include "emu_int.h"
 
+#include <stdio.h>
+
 /* --- operand helpers ------------------------------------------------------------------------- */
 
 static inline uint32_t
@@ -396,34 +398,40 @@ SAVEEXEC(s_orn1_saveexec_b64, ~a | e, 0)
 SAVEEXEC(s_andn1_wrexec_b64, ~a &e, 1)
 SAVEEXEC(s_andn2_wrexec_b64, a & ~e, 1)
 
-/* M0-relative moves (CDNA3 ISA s_movrels/s_movreld): SGPR index + M0. */
+/* M0-relative moves (CDNA3 ISA s_movrels/s_movreld): SGPR index + M0. The indexed registers
+ * must lie inside the kernel's SGPR allocation (emu_res.c); a base that is not an SGPR (VCC,
+ * TTMP, ...) keeps the 7-bit wrap of the operand encoding. */
 static mxjit_status
-emu_s_movrels_b32(emu_wave *w, const emu_inst *in)
+movrel_code(emu_wave *w, const emu_inst *in, const emu_opnd *o, unsigned n, bool write,
+            unsigned *code)
 {
-   d32(w, in, emu_sread(w, (in->src[0].code + w->m0) & 127));
-   return MXJIT_OK;
+   uint64_t c = (uint64_t)o->code + w->m0;
+   *code = (unsigned)(c & 127);
+   if (o->code >= EMU_SRC_FLAT_SCR_LO)
+      return MXJIT_OK;
+   char why[256];
+   if (c + n <= 102 && emu_res_reg_ok(w->kern, (unsigned)c, n, write, why, sizeof(why)))
+      return MXJIT_OK;
+   if (c + n > 102)
+      snprintf(why, sizeof(why), "%s s%llu, past s101 and the kernel's %u SGPRs",
+               write ? "writes" : "reads", (unsigned long long)c, w->kern->nsgpr);
+   return emu_fault(w, in, MXJIT_ERR_EMU_FAULT_OOB, "%s (M0 = %u)", why, w->m0);
 }
 
-static mxjit_status
-emu_s_movrels_b64(emu_wave *w, const emu_inst *in)
-{
-   d64(w, in, emu_sread64(w, (in->src[0].code + w->m0) & 127));
-   return MXJIT_OK;
-}
+#define MOVREL(name, n, wr, body)                                                                  \
+   static mxjit_status emu_##name(emu_wave *w, const emu_inst *in)                                 \
+   {                                                                                               \
+      unsigned c;                                                                                  \
+      mxjit_status st = movrel_code(w, in, wr ? &in->dst[0] : &in->src[0], n, wr, &c);             \
+      if (st == MXJIT_OK)                                                                          \
+         body;                                                                                     \
+      return st;                                                                                   \
+   }
 
-static mxjit_status
-emu_s_movreld_b32(emu_wave *w, const emu_inst *in)
-{
-   emu_swrite(w, (in->dst[0].code + w->m0) & 127, s0(w, in));
-   return MXJIT_OK;
-}
-
-static mxjit_status
-emu_s_movreld_b64(emu_wave *w, const emu_inst *in)
-{
-   emu_swrite64(w, (in->dst[0].code + w->m0) & 127, s0_64(w, in));
-   return MXJIT_OK;
-}
+MOVREL(s_movrels_b32, 1, false, d32(w, in, emu_sread(w, c)))
+MOVREL(s_movrels_b64, 2, false, d64(w, in, emu_sread64(w, c)))
+MOVREL(s_movreld_b32, 1, true, emu_swrite(w, c, s0(w, in)))
+MOVREL(s_movreld_b64, 2, true, emu_swrite64(w, c, s0_64(w, in)))
 
 /* --- SOPC ------------------------------------------------------------------------------------- */
 

@@ -173,12 +173,13 @@ wave_init(emu_wave *w, struct emu_dispatch *d, struct emu_workgroup *wg, unsigne
  */
 
 /* VGPR index mode (S_SET_GPR_IDX_ON, CDNA3 ISA): the VALU operands selected by M0[15:12]
- * (SRC0, SRC1, SRC2, DST) address VGPR n + M0[7:0] instead of n. */
+ * (SRC0, SRC1, SRC2, DST) address VGPR n + M0[7:0] instead of n. The sum is not wrapped: past
+ * the kernel's VGPRs it is an access outside the allocation, which emu_wave_run faults on. */
 static void
 gpr_shift(emu_opnd *o, unsigned idx)
 {
    if (o->code != EMU_OPND_NONE && o->code >= EMU_SRC_VGPR0 && !(o->flags & EMU_OPND_AGPR))
-      o->code = (uint16_t)(EMU_SRC_VGPR0 + ((o->code - EMU_SRC_VGPR0 + idx) & 0xff));
+      o->code = (uint16_t)(o->code + idx);
 }
 
 /* Returns a copy of `in` with the index applied to the enabled operands. */
@@ -229,8 +230,13 @@ emu_wave_run(emu_wave *w)
       w->pc = pc + in->size;
       w->cls_count[d->cls]++;
       emu_inst idx_inst;
-      if ((w->mode & EMU_MODE_GPR_IDX_EN) && d->cls == EMU_CLS_VALU)
+      if ((w->mode & EMU_MODE_GPR_IDX_EN) && d->cls == EMU_CLS_VALU) {
+         char why[256];
          in = gpr_indexed(w, in, &idx_inst);
+         if (!emu_res_inst_ok(k, in, why, sizeof(why)))
+            return emu_fault(w, in, MXJIT_ERR_EMU_FAULT_OOB, "%s (VGPR index mode, M0[7:0] = %u)",
+                             why, w->m0 & 0xff);
+      }
       mxjit_status st = d->exec(w, in);
       if (st != MXJIT_OK)
          return st;
@@ -440,6 +446,11 @@ launch_check(emu_device *dev, const emu_kernel *k, const emu_launch_params *p,
                "emu: launch of '%s': LDS %u static + %u dynamic bytes exceeds the %u bytes of "
                "%s",
                k->name, k->kd.group_segment_fixed_size, p->dynamic_lds, limit, dev->target);
+      return MXJIT_ERR_INVALID_ARG;
+   }
+   char why[256];
+   if (!emu_res_initial_sgprs_ok(k, why, sizeof(why))) {
+      snprintf(dev->msg, sizeof(dev->msg), "emu: launch of '%s': %s", k->name, why);
       return MXJIT_ERR_INVALID_ARG;
    }
    if (p->kernarg_size && !p->kernargs) {

@@ -13,9 +13,12 @@
  *   - up (fp6/bf6 -> f32/f16/bf16): code * scale, exact in f32; f16/bf16 round to nearest even
  *     (overflow to Inf, tiny values to signed zero); a scale exponent of 255 gives NaN.
  * Inputs are not flushed by MODE (the scalef32 family converts raw bits, as emu_valu_fp8.c).
- * The stochastic-rounding forms (V_CVT_SCALEF32_SR_PK32_*) use f32/f16/bf16_to_{fp6,bf6}_sr_scale,
- * which the CDNA4 ISA pseudocode names but never defines (which random bits are added where,
- * after or before the scale, in the denormal range): they stay UNIMPLEMENTED faults.
+ * The stochastic-rounding forms (V_CVT_SCALEF32_SR_PK32_*) call f*_to_{fp6,bf6}_sr_scale(x,
+ * randomVal, scale), which the pseudocode names but never defines; element i uses S1 advanced
+ * i times by v_prng_b32, as the pseudocode's loop does. The helper is read as the fp8 SR
+ * convert it does define (emu_valu_fp8.c sr_scaled, valu_sr_add): x / scale formed in f32, the
+ * random bits added to the f32 mantissa bits the format drops, then nearest even with the
+ * non-SR form's saturation. An assumption until checked on hardware.
  */
 #include "emu_valu_int.h"
 
@@ -54,6 +57,16 @@ fp6_encode(const cvt_fmt *f, double x, double scale, bool scale_nan)
    return cvt_encode(f, x / scale, CVT_RNE, CVT_OVF_SAT) & 0x3f;
 }
 
+/* The SR helper (header comment): the scaled value in f32 with the random bits added. */
+static uint32_t
+fp6_encode_sr(const cvt_fmt *f, double x, double scale, bool scale_nan, uint32_t rnd)
+{
+   if (scale_nan || isnan(x))
+      return fp6_encode(f, x, scale, scale_nan);
+   uint32_t u = valu_sr_add(valu_fbits((float)(x / scale)), rnd, 23 - f->mbits);
+   return fp6_encode(f, valu_bitsf(u), 1.0, false);
+}
+
 /* Writes the 192-bit value of 32 six-bit codes (codes[i] at bits 6i) to 6 registers. */
 static void
 put192(emu_wave *w, const emu_opnd *o, unsigned lane, const uint8_t codes[32])
@@ -71,10 +84,11 @@ put192(emu_wave *w, const emu_opnd *o, unsigned lane, const uint8_t codes[32])
 }
 
 /* Down conversion: 32 elements of S0 (kind) with the scale in S1 (pk32 forms), or 16 + 16
- * elements of S0 and S1 interleaved S0, S1, S0, ... with the scale in S2 (2xpk16 forms). Each
- * lane reads all its sources before writing, so vdst may overlap them. */
+ * elements of S0 and S1 interleaved S0, S1, S0, ... with the scale in S2 (2xpk16 forms), or
+ * (sr) 32 elements of S0, the random value in S1 and the scale in S2. Each lane reads all its
+ * sources before writing, so vdst may overlap them. */
 static mxjit_status
-down(emu_wave *w, const emu_inst *in, const cvt_fmt *f, int kind, bool x2)
+down(emu_wave *w, const emu_inst *in, const cvt_fmt *f, int kind, bool x2, bool sr)
 {
    mxjit_status st = valu_mode_check(w, in);
    if (st != MXJIT_OK)
@@ -82,12 +96,14 @@ down(emu_wave *w, const emu_inst *in, const cvt_fmt *f, int kind, bool x2)
    VALU_FOREACH(l, w->exec) {
       unsigned lane = (unsigned)l;
       bool snan;
-      double s = scale_of(emu_src32(w, &in->src[x2 ? 2 : 1], lane, 0), &snan);
+      double s = scale_of(emu_src32(w, &in->src[x2 || sr ? 2 : 1], lane, 0), &snan);
+      uint32_t rnd = sr ? emu_src32(w, &in->src[1], lane, 0) : 0;
       uint8_t codes[32];
       for (unsigned i = 0; i < 32; i++) {
          double x = x2 ? elem_in(w, &in->src[i & 1], lane, i / 2, kind)
                        : elem_in(w, &in->src[0], lane, i, kind);
-         codes[i] = (uint8_t)fp6_encode(f, x, s, snan);
+         codes[i] = (uint8_t)(sr ? fp6_encode_sr(f, x, s, snan, rnd) : fp6_encode(f, x, s, snan));
+         rnd = valu_prng(rnd);
       }
       put192(w, &in->dst[0], lane, codes);
    }
@@ -131,36 +147,27 @@ up(emu_wave *w, const emu_inst *in, const cvt_fmt *f, int kind)
    return MXJIT_OK;
 }
 
-/* The SR forms: see the header comment. */
-static mxjit_status
-sr_unimplemented(emu_wave *w, const emu_inst *in)
-{
-   return emu_fault(w, in, MXJIT_ERR_EMU_UNIMPLEMENTED,
-                    "not emulated: stochastic rounding of the scalef32 fp6/bf6 converts "
-                    "(f*_to_{fp6,bf6}_sr_scale is not defined by the CDNA4 ISA pseudocode)");
-}
-
 #define FP6OP(fn, body) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) { return body; }
 
-FP6OP(valu_cvt_scalef32_2xpk16_fp6_f32, down(w, in, &cvt_e2m3, EL_F32, true))
-FP6OP(valu_cvt_scalef32_2xpk16_bf6_f32, down(w, in, &cvt_e3m2, EL_F32, true))
-FP6OP(valu_cvt_scalef32_pk32_fp6_f16, down(w, in, &cvt_e2m3, EL_F16, false))
-FP6OP(valu_cvt_scalef32_pk32_fp6_bf16, down(w, in, &cvt_e2m3, EL_BF16, false))
-FP6OP(valu_cvt_scalef32_pk32_bf6_f16, down(w, in, &cvt_e3m2, EL_F16, false))
-FP6OP(valu_cvt_scalef32_pk32_bf6_bf16, down(w, in, &cvt_e3m2, EL_BF16, false))
+FP6OP(valu_cvt_scalef32_2xpk16_fp6_f32, down(w, in, &cvt_e2m3, EL_F32, true, false))
+FP6OP(valu_cvt_scalef32_2xpk16_bf6_f32, down(w, in, &cvt_e3m2, EL_F32, true, false))
+FP6OP(valu_cvt_scalef32_pk32_fp6_f16, down(w, in, &cvt_e2m3, EL_F16, false, false))
+FP6OP(valu_cvt_scalef32_pk32_fp6_bf16, down(w, in, &cvt_e2m3, EL_BF16, false, false))
+FP6OP(valu_cvt_scalef32_pk32_bf6_f16, down(w, in, &cvt_e3m2, EL_F16, false, false))
+FP6OP(valu_cvt_scalef32_pk32_bf6_bf16, down(w, in, &cvt_e3m2, EL_BF16, false, false))
 FP6OP(valu_cvt_scalef32_pk32_f32_fp6, up(w, in, &cvt_e2m3, EL_F32))
 FP6OP(valu_cvt_scalef32_pk32_f32_bf6, up(w, in, &cvt_e3m2, EL_F32))
 FP6OP(valu_cvt_scalef32_pk32_f16_fp6, up(w, in, &cvt_e2m3, EL_F16))
 FP6OP(valu_cvt_scalef32_pk32_bf16_fp6, up(w, in, &cvt_e2m3, EL_BF16))
 FP6OP(valu_cvt_scalef32_pk32_f16_bf6, up(w, in, &cvt_e3m2, EL_F16))
 FP6OP(valu_cvt_scalef32_pk32_bf16_bf6, up(w, in, &cvt_e3m2, EL_BF16))
-FP6OP(valu_cvt_scalef32_sr_pk32_fp6_f32, sr_unimplemented(w, in))
-FP6OP(valu_cvt_scalef32_sr_pk32_bf6_f32, sr_unimplemented(w, in))
-FP6OP(valu_cvt_scalef32_sr_pk32_fp6_f16, sr_unimplemented(w, in))
-FP6OP(valu_cvt_scalef32_sr_pk32_fp6_bf16, sr_unimplemented(w, in))
-FP6OP(valu_cvt_scalef32_sr_pk32_bf6_f16, sr_unimplemented(w, in))
-FP6OP(valu_cvt_scalef32_sr_pk32_bf6_bf16, sr_unimplemented(w, in))
+FP6OP(valu_cvt_scalef32_sr_pk32_fp6_f32, down(w, in, &cvt_e2m3, EL_F32, false, true))
+FP6OP(valu_cvt_scalef32_sr_pk32_bf6_f32, down(w, in, &cvt_e3m2, EL_F32, false, true))
+FP6OP(valu_cvt_scalef32_sr_pk32_fp6_f16, down(w, in, &cvt_e2m3, EL_F16, false, true))
+FP6OP(valu_cvt_scalef32_sr_pk32_fp6_bf16, down(w, in, &cvt_e2m3, EL_BF16, false, true))
+FP6OP(valu_cvt_scalef32_sr_pk32_bf6_f16, down(w, in, &cvt_e3m2, EL_F16, false, true))
+FP6OP(valu_cvt_scalef32_sr_pk32_bf6_bf16, down(w, in, &cvt_e3m2, EL_BF16, false, true))
 
 /* V_PRNG_B32 (CDNA4 VOP1 pseudocode): D = (S0 << 1) ^ (S0[31] ? 197 : 0), a 32-bit LFSR step. */
 mxjit_status
@@ -168,8 +175,7 @@ valu_prng_b32(emu_wave *w, const emu_inst *in)
 {
    VALU_GATHER_OR_RETURN(io, VK(VK_B32, VK_NONE, VK_NONE));
    VALU_FOREACH(l, io.mask) {
-      uint32_t x = io.sp[0][l];
-      io.d[l] = (x << 1) ^ ((x >> 31) ? 197u : 0u);
+      io.d[l] = valu_prng(io.sp[0][l]);
    }
    valu_store(w, in, &io, 32);
    return MXJIT_OK;

@@ -6,9 +6,8 @@
  * The scalef32 f16 forms use the same rule as their f32/bf16 siblings in emu_valu_fp8.c: the
  * scale is 2^(exponent field of the f32 scale operand - 127) (255: NaN), down-conversion
  * divides by it exactly and rounds once (RNE) with clamp saturating, up-conversion multiplies.
- * The stochastic-rounding forms (v_cvt_sr_{bf16,f16}_f32, v_cvt_scalef32_sr_*) are left out:
- * the pseudocode calls f32_to_bf16_SR / *_sr_scale helpers it never defines (which random bits
- * are added where), so the decoder keeps them a loud UNIMPLEMENTED fault.
+ * The stochastic-rounding forms (v_cvt_sr_{bf16,f16}_f32, v_cvt_scalef32_sr_*) are in
+ * emu_valu_fp8.c and emu_valu_fp6.c.
  */
 #include "emu_valu_misc.h"
 

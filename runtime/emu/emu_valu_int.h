@@ -133,6 +133,30 @@ valu_fbits(float f)
    return u;
 }
 
+/* Stochastic rounding, the construction of the CDNA3/CDNA4 pseudocode of V_CVT_SR_FP8_F32
+ * (S1[31:12], 20 bits, for FP8; V_CVT_SR_BF8_F32: S1[31:11]): "m = 23'U(32'U(23'B(mantissa(
+ * S0.f32))) + S1[31 : 12].u32); tmp = float32(s, e, m) // Add stochastic value to mantissa,
+ * wrap around on overflow", then the ordinary convert of tmp under ROUND_MODE =
+ * ROUND_NEAREST_EVEN. The top `drop` bits of rnd (drop = the f32 mantissa bits the target
+ * format keeps none of) are added to the 23-bit mantissa modulo 2^23: the sign and exponent
+ * never change, even for Inf/NaN (an Inf with nonzero random bits reads as a NaN, a NaN whose
+ * mantissa wraps to zero as an Inf, as the pseudocode is written). The caller rounds tmp to
+ * nearest even: the pseudocode's reading, not the textbook "add, then truncate" (an exact
+ * value whose random field is past half a unit rounds away). */
+/* V_PRNG_B32 (CDNA4 VOP1 pseudocode): (S0 << 1) ^ (S0[31] ? 197 : 0), the LFSR step the packed
+ * SR converts use between elements ("randomVal = 32'U(v_prng_b32(randomVal.b32))"). */
+static inline uint32_t
+valu_prng(uint32_t x)
+{
+   return (x << 1) ^ ((x >> 31) ? 197u : 0u);
+}
+
+static inline uint32_t
+valu_sr_add(uint32_t f32bits, uint32_t rnd, unsigned drop)
+{
+   return (f32bits & 0xff800000u) | ((f32bits + (rnd >> (32 - drop))) & 0x7fffffu);
+}
+
 static inline float
 valu_bitsf(uint32_t u)
 {

@@ -87,7 +87,8 @@ static const round_rule round_rules[] = {
    {"v_cvt_pkrtz_f16_f32", RC_FIXED, 0}, {"v_cvt_pk_f16_f32", RC_FIXED, 0},
    {"v_cvt_pk_bf16_f32", RC_FIXED, 0}, {"v_cvt_pk_fp8_f32", RC_FIXED, 0},
    {"v_cvt_pk_bf8_f32", RC_FIXED, 0}, {"v_cvt_sr_fp8_f32", RC_FIXED, 0},
-   {"v_cvt_sr_bf8_f32", RC_FIXED, 0}, {"v_cvt_f32_fp8", RC_FIXED, 0},
+   {"v_cvt_sr_bf8_f32", RC_FIXED, 0}, {"v_cvt_sr_f16_f32", RC_FIXED, 0},
+   {"v_cvt_sr_bf16_f32", RC_FIXED, 0}, {"v_cvt_f32_fp8", RC_FIXED, 0},
    {"v_cvt_f32_bf8", RC_FIXED, 0}, {"v_cvt_pk_f32_fp8", RC_FIXED, 0},
    {"v_cvt_pk_f32_bf8", RC_FIXED, 0}, {"v_cvt_scalef32_", RC_FIXED, 1},
    /* RC_APPROX */

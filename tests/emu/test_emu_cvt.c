@@ -185,11 +185,13 @@ Test(emu_cvt, f16_fast_path_matches_reference_encoder)
    }
 }
 
-Test(emu_cvt, sr_fp8_adds_random_bits_then_truncates)
+Test(emu_cvt, sr_fp8_byte_select)
 {
-   /* v_cvt_sr_fp8_f32 (gfx942, FNUZ): S1[31:12] is added to the 20 mantissa bits E4M3 drops.
-    * 1.0625 with random 0 truncates to 1.0 (0x40); with random 0xffffffff it carries past
-    * 1.125 (0x41). op_sel:[0,0,1,0] writes byte 1, op_sel:[0,0,0,1] byte 2; others kept. */
+   /* v_cvt_sr_fp8_f32 (gfx942, FNUZ): S1[31:12] is added to the 20 mantissa bits E4M3 drops,
+    * then the value rounds to nearest even (test_emu_cvt_sr.c has the cases that tell this
+    * from truncation). 1.0625 with random 0 is a tie: 1.0 (0x40); with random 0xffffffff it
+    * carries past 1.125 (0x41). op_sel:[0,0,1,0] writes byte 1, op_sel:[0,0,0,1] byte 2;
+    * the other bytes are kept. */
    for (unsigned l = 0; l < 64; l++) {
       vt_in[0][l] = vt_f2u(1.0625f);
       vt_in[1][l] = l & 1 ? 0xffffffffu : 0;

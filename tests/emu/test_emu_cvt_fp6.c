@@ -465,26 +465,6 @@ Test(emu_cvt_fp6, prng_b32_lfsr_step)
    }
 }
 
-Test(emu_cvt_fp6, sr_forms_fault_loudly)
-{
-   static const char *const sr[] = {
-      "v_cvt_scalef32_sr_pk32_fp6_f32 v[64:69], v[32:63], v4, v5",
-      "v_cvt_scalef32_sr_pk32_bf6_f32 v[64:69], v[32:63], v4, v5",
-      "v_cvt_scalef32_sr_pk32_fp6_f16 v[64:69], v[32:47], v4, v5",
-      "v_cvt_scalef32_sr_pk32_fp6_bf16 v[64:69], v[32:47], v4, v5",
-      "v_cvt_scalef32_sr_pk32_bf6_f16 v[64:69], v[32:47], v4, v5",
-      "v_cvt_scalef32_sr_pk32_bf6_bf16 v[64:69], v[32:47], v4, v5",
-   };
-   for (unsigned i = 0; i < sizeof(sr) / sizeof(sr[0]); i++) {
-      char body[512], msg[2048] = "";
-      snprintf(body, sizeof(body), "%s\n", sr[i]);
-      mxjit_status st = f6_try("gfx950", body, msg, sizeof(msg));
-      cr_expect_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "%s: status %d: %s", sr[i], (int)st, msg);
-      cr_expect(strstr(msg, "stochastic") && strstr(msg, "v_cvt_scalef32_sr_pk32"), "%s: %s",
-                sr[i], msg);
-   }
-}
-
 /* gfx942 has none of these: its assembler refuses the mnemonics ("instruction not supported
  * on this GPU", which ends the test process, so it is not asserted here), and the gfx950
  * encodings placed in a gfx942 kernel as raw words must fault instead of executing. */
@@ -502,9 +482,8 @@ Test(emu_cvt_fp6, gfx942_faults_on_the_gfx950_encodings)
       char msg[2048] = "";
       mxjit_status st = f6_try("gfx942", ops[i], msg, sizeof(msg));
       cr_expect_eq(st, MXJIT_ERR_EMU_UNIMPLEMENTED, "%s ran on gfx942: %s", ops[i], msg);
-      /* the same words run on gfx950 (the SR form faults as not emulated) */
+      /* the same words run on gfx950 (the SR form too: test_emu_cvt_sr.c) */
       st = f6_try("gfx950", ops[i], msg, sizeof(msg));
-      cr_expect_eq(st, i == 4 ? MXJIT_ERR_EMU_UNIMPLEMENTED : MXJIT_OK, "%s on gfx950: %s",
-                   ops[i], msg);
+      cr_expect_eq(st, MXJIT_OK, "%s on gfx950: %s", ops[i], msg);
    }
 }

@@ -10,13 +10,20 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Runs body (after the harness prologue) as one wave with an output buffer in s[8:9]. */
+/* Runs body (after the harness prologue) as one wave with an output buffer in s[8:9]. The
+ * programs come from the fuzzer, so they declare its registers (256 VGPRs, 96 SGPRs): the
+ * emulator faults on a register outside the declared allocation. */
 static mxjit_status
 run(const char *target, const char *body, uint64_t budget, rt_counters *cnt, char *msg, size_t len)
 {
    uint32_t out[64] = {0};
    eh_buf b = {out, sizeof(out), 1};
-   eh_kernel k = {.target = target, .body = body, .block = {64}, .max_wave_insts = budget};
+   eh_kernel k = {.target = target,
+                  .body = body,
+                  .block = {64},
+                  .max_wave_insts = budget,
+                  .vgprs = 256,
+                  .sgprs = 96};
    return eh_run(&k, &b, 1, cnt, msg, len);
 }
 

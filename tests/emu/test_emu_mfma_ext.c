@@ -237,7 +237,8 @@ check_case(const xc *c)
    mxjit_status st = run_case(c, msg, sizeof(msg));
    cr_assert_eq(st, MXJIT_OK, "%s %s: %s", c->target, c->mnem, msg);
    for (unsigned b = 0; b < c->blocks; b++) {
-      unsigned ab = c->blocks > 1 ? ((b >> c->cbsz) << c->cbsz) + c->abid : 0;
+      /* CBSZ = 0: no broadcast whatever ABID holds (emu_mfma_ext.c module comment) */
+      unsigned ab = c->blocks > 1 ? ((b >> c->cbsz) << c->cbsz) + (c->cbsz ? c->abid : 0) : 0;
       for (unsigned i = 0; i < c->mn; i++)
          for (unsigned j = 0; j < c->mn; j++) {
             long s = c->cimm ? 7 : cval(b, i, j);
@@ -419,6 +420,26 @@ Test(emu_mfma_ext, cbsz_abid_broadcast_gfx942)
                     .type = T_F32,
                     .cbsz = 1,
                     .abid = 0});
+}
+
+/* ABID without CBSZ (LLVM assembles cbsz:0 abid:N): the plain multi-block MFMA, every block
+ * reading its own A, on both targets. It faulted as "not a valid broadcast". */
+Test(emu_mfma_ext, abid_without_cbsz_is_plain)
+{
+   both_targets((xc){.mnem = "v_mfma_i32_16x16x4_4b_i8", .mn = 16, .k = 4, .blocks = 4, .abid = 3});
+   both_targets((xc){.mnem = "v_mfma_f32_32x32x4_2b_bf16",
+                     .mn = 32,
+                     .k = 4,
+                     .blocks = 2,
+                     .type = T_BF16,
+                     .abid = 1});
+   both_targets((xc){.mnem = "v_mfma_f32_4x4x4_16b_f16",
+                     .mn = 4,
+                     .k = 4,
+                     .blocks = 16,
+                     .type = T_F16,
+                     .abid = 15,
+                     .agpr = true});
 }
 
 /* BLGP: all eight patterns on a multi-block and a single-block f32 shape. */
@@ -726,6 +747,9 @@ Test(emu_mfma_ext, loud_faults)
    expect_unimplemented("gfx942", "v_mfma_f32_16x16x1_4b_f32 v[0:15], v32, v33, 0 cbsz:1 abid:2",
                         "not a valid");
    expect_unimplemented("gfx942", "v_mfma_f32_16x16x4_f32 v[0:3], v32, v33, 0 cbsz:1 abid:1",
+                        "no A-block broadcast");
+   /* single-block shapes define no ABID at all: refused even without CBSZ */
+   expect_unimplemented("gfx942", "v_mfma_f32_16x16x4_f32 v[0:3], v32, v33, 0 abid:1",
                         "no A-block broadcast");
    expect_unimplemented("gfx942", "v_mfma_i32_16x16x32_i8 v[0:3], v[32:33], v[34:35], 0 blgp:1",
                         "no B-lane swizzle");

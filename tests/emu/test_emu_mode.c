@@ -36,7 +36,11 @@ run_mcases_on(const char *target, const char *body, int kd_ovfl, const mcase *cs
       vt_in[1][l] = cs[l % n].b;
       vt_in[2][l] = cs[l % n].c;
    }
-   eh_kernel k = {.target = target, .body = body, .block = {64, 1, 1}, .fp16_ovfl = kd_ovfl};
+   eh_kernel k = {.target = target,
+                  .body = body,
+                  .block = {64, 1, 1},
+                  .fp16_ovfl = kd_ovfl,
+                  .sgprs = 48 /* s40 */};
    eh_buf b[2] = {{vt_out, sizeof(vt_out), 1}, {vt_in, sizeof(vt_in), 0}};
    memset(vt_out, 0xcd, sizeof(vt_out));
    char msg[2048] = "";
@@ -130,7 +134,7 @@ Test(emu_mode, fp16_ovfl_scaled_fp8_conversion_gfx950)
 static mxjit_status
 run_setreg(const char *body, uint32_t *mode, char *msg, size_t len)
 {
-   eh_kernel k = {.body = body, .block = {64}};
+   eh_kernel k = {.body = body, .block = {64}, .sgprs = 48 /* s40 */};
    uint32_t out[64];
    mxjit_status st = eh_run64(&k, out, NULL, 0, msg, len);
    *mode = out[0];

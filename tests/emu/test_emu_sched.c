@@ -157,7 +157,8 @@ Test(emu_sched, counters)
                           "  s_cbranch_scc1 L_top\n"
                           "  global_store_dword v2, v1, s[8:9]\n",
                   .grid = {2},
-                  .block = {64}};
+                  .block = {64},
+                  .sgprs = 48 /* s40 */};
    eh_buf b[2] = {{out, sizeof(out), 1}, {NULL, 4, 0}};
    char msg[1024];
    rt_counters c;

@@ -58,7 +58,7 @@ static void
 dv_run(const char *target, const char *body)
 {
    char msg[2048] = "";
-   eh_kernel k = {.target = target, .body = body, .block = {64, 1, 1}};
+   eh_kernel k = {.target = target, .body = body, .block = {64, 1, 1}, .sgprs = 40 /* s36 */};
    eh_buf b[2] = {{&dv_out, sizeof(dv_out), 1}, {dv_in, sizeof(dv_in), 0}};
    memset(&dv_out, 0xcd, sizeof(dv_out));
    mxjit_status st = eh_run(&k, b, 2, NULL, msg, sizeof(msg));

@@ -55,7 +55,11 @@ static void
 fv_run(const char *target, const char *body, int flush)
 {
    char msg[2048] = "";
-   eh_kernel k = {.target = target, .body = body, .block = {64, 1, 1}, .ieee_denorm = flush};
+   eh_kernel k = {.target = target,
+                  .body = body,
+                  .block = {64, 1, 1},
+                  .ieee_denorm = flush,
+                  .sgprs = 40 /* s36 */};
    eh_buf b[2] = {{fv_out, sizeof(fv_out), 1}, {fv_in, sizeof(fv_in), 0}};
    memset(fv_out, 0xcd, sizeof(fv_out));
    mxjit_status st = eh_run(&k, b, 2, NULL, msg, sizeof(msg));
