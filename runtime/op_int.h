@@ -78,6 +78,12 @@ mxjit_status rt_op_mx_verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op
                              const mxjit_mx_quant_args *a);
 /** The shape, enum and size checks of rt_op_mx_check alone (no pointers), with a message. */
 mxjit_status rt_op_mx_geometry(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a);
+/** The plan (params, loaded kernel) the emu/hip device runs for this MX quantize: the checks
+ *  of rt_op_mx_geometry (no pointers are read), then rt_plan_get, which compiles or loads the
+ *  kernel on a miss. For tools that show what an op runs (`mxjit demo`). */
+struct rt_plan;
+mxjit_status rt_op_mx_plan(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
+                           const struct rt_plan **out);
 /** Runs a checked MX quantize on the host device. */
 mxjit_status rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a);
 

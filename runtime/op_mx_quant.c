@@ -399,17 +399,37 @@ mx_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const m
    return MXJIT_OK;
 }
 
+/* The family and problem the device path runs for a (dim1 also serves 3d). */
+static mxjit_status
+mx_family_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
+                  const tpl_family **f, struct tpl_mx_problem *pr)
+{
+   mx_geom g;
+   mxjit_status st = geometry(ctx, op, a, &g);
+   if (st == MXJIT_OK)
+      st = mx_problem(ctx, op, a, &g, pr);
+   *f = a->kind == MXJIT_MX_DIM0 ? &tpl_mxfp8_dim0 : &tpl_mxfp8_dim1;
+   return st;
+}
+
+mxjit_status
+rt_op_mx_plan(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
+              const struct rt_plan **out)
+{
+   const tpl_family *f;
+   struct tpl_mx_problem pr;
+   mxjit_status st = mx_family_problem(ctx, op, a, &f, &pr);
+   return st == MXJIT_OK ? rt_plan_get(ctx, op, f, &pr, out) : st;
+}
+
 mxjit_status
 rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mx_quant_args *a)
 {
-   mx_geom g;
+   const tpl_family *f;
    struct tpl_mx_problem pr;
-   mxjit_status st = geometry(ctx, op, a, &g);
-   if (st == MXJIT_OK)
-      st = mx_problem(ctx, op, a, &g, &pr);
+   mxjit_status st = mx_family_problem(ctx, op, a, &f, &pr);
    if (st != MXJIT_OK)
       return st;
-   const tpl_family *f = a->kind == MXJIT_MX_DIM0 ? &tpl_mxfp8_dim0 : &tpl_mxfp8_dim1;
    const uint64_t io[] = {[TPL_MX_IO_X] = a->x.data,
                           [TPL_MX_IO_Q] = a->q,
                           [TPL_MX_IO_S] = a->s,

@@ -1,16 +1,20 @@
 /*
- * cmd_demo.c — `mxjit demo`: for gfx942 and gfx950 and every kernel family, JIT-compile (cold,
- * cache bypassed), reload from the disk cache in a fresh context (cache hit), then run the
- * kernel on the default device (the emulator when no GPU is present) over shapes with tails
- * and compare every output byte with a scalar computation. Prints one table row per kernel.
+ * cmd_demo.c — `mxjit demo`: for gfx942 and gfx950 and every demo entry (scaled_copy, MXFP8
+ * quantize per kind: dim0, dim1, 3d), JIT-compile the kernel (cold, cache bypassed), reload it
+ * from the disk cache in a fresh context (cache hit), then run it on the default device (the
+ * emulator when no GPU is present) over shapes with tails and compare every output byte with
+ * a scalar computation (scaled_copy) or the same op on a host-device context (MXFP8). Prints
+ * one table row per entry and target; a family no entry covers gets a compile-only row.
  * Exit status: 1 only if a result is wrong; an unavailable device is reported, not hidden.
  */
 #include "cmd.h"
 #include "cmd_util.h"
 
 #include "jt.h"
+#include "op_int.h"
 #include "rt_int.h"
 #include "rt_kernels.h"
+#include "rt_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +22,8 @@
 
 typedef struct demo_row {
    const char *kernel, *target;
+   const tpl_family *family; /* of the kernel shown */
+   uint8_t params[RT_MAX_PARAMS_BYTES];
    double cold_ms, hit_ms;
    unsigned vgpr, sgpr, lds;
    char result[200];
@@ -25,6 +31,7 @@ typedef struct demo_row {
    int have_counters;  /* device counts instructions (the emulator does) */
    rt_counters cnt;    /* of the last (largest) shape */
    uint64_t elems;     /* elements of that shape */
+   char shape[48];     /* that shape, for the counters lines */
 } demo_row;
 
 /* ---- scaled_copy runner --------------------------------------------------------------- */
@@ -120,18 +127,292 @@ run_scaled_copy(mxjit_ctx *ctx, demo_row *row)
       dev->ops->last_counters(dev, &row->cnt);
       row->have_counters = row->cnt.total != 0;
       row->elems = (uint64_t)(shapes[n - 1][0] * shapes[n - 1][1]);
+      snprintf(row->shape, sizeof(row->shape), "%lldx%lld", (long long)shapes[n - 1][0],
+               (long long)shapes[n - 1][1]);
    }
    snprintf(row->result, sizeof(row->result), "ok: %u shapes bit-exact (1x1 .. 130x257, "
                                                "padded rows)", n);
    return 0;
 }
 
-static const struct {
-   const char *family;
-   int (*run)(mxjit_ctx *ctx, demo_row *row);
-} runners[] = {
-   {"scaled_copy", run_scaled_copy},
+/* ---- MXFP8 quantize runner ------------------------------------------------------------ */
+
+/* One op call of a kind: x (e, m, k) (e = 0: 2D), e4m3 always. The last case of a kind is
+ * its largest; the row shows that case's kernel and counters. */
+typedef struct mx_case {
+   mxjit_mx_kind kind;
+   int64_t e, m, k;
+   mxjit_dtype in;
+   mxjit_scale_mode mode;
+   mxjit_scale_layout layout;
+   int block_k;
+} mx_case;
+
+static const mx_case mx_cases[] = {
+   {MXJIT_MX_DIM0, 0, 33, 160, MXJIT_DTYPE_BF16, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 0},
+   {MXJIT_MX_DIM0, 0, 130, 1056, MXJIT_DTYPE_BF16, MXJIT_SCALE_RCEIL, MXJIT_SCALES_BLOCKED, 0},
+   {MXJIT_MX_DIM1, 0, 64, 40, MXJIT_DTYPE_F32, MXJIT_SCALE_RCEIL, MXJIT_SCALES_BLOCKED, 0},
+   {MXJIT_MX_DIM1, 0, 96, 130, MXJIT_DTYPE_BF16, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 0},
+   {MXJIT_MX_3D, 2, 64, 70, MXJIT_DTYPE_BF16, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 1},
+   {MXJIT_MX_3D, 3, 96, 64, MXJIT_DTYPE_BF16, MXJIT_SCALE_RCEIL, MXJIT_SCALES_BLOCKED, 32},
 };
+
+static mxjit_mx_quant_args
+mx_case_args(const mx_case *c)
+{
+   mxjit_mx_quant_args a = {.kind = c->kind, .mode = c->mode, .elem = MXJIT_DTYPE_E4M3,
+                            .scale_layout = c->layout, .scale_block_k = c->block_k};
+   a.x.dtype = c->in;
+   a.x.ndim = c->e ? 3 : 2;
+   int64_t dims[3] = {c->e, c->m, c->k};
+   memcpy(a.x.shape, c->e ? dims : dims + 1, (size_t)a.x.ndim * sizeof(int64_t));
+   return a;
+}
+
+static uint64_t
+mx_case_elems(const mx_case *c)
+{
+   return (uint64_t)((c->e ? c->e : 1) * c->m * c->k);
+}
+
+static void
+mx_case_name(const mx_case *c, char *buf, size_t len)
+{
+   static const char *const modes[] = {"floor", "rceil", "ceil", "even"};
+   char e[24] = "";
+   if (c->e)
+      snprintf(e, sizeof(e), "%lldx", (long long)c->e);
+   snprintf(buf, len, "%s%lldx%lld %s %s%s%s", e, (long long)c->m, (long long)c->k,
+            c->in == MXJIT_DTYPE_F32 ? "f32" : "bf16", modes[c->mode],
+            c->layout == MXJIT_SCALES_BLOCKED ? " blocked" : "",
+            c->block_k == 32 ? " 32x32" : "");
+}
+
+static uint64_t
+splitmix64(uint64_t x)
+{
+   x += 0x9e3779b97f4a7c15ull;
+   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+   return x ^ (x >> 31);
+}
+
+/* f32 bits of element (row, col), seeded: mostly normals within 2^±20, with NaN, ±Inf, ±0 and
+ * subnormals sprinkled in, and whole zero / subnormal rows and columns so that some 32-blocks
+ * of every orientation have amax 0 or a subnormal amax. bf16 inputs take the top half. */
+static uint32_t
+mx_input_bits(uint64_t seed, int64_t row, int64_t col)
+{
+   uint64_t h = splitmix64(seed ^ splitmix64((uint64_t)row * 0x10001u + (uint64_t)col));
+   uint32_t sign = (uint32_t)(h >> 63) << 31, man = (uint32_t)h & 0x7fffff;
+   unsigned c = (unsigned)(h >> 32) % 256; /* rare enough that most blocks stay finite */
+   if (row % 17 == 5 || col % 29 == 7 || (c >= 2 && c < 6))
+      return sign;                                           /* ±0 */
+   if (row % 19 == 2 || col % 31 == 11 || (c >= 6 && c < 10)) /* subnormal, nonzero in bf16 */
+      return sign | man | 0x10000;
+   if (c == 0)
+      return sign | 0x7fc00000u | (man >> 1); /* quiet NaN with a payload */
+   if (c == 1)
+      return sign | 0x7f800000u; /* ±Inf */
+   if (c == 10)
+      return sign | (254u << 23) | man; /* near the f32 max */
+   return sign | ((uint32_t)(127 - 20 + (int)((h >> 40) % 41)) << 23) | man;
+}
+
+static void *
+mx_input(const mx_case *c, uint64_t seed, size_t *bytes)
+{
+   size_t n = (size_t)mx_case_elems(c), es = c->in == MXJIT_DTYPE_F32 ? 4 : 2;
+   uint8_t *x = malloc(n * es + 1);
+   if (!x)
+      return NULL;
+   for (size_t i = 0; i < n; i++) { /* (row, col) of the flattened leading dims */
+      uint32_t v = mx_input_bits(seed, (int64_t)(i / (size_t)c->k), (int64_t)(i % (size_t)c->k));
+      if (es == 2) {
+         uint16_t h = (uint16_t)(v >> 16);
+         memcpy(x + 2 * i, &h, 2);
+      } else {
+         memcpy(x + 4 * i, &v, 4);
+      }
+   }
+   *bytes = n * es;
+   return x;
+}
+
+/* Runs the op on ctx over host x; outputs (pre-filled with 0xa5 on the device, so bytes the
+ * op must write but does not show up) come back in q / s. */
+static mxjit_status
+mx_run_on(mxjit_ctx *ctx, mxjit_mx_quant_args a, const void *x, size_t xb, uint8_t *q,
+          size_t qb, uint8_t *s, size_t sb)
+{
+   mxjit_devptr dx = 0, dq = 0, ds = 0;
+   mxjit_status st = mxjit_malloc(ctx, xb, &dx);
+   if (!st)
+      st = mxjit_malloc(ctx, qb, &dq);
+   if (!st)
+      st = mxjit_malloc(ctx, sb, &ds);
+   if (!st)
+      st = mxjit_memcpy_h2d(ctx, dx, x, xb);
+   if (!st)
+      st = mxjit_memset(ctx, dq, 0xa5, qb);
+   if (!st)
+      st = mxjit_memset(ctx, ds, 0xa5, sb);
+   a.x.data = dx;
+   a.q = dq;
+   a.s = ds;
+   if (!st)
+      st = mxjit_mxfp8_quantize(ctx, NULL, &a);
+   if (!st)
+      st = mxjit_synchronize(ctx, NULL);
+   if (!st)
+      st = mxjit_memcpy_d2h(ctx, q, dq, qb);
+   if (!st)
+      st = mxjit_memcpy_d2h(ctx, s, ds, sb);
+   mxjit_free(ctx, dx);
+   mxjit_free(ctx, dq);
+   mxjit_free(ctx, ds);
+   return st;
+}
+
+static int64_t
+first_diff(const uint8_t *a, const uint8_t *b, size_t n)
+{
+   for (size_t i = 0; i < n; i++)
+      if (a[i] != b[i])
+         return (int64_t)i;
+   return -1;
+}
+
+/* Returns 0 ok, 1 wrong bytes, -1 device/API error; detail in res. */
+static int
+run_mx_case(mxjit_ctx *ctx, mxjit_ctx *host, const mx_case *c, uint64_t seed, char *res,
+            size_t len)
+{
+   mxjit_mx_quant_args a = mx_case_args(c);
+   size_t xb = 0, qb = 0, sb = 0;
+   char name[96];
+   mx_case_name(c, name, sizeof(name));
+   mxjit_status st = mxjit_mx_quant_sizes(&a, &qb, &sb);
+   void *x = st ? NULL : mx_input(c, seed, &xb);
+   uint8_t *q = malloc(qb + 1), *s = malloc(sb + 1), *hq = malloc(qb + 1), *hs = malloc(sb + 1);
+   mxjit_ctx *failed = host;
+   int rc = -1;
+   if (st) {
+      snprintf(res, len, "%s: %s", name, mxjit_status_name(st));
+      goto out;
+   }
+   if (!x || !q || !s || !hq || !hs) {
+      snprintf(res, len, "%s: out of host memory", name);
+      goto out;
+   }
+   if (!(st = mx_run_on(host, a, x, xb, hq, qb, hs, sb))) {
+      failed = ctx;
+      st = mx_run_on(ctx, a, x, xb, q, qb, s, sb);
+   }
+   if (st) {
+      snprintf(res, len, "%s%s: %s: %s", name, failed == host ? " (host reference)" : "",
+               mxjit_status_name(st), mxjit_ctx_last_error(failed));
+      goto out;
+   }
+   int64_t dq = first_diff(q, hq, qb), ds = dq < 0 ? first_diff(s, hs, sb) : -1;
+   rc = dq >= 0 || ds >= 0;
+   if (dq >= 0)
+      snprintf(res, len, "WRONG %s: q byte %lld is 0x%02x, host 0x%02x", name, (long long)dq,
+               q[dq], hq[dq]);
+   else if (ds >= 0)
+      snprintf(res, len, "WRONG %s: scale byte %lld is 0x%02x, host 0x%02x", name,
+               (long long)ds, s[ds], hs[ds]);
+out:
+   free(x);
+   free(q);
+   free(s);
+   free(hq);
+   free(hs);
+   return rc;
+}
+
+static int
+run_mx(mxjit_ctx *ctx, mxjit_mx_kind kind, demo_row *row)
+{
+   mxjit_ctx *host = NULL;
+   mxjit_status st =
+       mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST, .no_disk_cache = 1},
+                        &host);
+   if (st) {
+      snprintf(row->result, sizeof(row->result), "host reference: %s: %s",
+               mxjit_status_name(st), host ? mxjit_ctx_last_error(host) : "");
+      mxjit_ctx_destroy(host);
+      return -1;
+   }
+   unsigned n = 0, rc = 0;
+   const mx_case *last = NULL;
+   for (unsigned i = 0; i < sizeof(mx_cases) / sizeof(mx_cases[0]) && !rc; i++)
+      if (mx_cases[i].kind == kind) {
+         last = &mx_cases[i];
+         n++;
+         rc = (unsigned)run_mx_case(ctx, host, last, 0x6d786a6974ull + i, row->result,
+                                    sizeof(row->result));
+      }
+   mxjit_ctx_destroy(host);
+   if (rc)
+      return (int)rc == 1 ? 1 : -1;
+   rt_device *dev = rt_ctx_device(ctx);
+   if (dev->ops->last_counters) {
+      dev->ops->last_counters(dev, &row->cnt);
+      row->have_counters = row->cnt.total != 0;
+      row->elems = mx_case_elems(last);
+      mx_case_name(last, row->shape, sizeof(row->shape));
+   }
+   snprintf(row->result, sizeof(row->result), "ok (%u shapes, bit-exact vs host)", n);
+   return 0;
+}
+
+/* The largest case of a kind: its plan's kernel is the one the row shows. */
+static const mx_case *
+mx_largest(mxjit_mx_kind kind)
+{
+   const mx_case *last = NULL;
+   for (unsigned i = 0; i < sizeof(mx_cases) / sizeof(mx_cases[0]); i++)
+      if (mx_cases[i].kind == kind)
+         last = &mx_cases[i];
+   return last;
+}
+
+static int
+run_mx_dim0(mxjit_ctx *ctx, demo_row *row)
+{
+   return run_mx(ctx, MXJIT_MX_DIM0, row);
+}
+
+static int
+run_mx_dim1(mxjit_ctx *ctx, demo_row *row)
+{
+   return run_mx(ctx, MXJIT_MX_DIM1, row);
+}
+
+static int
+run_mx_3d(mxjit_ctx *ctx, demo_row *row)
+{
+   return run_mx(ctx, MXJIT_MX_3D, row);
+}
+
+/* A table row per target: a label, the family it covers, how its kernel is chosen and run.
+ * mx_kind >= 0: the kernel is the plan mxjit_mxfp8_quantize makes for the kind's largest
+ * case; else the family's default params. run NULL: compile-only row. */
+typedef struct demo_entry {
+   const char *label;
+   const tpl_family *family;
+   int mx_kind;
+   int (*run)(mxjit_ctx *ctx, demo_row *row);
+} demo_entry;
+
+static const demo_entry entries[] = {
+   {"scaled_copy", &tpl_scaled_copy, -1, run_scaled_copy},
+   {"mxfp8 dim0", &tpl_mxfp8_dim0, MXJIT_MX_DIM0, run_mx_dim0},
+   {"mxfp8 dim1", &tpl_mxfp8_dim1, MXJIT_MX_DIM1, run_mx_dim1},
+   {"mxfp8 3d", &tpl_mxfp8_dim1, MXJIT_MX_3D, run_mx_3d},
+};
+#define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 
 /* ---- compile and cache timing --------------------------------------------------------- */
 
@@ -150,27 +431,59 @@ make_ctx(const char *target, const char *cache_dir, int no_disk, mxjit_ctx **out
    return st;
 }
 
+/* Cold compile (cache bypassed) of the entry's kernel: fills row's family, params, metadata
+ * and cold ms. Returns 0, or -1 with the reason in row->result. */
 static int
-time_kernel(const char *target, const tpl_family *f, const void *params, const char *dir,
-            demo_row *row, mxjit_ctx **run_ctx)
+time_cold(const char *target, const demo_entry *e, demo_row *row)
 {
-   mxjit_ctx *cold = NULL, *warm = NULL, *hit = NULL;
+   mxjit_ctx *cold = NULL;
    const rt_lkernel *k = NULL;
    mxjit_status st = make_ctx(target, NULL, 1, &cold);
-   mxjit_ctx *failed = cold;
-   if (!st && !(st = rt_kernel_get(cold, f, params, &k))) {
+   row->family = e->family;
+   if (!st && e->mx_kind >= 0) {
+      const rt_plan *plan = NULL;
+      mxjit_mx_quant_args a = mx_case_args(mx_largest((mxjit_mx_kind)e->mx_kind));
+      if (!(st = rt_op_mx_plan(cold, "mxfp8_quantize", &a, &plan))) {
+         row->family = plan->family;
+         memcpy(row->params, plan->params, sizeof(row->params));
+         k = plan->kernel;
+      }
+   } else if (!st) {
+      if (e->family->params_size > sizeof(row->params) ||
+          cu_params("demo", jt_lookup(target), e->family, NULL, 0, row->params)) {
+         snprintf(row->result, sizeof(row->result), "bad default params");
+         mxjit_ctx_destroy(cold);
+         return -1;
+      }
+      st = rt_kernel_get(cold, e->family, row->params, &k);
+   }
+   if (!st) {
       row->cold_ms = cold->last_kstats.ms_cache;
       row->vgpr = k->meta.vgpr_count;
       row->sgpr = k->meta.sgpr_count;
       row->lds = k->meta.group_segment_size;
-      st = make_ctx(target, dir, 0, &warm);
-      failed = warm;
+   } else {
+      snprintf(row->result, sizeof(row->result), "%s: %s", mxjit_status_name(st),
+               mxjit_ctx_last_error(cold));
    }
-   if (!st && !(st = rt_kernel_get(warm, f, params, &k))) { /* builds and publishes */
-      st = make_ctx(target, dir, 0, &hit);
+   mxjit_ctx_destroy(cold);
+   return st ? -1 : 0;
+}
+
+/* Publishes the row's kernel to the disk cache in dir from one context, then times getting it
+ * in a fresh one (the cache hit), which is handed back in *run_ctx for the run. */
+static int
+time_hit(const char *target, const char *dir, demo_row *row, mxjit_ctx **run_ctx)
+{
+   mxjit_ctx *warm = NULL, *hit = NULL;
+   const rt_lkernel *k = NULL;
+   mxjit_status st = make_ctx(target, dir, 0, &warm);
+   mxjit_ctx *failed = warm;
+   if (!st && !(st = rt_kernel_get(warm, row->family, row->params, &k))) {
+      st = make_ctx(target, dir, 0, &hit); /* the get above built and published it */
       failed = hit;
    }
-   if (!st && !(st = rt_kernel_get(hit, f, params, &k))) {
+   if (!st && !(st = rt_kernel_get(hit, row->family, row->params, &k))) {
       row->hit_ms = hit->last_kstats.ms_total;
       if (hit->last_kstats.source != RT_KSRC_DISK)
          snprintf(row->result, sizeof(row->result), "note: cache hit came from source %d",
@@ -179,7 +492,6 @@ time_kernel(const char *target, const tpl_family *f, const void *params, const c
    if (st)
       snprintf(row->result, sizeof(row->result), "%s: %s", mxjit_status_name(st),
                mxjit_ctx_last_error(failed));
-   mxjit_ctx_destroy(cold);
    mxjit_ctx_destroy(warm);
    *run_ctx = hit;
    return st ? -1 : 0;
@@ -188,56 +500,64 @@ time_kernel(const char *target, const tpl_family *f, const void *params, const c
 static void
 print_row(const demo_row *r)
 {
-   printf("%-12s %-7s %9.2f %9.3f %5u %5u %6u  %s\n", r->kernel, r->target, r->cold_ms,
-          r->hit_ms, r->vgpr, r->sgpr, r->lds, r->result);
+   char wi[16] = "-";
+   if (r->have_counters)
+      snprintf(wi, sizeof(wi), "%.3f", (double)r->cnt.total / (double)r->elems);
+   printf("%-12s %-7s %9.2f %9.3f %5u %5u %6u %6s  %s\n", r->kernel, r->target, r->cold_ms,
+          r->hit_ms, r->vgpr, r->sgpr, r->lds, wi, r->result);
 }
 
 /* Counters of the last run on a counting device (the emulator): wave-instructions by class
- * and bytes moved, per element of the largest demo shape. */
+ * and bytes moved, per element of the row's largest shape; and which kernel that was. */
 static void
 print_counters(const demo_row *r)
 {
    const rt_counters *c = &r->cnt;
    double e = (double)r->elems;
-   printf("  %s %s on the device, %llu elements: %llu wave-instructions (%.3f per element: "
-          "VALU %llu, SALU %llu, VMEM ld %llu / st %llu, SMEM %llu, DS %llu, MFMA %llu, "
-          "branch %llu, waitcnt %llu, other %llu); global %llu B loaded (%.2f B/el), %llu B "
-          "stored (%.2f B/el); %llu waves, %llu workgroups\n",
-          r->kernel, r->target, (unsigned long long)r->elems, (unsigned long long)c->total,
-          (double)c->total / e, (unsigned long long)c->valu, (unsigned long long)c->salu,
-          (unsigned long long)c->vmem_load, (unsigned long long)c->vmem_store,
-          (unsigned long long)c->smem, (unsigned long long)c->ds, (unsigned long long)c->mfma,
-          (unsigned long long)c->branch, (unsigned long long)c->waitcnt,
-          (unsigned long long)c->other, (unsigned long long)c->bytes_global_load,
-          (double)c->bytes_global_load / e, (unsigned long long)c->bytes_global_store,
-          (double)c->bytes_global_store / e, (unsigned long long)c->waves,
-          (unsigned long long)c->workgroups);
+   char ser[256] = "";
+   size_t n = tpl_params_serialize(r->family, r->params, ser, sizeof(ser));
+   if (n > 0 && n < sizeof(ser) && ser[n - 1] == ';')
+      ser[n - 1] = '\0';
+   printf("  %s %s, %s (%llu elements), kernel %s %s: %llu wave-instructions (%.3f per "
+          "element: VALU %llu, SALU %llu, VMEM ld %llu / st %llu, SMEM %llu, DS %llu, MFMA "
+          "%llu, branch %llu, waitcnt %llu, other %llu); global %llu B loaded (%.2f B/el), "
+          "%llu B stored (%.2f B/el); %llu waves, %llu workgroups\n",
+          r->kernel, r->target, r->shape, (unsigned long long)r->elems, r->family->name, ser,
+          (unsigned long long)c->total, (double)c->total / e, (unsigned long long)c->valu,
+          (unsigned long long)c->salu, (unsigned long long)c->vmem_load,
+          (unsigned long long)c->vmem_store, (unsigned long long)c->smem,
+          (unsigned long long)c->ds, (unsigned long long)c->mfma, (unsigned long long)c->branch,
+          (unsigned long long)c->waitcnt, (unsigned long long)c->other,
+          (unsigned long long)c->bytes_global_load, (double)c->bytes_global_load / e,
+          (unsigned long long)c->bytes_global_store, (double)c->bytes_global_store / e,
+          (unsigned long long)c->waves, (unsigned long long)c->workgroups);
 }
 
 static int
-demo_one(const char *target, const tpl_family *f, const char *dir, demo_row *out)
+demo_one(const char *target, const demo_entry *e, const char *dir, demo_row *out)
 {
-   demo_row row = {.kernel = f->name, .target = target};
-   uint8_t params[RT_MAX_PARAMS_BYTES];
+   demo_row row = {.kernel = e->label, .target = target};
    mxjit_ctx *ctx = NULL;
    int wrong = 0;
-   if (f->params_size > sizeof(params) ||
-       cu_params("demo", jt_lookup(target), f, NULL, 0, params)) {
-      snprintf(row.result, sizeof(row.result), "bad default params");
-   } else if (time_kernel(target, f, params, dir, &row, &ctx) == 0) {
-      int (*run)(mxjit_ctx *, demo_row *) = NULL;
-      for (unsigned i = 0; i < sizeof(runners) / sizeof(runners[0]); i++)
-         if (!strcmp(runners[i].family, f->name))
-            run = runners[i].run;
-      if (!run)
+   if (time_cold(target, e, &row) == 0 && time_hit(target, dir, &row, &ctx) == 0) {
+      if (!e->run)
          snprintf(row.result, sizeof(row.result), "compiled; no demo runner for this family");
       else
-         wrong = run(ctx, &row) == 1;
+         wrong = e->run(ctx, &row) == 1;
    }
    mxjit_ctx_destroy(ctx);
    print_row(&row);
    *out = row;
    return wrong;
+}
+
+static int
+covered(const tpl_family *f)
+{
+   for (unsigned i = 0; i < NENTRIES; i++)
+      if (entries[i].family == f)
+         return 1;
+   return 0;
 }
 
 int
@@ -246,9 +566,10 @@ cmd_demo(int argc, char **argv)
    if (argc > 1) {
       int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
       fprintf(help ? stdout : stderr,
-              "usage: mxjit demo\nJIT-compiles every kernel family for gfx942 and gfx950, "
-              "reloads it from a fresh disk cache,\nruns it on the default device (emulator "
-              "without a GPU) and checks every output byte.\n");
+              "usage: mxjit demo\nJIT-compiles every kernel family for gfx942 and gfx950 "
+              "(MXFP8 quantize: the kernel the op\npicks per kind), reloads it from a fresh "
+              "disk cache, runs it on the default device\n(emulator without a GPU) and checks "
+              "every output byte.\n");
       return help ? 0 : 2;
    }
    char dir[512];
@@ -256,25 +577,34 @@ cmd_demo(int argc, char **argv)
       perror("mxjit demo: temporary cache directory");
       return 1;
    }
-   printf("%-12s %-7s %9s %9s %5s %5s %6s  %s\n", "kernel", "target", "cold ms", "hit ms",
-          "VGPRs", "SGPRs", "LDS", "result");
+   printf("%-12s %-7s %9s %9s %5s %5s %6s %6s  %s\n", "kernel", "target", "cold ms", "hit ms",
+          "VGPRs", "SGPRs", "LDS", "wi/el", "result");
    static const char *const targets[] = {"gfx942", "gfx950"};
    int wrong = 0;
-   demo_row rows[16];
+   demo_row rows[32];
    unsigned nrows = 0;
-   for (unsigned t = 0; t < 2; t++)
-      for (const tpl_family *const *f = tpl_families; *f; f++) {
+   for (unsigned t = 0; t < 2; t++) {
+      demo_entry more[8]; /* families no entry covers: compile-only rows */
+      unsigned n = 0;
+      for (const tpl_family *const *f = tpl_families; *f && n < 8; f++)
+         if (!covered(*f))
+            more[n++] = (demo_entry){(*f)->name, *f, -1, NULL};
+      for (unsigned i = 0; i < NENTRIES + n; i++) {
          demo_row r;
-         wrong |= demo_one(targets[t], *f, dir, &r);
+         wrong |= demo_one(targets[t], i < NENTRIES ? &entries[i] : &more[i - NENTRIES], dir, &r);
          if (nrows < sizeof(rows) / sizeof(rows[0]))
             rows[nrows++] = r;
       }
+   }
    cu_rmtree(dir);
-   printf("\ncounters of the largest shape (130x257):\n");
+   printf("\ncounters of each row's largest shape, on the device:\n");
    for (unsigned i = 0; i < nrows; i++)
       if (rows[i].have_counters)
          print_counters(&rows[i]);
    printf("\ncold ms: compile with the cache bypassed (IR, LLVM optimize+codegen, in-process "
-          "link);\nhit ms: fresh context, disk cache lookup + load on the device.\n");
+          "link);\nhit ms: fresh context, disk cache lookup + load on the device; wi/el: "
+          "wave-instructions\nper element of the largest shape (a counting device only). "
+          "mxfp8 rows show the kernel\nmxjit_mxfp8_quantize's plan picks for that shape and "
+          "compare the op's bytes with the\nhost device's.\n");
    return wrong ? 1 : 0;
 }

@@ -108,13 +108,28 @@ Test(rt_cli, demo_table_bit_exact, .timeout = 300)
    static char out[1 << 16];
    int rc = cli("demo", out, sizeof(out));
    cr_assert_eq(rc, 0, "%s", out);
-   cr_assert(strstr(out, "kernel       target    cold ms    hit ms VGPRs SGPRs    LDS  result"),
+   cr_assert(strstr(out, "kernel       target    cold ms    hit ms VGPRs SGPRs    LDS  wi/el  "
+                         "result"),
              "%s", out);
    const char *a = strstr(out, "scaled_copy  gfx942");
    const char *b = strstr(out, "scaled_copy  gfx950");
    cr_assert(a && b, "%s", out);
    cr_assert(strstr(a, "ok: 4 shapes bit-exact") != NULL, "%s", out);
    cr_assert(strstr(b, "ok: 4 shapes bit-exact") != NULL, "%s", out);
+   /* one mxfp8 row per kind and target, each with an ok result on its own line */
+   static const char *const rows[] = {"mxfp8 dim0   gfx942", "mxfp8 dim1   gfx942",
+                                      "mxfp8 3d     gfx942", "mxfp8 dim0   gfx950",
+                                      "mxfp8 dim1   gfx950", "mxfp8 3d     gfx950"};
+   for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+      const char *r = strstr(out, rows[i]);
+      cr_assert(r != NULL, "no row '%s' in:\n%s", rows[i], out);
+      const char *eol = strchr(r, '\n'), *ok = strstr(r, "  ok (");
+      cr_assert(ok && eol && ok < eol, "row '%s' has no ok result:\n%s", rows[i], out);
+      cr_assert(!strncmp(strstr(ok, "shapes"), "shapes, bit-exact vs host)\n", 27),
+                "row '%s':\n%s", rows[i], out);
+   }
+   cr_assert(strstr(out, "no demo runner") == NULL, "%s", out);
+   cr_assert(strstr(out, "mxfp8 3d gfx950, 3x96x64") != NULL, "no 3d counters line:\n%s", out);
 }
 
 Test(rt_cli, bench_json)
