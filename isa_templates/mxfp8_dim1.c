@@ -116,6 +116,20 @@ s_expert(const struct tpl_mx_problem *pr)
    return pr->tile32 ? pr->m / 32 * (pr->k / 32) : pr->m / 32 * pr->k;
 }
 
+/* Where the scale layout lets a lane store more than a byte at once: 4 consecutive blocks
+ * (its rows loop) are 4 consecutive bytes in dim1 plain (aligned when M/32 % 4 == 0) and in
+ * the blocked layout; in 3d plain (E, N/32, K) its c columns are c consecutive bytes (whole
+ * when K is a multiple of c). */
+static bool
+wide_scales(const struct tpl_mx_problem *pr, const struct tpl_mx_params *p)
+{
+   if (pr->tile32 || pr->groups)
+      return false;
+   if (pr->kind == TPL_MX_3D && !blocked(pr))
+      return pr->k % cols(p) == 0 && cols(p) >= 2;
+   return p->rows % 4 == 0 && (blocked(pr) || (pr->m / 32) % 4 == 0);
+}
+
 static mxjit_status
 dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
 {
@@ -126,7 +140,6 @@ dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
       return st;
    const char *why = NULL;
    unsigned c = cols(p);
-   bool plain_dim1 = !blocked(pr) && pr->kind == TPL_MX_DIM1;
    if (pr->kind == TPL_MX_DIM0 || pr->m % 32 || (pr->tile32 && pr->kind != TPL_MX_3D))
       why = "the problem is not a dim1 / 3d quantize with whole 32-row blocks";
    else if (c < 1 || (pr->tile32 && 32 % c))
@@ -143,10 +156,10 @@ dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
       why = "depth must not exceed rows (and the K-tail variant converts one block at a time)";
    else if (p->depth * p->rpl * p->load > 256)
       why = "more than 256 bytes per lane in flight (depth * rpl * load): registers would spill";
-   else if (p->sstore == 4 && (pr->tile32 || (plain_dim1 && (pr->m / 32) % 4) || p->rows % 4 ||
-                               (pr->kind == TPL_MX_3D && !blocked(pr))))
-      why = "4-byte scale stores gather 4 consecutive blocks of a lane (rows % 4 == 0), and "
-            "need them contiguous and aligned (dim1 plain: M/32 % 4 == 0; blocked)";
+   else if (p->sstore == 4 && !wide_scales(pr, p))
+      why = "wide scale stores either gather 4 consecutive blocks of a lane (rows % 4 == 0; "
+            "dim1 plain with M/32 % 4 == 0, or blocked) or, 3d plain, store a lane's columns "
+            "together (K a multiple of the columns per load)";
    else if ((double)32 * pr->ld_x * esize(p) >= 2147483648.0 ||
             (double)pr->k * pr->m >= 4294967296.0)
       why = "a 32-row block must span less than 2 GB and one expert's q less than 4 GB";
@@ -176,10 +189,11 @@ dim1_pick(const struct jt_target *t, const void *problem, void *params)
    p->depth = 1;
    p->ktail = pr->k % cols(p) != 0;
    p->is3d = pr->kind == TPL_MX_3D;
-   bool gather = !pr->tile32 && !pr->groups &&
-                 (blocked(pr) || (pr->kind == TPL_MX_DIM1 && (pr->m / 32) % 4 == 0));
-   p->rows = gather ? 4 : 2;
-   p->sstore = gather ? 4 : 1;
+   bool d3plain = pr->kind == TPL_MX_3D && !blocked(pr);
+   p->rows = d3plain ? 2 : 4;
+   p->sstore = wide_scales(pr, p) ? 4 : 1;
+   if (p->sstore == 1)
+      p->rows = 2;
 }
 
 static void
@@ -320,7 +334,14 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
    jb_val mb0 = p->sstore == 4 ? jb_iadd_imm(b, mb, -(int64_t)(i % 4)) : mb;
    jb_val mbt = jb_trunc(b, mb0, JB_I32);
    jb_val val = p->sstore == 4 ? word[j] : jb_trunc(b, sb[j], JB_I8);
-   if (p->sstore == 4) {
+   if (p->sstore == 4 && p->is3d && !p->scales) {
+      /* 3d plain: the lane's c columns are c consecutive bytes of the scale row */
+      unsigned c = cols(p);
+      word[j / 4] = j % 4 ? jb_or(b, word[j / 4], jb_shl_imm(b, sb[j], 8 * (j % 4))) : sb[j];
+      if (j != c - 1)
+         return;
+      val = c >= 8 ? jb_vec(b, word, c / 4) : c == 4 ? word[0] : jb_trunc(b, word[0], JB_I16);
+   } else if (p->sstore == 4) {
       word[j] = i % 4 ? jb_or(b, word[j], jb_shl_imm(b, sb[j], 8 * (i % 4))) : sb[j];
       if (i % 4 != 3)
          return; /* four blocks of the lane go out as one dword */
@@ -392,7 +413,10 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
       jb_buffer_store(b, val, srd, jb_lshr_imm(b, kk, 5), .mask = first);
       return;
    }
-   jb_buffer_store(b, val, srd, kk, .mask = ok, .soffset = jb_imm_u32(b, j));
+   if (p->sstore == 4) /* all c columns at once (K is a multiple of c: in or out whole) */
+      jb_buffer_store(b, val, srd, kk, .mask = lead);
+   else
+      jb_buffer_store(b, val, srd, kk, .mask = ok, .soffset = jb_imm_u32(b, j));
 }
 
 /* requires: the block's loads issued. produces: q and this block's scale bytes; with 4-byte

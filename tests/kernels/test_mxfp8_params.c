@@ -174,8 +174,13 @@ static_checks(const char *target, const tpl_family *f, const struct tpl_mx_param
    /* q: 8-byte stores or wider */
    cr_assert(strstr(isa, "buffer_store_dwordx2") || strstr(isa, "buffer_store_dwordx4"),
              "%s: no 8/16-byte q stores", tag);
-   if (p->sstore == 4)
+   /* scales: 4-byte (or, 3d plain, 8-byte) stores where the layout allows, else bytes */
+   if (p->sstore == 4 && f == &tpl_mxfp8_dim1 && p->is3d && !p->scales)
+      cr_assert_null(strstr(isa, "buffer_store_byte"), "%s: byte scale stores", tag);
+   else if (p->sstore == 4)
       cr_assert(strstr(isa, "buffer_store_dword "), "%s: no 4-byte scale stores", tag);
+   else
+      cr_assert(strstr(isa, "buffer_store_byte"), "%s: no scale stores", tag);
    free(isa);
 }
 
