@@ -106,10 +106,11 @@ dim0_validate(const void *problem, const void *params, char *msg, size_t msglen)
    return MXJIT_ERR_INVALID_ARG;
 }
 
-/* Heuristic: 16-byte loads, 32 (bf16) or 64 (f32) bytes per lane chunk, so a block spans
- * 2 lanes (bf16) or 2 lanes (f32, 16 elements) and its scale work is shared by 16 elements;
- * at most 128 bytes per lane in flight (the kernel stays under 64 VGPRs, 8 waves per SIMD
- * hide the latency); the unroll that wastes the fewest lanes on K's tail; two rows per wave. */
+/* Heuristic: 16-byte loads, two per lane chunk (16 bf16 or 8 f32 elements: a block spans 2
+ * or 4 lanes, and its scale work is shared by that many elements), one chunk per lane per
+ * row: 32 or 64 bytes per lane in flight keep the kernel under 64 VGPRs (wider unrolls
+ * spill on gfx942's software path) and 8 waves per SIMD hide the latency; four rows per wave
+ * share its resources (one row per wave for rows a gigabyte apart: 32-bit row offsets). */
 static void
 dim0_pick(const struct jt_target *t, const void *problem, void *params)
 {
@@ -119,28 +120,9 @@ dim0_pick(const struct jt_target *t, const void *problem, void *params)
    memset(p, 0, sizeof(*p));
    tpl_mx_class_params(pr, p);
    p->load = 16;
-   p->chunk = 2;      /* 8 f32 / 16 bf16 elements: FNUZ f32 chunks of 16 would spill */
-   unsigned umax = 1; /* 32 (bf16) or 64 (f32) bytes per lane in flight: under 64 VGPRs */
+   p->chunk = 2;
    p->unroll = 1;
-   int64_t best = INT64_MAX;
-   for (unsigned u = umax; u >= 1; u /= 2) {
-      p->unroll = u;
-      int64_t tc = tile_cols(p), padded = (pr->k + tc - 1) / tc * tc;
-      if (padded * 8 <= pr->k * 9 || padded < best) {
-         best = padded;
-         if (padded * 8 <= pr->k * 9)
-            break;
-      }
-   }
-   for (unsigned u = umax; u >= 1; u /= 2) { /* the largest unroll reaching the best padding */
-      p->unroll = u;
-      int64_t tc = tile_cols(p);
-      if ((pr->k + tc - 1) / tc * tc == best)
-         break;
-   }
    p->waves = 4;
-   /* rows of a wave are addressed from its first with 32-bit offsets: one row per wave for
-    * rows strided by a gigabyte or more */
    p->rows = (double)4 * pr->ld_x * esize(p) < 2147483648.0 ? 4 : 1;
    p->depth = 1;
    p->sstore = pr->scales == TPL_MX_SCALES_BLOCKED || (pr->k / 32) % 4 == 0 ? 4 : 1;
