@@ -11,6 +11,7 @@
 
 #include "scaled_copy.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* [lo, hi) byte range of a row-major (m, n) view with row stride ld and element size es. */
@@ -26,21 +27,22 @@ static mxjit_status
 check_dims(mxjit_ctx *ctx, const mxjit_scaled_copy_args *a, int64_t ld_x, int64_t ld_out)
 {
    if (a->m <= 0 || a->n <= 0)
-      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
-                      "scaled_copy: args.%s = %lld must be > 0", a->m <= 0 ? "m" : "n",
-                      (long long)(a->m <= 0 ? a->m : a->n));
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE, "scaled_copy: args.%s = %lld must be > 0",
+                      a->m <= 0 ? "m" : "n", (long long)(a->m <= 0 ? a->m : a->n));
    if (ld_x < a->n || ld_out < a->n)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
                       "scaled_copy: args.%s = %lld is less than args.n = %lld; rows would "
-                      "overlap (pass 0 for contiguous rows)", ld_x < a->n ? "ld_x" : "ld_out",
-                      (long long)(ld_x < a->n ? ld_x : ld_out), (long long)a->n);
+                      "overlap (pass 0 for contiguous rows)",
+                      ld_x < a->n ? "ld_x" : "ld_out", (long long)(ld_x < a->n ? ld_x : ld_out),
+                      (long long)a->n);
    /* Byte extents must fit in 63 bits: (m-1)*ld + n elements of at most 4 bytes. */
    const int64_t lim = INT64_MAX / 8;
    int64_t ld = ld_x > ld_out ? ld_x : ld_out;
    if (a->m > lim / ld)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
                       "scaled_copy: args.m = %lld with row stride %lld exceeds the address "
-                      "space", (long long)a->m, (long long)ld);
+                      "space",
+                      (long long)a->m, (long long)ld);
    return MXJIT_OK;
 }
 
@@ -50,7 +52,8 @@ check_pointers(mxjit_ctx *ctx, const mxjit_scaled_copy_args *a, int64_t ld_x, in
    if (a->x == 0 || a->out == 0)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "scaled_copy: args.%s is 0 (null device pointer); pass memory from "
-                      "mxjit_malloc", a->x == 0 ? "x" : "out");
+                      "mxjit_malloc",
+                      a->x == 0 ? "x" : "out");
    if (a->x % 2 || a->out % 4)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_ALIGN,
                       "scaled_copy: args.%s = 0x%llx is not %d-byte aligned (its element size)",
@@ -63,8 +66,8 @@ check_pointers(mxjit_ctx *ctx, const mxjit_scaled_copy_args *a, int64_t ld_x, in
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_ALIAS,
                       "scaled_copy: args.x [0x%llx, 0x%llx) overlaps args.out [0x%llx, 0x%llx); "
                       "in-place is not supported, use separate buffers",
-                      (unsigned long long)xlo, (unsigned long long)xhi,
-                      (unsigned long long)olo, (unsigned long long)ohi);
+                      (unsigned long long)xlo, (unsigned long long)xhi, (unsigned long long)olo,
+                      (unsigned long long)ohi);
    return MXJIT_OK;
 }
 
@@ -82,6 +85,43 @@ host_scaled_copy(const mxjit_scaled_copy_args *a, int64_t ld_x, int64_t ld_out)
          out[i * ld_out + j] = v * a->scale;
       }
    }
+}
+
+/* Check mode (MXJIT_CHECK=1): x and out come back, the host computes out from x, and every
+ * element of the rows (padding between rows excluded) must match bit for bit. */
+static mxjit_status
+verify(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_scaled_copy_args *a, int64_t ld_x,
+       int64_t ld_out)
+{
+   size_t xn = (size_t)((a->m - 1) * ld_x + a->n), on = (size_t)((a->m - 1) * ld_out + a->n);
+   uint16_t *x = malloc(xn * 2);
+   float *got = malloc(on * 4), *want = malloc(on * 4);
+   mxjit_status st = x && got && want ? MXJIT_OK
+                                      : rt_error(ctx, MXJIT_ERR_NOMEM,
+                                                 "scaled_copy: check mode: out of host memory");
+   if (st == MXJIT_OK)
+      st = mxjit_synchronize(ctx, stream);
+   if (st == MXJIT_OK)
+      st = mxjit_memcpy_d2h(ctx, x, a->x, xn * 2);
+   if (st == MXJIT_OK)
+      st = mxjit_memcpy_d2h(ctx, got, a->out, on * 4);
+   if (st == MXJIT_OK) {
+      mxjit_scaled_copy_args h = *a;
+      h.x = (mxjit_devptr)(uintptr_t)x;
+      h.out = (mxjit_devptr)(uintptr_t)want;
+      host_scaled_copy(&h, ld_x, ld_out);
+      for (int64_t i = 0; i < a->m && st == MXJIT_OK; i++)
+         for (int64_t j = 0; j < a->n && st == MXJIT_OK; j++)
+            if (memcmp(&got[i * ld_out + j], &want[i * ld_out + j], 4))
+               st = rt_error(ctx, MXJIT_ERR_CHECK,
+                             "scaled_copy: check mode: out[%lld][%lld] differs from the host "
+                             "reference (a miscompile or a device fault; please report it)",
+                             (long long)i, (long long)j);
+   }
+   free(x);
+   free(got);
+   free(want);
+   return st;
 }
 
 mxjit_status
@@ -111,9 +151,10 @@ mxjit_scaled_copy(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_scaled_copy_a
    uint32_t scale_bits;
    memcpy(&scale_bits, &args->scale, 4);
    const uint64_t io[] = {
-      [TPL_SCALED_COPY_IO_X] = args->x,
-      [TPL_SCALED_COPY_IO_OUT] = args->out,
-      [TPL_SCALED_COPY_IO_SCALE] = scale_bits,
+       [TPL_SCALED_COPY_IO_X] = args->x,
+       [TPL_SCALED_COPY_IO_OUT] = args->out,
+       [TPL_SCALED_COPY_IO_SCALE] = scale_bits,
    };
-   return rt_run(ctx, stream, "scaled_copy", &tpl_scaled_copy, &pr, io);
+   st = rt_run(ctx, stream, "scaled_copy", &tpl_scaled_copy, &pr, io);
+   return st == MXJIT_OK && ctx->check ? verify(ctx, stream, args, ld_x, ld_out) : st;
 }

@@ -141,3 +141,32 @@ Test(rt_run, kernarg_size_mismatch_is_refused)
              "%s", mxjit_ctx_last_error(ctx));
    mxjit_ctx_destroy(ctx);
 }
+
+/* Check mode from the environment (MXJIT_CHECK=1, read at context creation): a kernel op that
+ * matches the host reference returns OK, with its outputs in place. */
+Test(rt_run, check_mode_from_environment)
+{
+   setenv("MXJIT_CHECK", "1", 1);
+   mxjit_ctx *ctx = emu_ctx();
+   cr_assert_eq(ctx->check, 1);
+   const int64_t m = 3, n = 100;
+   uint16_t x[300];
+   for (int i = 0; i < 300; i++)
+      x[i] = (uint16_t)(0x3f80 + i);
+   mxjit_devptr dx, dout;
+   cr_assert_eq(mxjit_malloc(ctx, sizeof(x), &dx), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, 300 * 4, &dout), MXJIT_OK);
+   cr_assert_eq(mxjit_memcpy_h2d(ctx, dx, x, sizeof(x)), MXJIT_OK);
+   cr_assert_eq(mxjit_scaled_copy(
+                    ctx, NULL,
+                    &(mxjit_scaled_copy_args){.x = dx, .out = dout, .m = m, .n = n, .scale = 0.5f}),
+                MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   float out[300];
+   cr_assert_eq(mxjit_memcpy_d2h(ctx, out, dout, sizeof(out)), MXJIT_OK);
+   uint32_t b = (uint32_t)x[299] << 16;
+   float want;
+   memcpy(&want, &b, 4);
+   cr_assert_eq(out[299], want * 0.5f);
+   mxjit_ctx_destroy(ctx);
+   unsetenv("MXJIT_CHECK");
+}
