@@ -152,8 +152,9 @@ dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
                            pr->ngroups < 1 || (double)s_expert(pr) >= 2147483648.0))
       why = "token groups are dim1 with blocked scales, byte scale stores, at least one group "
             "and under 2 GB of scales";
-   else if (p->depth > p->rows || (p->ktail && p->depth > 1))
-      why = "depth must not exceed rows (and the K-tail variant converts one block at a time)";
+   else if (p->depth > p->rows || (p->ktail && (p->depth > 1 || p->rpl * p->load > 128)))
+      why = "depth must not exceed rows (and the K-tail variant converts one block of at most "
+            "128 bytes per lane at a time)";
    else if (p->depth * p->rpl * p->load > 256)
       why = "more than 256 bytes per lane in flight (depth * rpl * load): registers would spill";
    else if (p->sstore == 4 && !wide_scales(pr, p))
@@ -189,9 +190,11 @@ dim1_pick(const struct jt_target *t, const void *problem, void *params)
    p->depth = 1;
    p->ktail = pr->k % cols(p) != 0;
    p->is3d = pr->kind == TPL_MX_3D;
+   /* 3d plain could store a lane's 8 scale bytes at once, but that variant does not fit 64
+    * VGPRs on gfx942: bytes, in the 64-VGPR kernel */
    bool d3plain = pr->kind == TPL_MX_3D && !blocked(pr);
-   p->rows = d3plain ? 2 : 4;
-   p->sstore = wide_scales(pr, p) ? 4 : 1;
+   p->rows = 4;
+   p->sstore = !d3plain && wide_scales(pr, p) ? 4 : 1;
    if (p->sstore == 1)
       p->rows = 2;
 }
@@ -235,9 +238,10 @@ dim1_kernargs(const void *problem, const void *params, const uint64_t *io, uint6
 /* ---- kernel ----------------------------------------------------------------------------- */
 
 struct lanes {
-   jb_val lane, mg, kk; /* i32: lane, row group, first column of the lane in the wave tile */
-   jb_val e, k0;        /* i64, uniform: expert, first column of the wave */
-   jb_val rem;          /* i32, uniform: K - k0 clamped to [-1, 2^30] */
+   jb_val lane, mg, kk;     /* i32: lane, row group, first column of the lane in the wave tile */
+   jb_val stage, stage_off; /* LDS scale staging (4-byte gathers) and this wave's part */
+   jb_val e, k0;            /* i64, uniform: expert, first column of the wave */
+   jb_val rem;              /* i32, uniform: K - k0 clamped to [-1, 2^30] */
 };
 
 struct blk {
@@ -335,17 +339,30 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
    jb_val mbt = jb_trunc(b, mb0, JB_I32);
    jb_val val = p->sstore == 4 ? word[j] : jb_trunc(b, sb[j], JB_I8);
    if (p->sstore == 4 && p->is3d && !p->scales) {
-      /* 3d plain: the lane's c columns are c consecutive bytes of the scale row */
+      /* 3d plain: the lane's c columns are c consecutive bytes of the scale row, staged in
+       * LDS one column at a time and read back whole with the last */
       unsigned c = cols(p);
-      word[j / 4] = j % 4 ? jb_or(b, word[j / 4], jb_shl_imm(b, sb[j], 8 * (j % 4))) : sb[j];
+      jb_val slot =
+          jb_select(b, lead, jb_iadd_imm(b, kk, j), jb_iadd_imm(b, L->lane, (int64_t)wave_cols(p)));
+      jb_lds_store(b, jb_trunc(b, sb[j], JB_I8), L->stage, jb_iadd(b, L->stage_off, slot));
       if (j != c - 1)
          return;
-      val = c >= 8 ? jb_vec(b, word, c / 4) : c == 4 ? word[0] : jb_trunc(b, word[0], JB_I16);
+      jb_type t = c >= 8 ? JB_TYPE(JB_KIND_INT, 32, c / 4) : c == 4 ? JB_I32 : JB_I16;
+      val = jb_lds_load(b, L->stage, jb_iadd(b, L->stage_off, kk), t);
+      (void)word;
    } else if (p->sstore == 4) {
-      word[j] = i % 4 ? jb_or(b, word[j], jb_shl_imm(b, sb[j], 8 * (i % 4))) : sb[j];
+      /* Four consecutive blocks of a column are four consecutive scale bytes. They come from
+       * four iterations of the rows loop: staged in LDS (a byte per block, this wave's own
+       * 4 bytes per column; LDS operations of a wave complete in order, no barrier), the
+       * fourth reads the dword back. Holding them in registers instead cost 21 VGPRs. */
+      jb_val col4 = jb_shl_imm(b, jb_iadd_imm(b, kk, j), 2);
+      jb_val slot = jb_select(b, lead, jb_iadd_imm(b, col4, i % 4),
+                              jb_iadd_imm(b, L->lane, 4 * (int64_t)wave_cols(p)));
+      jb_lds_store(b, jb_trunc(b, sb[j], JB_I8), L->stage, jb_iadd(b, L->stage_off, slot));
       if (i % 4 != 3)
-         return; /* four blocks of the lane go out as one dword */
-      val = word[j];
+         return; /* the dword goes out with the fourth block */
+      val = jb_lds_load(b, L->stage, jb_iadd(b, L->stage_off, col4), JB_I32);
+      (void)word;
    }
    if (p->groups) {
       /* §4.5 K-groups: group g's region (Hp rows, Cp_g columns) is to_blocked of its scale
@@ -513,13 +530,17 @@ static void
 mxfp8_dim1_build(jb_builder *b, const void *params)
 {
    const struct tpl_mx_params *p = params;
-   /* 128 VGPRs (4 waves per SIMD, 64 KB in flight per CU at pick's 32 bytes per lane: above
-    * what HBM latency needs): the rpl x c tile, its transposed column and the conversion do
-    * not fit 64 without spilling (70-83 VGPRs measured with LLVM's own choice) */
-   tpl_kernel_begin(b, &tpl_mxfp8_dim1, 64 * p->waves, 128);
+   /* 64 VGPRs (8 waves per SIMD) at most 128 bytes per lane in flight; the K-tail variant's
+    * element loads, deeper pipelines, 32x32 tiles (all rows held for the tile's amax) and
+    * 3d plain 8-byte scale stores (a few VGPRs over 64 on gfx942) get 128 */
+   unsigned inflight = p->depth * p->rpl * p->load;
+   bool wide3d = p->sstore == 4 && p->is3d && !p->scales;
+   tpl_kernel_begin(b, &tpl_mxfp8_dim1, 64 * p->waves,
+                    inflight <= 128 && !p->ktail && !wide3d && !p->tile32 ? 64 : 128);
 
    struct lanes L;
    unsigned lm = lanes_m(p);
+   L.stage = (jb_val){0};
    jb_val tid = jb_workitem_id(b, 0);
    L.lane = jb_and_imm(b, tid, 63);
    L.mg = jb_and_imm(b, L.lane, lm - 1);
@@ -530,6 +551,15 @@ mxfp8_dim1_build(jb_builder *b, const void *params)
    jb_val rem = jb_isub(b, jb_arg_val(b, KA_k), L.k0);
    rem = jb_smin(b, jb_smax(b, rem, jb_imm_i64(b, -1)), jb_imm_i64(b, 1 << 30));
    L.rem = jb_trunc(b, rem, JB_I32);
+   if (p->sstore == 4) {
+      /* per wave: 4 bytes (3d plain: 1) per column of its tile, then 64 bytes where the
+       * other lanes of a block write their (equal) bytes out of the way */
+      uint32_t per_col = p->is3d && !p->scales ? 1 : 4;
+      uint32_t per_wave = per_col * (uint32_t)wave_cols(p) + 64;
+      jb_val lds = jb_lds_alloc(b, per_wave * p->waves, 4);
+      L.stage = lds;
+      L.stage_off = jb_imul_imm(b, wave, per_wave);
+   }
    jb_val wg = jb_zext(b, jb_workgroup_id(b, 1), JB_I64);
    jb_val blk0 =
        jb_imul_imm(b, jb_iadd(b, jb_imul_imm(b, wg, p->waves), jb_zext(b, wave, JB_I64)), p->rows);

@@ -157,9 +157,13 @@ static_checks(const char *target, const tpl_family *f, const struct tpl_mx_param
               const rt_lkernel *k, const char *tag)
 {
    cr_assert_eq(k->meta.private_segment_size, 0u, "%s: scratch", tag);
-   /* dim0: 64 VGPRs (8 waves per SIMD); dim1/3d: 128 (the transposed tile needs 70-83,
-    * mxfp8_dim1.c) */
-   unsigned budget = f == &tpl_mxfp8_dim0 ? 64 : 128;
+   /* 64 VGPRs (8 waves per SIMD); dim1's K-tail variant (K not a multiple of the columns per
+    * load: a row's element loads in flight) and 32x32 tiles (all rows held for the tile's
+    * amax): 128 (mxfp8_dim1.c) */
+   unsigned budget =
+       f == &tpl_mxfp8_dim1 && (p->ktail || p->tile32 || (p->is3d && !p->scales && p->sstore == 4))
+           ? 128
+           : 64;
    cr_assert_leq(k->meta.vgpr_count, budget, "%s: %u VGPRs (budget %u)", tag, k->meta.vgpr_count,
                  budget);
    cr_assert_eq(k->meta.agpr_count, 0u, "%s: %u AGPRs", tag, k->meta.agpr_count);
