@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: setup configure build demo test test-full bench install clean lines
+.PHONY: setup configure build demo test test-full test-asan bench install clean lines
 
 setup:
 	@bash tools/setup-deps.sh
@@ -29,6 +29,18 @@ test: build
 # targets against the host device (`make test` runs a seeded sample of them).
 test-full: build
 	@cd $(BUILD) && MXJIT_SWEEP_ALL=1 ./test_kernels --jobs $(JOBS) --filter 'mxfp8_params/*'
+
+# The whole suite built with AddressSanitizer + UndefinedBehaviorSanitizer (C, C++ and the link)
+# in its own build directory; a UBSan report stops the test that hit it.
+ASAN_BUILD ?= build-asan
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
+test-asan: setup
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	   -DCMAKE_C_FLAGS="$(SAN_FLAGS)" -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" \
+	   -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)" -DCMAKE_SHARED_LINKER_FLAGS="$(SAN_FLAGS)" >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cd $(ASAN_BUILD) && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	   ctest --output-on-failure -j 1
 
 bench: build
 	@cmake --build $(BUILD) --target bench

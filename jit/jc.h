@@ -24,8 +24,20 @@ extern "C" {
 
 struct jt_target;
 
-/** Initializes the LLVM AMDGPU target once per process (thread-safe). */
+/** Initializes the LLVM AMDGPU target once per process (thread-safe). Leaves the signal
+ *  state as it found it (jc_signals.c). */
 void jc_init_once(void);
+
+/* ---- Signal hygiene (jc_signals.c) ------------------------------------------------------ */
+/** Saves what LLVM may change and a library must not: every signal's disposition, the calling
+ *  thread's signal mask and its alternate signal stack. Holds a process-wide lock until
+ *  jc_signals_restore (same thread; not nestable). */
+void jc_signals_save(void);
+/** Puts back whatever differs from the saved state, and only that; releases the lock. */
+void jc_signals_restore(void);
+/** Runs LLVM's one-time signal handler registration now (jc_link_lld.cpp); jc_init_once calls
+ *  it between jc_signals_save and jc_signals_restore, so that no later link installs anything. */
+void jc_link_init_once(void);
 
 typedef struct jc_compiler {
    const struct jt_target *target;

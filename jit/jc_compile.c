@@ -16,15 +16,20 @@
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+/* Between a save and a restore of the signal state: the target initializers install nothing
+ * today, jc_link_init_once does on purpose, and the restore undoes it (jc_signals.c). */
 static void
 init_llvm(void)
 {
+   jc_signals_save();
    LLVMInitializeAMDGPUTargetInfo();
    LLVMInitializeAMDGPUTarget();
    LLVMInitializeAMDGPUTargetMC();
    LLVMInitializeAMDGPUAsmPrinter();
    LLVMInitializeAMDGPUAsmParser();
    LLVMInitializeAMDGPUDisassembler();
+   jc_link_init_once();
+   jc_signals_restore();
 }
 
 void

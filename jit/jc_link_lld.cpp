@@ -2,7 +2,8 @@
 // API, STYLE C14). The object is handed to lld through a memfd (no disk I/O for the input);
 // lld writes the shared object into a private temporary directory made for this one link, which
 // we read back and remove (lld insists on a real path it can unlink and rename into: a memfd
-// path as output fails). lld is not reentrant, so calls are serialized.
+// path as output fails). lld is not reentrant, so calls are serialized. Each link runs inside
+// jc_signals_save / jc_signals_restore: lld makes LLVM install signal handlers (jc_signals.c).
 #include "jc.h"
 
 #include <cerrno>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "lld/Common/Driver.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 LLD_HAS_DRIVER(elf)
@@ -29,6 +31,17 @@ put_msg(char *msg, size_t msglen, const std::string &s)
 {
    if (msg && msglen)
       snprintf(msg, msglen, "%s", s.c_str());
+}
+
+// lld's output check (lld::tryCreateFile) makes an llvm::sys::fs::TempFile, whose creation
+// asks LLVM to remove it on a fatal signal; the first such request in the process installs
+// LLVM's handlers. A dummy request (no file has an empty name), withdrawn at once, spends that
+// first time here, where jc_init_once's jc_signals_restore takes the handlers back out.
+extern "C" void
+jc_link_init_once(void)
+{
+   llvm::sys::RemoveFileOnSignal("");
+   llvm::sys::DontRemoveFileOnSignal("");
 }
 
 static bool
@@ -65,6 +78,7 @@ jc_link(const void *obj, size_t obj_size, void **hsaco, size_t *hsaco_size, char
       put_msg(msg, msglen, "jit: link failed: injected fault JC_FAULT_LINK");
       return MXJIT_ERR_LINK;
    }
+   jc_init_once(); // so that LLVM's handler registration is already spent (jc_signals.c)
    std::lock_guard<std::mutex> guard(link_mutex);
    std::string err, tmpdir;
    tmp_cleanup cleanup;
@@ -95,7 +109,9 @@ jc_link(const void *obj, size_t obj_size, void **hsaco, size_t *hsaco_size, char
                          in_path.c_str(), "-o", out_path.c_str()};
    std::string out_s, err_s;
    llvm::raw_string_ostream out_os(out_s), err_os(err_s);
+   jc_signals_save();
    lld::Result r = lld::lldMain(argv, out_os, err_os, {{lld::Gnu, &lld::elf::link}});
+   jc_signals_restore();
    close(in);
    if (r.retCode != 0) {
       unlink(out_path.c_str());

@@ -166,14 +166,6 @@ compile_thread(void *arg)
 
 Test(tpl, concurrent_compiles_are_deterministic)
 {
-#ifdef __SANITIZE_ADDRESS__
-   /* lld's output file registers LLVM's signal handlers, which give the linking thread its own
-    * sigaltstack; ASan then fails to unmap its own one at thread exit. Run this test under ASan
-    * with ASAN_OPTIONS=use_sigaltstack=0. */
-   const char *o = getenv("ASAN_OPTIONS");
-   if (!o || !strstr(o, "use_sigaltstack=0"))
-      cr_skip_test("needs ASAN_OPTIONS=use_sigaltstack=0 under ASan");
-#endif
    enum { N = 6 };
    struct compile_job jobs[N];
    pthread_t th[N];

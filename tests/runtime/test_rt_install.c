@@ -29,6 +29,14 @@ static const char cmakelists[] =
    "add_executable(hello hello.c)\n"
    "target_link_libraries(hello PRIVATE mxjit::mxjit)\n";
 
+/* A program linked to a sanitizer-built libmxjit (make test-asan) must load the ASan runtime
+ * first, so it is built with the same sanitizers. */
+#ifdef __SANITIZE_ADDRESS__
+#define CONSUMER_FLAGS "-fsanitize=address,undefined"
+#else
+#define CONSUMER_FLAGS ""
+#endif
+
 static void
 write_file(const char *dir, const char *name, const char *text)
 {
@@ -94,15 +102,17 @@ Test(rt_install, pkg_config_and_find_package, .timeout = 600)
 
    /* pkg-config: --define-prefix relocates the .pc to where it was installed. */
    snprintf(cmd, sizeof(cmd),
-            "cd '%s' && cc -std=c11 hello.c -o hello_pc $(PKG_CONFIG_PATH='%s/lib/pkgconfig' "
-            "pkg-config --define-prefix --cflags --libs mxjit)", src, prefix);
+            "cd '%s' && cc -std=c11 " CONSUMER_FLAGS " hello.c -o hello_pc "
+            "$(PKG_CONFIG_PATH='%s/lib/pkgconfig' pkg-config --define-prefix --cflags --libs mxjit)",
+            src, prefix);
    run(cmd);
    snprintf(cmd, sizeof(cmd), "%s/hello_pc", src);
    expect_output(cmd, prefix);
 
    snprintf(cmd, sizeof(cmd),
-            "cmake -S '%s' -B '%s/b' -DCMAKE_PREFIX_PATH='%s' && cmake --build '%s/b'", src, src,
-            prefix, src);
+            "cmake -S '%s' -B '%s/b' -DCMAKE_PREFIX_PATH='%s' '-DCMAKE_C_FLAGS=" CONSUMER_FLAGS
+            "' && cmake --build '%s/b'",
+            src, src, prefix, src);
    run(cmd);
    snprintf(cmd, sizeof(cmd), "%s/b/hello", src);
    expect_output(cmd, prefix);
