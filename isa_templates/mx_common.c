@@ -60,7 +60,9 @@ tpl_mx_tune_key(const void *problem, tpl_tune_key *k)
 {
    const struct tpl_mx_problem *pr = problem;
    snprintf(k->cls, sizeof(k->cls), "%s:%s:%s:%s%s%s", pr->in_f32 ? "f32" : "bf16",
-            pr->elem == JB_E4M3 ? "e4m3" : pr->elem == JB_E5M2 ? "e5m2" : "e2m1",
+            pr->elem == JB_E4M3   ? "e4m3"
+            : pr->elem == JB_E5M2 ? "e5m2"
+                                  : "e2m1",
             mode_names[pr->mode & 3], scales_names[pr->scales % 3], pr->tile32 ? ":tile32" : "",
             pr->groups ? ":groups" : "");
    int n = 0;

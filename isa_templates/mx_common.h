@@ -88,10 +88,10 @@ jb_val tpl_mx_amax_bits(jb_builder *b, const struct tpl_mx_params *p, jb_val raw
 /** Scale byte of the block from its amax bits (§3.2), i32. */
 jb_val tpl_mx_scale(jb_builder *b, const struct tpl_mx_params *p, jb_val amax_bits);
 /** requires: raw/abs as from tpl_mx_amax_bits, sb the block's scale. produces: the OCP codes of
- *  the n elements (i8 lanes; E2M1: n/2 bytes, two codes each, §1.3): FLOOR and EVEN scales can leave |x| above max_pos * 2^(sb-127)
- *  (§3.2), so those modes clamp the magnitude first (saturation, §2.1-2.3) in the integer
- *  domain; RCEIL and CEIL cannot exceed it (E2M1 RCEIL: by under 2^-22 relative, §3.2's
- *  subnormal edge, which still rounds to 6). */
+ *  the n elements (i8 lanes; E2M1: n/2 bytes, two codes each, §1.3): FLOOR and EVEN scales
+ *  can leave |x| above max_pos * 2^(sb-127) (§3.2), so those modes clamp the magnitude first
+ *  (saturation, §2.1-2.3) in the integer domain; RCEIL and CEIL cannot exceed it (E2M1 RCEIL:
+ *  by under 2^-22 relative at §3.2's subnormal edge, which still rounds to 6). */
 jb_val tpl_mx_cast(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_val abs, jb_val sb);
 /** Bytes of the blocked-layout offset of scale (row, col) without the column tile (§4.4):
  *  512 * (row / 128) * (wp / 4) + 16 * (row % 32) + 4 * ((row % 128) / 32). i64 row, wp. */

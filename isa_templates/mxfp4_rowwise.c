@@ -29,7 +29,8 @@
 
 #define MXFP4_ROWWISE_KARGS(X)                                                                     \
    X(x, PTR)                                                                                       \
-   X(q, PTR) X(s, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(s_rows, I64) X(s_cols, I64) X(s_bytes, I64)
+   X(q, PTR)                                                                                       \
+   X(s, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(s_rows, I64) X(s_cols, I64) X(s_bytes, I64)
 TPL_KARG_ENUM(MXFP4_ROWWISE_KARGS);
 TPL_KARG_TABLE(rowwise_kargs, MXFP4_ROWWISE_KARGS);
 
@@ -185,14 +186,14 @@ rowwise_kernargs(const void *problem, const void *params, const uint64_t *io, ui
  * column (i64 rebase); a row's offset within it is uniform and goes in the scalar offset. */
 struct wave_view {
    jb_val x_srd, q_srd, s_srd;
-   jb_val lane, el;     /* i32: lane, its first element within the tile */
-   jb_val row0;         /* i64, uniform */
-   jb_val xrow_b;       /* i32, uniform: bytes between rows of x */
-   jb_val qrow_b;       /* i32, uniform: bytes between rows of q (K/2) */
-   jb_val srow_b;       /* i32, uniform: bytes between rows of plain scales (K/32) */
-   jb_val col_ok;       /* i1: this lane's chunk lies before K */
-   jb_val scol_ok;      /* i1: its block has a scale column (K/32, padded if shuffled) */
-   jb_val s_voff;       /* i32: its block's scale byte within the tile's scales */
+   jb_val lane, el; /* i32: lane, its first element within the tile */
+   jb_val row0;     /* i64, uniform */
+   jb_val xrow_b;   /* i32, uniform: bytes between rows of x */
+   jb_val qrow_b;   /* i32, uniform: bytes between rows of q (K/2) */
+   jb_val srow_b;   /* i32, uniform: bytes between rows of plain scales (K/32) */
+   jb_val col_ok;   /* i1: this lane's chunk lies before K */
+   jb_val scol_ok;  /* i1: its block has a scale column (K/32, padded if shuffled) */
+   jb_val s_voff;   /* i32: its block's scale byte within the tile's scales */
 };
 
 /* §5.1 within a 32-row group and a tile that starts at a multiple of 8 scale columns:
@@ -209,7 +210,8 @@ shuffle_col_off(jb_builder *b, jb_val j)
 static jb_val
 shuffle_row_off(jb_builder *b, jb_val r)
 {
-   return jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, r, 15), 2), jb_and_imm(b, jb_lshr_imm(b, r, 4), 1));
+   return jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, r, 15), 2),
+                  jb_and_imm(b, jb_lshr_imm(b, r, 4), 1));
 }
 
 /* requires: row0, col0 (i64, uniform; row0 a multiple of rows, col0 of 64 * epl, so a wave's
@@ -226,9 +228,9 @@ wave_begin(jb_builder *b, const struct tpl_mx_params *p, jb_val row0, jb_val col
    w->x_srd = jb_srd_rebase(b, jb_arg_val(b, KA_x),
                             jb_imul_imm(b, jb_iadd(b, jb_imul(b, row0, ldx), col0), es), x_last);
    jb_val kh = jb_lshr_imm(b, k, 1);
-   w->q_srd = jb_srd_rebase(b, jb_arg_val(b, KA_q),
-                            jb_iadd(b, jb_imul(b, row0, kh), jb_lshr_imm(b, col0, 1)),
-                            jb_imul(b, m, kh));
+   w->q_srd =
+       jb_srd_rebase(b, jb_arg_val(b, KA_q),
+                     jb_iadd(b, jb_imul(b, row0, kh), jb_lshr_imm(b, col0, 1)), jb_imul(b, m, kh));
    jb_val kb0 = jb_lshr_imm(b, col0, 5), w32 = jb_lshr_imm(b, k, 5);
    jb_val s_off, kbl = jb_lshr_imm(b, w->el, 5);
    if (shuffled(p)) {
@@ -264,8 +266,8 @@ row_load(jb_builder *b, const struct tpl_mx_params *p, const struct wave_view *w
    unsigned nd = 0;
    for (unsigned c = 0; c < p->chunk; c++) {
       jb_val off = jb_iadd_imm(b, jb_imul_imm(b, w->el, esize(p)), c * p->load);
-      jb_val v = jb_buffer_load(b, w->x_srd, off, lt, .mask = ok, .soffset = soff,
-                                .nontemporal = true);
+      jb_val v =
+          jb_buffer_load(b, w->x_srd, off, lt, .mask = ok, .soffset = soff, .nontemporal = true);
       for (unsigned i = 0; i < lt.lanes; i++)
          dws[nd++] = lt.lanes > 1 ? jb_extract(b, v, i) : v;
    }
@@ -282,8 +284,8 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct wave_vie
    unsigned bl = 32 / epl(p);
    if (p->sstore == 1) {
       jb_val first = jb_cmp(b, JB_EQ, jb_and_imm(b, w->lane, bl - 1), jb_imm_u32(b, 0));
-      jb_buffer_store(b, jb_trunc(b, sb, JB_I8), w->s_srd, w->s_voff,
-                      .mask = jb_and(b, first, ok), .soffset = soff);
+      jb_buffer_store(b, jb_trunc(b, sb, JB_I8), w->s_srd, w->s_voff, .mask = jb_and(b, first, ok),
+                      .soffset = soff);
       return;
    }
    /* Blocks kbl..kbl+3 sit in lanes lane, lane + bl, + 2bl, + 3bl: the first gathers them. */
@@ -310,9 +312,8 @@ row_finish(jb_builder *b, const struct tpl_mx_params *p, const struct wave_view 
    jb_val sb = tpl_mx_scale(b, p, amax);
    jb_val codes = tpl_mx_cast(b, p, raw, abs, sb); /* nb bytes, two elements each */
    jb_type st = nb >= 4 ? JB_TYPE(JB_KIND_INT, 32, nb / 4) : nb == 2 ? JB_I16 : JB_I8;
-   jb_buffer_store(b, nb > 1 ? jb_bitcast(b, codes, st) : codes, w->q_srd,
-                   jb_lshr_imm(b, w->el, 1), .mask = jb_and(b, w->col_ok, in),
-                   .soffset = jb_imul_imm(b, w->qrow_b, ri));
+   jb_buffer_store(b, nb > 1 ? jb_bitcast(b, codes, st) : codes, w->q_srd, jb_lshr_imm(b, w->el, 1),
+                   .mask = jb_and(b, w->col_ok, in), .soffset = jb_imul_imm(b, w->qrow_b, ri));
    jb_val soff = shuffled(p) ? shuffle_row_off(b, jb_trunc(b, jb_and_imm(b, row, 31), JB_I32))
                              : jb_imul_imm(b, w->srow_b, ri);
    store_scales(b, p, w, jb_and(b, w->scol_ok, sin), sb, soff);

@@ -505,8 +505,7 @@ mx_fp4_scalef32(jb_builder *b, jb_val dw, bool bf16, jb_val xf, jb_val sb)
             LLVMValueRef a[4] = {w, src, scale, sel};
             w = jb_intrinsic_(b, "llvm.amdgcn.cvt.scalef32.pk.fp4.bf16", b->t.i32, a, 4);
          } else {
-            LLVMValueRef a[5] = {w, jb_extract(b, xf, e).v, jb_extract(b, xf, e + 1).v, scale,
-                                 sel};
+            LLVMValueRef a[5] = {w, jb_extract(b, xf, e).v, jb_extract(b, xf, e + 1).v, scale, sel};
             w = jb_intrinsic_(b, "llvm.amdgcn.cvt.scalef32.pk.fp4.f32", b->t.i32, a, 5);
          }
       }

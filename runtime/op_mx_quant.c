@@ -418,9 +418,9 @@ mx_family_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
    mxjit_status st = geometry(ctx, op, a, &g);
    if (st == MXJIT_OK)
       st = mx_problem(ctx, op, a, &g, pr);
-   *f = a->elem == MXJIT_DTYPE_E2M1X2  ? &tpl_mxfp4_rowwise
-        : a->kind == MXJIT_MX_DIM0 ? &tpl_mxfp8_dim0
-                                   : &tpl_mxfp8_dim1;
+   *f = a->elem == MXJIT_DTYPE_E2M1X2 ? &tpl_mxfp4_rowwise
+        : a->kind == MXJIT_MX_DIM0    ? &tpl_mxfp8_dim0
+                                      : &tpl_mxfp8_dim1;
    return st;
 }
 
@@ -458,8 +458,8 @@ fp4_byte_unspecified(const mxjit_mx_quant_args *a, const mx_geom *g, const uint8
       return false;
    int64_t r = (int64_t)i / (g->k / 2), j = (int64_t)i % (g->k / 2) / 16, at = r * g->scols + j;
    if (a->scale_layout == MXJIT_SCALES_SHUFFLED) /* §5.1 */
-      at = (r / 32) * 32 * ((g->scols + 7) / 8 * 8) + (j / 8) * 256 + (j % 4) * 64 +
-           (r % 16) * 4 + (j / 4 % 2) * 2 + (r / 16 % 2);
+      at = (r / 32) * 32 * ((g->scols + 7) / 8 * 8) + (j / 8) * 256 + (j % 4) * 64 + (r % 16) * 4 +
+           (j / 4 % 2) * 2 + (r / 16 % 2);
    return s[at] == 0xFF;
 }
 
