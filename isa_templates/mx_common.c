@@ -26,6 +26,7 @@ _Static_assert(sizeof(tpl_mx_param_table) / sizeof(tpl_mx_param_table[0]) == TPL
 _Static_assert(sizeof(struct tpl_mx_problem) == 6 * 8 + 8 * 4, "tpl_mx_problem has padding");
 
 static const char *const mode_names[] = {"floor", "rceil", "ceil", "even"};
+static const char *const scales_names[] = {"plain", "blocked", "shuffled"};
 
 void
 tpl_mx_class_params(const struct tpl_mx_problem *pr, struct tpl_mx_params *p)
@@ -59,8 +60,10 @@ tpl_mx_tune_key(const void *problem, tpl_tune_key *k)
 {
    const struct tpl_mx_problem *pr = problem;
    snprintf(k->cls, sizeof(k->cls), "%s:%s:%s:%s%s%s", pr->in_f32 ? "f32" : "bf16",
-            pr->elem == JB_E4M3 ? "e4m3" : "e5m2", mode_names[pr->mode & 3],
-            pr->scales ? "blocked" : "plain", pr->tile32 ? ":tile32" : "",
+            pr->elem == JB_E4M3   ? "e4m3"
+            : pr->elem == JB_E5M2 ? "e5m2"
+                                  : "e2m1",
+            mode_names[pr->mode & 3], scales_names[pr->scales % 3], pr->tile32 ? ":tile32" : "",
             pr->groups ? ":groups" : "");
    int n = 0;
    if (pr->kind == TPL_MX_3D)
@@ -118,8 +121,10 @@ tpl_mx_amax_bits(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_va
 jb_val
 tpl_mx_scale(jb_builder *b, const struct tpl_mx_params *p, jb_val amax_bits)
 {
-   return jb_e8m0_scale(b, jb_bitcast(b, amax_bits, JB_F32), (enum jb_scale_mode)p->mode,
-                        p->elem == JB_E4M3 ? JB_ELEM_E4M3 : JB_ELEM_E5M2);
+   enum jb_elem e = p->elem == JB_E4M3   ? JB_ELEM_E4M3
+                    : p->elem == JB_E5M2 ? JB_ELEM_E5M2
+                                         : JB_ELEM_E2M1;
+   return jb_e8m0_scale(b, jb_bitcast(b, amax_bits, JB_F32), (enum jb_scale_mode)p->mode, e);
 }
 
 jb_val
@@ -131,7 +136,9 @@ tpl_mx_cast(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_val abs
       /* max_pos * 2^(sb - 127) in the input's bits: max_pos's bits with the exponent moved by
        * sb - 127. For sb >= 247 it passes +Inf's bits, i.e. clamps nothing (finite blocks
        * never need it there, NaN/Inf blocks are sb = 255 and come out NaN). */
-      uint32_t maxb = p->elem == JB_E4M3 ? 0x43E00000u : 0x47600000u;
+      uint32_t maxb = p->elem == JB_E4M3   ? 0x43E00000u  /* 448 */
+                      : p->elem == JB_E5M2 ? 0x47600000u  /* 57344 */
+                                           : 0x40C00000u; /* 6 */
       jb_val lim, sign = vec_imm(b, 0x80000000u, n);
       if (p->in_f32) {
          lim = jb_iadd(b, jb_imm_u32(b, maxb - (127u << 23)), jb_shl_imm(b, sb, 23));
@@ -153,7 +160,8 @@ tpl_mx_cast(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_val abs
    }
    jb_val xe = p->in_f32 ? jb_bitcast(b, x, JB_TYPE(JB_KIND_FLOAT, 32, n))
                          : jb_bitcast(b, x, JB_TYPE(JB_KIND_BF16, 16, 2 * n));
-   return jb_mx_cvt_fp8(b, xe, sb, (enum jb_fp8)p->elem);
+   return p->elem == TPL_MX_E2M1 ? jb_mx_cvt_fp4(b, xe, sb)
+                                 : jb_mx_cvt_fp8(b, xe, sb, (enum jb_fp8)p->elem);
 }
 
 jb_val

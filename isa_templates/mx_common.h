@@ -12,7 +12,9 @@
 #include <stdint.h>
 
 enum tpl_mx_kind { TPL_MX_DIM0, TPL_MX_DIM1, TPL_MX_3D };
-enum tpl_mx_scales { TPL_MX_SCALES_PLAIN, TPL_MX_SCALES_BLOCKED };
+enum tpl_mx_scales { TPL_MX_SCALES_PLAIN, TPL_MX_SCALES_BLOCKED, TPL_MX_SCALES_SHUFFLED };
+/* The element of the MXFP4 families, next to enum jb_fp8's E4M3 and E5M2 in `elem`. */
+enum { TPL_MX_E2M1 = 2 };
 
 /** The problem (plan key; no pointers, no padding). 2D: e = 1. dim0 blocks run along k (the
  *  contiguous dim), dim1/3d blocks along m (rows; 3d: N of (E, N, K)). Strides in elements. */
@@ -23,7 +25,7 @@ struct tpl_mx_problem {
    int64_t ngroups; /* token groups (offs: end offsets, §4.5); 0: none */
    uint32_t kind;   /* enum tpl_mx_kind */
    uint32_t in_f32; /* 0 bf16, 1 f32 */
-   uint32_t elem;   /* enum jb_fp8 */
+   uint32_t elem;   /* enum jb_fp8, or TPL_MX_E2M1 */
    uint32_t mode;   /* enum jb_scale_mode */
    uint32_t scales; /* enum tpl_mx_scales */
    uint32_t tile32; /* 3d: one scale per 32x32 tile (scale_block_k = 32) */
@@ -86,9 +88,10 @@ jb_val tpl_mx_amax_bits(jb_builder *b, const struct tpl_mx_params *p, jb_val raw
 /** Scale byte of the block from its amax bits (§3.2), i32. */
 jb_val tpl_mx_scale(jb_builder *b, const struct tpl_mx_params *p, jb_val amax_bits);
 /** requires: raw/abs as from tpl_mx_amax_bits, sb the block's scale. produces: the OCP codes of
- *  the n elements (i8 lanes): FLOOR and EVEN scales can leave |x| above max_pos * 2^(sb-127)
- *  (§3.2), so those modes clamp the magnitude first (saturation, §2.1-2.2) in the integer
- *  domain; RCEIL and CEIL cannot exceed it. */
+ *  the n elements (i8 lanes; E2M1: n/2 bytes, two codes each, §1.3): FLOOR and EVEN scales
+ *  can leave |x| above max_pos * 2^(sb-127) (§3.2), so those modes clamp the magnitude first
+ *  (saturation, §2.1-2.3) in the integer domain; RCEIL and CEIL cannot exceed it (E2M1 RCEIL:
+ *  by under 2^-22 relative at §3.2's subnormal edge, which still rounds to 6). */
 jb_val tpl_mx_cast(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_val abs, jb_val sb);
 /** Bytes of the blocked-layout offset of scale (row, col) without the column tile (§4.4):
  *  512 * (row / 128) * (wp / 4) + 16 * (row % 32) + 4 * ((row % 128) / 32). i64 row, wp. */

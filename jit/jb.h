@@ -369,6 +369,15 @@ jb_val jb_e8m0_rcp_f32(jb_builder *b, jb_val sb);
  *  one more exponent bias, so the halved value has the OCP code) with the sign of x ORed in
  *  for -0 (FNUZ has none); elsewhere the software encoder. */
 jb_val jb_mx_cvt_fp8(jb_builder *b, jb_val x, jb_val sb, enum jb_fp8 fmt);
+/** MX E2M1 cast with the block scale (NUMERICS.md §2.3, §3.3): n/2 bytes of packed E2M1 codes
+ *  (element 2i in the low nibble, §1.3) of x_i * 2^(127 - sb), RNE, saturating. x: f32 lanes,
+ *  or bf16 lanes (n even, 2..32); sb: i32 scale byte per lane. requires: |x_i| < 7 * 2^(sb - 127)
+ *  (below the first value that would round past 6; the caller clamps: FLOOR and EVEN scales
+ *  can leave elements up to 8 * 2^(sb - 127), §3.2). sb = 255 gives unspecified codes (§2.3:
+ *  only the 0xFF scale of such a block is compared). Lowering: gfx950
+ *  v_cvt_scalef32_pk_fp4_{bf16,f32} with the scale's exponent; elsewhere the product
+ *  x * 2^(127 - sb) and jb_cvt_f32_to_fp4. */
+jb_val jb_mx_cvt_fp4(jb_builder *b, jb_val x, jb_val sb);
 
 /* --- Matrix multiply-add (jb_mfma.c); lane layouts are documented there ------------------ */
 

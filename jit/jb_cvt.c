@@ -480,3 +480,68 @@ jb_mx_cvt_fp8(jb_builder *b, jb_val x, jb_val sb, enum jb_fp8 fmt)
    }
    return dwords_to_bytes(b, r, n);
 }
+
+/* ---- MX E2M1 cast with the block scale (jb_mx_cvt_fp4) -------------------------------- */
+
+/* gfx950: v_cvt_scalef32_pk_fp4_{bf16,f32} divide two elements by 2^(exponent(scale) - 127)
+ * (CDNA4 ISA; the scale operand is the byte in an f32 exponent field, as for fp8) and round
+ * once to E2M1, which is the rounding of the exact product x * 2^(127 - sb) that the host
+ * reference forms (exact in f32 unless it underflows, and then far below the 0.25 midpoint).
+ * dst_sel_index picks the byte: four instructions fill a dword. */
+static jb_val
+mx_fp4_scalef32(jb_builder *b, jb_val dw, bool bf16, jb_val xf, jb_val sb)
+{
+   unsigned n = bf16 ? 2 * dw.t.lanes : xf.t.lanes, nbytes = n / 2, ndw = (nbytes + 3) / 4;
+   LLVMValueRef scale = jb_bitcast(b, jb_shl_imm(b, sb, 23), JB_F32).v;
+   LLVMTypeRef v2bf = LLVMVectorType(LLVMBFloatTypeInContext(b->ctx), 2);
+   jb_val out = jb_undef(b, JB_TYPE(JB_KIND_INT, 32, ndw));
+   for (unsigned g = 0; g < ndw; g++) {
+      LLVMValueRef w = LLVMConstInt(b->t.i32, 0, 0);
+      for (unsigned p = 0; p < 4 && 4 * g + p < nbytes; p++) {
+         unsigned e = 2 * (4 * g + p);
+         LLVMValueRef sel = LLVMConstInt(b->t.i32, p, 0);
+         if (bf16) {
+            LLVMValueRef src = LLVMBuildBitCast(b->llb, jb_extract(b, dw, e / 2).v, v2bf, "");
+            LLVMValueRef a[4] = {w, src, scale, sel};
+            w = jb_intrinsic_(b, "llvm.amdgcn.cvt.scalef32.pk.fp4.bf16", b->t.i32, a, 4);
+         } else {
+            LLVMValueRef a[5] = {w, jb_extract(b, xf, e).v, jb_extract(b, xf, e + 1).v, scale, sel};
+            w = jb_intrinsic_(b, "llvm.amdgcn.cvt.scalef32.pk.fp4.f32", b->t.i32, a, 5);
+         }
+      }
+      jb_val d = jb_wrap(w, JB_I32);
+      out = ndw > 1 ? jb_insert(b, out, d, g) : d;
+   }
+   return out;
+}
+
+jb_val
+jb_mx_cvt_fp4(jb_builder *b, jb_val x, jb_val sb)
+{
+   unsigned n = x.t.lanes;
+   jb_type ot = JB_TYPE(JB_KIND_INT, 8, n / 2 ? n / 2 : 1);
+   bool bf16 = x.t.kind == JB_KIND_BF16 && x.t.bits == 16;
+   bool ok = (bf16 || (x.t.kind == JB_KIND_FLOAT && x.t.bits == 32)) && n >= 2 && n <= 32 &&
+             (n & (n - 1)) == 0 && sb.t.kind == JB_KIND_INT && sb.t.bits == 32 && sb.t.lanes == 1;
+   if (!jb_ok(b))
+      return jb_poison(b, ot);
+   if (!ok) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG,
+               "jb_mx_cvt_fp4: x must be 2..32 (power of two) f32 or bf16 lanes and sb one i32 "
+               "(got kind %u, %u bits x %u lanes)",
+               x.t.kind, x.t.bits, n);
+      return jb_poison(b, ot);
+   }
+   if (n > 16) /* immediates and helpers go up to 16 lanes: two halves */
+      return jb_concat(b, jb_mx_cvt_fp4(b, jb_slice(b, x, 0, n / 2), sb),
+                       jb_mx_cvt_fp4(b, jb_slice(b, x, n / 2, n / 2), sb));
+   if (jt_has(b->target, JT_CAP_CVT_SCALEF32) && jt_has(b->target, JT_CAP_PK_FP4)) {
+      jb_val dw = bf16 ? jb_bitcast(b, x, JB_TYPE(JB_KIND_INT, 32, n / 2)) : (jb_val){0};
+      return dwords_to_bytes(b, mx_fp4_scalef32(b, dw, bf16, x, sb), n / 2);
+   }
+   /* elsewhere: one exact product (see above), then the saturating encoder; sb = 255 gives
+    * NaN products, whose codes are unspecified (§2.3) */
+   jb_val xf = bf16 ? jb_bf16_to_f32(b, x) : x;
+   jb_val rcp = jb_e8m0_rcp_f32(b, sb);
+   return jb_cvt_f32_to_fp4(b, jb_fmul(b, xf, jb_splat(b, rcp, n)));
+}

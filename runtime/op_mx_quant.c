@@ -380,26 +380,36 @@ mx_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const m
               : a->kind == MXJIT_MX_DIM1 ? TPL_MX_DIM1
                                          : TPL_MX_3D;
    pr->in_f32 = a->x.dtype == MXJIT_DTYPE_F32;
-   pr->elem = a->elem == MXJIT_DTYPE_E4M3 ? JB_E4M3 : JB_E5M2;
+   pr->elem = a->elem == MXJIT_DTYPE_E4M3   ? JB_E4M3
+              : a->elem == MXJIT_DTYPE_E5M2 ? JB_E5M2
+                                            : TPL_MX_E2M1;
    static const uint32_t modes[] = {[MXJIT_SCALE_FLOOR] = JB_SCALE_FLOOR,
                                     [MXJIT_SCALE_RCEIL] = JB_SCALE_RCEIL,
                                     [MXJIT_SCALE_CEIL] = JB_SCALE_CEIL,
                                     [MXJIT_SCALE_EVEN] = JB_SCALE_EVEN};
    pr->mode = modes[a->mode];
    pr->tile32 = g->tile == 32;
-   if (a->scale_layout == MXJIT_SCALES_SHUFFLED)
+   if (g->fp4 && (a->kind != MXJIT_MX_DIM0 || a->scale_layout == MXJIT_SCALES_BLOCKED))
+      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
+                      "%s: the %s device has no MXFP4 kernel template yet for %s (the host "
+                      "device computes it); rowwise casts with plain or shuffled scales run there",
+                      op, mxjit_ctx_device(ctx) == MXJIT_DEVICE_EMU ? "emu" : "hip",
+                      a->kind != MXJIT_MX_DIM0 ? "columnwise casts" : "blocked scales");
+   if (a->scale_layout == MXJIT_SCALES_SHUFFLED && !g->fp4)
       return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
                       "%s: MXJIT_SCALES_SHUFFLED on the %s device has no MXFP8 kernel yet (the "
                       "host device computes it); use MXJIT_SCALES_PLAIN or _BLOCKED",
                       op, mxjit_ctx_device(ctx) == MXJIT_DEVICE_EMU ? "emu" : "hip");
    pr->groups = a->offs != 0;
    pr->ngroups = a->offs ? a->ngroups : 0;
-   pr->scales =
-       a->scale_layout == MXJIT_SCALES_BLOCKED ? TPL_MX_SCALES_BLOCKED : TPL_MX_SCALES_PLAIN;
+   pr->scales = a->scale_layout == MXJIT_SCALES_BLOCKED    ? TPL_MX_SCALES_BLOCKED
+                : a->scale_layout == MXJIT_SCALES_SHUFFLED ? TPL_MX_SCALES_SHUFFLED
+                                                           : TPL_MX_SCALES_PLAIN;
    return MXJIT_OK;
 }
 
-/* The family and problem the device path runs for a (dim1 also serves 3d). */
+/* The family and problem the device path runs for a (dim1 also serves 3d; E2M1: the MXFP4
+ * rowwise family, the only MXFP4 one yet). */
 static mxjit_status
 mx_family_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
                   const tpl_family **f, struct tpl_mx_problem *pr)
@@ -408,7 +418,9 @@ mx_family_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
    mxjit_status st = geometry(ctx, op, a, &g);
    if (st == MXJIT_OK)
       st = mx_problem(ctx, op, a, &g, pr);
-   *f = a->kind == MXJIT_MX_DIM0 ? &tpl_mxfp8_dim0 : &tpl_mxfp8_dim1;
+   *f = a->elem == MXJIT_DTYPE_E2M1X2 ? &tpl_mxfp4_rowwise
+        : a->kind == MXJIT_MX_DIM0    ? &tpl_mxfp8_dim0
+                                      : &tpl_mxfp8_dim1;
    return st;
 }
 
@@ -435,6 +447,20 @@ rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit
                           [TPL_MX_IO_S] = a->s,
                           [TPL_MX_IO_OFFS] = a->offs};
    return rt_run(ctx, stream, op, f, &pr, io);
+}
+
+/* Rowwise E2M1 byte i of q belongs to a block whose scale in s (the host's, in a's layout) is
+ * 0xFF: its codes are unspecified (NUMERICS.md §2.3), only the scale is compared. */
+static bool
+fp4_byte_unspecified(const mxjit_mx_quant_args *a, const mx_geom *g, const uint8_t *s, size_t i)
+{
+   if (!g->fp4 || a->kind != MXJIT_MX_DIM0 || a->scale_layout == MXJIT_SCALES_BLOCKED)
+      return false;
+   int64_t r = (int64_t)i / (g->k / 2), j = (int64_t)i % (g->k / 2) / 16, at = r * g->scols + j;
+   if (a->scale_layout == MXJIT_SCALES_SHUFFLED) /* §5.1 */
+      at = (r / 32) * 32 * ((g->scols + 7) / 8 * 8) + (j / 8) * 256 + (j % 4) * 64 + (r % 16) * 4 +
+           (j / 4 % 2) * 2 + (r / 16 % 2);
+   return s[at] == 0xFF;
 }
 
 /* Check mode (MXJIT_CHECK=1): the inputs come back to the host, the host reference runs on
@@ -469,7 +495,7 @@ rt_op_mx_verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit
       goto done;
    int64_t d = -1;
    for (size_t i = 0; i < g.q_bytes && d < 0; i++)
-      d = dq[i] != hq[i] ? (int64_t)i : -1;
+      d = dq[i] != hq[i] && !fp4_byte_unspecified(a, &g, hs, i) ? (int64_t)i : -1;
    if (d >= 0) {
       st = rt_error(ctx, MXJIT_ERR_CHECK,
                     "%s: check mode: q byte %" PRId64 " is 0x%02x on the device, 0x%02x in the "

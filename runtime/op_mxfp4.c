@@ -52,6 +52,24 @@ preshuffle_host(mxjit_ctx *ctx, const char *op, mxjit_devptr q, int64_t rows, in
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INTERNAL, msg) : MXJIT_OK;
 }
 
+/* emu/hip: the rowwise cast runs the mxfp4_rowwise family (linear data, plain or shuffled
+ * scales); columnwise casts and the data preshuffle have no template yet. */
+static mxjit_status
+device_path(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxfp4_quant_args *a)
+{
+   if (a->colwise || a->preshuffle)
+      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
+                      "%s: the %s device has no kernel template yet for %s (issue 10; the host "
+                      "device computes it); rowwise casts without preshuffle run there",
+                      op, mxjit_ctx_device(ctx) == MXJIT_DEVICE_EMU ? "emu" : "hip",
+                      a->colwise ? "columnwise casts" : "the fused data preshuffle");
+   mxjit_mx_quant_args s = side_args(a, 0);
+   mxjit_status st = rt_op_mx_device(ctx, stream, op, &s);
+   if (st == MXJIT_OK && ctx->check)
+      st = rt_op_mx_verify(ctx, stream, op, &s);
+   return st;
+}
+
 mxjit_status
 mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mxfp4_quant_args *args)
 {
@@ -108,7 +126,7 @@ mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mxfp4_quan
                return st;
    }
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
-      return rt_op_no_kernel(ctx, op);
+      return device_path(ctx, stream, op, args);
    for (int col = 0; col < 2; col++) {
       if (!(col ? args->colwise : args->rowwise))
          continue;

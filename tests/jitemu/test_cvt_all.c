@@ -203,3 +203,98 @@ Test(cvt_all, scale_rceil)
 {
    check_scale(JB_SCALE_RCEIL, HOST_SCALE_RCEIL);
 }
+
+/* jb_mx_cvt_fp4 (the MXFP4 element cast with the block scale): every bf16 pattern, from bf16
+ * and from f32 lanes, under scale bytes across the range (0 and 254 take the subnormal
+ * reciprocal and quotient paths), against host_fmt_encode(E2M1, x * host_e8m0_recip_f32(sb)).
+ * Inputs outside the builder's contract (|x * 2^(127 - sb)| >= 7, NaN) are not compared. */
+static uint8_t *
+run_mx_fp4(const struct jt_target *t, bool bf16, uint32_t sb, const float *in)
+{
+   jb_builder *b = jb_builder_create(t, "mxfp4");
+   const jb_arg args[] = {{"in", JB_GLOBAL_PTR}, {"out", JB_GLOBAL_PTR}, {"sb", JB_I32}};
+   jb_kernel(b, "mxfp4", args, 3, .wg_size = WG);
+   jb_val gid = jb_iadd(b, jb_imul_imm(b, jb_workgroup_id(b, 0), WG), jb_workitem_id(b, 0));
+   jb_val gid64 = jb_zext(b, gid, JB_I64), x;
+   if (bf16) {
+      jb_val v = jb_global_load(b, jb_arg_val(b, 0), jb_imul_imm(b, gid64, PER_LANE * 2),
+                                JB_TYPE(JB_KIND_INT, 32, 4));
+      x = jb_bitcast(b, v, JB_TYPE(JB_KIND_BF16, 16, PER_LANE));
+   } else {
+      jb_val ioff = jb_imul_imm(b, gid64, PER_LANE * 4);
+      jb_val lo = jb_global_load(b, jb_arg_val(b, 0), ioff, JB_V4F32);
+      jb_val hi = jb_global_load(b, jb_arg_val(b, 0), jb_iadd_imm(b, ioff, 16), JB_V4F32);
+      x = jb_concat(b, lo, hi);
+   }
+   jb_val r = jb_mx_cvt_fp4(b, x, jb_arg_val(b, 2));
+   jb_global_store(b, r, jb_arg_val(b, 1), jb_imul_imm(b, gid64, PER_LANE / 2));
+   je_kernel k;
+   char *text = NULL;
+   cr_assert_eq(je_build(b, "mxfp4", 0, &k, &text), MXJIT_OK, "%s: %s", t->name, k.msg);
+   const char *hw = bf16 ? "v_cvt_scalef32_pk_fp4_bf16" : "v_cvt_scalef32_pk_fp4_f32";
+   if (jt_has(t, JT_CAP_CVT_SCALEF32))
+      cr_assert(strstr(text, hw), "%s: no %s in the kernel", t->name, hw);
+   else
+      cr_assert(!strstr(text, "v_cvt_scalef32"), "%s: unexpected hardware conversion", t->name);
+   free(text);
+   size_t nin = NIN * (bf16 ? 2 : 4), nout = NIN / 2;
+   uint16_t *h = NULL;
+   if (bf16) {
+      h = malloc(nin);
+      for (uint32_t i = 0; i < NIN; i++)
+         h[i] = (uint16_t)i;
+   }
+   uint64_t din = je_alloc(&k, bf16 ? (const void *)h : (const void *)in, nin);
+   uint64_t dout = je_alloc(&k, NULL, nout);
+   cr_assert(din && dout, "%s", k.msg);
+   memset(je_host(&k, dout, nout), 0xA5, nout);
+   je_arg(&k, 0, &din, 8);
+   je_arg(&k, 1, &dout, 8);
+   je_arg(&k, 2, &sb, 4);
+   cr_assert_eq(je_launch(&k, NIN / PER_LANE / WG, WG), MXJIT_OK, "%s: %s", t->name, k.msg);
+   uint8_t *out = malloc(nout);
+   memcpy(out, je_host(&k, dout, nout), nout);
+   je_destroy(&k);
+   free(h);
+   return out;
+}
+
+static void
+check_mx_fp4(bool bf16)
+{
+   static const uint32_t sbs[] = {0, 1, 100, 127, 130, 200, 253, 254};
+   float *in = all_bf16();
+   for (unsigned ti = 0; ti < 2; ti++) {
+      const struct jt_target *t = je_targets[ti];
+      for (unsigned s = 0; s < sizeof(sbs) / sizeof(sbs[0]); s++) {
+         uint8_t *out = run_mx_fp4(t, bf16, sbs[s], in);
+         float rcp = host_e8m0_recip_f32((uint8_t)sbs[s]);
+         unsigned bad = 0, cmp = 0;
+         for (uint32_t i = 0; i < NIN; i++) {
+            float y = in[i] * rcp;
+            if (isnan(y) || fabsf(y) >= 7.0f)
+               continue;
+            cmp++;
+            uint8_t got = (uint8_t)(out[i / 2] >> (i % 2 ? 4 : 0)) & 0xF;
+            uint8_t want = host_fmt_encode(HOST_FMT_E2M1, y);
+            if (got != want && bad++ < 8)
+               cr_log_error("%s %s sb %u: 0x%04x (%g) -> 0x%x, host_ref 0x%x", t->name,
+                            bf16 ? "bf16" : "f32", sbs[s], i, (double)in[i], got, want);
+         }
+         cr_expect_gt(cmp, 100, "%s sb %u: only %u inputs in range", t->name, sbs[s], cmp);
+         cr_expect_eq(bad, 0, "%s %s sb %u: %u codes differ", t->name, bf16 ? "bf16" : "f32",
+                      sbs[s], bad);
+         free(out);
+      }
+   }
+   free(in);
+}
+
+Test(cvt_all, mx_e2m1_bf16)
+{
+   check_mx_fp4(true);
+}
+Test(cvt_all, mx_e2m1_f32)
+{
+   check_mx_fp4(false);
+}
