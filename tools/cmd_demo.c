@@ -28,10 +28,10 @@ typedef struct demo_row {
    unsigned vgpr, sgpr, lds;
    char result[200];
    int wrong;
-   int have_counters;  /* device counts instructions (the emulator does) */
-   rt_counters cnt;    /* of the last (largest) shape */
-   uint64_t elems;     /* elements of that shape */
-   char shape[48];     /* that shape, for the counters lines */
+   int have_counters; /* device counts instructions (the emulator does) */
+   rt_counters cnt;   /* of the last (largest) shape */
+   uint64_t elems;    /* elements of that shape */
+   char shape[48];    /* that shape, for the counters lines */
 } demo_row;
 
 /* ---- scaled_copy runner --------------------------------------------------------------- */
@@ -84,15 +84,17 @@ run_scaled_copy_shape(mxjit_ctx *ctx, int64_t m, int64_t n, int64_t pad, char *r
    if (!st)
       st = mxjit_memcpy_h2d(ctx, dout, ho, no * 4);
    if (!st)
-      st = mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){
-         .x = dx, .out = dout, .m = m, .n = n, .ld_x = ldx, .ld_out = ldo, .scale = scale});
+      st = mxjit_scaled_copy(
+          ctx, NULL,
+          &(mxjit_scaled_copy_args){
+              .x = dx, .out = dout, .m = m, .n = n, .ld_x = ldx, .ld_out = ldo, .scale = scale});
    if (!st)
       st = mxjit_synchronize(ctx, NULL);
    if (!st)
       st = mxjit_memcpy_d2h(ctx, ho, dout, no * 4);
    if (st) {
-      snprintf(res, len, "%lldx%lld: %s: %s", (long long)m, (long long)n,
-               mxjit_status_name(st), mxjit_ctx_last_error(ctx));
+      snprintf(res, len, "%lldx%lld: %s: %s", (long long)m, (long long)n, mxjit_status_name(st),
+               mxjit_ctx_last_error(ctx));
       goto out;
    }
    rc = 0;
@@ -117,8 +119,8 @@ run_scaled_copy(mxjit_ctx *ctx, demo_row *row)
    static const int64_t shapes[][3] = {{1, 1, 0}, {3, 70, 5}, {64, 129, 0}, {130, 257, 3}};
    unsigned n = sizeof(shapes) / sizeof(shapes[0]);
    for (unsigned i = 0; i < n; i++) {
-      int rc = run_scaled_copy_shape(ctx, shapes[i][0], shapes[i][1], shapes[i][2],
-                                     row->result, sizeof(row->result));
+      int rc = run_scaled_copy_shape(ctx, shapes[i][0], shapes[i][1], shapes[i][2], row->result,
+                                     sizeof(row->result));
       if (rc)
          return rc;
    }
@@ -130,8 +132,10 @@ run_scaled_copy(mxjit_ctx *ctx, demo_row *row)
       snprintf(row->shape, sizeof(row->shape), "%lldx%lld", (long long)shapes[n - 1][0],
                (long long)shapes[n - 1][1]);
    }
-   snprintf(row->result, sizeof(row->result), "ok: %u shapes bit-exact (1x1 .. 130x257, "
-                                               "padded rows)", n);
+   snprintf(row->result, sizeof(row->result),
+            "ok: %u shapes bit-exact (1x1 .. 130x257, "
+            "padded rows)",
+            n);
    return 0;
 }
 
@@ -146,22 +150,28 @@ typedef struct mx_case {
    mxjit_scale_mode mode;
    mxjit_scale_layout layout;
    int block_k;
+   int fp4; /* MXFP4 rowwise (mxjit_mxfp4_quantize) instead of MXFP8 */
 } mx_case;
 
 static const mx_case mx_cases[] = {
-   {MXJIT_MX_DIM0, 0, 33, 160, MXJIT_DTYPE_BF16, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 0},
-   {MXJIT_MX_DIM0, 0, 130, 1056, MXJIT_DTYPE_BF16, MXJIT_SCALE_RCEIL, MXJIT_SCALES_BLOCKED, 0},
-   {MXJIT_MX_DIM1, 0, 64, 40, MXJIT_DTYPE_F32, MXJIT_SCALE_RCEIL, MXJIT_SCALES_BLOCKED, 0},
-   {MXJIT_MX_DIM1, 0, 96, 130, MXJIT_DTYPE_BF16, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 0},
-   {MXJIT_MX_3D, 2, 64, 70, MXJIT_DTYPE_BF16, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 1},
-   {MXJIT_MX_3D, 3, 96, 64, MXJIT_DTYPE_BF16, MXJIT_SCALE_RCEIL, MXJIT_SCALES_BLOCKED, 32},
+    {MXJIT_MX_DIM0, 0, 33, 160, MXJIT_DTYPE_BF16, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 0, 0},
+    {MXJIT_MX_DIM0, 0, 130, 1056, MXJIT_DTYPE_BF16, MXJIT_SCALE_RCEIL, MXJIT_SCALES_BLOCKED, 0, 0},
+    {MXJIT_MX_DIM1, 0, 64, 40, MXJIT_DTYPE_F32, MXJIT_SCALE_RCEIL, MXJIT_SCALES_BLOCKED, 0, 0},
+    {MXJIT_MX_DIM1, 0, 96, 130, MXJIT_DTYPE_BF16, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 0, 0},
+    {MXJIT_MX_3D, 2, 64, 70, MXJIT_DTYPE_BF16, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 1, 0},
+    {MXJIT_MX_3D, 3, 96, 64, MXJIT_DTYPE_BF16, MXJIT_SCALE_RCEIL, MXJIT_SCALES_BLOCKED, 32, 0},
+    {MXJIT_MX_DIM0, 0, 33, 160, MXJIT_DTYPE_F32, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 0, 1},
+    {MXJIT_MX_DIM0, 0, 130, 2880, MXJIT_DTYPE_BF16, MXJIT_SCALE_RCEIL, MXJIT_SCALES_PLAIN, 0, 1},
 };
 
 static mxjit_mx_quant_args
 mx_case_args(const mx_case *c)
 {
-   mxjit_mx_quant_args a = {.kind = c->kind, .mode = c->mode, .elem = MXJIT_DTYPE_E4M3,
-                            .scale_layout = c->layout, .scale_block_k = c->block_k};
+   mxjit_mx_quant_args a = {.kind = c->kind,
+                            .mode = c->mode,
+                            .elem = c->fp4 ? MXJIT_DTYPE_E2M1X2 : MXJIT_DTYPE_E4M3,
+                            .scale_layout = c->layout,
+                            .scale_block_k = c->block_k};
    a.x.dtype = c->in;
    a.x.ndim = c->e ? 3 : 2;
    int64_t dims[3] = {c->e, c->m, c->k};
@@ -182,10 +192,10 @@ mx_case_name(const mx_case *c, char *buf, size_t len)
    char e[24] = "";
    if (c->e)
       snprintf(e, sizeof(e), "%lldx", (long long)c->e);
-   snprintf(buf, len, "%s%lldx%lld %s %s%s%s", e, (long long)c->m, (long long)c->k,
+   snprintf(buf, len, "%s%lldx%lld %s %s%s%s%s", e, (long long)c->m, (long long)c->k,
             c->in == MXJIT_DTYPE_F32 ? "f32" : "bf16", modes[c->mode],
-            c->layout == MXJIT_SCALES_BLOCKED ? " blocked" : "",
-            c->block_k == 32 ? " 32x32" : "");
+            c->layout == MXJIT_SCALES_BLOCKED ? " blocked" : "", c->block_k == 32 ? " 32x32" : "",
+            c->fp4 ? " e2m1" : "");
 }
 
 static uint64_t
@@ -207,7 +217,7 @@ mx_input_bits(uint64_t seed, int64_t row, int64_t col)
    uint32_t sign = (uint32_t)(h >> 63) << 31, man = (uint32_t)h & 0x7fffff;
    unsigned c = (unsigned)(h >> 32) % 256; /* rare enough that most blocks stay finite */
    if (row % 17 == 5 || col % 29 == 7 || (c >= 2 && c < 6))
-      return sign;                                           /* ±0 */
+      return sign;                                            /* ±0 */
    if (row % 19 == 2 || col % 31 == 11 || (c >= 6 && c < 10)) /* subnormal, nonzero in bf16 */
       return sign | man | 0x10000;
    if (c == 0)
@@ -242,8 +252,8 @@ mx_input(const mx_case *c, uint64_t seed, size_t *bytes)
 /* Runs the op on ctx over host x; outputs (pre-filled with 0xa5 on the device, so bytes the
  * op must write but does not show up) come back in q / s. */
 static mxjit_status
-mx_run_on(mxjit_ctx *ctx, mxjit_mx_quant_args a, const void *x, size_t xb, uint8_t *q,
-          size_t qb, uint8_t *s, size_t sb)
+mx_run_on(mxjit_ctx *ctx, mxjit_mx_quant_args a, const void *x, size_t xb, uint8_t *q, size_t qb,
+          uint8_t *s, size_t sb)
 {
    mxjit_devptr dx = 0, dq = 0, ds = 0;
    mxjit_status st = mxjit_malloc(ctx, xb, &dx);
@@ -260,7 +270,15 @@ mx_run_on(mxjit_ctx *ctx, mxjit_mx_quant_args a, const void *x, size_t xb, uint8
    a.x.data = dx;
    a.q = dq;
    a.s = ds;
-   if (!st)
+   if (!st && a.elem == MXJIT_DTYPE_E2M1X2)
+      st = mxjit_mxfp4_quantize(ctx, NULL,
+                                &(mxjit_mxfp4_quant_args){.x = a.x,
+                                                          .mode = a.mode,
+                                                          .scale_layout = a.scale_layout,
+                                                          .rowwise = 1,
+                                                          .q_row = dq,
+                                                          .s_row = ds});
+   else if (!st)
       st = mxjit_mxfp8_quantize(ctx, NULL, &a);
    if (!st)
       st = mxjit_synchronize(ctx, NULL);
@@ -285,8 +303,7 @@ first_diff(const uint8_t *a, const uint8_t *b, size_t n)
 
 /* Returns 0 ok, 1 wrong bytes, -1 device/API error; detail in res. */
 static int
-run_mx_case(mxjit_ctx *ctx, mxjit_ctx *host, const mx_case *c, uint64_t seed, char *res,
-            size_t len)
+run_mx_case(mxjit_ctx *ctx, mxjit_ctx *host, const mx_case *c, uint64_t seed, char *res, size_t len)
 {
    mxjit_mx_quant_args a = mx_case_args(c);
    size_t xb = 0, qb = 0, sb = 0;
@@ -314,14 +331,18 @@ run_mx_case(mxjit_ctx *ctx, mxjit_ctx *host, const mx_case *c, uint64_t seed, ch
                mxjit_status_name(st), mxjit_ctx_last_error(failed));
       goto out;
    }
+   if (c->fp4) /* FP4 data of a block whose scale is 0xFF is not defined (NUMERICS §2.3) */
+      for (size_t b = 0; b < sb; b++)
+         if (hs[b] == 0xff)
+            memcpy(q + b * 16, hq + b * 16, 16);
    int64_t dq = first_diff(q, hq, qb), ds = dq < 0 ? first_diff(s, hs, sb) : -1;
    rc = dq >= 0 || ds >= 0;
    if (dq >= 0)
-      snprintf(res, len, "WRONG %s: q byte %lld is 0x%02x, host 0x%02x", name, (long long)dq,
-               q[dq], hq[dq]);
+      snprintf(res, len, "WRONG %s: q byte %lld is 0x%02x, host 0x%02x", name, (long long)dq, q[dq],
+               hq[dq]);
    else if (ds >= 0)
-      snprintf(res, len, "WRONG %s: scale byte %lld is 0x%02x, host 0x%02x", name,
-               (long long)ds, s[ds], hs[ds]);
+      snprintf(res, len, "WRONG %s: scale byte %lld is 0x%02x, host 0x%02x", name, (long long)ds,
+               s[ds], hs[ds]);
 out:
    free(x);
    free(q);
@@ -332,22 +353,21 @@ out:
 }
 
 static int
-run_mx(mxjit_ctx *ctx, mxjit_mx_kind kind, demo_row *row)
+run_mx(mxjit_ctx *ctx, mxjit_mx_kind kind, int fp4, demo_row *row)
 {
    mxjit_ctx *host = NULL;
-   mxjit_status st =
-       mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST, .no_disk_cache = 1},
-                        &host);
+   mxjit_status st = mxjit_ctx_create(
+       &(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST, .no_disk_cache = 1}, &host);
    if (st) {
-      snprintf(row->result, sizeof(row->result), "host reference: %s: %s",
-               mxjit_status_name(st), host ? mxjit_ctx_last_error(host) : "");
+      snprintf(row->result, sizeof(row->result), "host reference: %s: %s", mxjit_status_name(st),
+               host ? mxjit_ctx_last_error(host) : "");
       mxjit_ctx_destroy(host);
       return -1;
    }
    unsigned n = 0, rc = 0;
    const mx_case *last = NULL;
    for (unsigned i = 0; i < sizeof(mx_cases) / sizeof(mx_cases[0]) && !rc; i++)
-      if (mx_cases[i].kind == kind) {
+      if (mx_cases[i].kind == kind && mx_cases[i].fp4 == fp4) {
          last = &mx_cases[i];
          n++;
          rc = (unsigned)run_mx_case(ctx, host, last, 0x6d786a6974ull + i, row->result,
@@ -373,7 +393,7 @@ mx_largest(mxjit_mx_kind kind)
 {
    const mx_case *last = NULL;
    for (unsigned i = 0; i < sizeof(mx_cases) / sizeof(mx_cases[0]); i++)
-      if (mx_cases[i].kind == kind)
+      if (mx_cases[i].kind == kind && !mx_cases[i].fp4)
          last = &mx_cases[i];
    return last;
 }
@@ -381,19 +401,25 @@ mx_largest(mxjit_mx_kind kind)
 static int
 run_mx_dim0(mxjit_ctx *ctx, demo_row *row)
 {
-   return run_mx(ctx, MXJIT_MX_DIM0, row);
+   return run_mx(ctx, MXJIT_MX_DIM0, 0, row);
+}
+
+static int
+run_mx4_rowwise(mxjit_ctx *ctx, demo_row *row)
+{
+   return run_mx(ctx, MXJIT_MX_DIM0, 1, row);
 }
 
 static int
 run_mx_dim1(mxjit_ctx *ctx, demo_row *row)
 {
-   return run_mx(ctx, MXJIT_MX_DIM1, row);
+   return run_mx(ctx, MXJIT_MX_DIM1, 0, row);
 }
 
 static int
 run_mx_3d(mxjit_ctx *ctx, demo_row *row)
 {
-   return run_mx(ctx, MXJIT_MX_3D, row);
+   return run_mx(ctx, MXJIT_MX_3D, 0, row);
 }
 
 /* A table row per target: a label, the family it covers, how its kernel is chosen and run.
@@ -407,10 +433,11 @@ typedef struct demo_entry {
 } demo_entry;
 
 static const demo_entry entries[] = {
-   {"scaled_copy", &tpl_scaled_copy, -1, run_scaled_copy},
-   {"mxfp8 dim0", &tpl_mxfp8_dim0, MXJIT_MX_DIM0, run_mx_dim0},
-   {"mxfp8 dim1", &tpl_mxfp8_dim1, MXJIT_MX_DIM1, run_mx_dim1},
-   {"mxfp8 3d", &tpl_mxfp8_dim1, MXJIT_MX_3D, run_mx_3d},
+    {"scaled_copy", &tpl_scaled_copy, -1, run_scaled_copy},
+    {"mxfp8 dim0", &tpl_mxfp8_dim0, MXJIT_MX_DIM0, run_mx_dim0},
+    {"mxfp8 dim1", &tpl_mxfp8_dim1, MXJIT_MX_DIM1, run_mx_dim1},
+    {"mxfp8 3d", &tpl_mxfp8_dim1, MXJIT_MX_3D, run_mx_3d},
+    {"mxfp4 rowwise", &tpl_mxfp4_rowwise, -1, run_mx4_rowwise},
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 
@@ -420,7 +447,9 @@ static const demo_entry entries[] = {
 static mxjit_status
 make_ctx(const char *target, const char *cache_dir, int no_disk, mxjit_ctx **out)
 {
-   mxjit_ctx_options o = {.device = MXJIT_DEVICE_AUTO, .target = target, .cache_dir = cache_dir,
+   mxjit_ctx_options o = {.device = MXJIT_DEVICE_AUTO,
+                          .target = target,
+                          .cache_dir = cache_dir,
                           .no_disk_cache = no_disk};
    mxjit_status st = mxjit_ctx_create(&o, out);
    if (st == MXJIT_ERR_INVALID_ARG) { /* a GPU of the other arch: use the emulator */
@@ -525,8 +554,8 @@ print_counters(const demo_row *r)
           r->kernel, r->target, r->shape, (unsigned long long)r->elems, r->family->name, ser,
           (unsigned long long)c->total, (double)c->total / e, (unsigned long long)c->valu,
           (unsigned long long)c->salu, (unsigned long long)c->vmem_load,
-          (unsigned long long)c->vmem_store, (unsigned long long)c->smem,
-          (unsigned long long)c->ds, (unsigned long long)c->mfma, (unsigned long long)c->branch,
+          (unsigned long long)c->vmem_store, (unsigned long long)c->smem, (unsigned long long)c->ds,
+          (unsigned long long)c->mfma, (unsigned long long)c->branch,
           (unsigned long long)c->waitcnt, (unsigned long long)c->other,
           (unsigned long long)c->bytes_global_load, (double)c->bytes_global_load / e,
           (unsigned long long)c->bytes_global_store, (double)c->bytes_global_store / e,
