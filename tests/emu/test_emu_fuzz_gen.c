@@ -571,7 +571,8 @@ static size_t
 decodes(LLVMDisasmContextRef dc, const uint8_t *p, size_t n, bool gfx950)
 {
    char text[256];
-   if (emu_decode_llvm_unsafe(dc, p, n, gfx950))
+   unsigned sz;
+   if (emu_screen(p, n, gfx950, text, sizeof(text), &sz) != EMU_SCREEN_OK)
       return 0;
    return LLVMDisasmInstruction(dc, (uint8_t *)p, n, 0, text, sizeof(text));
 }
