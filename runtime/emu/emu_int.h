@@ -11,7 +11,9 @@
  * Decoding: the LLVM MC disassembler turns each instruction into canonical text; emu_decode.c
  * parses that text once per kernel into emu_inst (lazily, at the first launch or listing, and
  * cached process-wide by code bytes in emu_dcache.c). Operands use the hardware's 9-bit source
- * encoding (below), so semantic functions read them exactly as the ISA pseudocode does.
+ * encoding (below), so semantic functions read them exactly as the ISA pseudocode does. A word
+ * reaches LLVM only when emu_screen.c admits it (an instruction the emulator implements, operand
+ * fields in range: LLVM's disassembler crashes on some invalid encodings).
  */
 #ifndef EMU_INT_H
 #define EMU_INT_H

@@ -10,8 +10,9 @@
  *   - every operand field of the format holds a value the ISA allows there (CDNA3 ISA chapter 12
  *     "Microcode Formats" and §"Scalar/Vector Operands"): no reserved source code, no literal
  *     where the format has none, SDWA selects and DPP controls that exist, and so on.
- * Everything else decodes as an invalid encoding, which stops a launch that reaches it with
- * MXJIT_ERR_EMU_UNIMPLEMENTED. This costs a table read and a few compares per instruction.
+ * An instruction of the ISA the emulator does not implement is named from the table without
+ * LLVM; everything else decodes as an invalid encoding. Either stops a launch that reaches it
+ * with MXJIT_ERR_EMU_UNIMPLEMENTED. This costs a table read and a few compares per instruction.
  *
  * Why not the alternatives: decoding in a forked helper is safe against any LLVM bug but forks a
  * (multi-threaded) host process per code object, and a SIGSEGV handler around LLVM cannot be
@@ -39,7 +40,7 @@ typedef struct opc_row {
 #define PREFIX EMU_OPC_PREFIX
 #define UNIMPL EMU_OPC_UNIMPL
 static const opc_row opc_rows[] = {
-#define EMU_OPC(fam, opc, targets, nsrc, flags, name)                                             \
+#define EMU_OPC(fam, opc, targets, nsrc, flags, name)                                              \
    {EMU_OF_##fam, targets, nsrc, flags, opc, name},
 #include "emu_opcodes.def"
 #undef EMU_OPC
@@ -50,31 +51,33 @@ static const opc_row opc_rows[] = {
 #undef PREFIX
 #undef UNIMPL
 
-/* info[gfx950][family][opcode]: 0 when the target has no such instruction; else
- * OPC_PRESENT | nsrc << 5 | EMU_OPC_* flags. 34 KiB (and the names), filled once. */
-#define OPC_PRESENT 0x80u
-static uint8_t info[2][EMU_OF_COUNT][1024];
-static const char *names[2][EMU_OF_COUNT][1024];
-static pthread_once_t info_once = PTHREAD_ONCE_INIT;
+/* slot[gfx950][family][opcode]: 1 + the index of its row in opc_rows, 0 when the target has no
+ * such instruction. 68 KiB, filled once. */
+static uint16_t slot[2][EMU_OF_COUNT][1024];
+static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
 
 static void
-info_build(void)
+slot_build(void)
 {
-   for (size_t i = 0; i < sizeof(opc_rows) / sizeof(opc_rows[0]); i++) {
-      const opc_row *r = &opc_rows[i];
+   for (size_t i = 0; i < sizeof(opc_rows) / sizeof(opc_rows[0]); i++)
       for (unsigned t = 0; t < 2; t++)
-         if (r->targets & (1u << t)) {
-            info[t][r->fam][r->opcode] = (uint8_t)(OPC_PRESENT | r->nsrc << 5 | r->flags);
-            names[t][r->fam][r->opcode] = r->name;
-         }
-   }
+         if (opc_rows[i].targets & (1u << t))
+            slot[t][opc_rows[i].fam][opc_rows[i].opcode] = (uint16_t)(i + 1);
 }
 
-/* --- Formats ----------------------------------------------------------------------------------- */
+/* The row of (f, op) on the target, NULL when none (slot_build has run). */
+static const opc_row *
+row_of(bool gfx950, emu_ofam f, unsigned op)
+{
+   unsigned s = slot[gfx950][f][op];
+   return s ? &opc_rows[s - 1] : NULL;
+}
+
+/* --- Formats ---------------------------------------------------------------------------------- */
 
 static const char *const fam_names[EMU_OF_COUNT] = {
-    "SOP2", "SOPK", "SOP1", "SOPC", "SOPP",   "SMEM",    "VOP2",  "VOP1", "VOPC",
-    "VOP3", "VOP3P", "DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF"};
+    "SOP2", "SOPK",  "SOP1", "SOPC", "SOPP",   "SMEM",    "VOP2",  "VOP1", "VOPC",
+    "VOP3", "VOP3P", "DS",   "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF"};
 
 emu_ofam
 emu_screen_family(uint32_t d0, unsigned *opcode)
@@ -118,7 +121,7 @@ emu_screen_family(uint32_t d0, unsigned *opcode)
    return f;
 }
 
-/* --- Operand fields (CDNA3 ISA §"SALU/VALU source operands") ------------------------------------ */
+/* --- Operand fields (CDNA3 ISA §"SALU/VALU source operands") ---------------------------------- */
 
 /* 7-bit scalar destination (SDST, SDATA, SADDR, SOFFSET of SMEM): SGPRs, flat_scratch,
  * xnack_mask, vcc, ttmps, m0, exec. 125 is reserved (gfx10's null). */
@@ -183,10 +186,10 @@ screen_sdwa(emu_ofam f, uint32_t d1, const char *nm, char *why, size_t len)
 }
 
 static bool
-screen_vop3(emu_ofam f, unsigned inf, uint32_t d0, uint32_t d1, const char *nm, char *why,
-            size_t len)
+screen_vop3(const opc_row *r, uint32_t d0, uint32_t d1, char *why, size_t len)
 {
-   unsigned nsrc = (inf >> 5) & 3;
+   const char *nm = r->name;
+   unsigned nsrc = r->nsrc, inf = r->flags;
    /* No literal in VOP3/VOP3P before gfx10, no DPP/SDWA marker, no LDS_DIRECT; a source field
     * the instruction does not read may hold anything (assemblers leave 0 there). */
    for (unsigned i = 0; i < nsrc; i++) {
@@ -204,11 +207,11 @@ screen_vop3(emu_ofam f, unsigned inf, uint32_t d0, uint32_t d1, const char *nm, 
    return true;
 }
 
-/* The operand fields of format f (opcode already known to the emulator, row info inf). */
+/* The operand fields of format f, for the instruction of row r. */
 static bool
-screen_fields(emu_ofam f, unsigned inf, uint32_t d0, uint32_t d1, const char *nm, char *why,
-              size_t len)
+screen_fields(emu_ofam f, const opc_row *r, uint32_t d0, uint32_t d1, char *why, size_t len)
 {
+   const char *nm = r->name;
    switch (f) {
    case EMU_OF_SOP2:
    case EMU_OF_SOPC:
@@ -253,7 +256,7 @@ screen_fields(emu_ofam f, unsigned inf, uint32_t d0, uint32_t d1, const char *nm
    }
    case EMU_OF_VOP3:
    case EMU_OF_VOP3P:
-      return screen_vop3(f, inf, d0, d1, nm, why, len);
+      return screen_vop3(r, d0, d1, why, len);
    case EMU_OF_FLAT:
    case EMU_OF_GLOBAL:
    case EMU_OF_SCRATCH: {
@@ -283,9 +286,9 @@ screen_fields(emu_ofam f, unsigned inf, uint32_t d0, uint32_t d1, const char *nm
 /* Bytes of the instruction of format f at d0 (no literal in 64-bit formats before gfx10; a
  * literal follows a 32-bit format with a source field 255). */
 static unsigned
-screen_size(emu_ofam f, unsigned inf, uint32_t d0)
+screen_size(emu_ofam f, const opc_row *r, uint32_t d0)
 {
-   if (inf & EMU_OPC_PREFIX)
+   if (r->flags & EMU_OPC_PREFIX)
       return 16;
    if (f >= EMU_OF_VOP2 && f <= EMU_OF_VOPC) {
       unsigned src0 = d0 & 0x1ff;
@@ -309,12 +312,12 @@ screen_scaled(const uint8_t *b, bool gfx950, const char *nm, char *why, size_t l
    memcpy(&d1, b + 4, 4);
    unsigned op;
    emu_ofam f = emu_screen_family(d0, &op);
-   unsigned inf = f == EMU_OF_VOP3P ? info[gfx950][f][op] : 0;
-   if (!inf || (inf & EMU_OPC_UNIMPL) || (op != 0x2d && op != 0x2e)) {
+   const opc_row *r = f == EMU_OF_VOP3P ? row_of(gfx950, f, op) : NULL;
+   if (!r || (r->flags & EMU_OPC_UNIMPL) || (op != 0x2d && op != 0x2e)) {
       snprintf(why, len, "%s: not followed by an f8f6f4 MFMA", nm);
       return false;
    }
-   return screen_fields(f, inf, d0, d1, names[gfx950][f][op], why, len);
+   return screen_fields(f, r, d0, d1, why, len);
 }
 
 emu_screen_result
@@ -331,23 +334,23 @@ emu_screen(const uint8_t *b, size_t n, bool gfx950, char *why, size_t len, unsig
       snprintf(why, len, "no CDNA3 microcode format");
       return EMU_SCREEN_INVALID;
    }
-   pthread_once(&info_once, info_build);
-   unsigned inf = info[gfx950][f][op];
-   if (!inf) {
+   pthread_once(&slot_once, slot_build);
+   const opc_row *r = row_of(gfx950, f, op);
+   if (!r) {
       snprintf(why, len, "%s opcode 0x%x: no instruction of %s", fam_names[f], op,
                gfx950 ? "gfx950" : "gfx942");
       return EMU_SCREEN_INVALID;
    }
-   const char *nm = names[gfx950][f][op];
-   unsigned sz = screen_size(f, inf, d0);
+   const char *nm = r->name;
+   unsigned sz = screen_size(f, r, d0);
    if (n < sz) { /* LLVM would fail cleanly, but the fields read below must exist */
       snprintf(why, len, "%s: cut off at the end of the code", nm);
       return EMU_SCREEN_INVALID;
    }
-   if (!screen_fields(f, inf, d0, d1, nm, why, len) ||
-       ((inf & EMU_OPC_PREFIX) && !screen_scaled(b + 8, gfx950, nm, why, len)))
+   if (!screen_fields(f, r, d0, d1, why, len) ||
+       ((r->flags & EMU_OPC_PREFIX) && !screen_scaled(b + 8, gfx950, nm, why, len)))
       return EMU_SCREEN_INVALID;
-   if (inf & EMU_OPC_UNIMPL) {
+   if (r->flags & EMU_OPC_UNIMPL) {
       snprintf(why, len, "%s%s", nm, f >= EMU_OF_VOP2 && f <= EMU_OF_VOPC ? "_e32" : "");
       *size = sz;
       return EMU_SCREEN_UNIMPL;

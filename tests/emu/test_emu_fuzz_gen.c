@@ -566,7 +566,8 @@ fz_gen_valid(fz_gen *g, const char *target, unsigned ninst)
    fz_printf(g->out, ".Lf%u:\n", ninst);
 }
 
-/* Bytes of the instruction LLVM decodes at p (n bytes available), 0 when it decodes none. */
+/* Bytes of the instruction LLVM decodes at p (n bytes available), 0 when it decodes none or
+ * emu_screen keeps it from LLVM (the decode path would make it an invalid encoding). */
 static size_t
 decodes(LLVMDisasmContextRef dc, const uint8_t *p, size_t n, bool gfx950)
 {
