@@ -4,7 +4,8 @@
  * encoding format go through the decode path without crashing the process, decoding either to
  * an instruction or to an invalid encoding that stops a launch with a message naming it.
  *
- * MXJIT_FUZZ_ITERS=n multiplies the number of random words (as in test_emu_fuzz.c).
+ * MXJIT_FUZZ_ITERS=n multiplies the number of random words, MXJIT_FUZZ_SEED=n changes the seeds
+ * (as in test_emu_fuzz.c).
  */
 #include "emu_harness.h"
 #include "emu_int.h"
@@ -362,7 +363,9 @@ Test(emu_screen, random_words_decode, .timeout = 600)
    cr_assert(ok);
    for (unsigned t = 0; t < 2; t++)
       for (unsigned fmt = 0; fmt < NFORMATS; fmt++) {
-         uint64_t r = 0x5eed0000u + t * 0x100 + fmt;
+         const char *seed = getenv("MXJIT_FUZZ_SEED");
+         uint64_t r = (0x5eed0000u + t * 0x100 + fmt) ^
+                      (seed ? strtoull(seed, NULL, 0) * 0x2545f4914f6cdd1dull : 0);
          unsigned launched = 0;
          for (unsigned it = 0; it < iters(8); it++) {
             fill(w, WORDS, fmt, &r);
