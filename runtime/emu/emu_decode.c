@@ -5,7 +5,9 @@
  * The operand layout per encoding is the contract documented in emu_int.h (emu_inst).
  *
  * Unknown mnemonics do not fail the load: they decode to emu_ops[0], whose semantic function
- * stops the launch with "emu: unimplemented instruction <mnemonic> at pc 0x..".
+ * stops the launch with "emu: unimplemented instruction <mnemonic> at pc 0x..". Only words that
+ * emu_screen (emu_screen.c) admits reach LLVM; the rest are invalid encodings or instructions
+ * the emulator does not implement, named from its opcode table.
  */
 #include "emu_int.h"
 #include "jc.h"
@@ -104,9 +106,8 @@ emu_op_lookup(const char *name)
    return -1;
 }
 
-/* Lookup honouring EMU_OPF_GFX942_ONLY / EMU_OPF_GFX950_ONLY. */
-static int
-op_lookup_target(const char *name, bool gfx950)
+int
+emu_op_lookup_target(const char *name, bool gfx950)
 {
    int i = emu_op_lookup(name);
    if (i < 0)
@@ -155,68 +156,6 @@ enc_of(uint32_t d0)
    if ((d0 >> 26) == 0x36)
       return EMU_ENC_DS;
    return EMU_ENC_COUNT;
-}
-
-/* True when VOP3/VOP3P source field i (bits 9i+8:9i of the second dword) is an operand of the
- * instruction: the disassembly changes when the field names inline constant 0 instead of 1
- * (every literal field made inline constant 0, so LLVM sees no literal). */
-static bool
-vop3_src_used(void *dc, const uint8_t *b, size_t n, unsigned i)
-{
-   uint8_t c[16] = {0};
-   char t0[256], t1[256];
-   memcpy(c, b, n < 16 ? n : 16);
-   uint32_t d1;
-   memcpy(&d1, c + 4, 4);
-   for (unsigned j = 0; j < 3; j++)
-      if (j == i || ((d1 >> (9 * j)) & 0x1ff) == EMU_SRC_LITERAL)
-         d1 = (d1 & ~(0x1ffu << (9 * j))) | (uint32_t)EMU_SRC_INT0 << (9 * j);
-   memcpy(c + 4, &d1, 4);
-   if (!LLVMDisasmInstruction(dc, c, 8, 0, t0, sizeof(t0)))
-      return true;
-   d1 += 1u << (9 * i);
-   memcpy(c + 4, &d1, 4);
-   if (!LLVMDisasmInstruction(dc, c, 8, 0, t1, sizeof(t1)))
-      return true;
-   return strcmp(t0, t1) != 0;
-}
-
-/* Encodings that make LLVM 22's AMDGPU disassembler (LLVMDisasmInstruction) crash the process
- * instead of returning 0: its printer dereferences operands the decoder never built. All are
- * invalid per the ISA, so they decode as invalid encodings here without reaching LLVM (found
- * by tests/emu/test_emu_fuzz.c, which has a regression test for each class):
- *   - MUBUF/MTBUF with SOFFSET 255 (a literal: buffer instructions have none);
- *   - VOP3/VOP3P with a source operand 255 (no literal in VOP3 before gfx10; an unused source
- *     field may hold anything), and VOP3 VOPC or v_readlane_b32 with SDST 255;
- *   - SDWA with the reserved SEL value 7 in DST_SEL (VOP1/VOP2), SRC0_SEL or SRC1_SEL;
- *   - gfx950 v_mfma_f32_{16x16x128,32x32x64}_f8f6f4 (VOP3P op 0x2d/0x2e) with SRC0 or SRC1 not
- *     a VGPR/AGPR (the operand size depends on CBSZ/BLGP). */
-bool
-emu_decode_llvm_unsafe(void *dc, const uint8_t *b, size_t n, bool gfx950)
-{
-   if (n < 8)
-      return false;
-   uint32_t d0 = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-   uint32_t d1 = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
-   emu_enc e = enc_of(d0);
-   if (e == EMU_ENC_MUBUF)
-      return d1 >> 24 == 0xff;
-   if (e == EMU_ENC_VOP3 || e == EMU_ENC_VOP3P) {
-      unsigned op = (d0 >> 16) & 0x3ff;
-      if (e == EMU_ENC_VOP3 && (d0 & 0xff) == 0xff && (op < 0x100 || op == 0x289))
-         return true;
-      if (e == EMU_ENC_VOP3P && gfx950 && ((op & 0x7f) == 0x2d || (op & 0x7f) == 0x2e) &&
-          ((d1 & 0x1ff) < EMU_SRC_VGPR0 || ((d1 >> 9) & 0x1ff) < EMU_SRC_VGPR0))
-         return true;
-      for (unsigned i = 0; i < 3; i++)
-         if (((d1 >> (9 * i)) & 0x1ff) == EMU_SRC_LITERAL && vop3_src_used(dc, b, n, i))
-            return true;
-      return false;
-   }
-   if ((e == EMU_ENC_VOP1 || e == EMU_ENC_VOP2 || e == EMU_ENC_VOPC) && (d0 & 0x1ff) == 0xf9)
-      return ((d1 >> 16) & 7) == 7 || ((d1 >> 24) & 7) == 7 ||
-             (e != EMU_ENC_VOPC && ((d1 >> 8) & 7) == 7);
-   return false;
 }
 
 static unsigned
@@ -757,11 +696,25 @@ decode_one(LLVMDisasmContextRef dc, const struct emu_kernel *k, uint32_t pc, emu
    for (unsigned i = 0; i < 4; i++)
       in->src[i].code = EMU_OPND_NONE;
    emu_enc e = enc_of(d0);
-   size_t sz = emu_decode_llvm_unsafe(dc, b, k->code_size - pc, gfx950)
-                   ? 0
-                   : LLVMDisasmInstruction(dc, (uint8_t *)b, k->code_size - pc, pc, buf, buflen);
+   /* LLVM only sees what emu_screen admits: an instruction the emulator implements, with its
+    * operand fields in range (LLVM 22 crashes on some invalid encodings; emu_screen.c). */
+   char why[160];
+   unsigned usz;
+   size_t sz = 0;
+   emu_screen_result sr = emu_screen(b, k->code_size - pc, gfx950, why, sizeof(why), &usz);
+   if (sr == EMU_SCREEN_UNIMPL && e != EMU_ENC_COUNT) {
+      /* named from the opcode table: reaching it stops the launch with this mnemonic */
+      snprintf(buf, buflen, "%s (not decoded: the emulator does not implement it)", why);
+      in->size = (uint8_t)usz;
+      in->op = 0;
+      in->enc = (uint8_t)e;
+      return;
+   }
+   if (sr == EMU_SCREEN_OK &&
+       !(sz = LLVMDisasmInstruction(dc, (uint8_t *)b, k->code_size - pc, pc, buf, buflen)))
+      snprintf(why, sizeof(why), "LLVM decodes no instruction");
    if (sz == 0 || e == EMU_ENC_COUNT) {
-      snprintf(buf, buflen, "<invalid encoding 0x%08x>", d0);
+      snprintf(buf, buflen, "<invalid encoding 0x%08x: %s>", d0, sz ? "no format" : why);
       in->size = 4;
       in->op = 0;
       in->enc = EMU_ENC_COUNT;
@@ -793,7 +746,7 @@ decode_one(LLVMDisasmContextRef dc, const struct emu_kernel *k, uint32_t pc, emu
       in->has_dpp = (d0 & 0x1ff) == 0xfa;
       in->has_sdwa = (d0 & 0x1ff) == 0xf9;
    }
-   in->op = (uint16_t)op_lookup_target(name, gfx950);
+   in->op = (uint16_t)emu_op_lookup_target(name, gfx950);
    /* LLVM decodes some operands the ISA forbids (a misaligned VGPR tuple on gfx90a+, an SGPR
     * where only VGPRs are allowed) and prints them with an "Invalid ..." remark in a comment;
     * such an instruction cannot execute, so it stops the launch like an unimplemented one,
@@ -841,7 +794,7 @@ decode_one(LLVMDisasmContextRef dc, const struct emu_kernel *k, uint32_t pc, emu
       in->src[0].flags |= EMU_OPND_LIT_SEXT;
    for (unsigned i = 0; i < nops; i++)
       if (ops[i].code == EMU_SRC_LDS_DIRECT) /* see emu_src_lds_direct (emu_sopp.c) */
-         in->op = (uint16_t)op_lookup_target("<src_lds_direct>", gfx950);
+         in->op = (uint16_t)emu_op_lookup_target("<src_lds_direct>", gfx950);
    bits_scalar(in, e, d0, d1, name);
    bits_vector(in, e, d0, d1, name);
 }

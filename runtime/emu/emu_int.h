@@ -11,7 +11,9 @@
  * Decoding: the LLVM MC disassembler turns each instruction into canonical text; emu_decode.c
  * parses that text once per kernel into emu_inst (lazily, at the first launch or listing, and
  * cached process-wide by code bytes in emu_dcache.c). Operands use the hardware's 9-bit source
- * encoding (below), so semantic functions read them exactly as the ISA pseudocode does.
+ * encoding (below), so semantic functions read them exactly as the ISA pseudocode does. A word
+ * reaches LLVM only when emu_screen.c admits it (an instruction the emulator implements, operand
+ * fields in range: LLVM's disassembler crashes on some invalid encodings).
  */
 #ifndef EMU_INT_H
 #define EMU_INT_H
@@ -487,9 +489,41 @@ extern const emu_opdesc emu_res_ops[];         /* emu_res.c: the register-overru
 void emu_ops_init(void);
 /** Decodes k->code into k->insts / k->pc_index / k->listing. */
 mxjit_status emu_decode_kernel(struct emu_kernel *k, const char *target, char *msg, size_t len);
-/** True for the invalid encodings at b (n bytes) that crash LLVM's disassembler; they must not
- *  reach LLVMDisasmInstruction (dc: an AMDGPU disassembler context of the target). */
-bool emu_decode_llvm_unsafe(void *dc, const uint8_t *b, size_t n, bool gfx950);
+/** emu_ops index of a suffix-free mnemonic on gfx942 or gfx950 (EMU_OPF_*_ONLY honoured); 0
+ *  (the unimplemented op) when the emulator has none. */
+int emu_op_lookup_target(const char *name, bool gfx950);
+/* emu_screen.c */
+/** Opcode spaces of the CDNA3 microcode formats (ISA chapter 12): the key of emu_opcodes.def. */
+typedef enum emu_ofam {
+   EMU_OF_SOP2, EMU_OF_SOPK, EMU_OF_SOP1, EMU_OF_SOPC, EMU_OF_SOPP, EMU_OF_SMEM,
+   EMU_OF_VOP2, EMU_OF_VOP1, EMU_OF_VOPC, EMU_OF_VOP3, EMU_OF_VOP3P, EMU_OF_DS,
+   EMU_OF_FLAT, EMU_OF_GLOBAL, EMU_OF_SCRATCH, EMU_OF_MUBUF, EMU_OF_MTBUF,
+   EMU_OF_COUNT
+} emu_ofam;
+/** Flags of an emu_opcodes.def row. */
+enum {
+   EMU_OPC_SDST = 1 << 0,  /* VOP3: VDST [7:0] names an SGPR (tuple): VOPC, v_readlane, ... */
+   EMU_OPC_VOP3B = 1 << 1, /* VOP3: SDST [14:8] instead of ABS/OPSEL (carry-out, div_scale) */
+   EMU_OPC_MFMA = 1 << 2,  /* VOP3P: SRC0/SRC1 are VGPR/AGPR only (MAI encoding) */
+   EMU_OPC_PREFIX = 1 << 3, /* VOP3P: a scale prefix, followed by the f8f6f4 MFMA it scales */
+   EMU_OPC_UNIMPL = 1 << 4, /* an instruction of the ISA the emulator does not implement */
+};
+/** What emu_screen says of an instruction. */
+typedef enum emu_screen_result {
+   EMU_SCREEN_OK,      /* LLVM may decode it */
+   EMU_SCREEN_INVALID, /* not an instruction of the target, or an operand field out of range */
+   EMU_SCREEN_UNIMPL,  /* a valid instruction the emulator does not implement */
+} emu_screen_result;
+/** Opcode space of first dword d0 and the opcode in it; EMU_OF_COUNT for no format. */
+emu_ofam emu_screen_family(uint32_t d0, unsigned *opcode);
+/** Whether the instruction at b (n bytes available, n >= 4) may be handed to LLVM's
+ *  disassembler (EMU_SCREEN_OK): its opcode is one the emulator implements on the target
+ *  (emu_opcodes.def) and every operand field is in the range the ISA allows. Otherwise why gets
+ *  the reason ("v_fma_f32 src2 255: no literal in VOP3"), or for EMU_SCREEN_UNIMPL the mnemonic,
+ *  and *size the instruction's bytes. Never calls LLVM. */
+emu_screen_result emu_screen(const uint8_t *b, size_t n, bool gfx950, char *why, size_t len,
+                             unsigned *size);
+
 /** Decodes k once (thread-safe); later calls return the first call's status. On failure msg
  *  gets the reason. */
 mxjit_status emu_kernel_decode(struct emu_kernel *k, char *msg, size_t len);

@@ -5,7 +5,8 @@
  *
  * Three seeded program generators (test_emu_fuzz_gen.c), for gfx942 and gfx950:
  *   raw      random instruction words (the first dword biased to an encoding family), each kept
- *            only where LLVM's MC disassembler decodes it, after a fixed setup block;
+ *            only where emu_screen admits it and LLVM's MC disassembler decodes it, after a
+ *            fixed setup block;
  *   valid    random picks from a list of real instructions (SALU, VALU with DPP/SDWA/VOP3P,
  *            SMEM, MUBUF, global, flat, scratch, DS, MFMA, branches, s_setpc/s_swappc,
  *            s_waitcnt, s_barrier) with random registers, immediates and modifiers, random

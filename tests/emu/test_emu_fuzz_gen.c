@@ -566,12 +566,14 @@ fz_gen_valid(fz_gen *g, const char *target, unsigned ninst)
    fz_printf(g->out, ".Lf%u:\n", ninst);
 }
 
-/* Bytes of the instruction LLVM decodes at p (n bytes available), 0 when it decodes none. */
+/* Bytes of the instruction LLVM decodes at p (n bytes available), 0 when it decodes none or
+ * emu_screen keeps it from LLVM (the decode path would make it an invalid encoding). */
 static size_t
 decodes(LLVMDisasmContextRef dc, const uint8_t *p, size_t n, bool gfx950)
 {
    char text[256];
-   if (emu_decode_llvm_unsafe(dc, p, n, gfx950))
+   unsigned sz;
+   if (emu_screen(p, n, gfx950, text, sizeof(text), &sz) != EMU_SCREEN_OK)
       return 0;
    return LLVMDisasmInstruction(dc, (uint8_t *)p, n, 0, text, sizeof(text));
 }

@@ -46,7 +46,7 @@ Test(emu_fuzz_regress, instruction_budget)
 }
 
 /* Invalid encodings that crashed the process inside LLVM's disassembler when the emulator
- * decoded them (emu_decode_llvm_unsafe). Each now stops the launch at its pc. */
+ * decoded them (now refused before LLVM by emu_screen.c). Each stops the launch at its pc. */
 Test(emu_fuzz_regress, llvm_crashing_encodings_fault)
 {
    static const struct {
