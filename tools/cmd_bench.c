@@ -30,10 +30,10 @@
 
 typedef struct bench_target {
    const char *target;
-   double ir, opt, link, total;       /* cold compile medians, ms */
-   double hit, hit_cache, hit_load;   /* disk hit medians, ms */
-   double lookup_ns;                  /* in-process lookup median, ns */
-   double emu_ms, emu_minst_s;        /* emulator run of 256x1024, median ms; Minstr/s */
+   double ir, opt, link, total;     /* cold compile medians, ms */
+   double hit, hit_cache, hit_load; /* disk hit medians, ms */
+   double lookup_ns;                /* in-process lookup median, ns */
+   double emu_ms, emu_minst_s;      /* emulator run of 256x1024, median ms; Minstr/s */
    char emu_err[300];
    char err[300];
 } bench_target;
@@ -51,8 +51,8 @@ bench_cold(const struct jt_target *t, const tpl_family *f, const void *params, i
       size_t cs, ms;
       tpl_build_result r;
       double t0 = cu_now_ms();
-      mxjit_status st = rt_kernel_build(t, f, params, &code, &cs, &meta, &ms, &r, b->err,
-                                        sizeof(b->err));
+      mxjit_status st =
+          rt_kernel_build(t, f, params, &code, &cs, &meta, &ms, &r, b->err, sizeof(b->err));
       v[3][i] = cu_now_ms() - t0;
       free(code);
       free(meta);
@@ -73,9 +73,8 @@ bench_cold(const struct jt_target *t, const tpl_family *f, const void *params, i
 static mxjit_status
 ctx_for(const char *target, const char *dir, mxjit_ctx **out)
 {
-   return mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU, .target = target,
-                                                .cache_dir = dir},
-                           out);
+   return mxjit_ctx_create(
+       &(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU, .target = target, .cache_dir = dir}, out);
 }
 
 static int
@@ -194,12 +193,11 @@ bench_emu(const char *dir, int reps, bench_target *b)
  * GEMM-shaped loop. All but the VALU mix check their output, so a fast but wrong emulator is
  * reported as an error. */
 #define BE_KD(name, vg, ag, lds)                                                                   \
-   ".rodata\n.p2align 6\n.amdhsa_kernel " name "\n  .amdhsa_next_free_vgpr " #vg "\n"             \
+   ".rodata\n.p2align 6\n.amdhsa_kernel " name "\n  .amdhsa_next_free_vgpr " #vg "\n"              \
    "  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset " #ag "\n"                                 \
-   "  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_system_sgpr_workgroup_id_x 1\n"          \
+   "  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_system_sgpr_workgroup_id_x 1\n"           \
    "  .amdhsa_group_segment_fixed_size " #lds "\n  .amdhsa_kernarg_size 24\n.end_amdhsa_kernel\n"
-#define BE_HEAD(name)                                                                              \
-   ".text\n.globl " name "\n.p2align 8\n.type " name ",@function\n" name ":\n"
+#define BE_HEAD(name) ".text\n.globl " name "\n.p2align 8\n.type " name ",@function\n" name ":\n"
 #define BE_X4(s) s s s s
 #define BE_X16(s) BE_X4(BE_X4(s))
 #define BE_ZERO1(n) "  v_accvgpr_write_b32 a" #n ", 0\n"
@@ -207,89 +205,99 @@ bench_emu(const char *dir, int reps, bench_target *b)
 
 /* kernarg: u64 out, u32 iterations. out[wg * 256 + tid] = {a0, a16} after the loop: A = 1.0
  * and B = 0.5 (f16) add 8 * 0.5 = 4 per 32x32x8 MFMA, A = B = 1.0 (bf16) add 16 per 16x16x16. */
-static const char be_mfma_src[] =
-   BE_HEAD("be_mfma")
-   "  s_load_dwordx2 s[4:5], s[0:1], 0x0\n  s_load_dword s6, s[0:1], 0x8\n"
-   "  v_mov_b32 v2, 0x3c003c00\n  v_mov_b32 v3, 0x3c003c00\n  v_mov_b32 v4, 0x38003800\n"
-   "  v_mov_b32 v5, 0x38003800\n  v_mov_b32 v6, 0x3f803f80\n  v_mov_b32 v7, 0x3f803f80\n"
-   BE_ZERO4(0, 1, 2, 3) BE_ZERO4(4, 5, 6, 7) BE_ZERO4(8, 9, 10, 11) BE_ZERO4(12, 13, 14, 15)
-   BE_ZERO4(16, 17, 18, 19)
-   "  s_waitcnt lgkmcnt(0)\n"
-   "be_mfma_loop:\n"
-   BE_X16("  v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"
-          "  v_mfma_f32_16x16x16_bf16 a[16:19], v[6:7], v[6:7], a[16:19]\n")
-   "  s_sub_u32 s6, s6, 1\n  s_cmp_lg_u32 s6, 0\n  s_cbranch_scc1 be_mfma_loop\n"
-   "  s_nop 15\n  v_accvgpr_read_b32 v10, a0\n  v_accvgpr_read_b32 v11, a16\n"
-   "  v_lshlrev_b32 v12, 3, v0\n  s_lshl_b32 s7, s2, 11\n  v_add_u32 v12, s7, v12\n"
-   "  global_store_dwordx2 v12, v[10:11], s[4:5]\n  s_endpgm\n"
-   BE_KD("be_mfma", 36, 16, 0);
+static const char be_mfma_src[] = BE_HEAD(
+    "be_mfma") "  s_load_dwordx2 s[4:5], s[0:1], 0x0\n  s_load_dword s6, s[0:1], 0x8\n"
+               "  v_mov_b32 v2, 0x3c003c00\n  v_mov_b32 v3, 0x3c003c00\n  v_mov_b32 v4, "
+               "0x38003800\n"
+               "  v_mov_b32 v5, 0x38003800\n  v_mov_b32 v6, 0x3f803f80\n  v_mov_b32 v7, "
+               "0x3f803f80\n" BE_ZERO4(0, 1, 2, 3) BE_ZERO4(4, 5, 6, 7) BE_ZERO4(
+                   8, 9, 10, 11) BE_ZERO4(12, 13, 14, 15)
+                   BE_ZERO4(16, 17, 18,
+                            19) "  s_waitcnt lgkmcnt(0)\n"
+                                "be_mfma_loop:\n" BE_X16(
+                                    "  v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"
+                                    "  v_mfma_f32_16x16x16_bf16 a[16:19], v[6:7], v[6:7], "
+                                    "a[16:19]\n") "  s_sub_u32 s6, s6, 1\n  s_cmp_lg_u32 s6, 0\n  "
+                                                  "s_cbranch_scc1 be_mfma_loop\n"
+                                                  "  s_nop 15\n  v_accvgpr_read_b32 v10, a0\n  "
+                                                  "v_accvgpr_read_b32 v11, a16\n"
+                                                  "  v_lshlrev_b32 v12, 3, v0\n  s_lshl_b32 s7, "
+                                                  "s2, 11\n  v_add_u32 v12, s7, v12\n"
+                                                  "  global_store_dwordx2 v12, v[10:11], s[4:5]\n  "
+                                                  "s_endpgm\n" BE_KD("be_mfma", 36, 16, 0);
 
 /* kernarg: u64 src, u64 dst, u32 iterations, u32 stride (bytes per iteration, all lanes). */
-static const char be_copy_src[] =
-   BE_HEAD("be_copy")
-   "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n  s_load_dwordx2 s[8:9], s[0:1], 0x10\n"
-   "  v_lshlrev_b32 v1, 4, v0\n  s_lshl_b32 s10, s2, 12\n  v_add_u32 v1, s10, v1\n"
-   "  s_waitcnt lgkmcnt(0)\n"
-   "be_copy_loop:\n"
-   "  global_load_dwordx4 v[4:7], v1, s[4:5]\n  s_waitcnt vmcnt(0)\n"
-   "  global_store_dwordx4 v1, v[4:7], s[6:7]\n  v_add_u32 v1, s9, v1\n"
-   "  s_sub_u32 s8, s8, 1\n  s_cmp_lg_u32 s8, 0\n  s_cbranch_scc1 be_copy_loop\n  s_endpgm\n"
-   BE_KD("be_copy", 8, 8, 0);
+static const char be_copy_src[] = BE_HEAD(
+    "be_copy") "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n  s_load_dwordx2 s[8:9], s[0:1], 0x10\n"
+               "  v_lshlrev_b32 v1, 4, v0\n  s_lshl_b32 s10, s2, 12\n  v_add_u32 v1, s10, v1\n"
+               "  s_waitcnt lgkmcnt(0)\n"
+               "be_copy_loop:\n"
+               "  global_load_dwordx4 v[4:7], v1, s[4:5]\n  s_waitcnt vmcnt(0)\n"
+               "  global_store_dwordx4 v1, v[4:7], s[6:7]\n  v_add_u32 v1, s9, v1\n"
+               "  s_sub_u32 s8, s8, 1\n  s_cmp_lg_u32 s8, 0\n  s_cbranch_scc1 be_copy_loop\n  "
+               "s_endpgm\n" BE_KD("be_copy", 8, 8, 0);
 
 /* kernel arg: u64 out (unused), u32 iterations. A VALU mix that exercises the operand paths
  * beyond plain 32-bit VGPR reads: f64 and b64 pairs, 16-bit halves, DPP, SDWA, VOPC to VCC,
  * packed f16, literals and SGPR sources (17 wave-instructions per iteration). Its results are
  * covered by test_emu; here only the run is checked. */
-static const char be_valu_src[] =
-   BE_HEAD("be_valu")
-   "  s_load_dword s6, s[0:1], 0x8\n  v_cvt_f32_u32 v1, v0\n  v_mov_b32 v2, 0x3f800100\n"
-   "  v_cvt_f64_u32 v[6:7], v0\n  v_mov_b32 v11, 0x3c00\n  v_mov_b32 v16, 0x3c003c00\n"
-   "  v_mov_b32 v18, 3\n  v_mov_b32 v20, 0x101\n  s_mov_b32 s7, 0x3f000000\n"
-   "  s_waitcnt lgkmcnt(0)\n"
-   "be_valu_loop:\n"
-   "  v_add_f32 v1, v1, v2\n  v_fma_f32 v3, v1, s7, v3\n  v_add_f64 v[4:5], v[4:5], v[6:7]\n"
-   "  v_lshlrev_b64 v[8:9], 1, v[6:7]\n  v_add_f16 v10, v10, v11\n"
-   "  v_mov_b32_dpp v12, v1 row_shr:1 row_mask:0xf bank_mask:0xf\n  v_cvt_f32_f16 v13, v10\n"
-   "  v_cmp_gt_f32 vcc, v1, v3\n  s_nop 1\n  v_cndmask_b32 v14, v1, v3, vcc\n"
-   "  v_pk_fma_f16 v15, v15, v16, v16\n  v_mul_lo_u32 v17, v17, v18\n"
-   "  v_add_u32_sdwa v19, v19, v20 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_0 "
-   "src1_sel:DWORD\n  v_and_b32 v21, 0xff00ff, v1\n  v_max_f32 v22, v1, v3\n"
-   "  s_sub_u32 s6, s6, 1\n  s_cmp_lg_u32 s6, 0\n  s_cbranch_scc1 be_valu_loop\n  s_endpgm\n"
-   BE_KD("be_valu", 24, 24, 0);
+static const char be_valu_src[] = BE_HEAD(
+    "be_valu") "  s_load_dword s6, s[0:1], 0x8\n  v_cvt_f32_u32 v1, v0\n  v_mov_b32 v2, "
+               "0x3f800100\n"
+               "  v_cvt_f64_u32 v[6:7], v0\n  v_mov_b32 v11, 0x3c00\n  v_mov_b32 v16, 0x3c003c00\n"
+               "  v_mov_b32 v18, 3\n  v_mov_b32 v20, 0x101\n  s_mov_b32 s7, 0x3f000000\n"
+               "  s_waitcnt lgkmcnt(0)\n"
+               "be_valu_loop:\n"
+               "  v_add_f32 v1, v1, v2\n  v_fma_f32 v3, v1, s7, v3\n  v_add_f64 v[4:5], v[4:5], "
+               "v[6:7]\n"
+               "  v_lshlrev_b64 v[8:9], 1, v[6:7]\n  v_add_f16 v10, v10, v11\n"
+               "  v_mov_b32_dpp v12, v1 row_shr:1 row_mask:0xf bank_mask:0xf\n  v_cvt_f32_f16 v13, "
+               "v10\n"
+               "  v_cmp_gt_f32 vcc, v1, v3\n  s_nop 1\n  v_cndmask_b32 v14, v1, v3, vcc\n"
+               "  v_pk_fma_f16 v15, v15, v16, v16\n  v_mul_lo_u32 v17, v17, v18\n"
+               "  v_add_u32_sdwa v19, v19, v20 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE "
+               "src0_sel:BYTE_0 "
+               "src1_sel:DWORD\n  v_and_b32 v21, 0xff00ff, v1\n  v_max_f32 v22, v1, v3\n"
+               "  s_sub_u32 s6, s6, 1\n  s_cmp_lg_u32 s6, 0\n  s_cbranch_scc1 be_valu_loop\n  "
+               "s_endpgm\n" BE_KD("be_valu", 24, 24, 0);
 
 /* kernarg: u64 src (f16 1.0 everywhere), u64 out, u32 iterations, u32 stride. A GEMM-shaped
  * main loop: global load of a tile slice -> LDS -> barrier -> ds_read of the A and B fragments ->
  * 2 x v_mfma_f32_32x32x8_f16 (A = B = 1.0 adds 8 per MFMA) -> barrier, 15 wave-instructions per
  * iteration of which 2 are MFMAs. out[wg * 256 + tid] = {a0, a16} = 8 * iterations. */
-static const char be_gemm_src[] =
-   BE_HEAD("be_gemm")
-   "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n  s_load_dwordx2 s[8:9], s[0:1], 0x10\n"
-   "  v_lshlrev_b32 v2, 4, v0\n  s_lshl_b32 s10, s2, 12\n  v_add_u32 v1, s10, v2\n"
-   BE_ZERO4(0, 1, 2, 3) BE_ZERO4(4, 5, 6, 7) BE_ZERO4(8, 9, 10, 11) BE_ZERO4(12, 13, 14, 15)
-   BE_ZERO4(16, 17, 18, 19) BE_ZERO4(20, 21, 22, 23) BE_ZERO4(24, 25, 26, 27)
-   BE_ZERO4(28, 29, 30, 31)
-   "  s_waitcnt lgkmcnt(0)\n"
-   "be_gemm_loop:\n"
-   "  global_load_dwordx4 v[20:23], v1, s[4:5]\n  s_waitcnt vmcnt(0)\n"
-   "  ds_write_b128 v2, v[20:23]\n  s_waitcnt lgkmcnt(0)\n  s_barrier\n"
-   "  ds_read_b64 v[4:5], v2\n  ds_read_b64 v[6:7], v2 offset:8\n  s_waitcnt lgkmcnt(0)\n"
-   "  v_mfma_f32_32x32x8_f16 a[0:15], v[4:5], v[6:7], a[0:15]\n"
-   "  v_mfma_f32_32x32x8_f16 a[16:31], v[6:7], v[4:5], a[16:31]\n  s_barrier\n"
-   "  v_add_u32 v1, s9, v1\n  s_sub_u32 s8, s8, 1\n  s_cmp_lg_u32 s8, 0\n"
-   "  s_cbranch_scc1 be_gemm_loop\n"
-   "  s_nop 15\n  v_accvgpr_read_b32 v10, a0\n  v_accvgpr_read_b32 v11, a16\n"
-   "  v_lshlrev_b32 v12, 3, v0\n  s_lshl_b32 s10, s2, 11\n  v_add_u32 v12, s10, v12\n"
-   "  global_store_dwordx2 v12, v[10:11], s[6:7]\n  s_endpgm\n"
-   BE_KD("be_gemm", 56, 24, 4096);
+static const char be_gemm_src[] = BE_HEAD(
+    "be_gemm") "  s_load_dwordx4 s[4:7], s[0:1], 0x0\n  s_load_dwordx2 s[8:9], s[0:1], 0x10\n"
+               "  v_lshlrev_b32 v2, 4, v0\n  s_lshl_b32 s10, s2, 12\n  v_add_u32 v1, s10, "
+               "v2\n" BE_ZERO4(0, 1, 2, 3) BE_ZERO4(4, 5, 6, 7) BE_ZERO4(8, 9, 10, 11) BE_ZERO4(
+                   12, 13, 14, 15) BE_ZERO4(16, 17, 18, 19) BE_ZERO4(20, 21, 22, 23)
+                   BE_ZERO4(24, 25, 26, 27) BE_ZERO4(
+                       28, 29, 30,
+                       31) "  s_waitcnt lgkmcnt(0)\n"
+                           "be_gemm_loop:\n"
+                           "  global_load_dwordx4 v[20:23], v1, s[4:5]\n  s_waitcnt vmcnt(0)\n"
+                           "  ds_write_b128 v2, v[20:23]\n  s_waitcnt lgkmcnt(0)\n  s_barrier\n"
+                           "  ds_read_b64 v[4:5], v2\n  ds_read_b64 v[6:7], v2 offset:8\n  "
+                           "s_waitcnt lgkmcnt(0)\n"
+                           "  v_mfma_f32_32x32x8_f16 a[0:15], v[4:5], v[6:7], a[0:15]\n"
+                           "  v_mfma_f32_32x32x8_f16 a[16:31], v[6:7], v[4:5], a[16:31]\n  "
+                           "s_barrier\n"
+                           "  v_add_u32 v1, s9, v1\n  s_sub_u32 s8, s8, 1\n  s_cmp_lg_u32 s8, 0\n"
+                           "  s_cbranch_scc1 be_gemm_loop\n"
+                           "  s_nop 15\n  v_accvgpr_read_b32 v10, a0\n  v_accvgpr_read_b32 v11, "
+                           "a16\n"
+                           "  v_lshlrev_b32 v12, 3, v0\n  s_lshl_b32 s10, s2, 11\n  v_add_u32 v12, "
+                           "s10, v12\n"
+                           "  global_store_dwordx2 v12, v[10:11], s[6:7]\n  s_endpgm\n" BE_KD(
+                               "be_gemm", 56, 24, 4096);
 
 enum { BE_MFMA, BE_COPY, BE_VALU, BE_GEMM };
 
 typedef struct be_run {
    const char *src, *name;
    uint32_t wgs, iters;
-   size_t bytes; /* size of each of the (one or two) buffers */
+   size_t bytes;  /* size of each of the (one or two) buffers */
    size_t obytes; /* BE_GEMM: size of out (src is `bytes`) */
-   int kind;     /* BE_MFMA (out), BE_COPY / BE_GEMM (src, out), BE_VALU (no check) */
+   int kind;      /* BE_MFMA (out), BE_COPY / BE_GEMM (src, out), BE_VALU (no check) */
 } be_run;
 
 /* Checks the output of one launch: 1 when it is what the kernel must produce. */
@@ -316,8 +324,8 @@ be_check(const be_run *r, const uint8_t *in, const uint8_t *out)
 static void
 print_text(const bench_target *b, int n, int reps, const char *tpl)
 {
-   printf("mxjit bench: template %s, medians of %d (lookup: median of 15 batches of 200000)\n",
-          tpl, reps);
+   printf("mxjit bench: template %s, medians of %d (lookup: median of 15 batches of 200000)\n", tpl,
+          reps);
    printf("%-7s %8s %8s %8s %8s | %9s %9s %9s | %10s\n", "target", "IR ms", "opt+cg", "link",
           "cold ms", "hit ms", "(cache", "load)", "lookup ns");
    for (int i = 0; i < n; i++) {
@@ -325,14 +333,14 @@ print_text(const bench_target *b, int n, int reps, const char *tpl)
          printf("%-7s error: %s\n", b[i].target, b[i].err);
          continue;
       }
-      printf("%-7s %8.2f %8.2f %8.2f %8.2f | %9.4f %9.4f %9.4f | %10.1f\n", b[i].target,
-             b[i].ir, b[i].opt, b[i].link, b[i].total, b[i].hit, b[i].hit_cache, b[i].hit_load,
+      printf("%-7s %8.2f %8.2f %8.2f %8.2f | %9.4f %9.4f %9.4f | %10.1f\n", b[i].target, b[i].ir,
+             b[i].opt, b[i].link, b[i].total, b[i].hit, b[i].hit_cache, b[i].hit_load,
              b[i].lookup_ns);
    }
    printf("goals: cold <= 30 ms, disk hit <= 0.3 ms, in-process lookup <= 500 ns\n");
    for (int i = 0; i < n; i++) {
       if (b[i].emu_err[0])
-         printf("emulator %s, scaled_copy 256x1024: %s\n", b[i].target, b[i].emu_err);
+         printf("emulator %s: %s\n", b[i].target, b[i].emu_err);
       else
          printf("emulator %s, scaled_copy 256x1024: %.2f ms, %.2f M wave-instructions/s\n",
                 b[i].target, b[i].emu_ms, b[i].emu_minst_s);
@@ -376,7 +384,6 @@ print_json(bench_target *b, int n, int reps, const char *tpl)
    bench_emu_loops(reps < 5 ? reps : 5, 1);
    printf("}}\n");
 }
-
 
 /* --cpu-time: the loops are timed in process CPU time instead of wall-clock time, for A/B
  * comparisons on a machine that other work shares (the emulator runs one host thread here). */
@@ -431,8 +438,8 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
                        (uint32_t)(r->bytes / r->iters)};
       memcpy(&ka[2], c, sizeof(c));
    }
-   emu_launch_params p = {.grid = {r->wgs, 1, 1}, .block = {256, 1, 1}, .kernargs = ka,
-                          .kernarg_size = sizeof(ka)};
+   emu_launch_params p = {
+       .grid = {r->wgs, 1, 1}, .block = {256, 1, 1}, .kernargs = ka, .kernarg_size = sizeof(ka)};
    double *v = calloc((size_t)reps + 1, sizeof(double));
    rt_counters c = {0};
    for (int i = 0; i <= reps && !st && v; i++) {
@@ -445,8 +452,9 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
       snprintf(err, errlen, "%s: %.200s", mxjit_status_name(st), emu_last_error(dev));
    if (st || !v) {
       msg = err[0] ? err : "out of memory";
-   } else if (!be_check(r, in, emu_host_ptr(dev, a[r->obytes ? 1 : 0],
-                                             r->obytes ? r->obytes : r->bytes))) {
+   } else if (!be_check(
+                  r, in,
+                  emu_host_ptr(dev, a[r->obytes ? 1 : 0], r->obytes ? r->obytes : r->bytes))) {
       msg = "wrong result";
    } else {
       *ms = cu_median(v + 1, reps);
@@ -465,15 +473,15 @@ static void
 bench_emu_loops(int reps, int json)
 {
    static const be_run runs[4] = {
-      {be_mfma_src, "be_mfma", 8, 20, 8 * 256 * 8, 0, BE_MFMA},
-      {be_copy_src, "be_copy", 16, 64, 64u * 16 * 256 * 16, 64u * 16 * 256 * 16, BE_COPY},
-      {be_valu_src, "be_valu", 16, 64, 64, 0, BE_VALU},
-      {be_gemm_src, "be_gemm", 8, 64, 64u * 8 * 256 * 16, 8 * 256 * 8, BE_GEMM},
+       {be_mfma_src, "be_mfma", 8, 20, 8 * 256 * 8, 0, BE_MFMA},
+       {be_copy_src, "be_copy", 16, 64, 64u * 16 * 256 * 16, 64u * 16 * 256 * 16, BE_COPY},
+       {be_valu_src, "be_valu", 16, 64, 64, 0, BE_VALU},
+       {be_gemm_src, "be_gemm", 8, 64, 64u * 8 * 256 * 16, 8 * 256 * 8, BE_GEMM},
    };
-   static const char *const whats[4] = {
-      "mfma loop (32x32x8 f16 + 16x16x16 bf16)", "copy loop (dwordx4 load+store)",
-      "valu mix loop (f64, 16-bit, DPP, SDWA, VOPC)",
-      "gemm-shaped loop (global -> LDS -> 2 mfma, 15 inst)"};
+   static const char *const whats[4] = {"mfma loop (32x32x8 f16 + 16x16x16 bf16)",
+                                        "copy loop (dwordx4 load+store)",
+                                        "valu mix loop (f64, 16-bit, DPP, SDWA, VOPC)",
+                                        "gemm-shaped loop (global -> LDS -> 2 mfma, 15 inst)"};
    int printed = 0;
    for (int i = 0; i < 4; i++) {
       double ms = 0, minst = 0;
@@ -490,15 +498,17 @@ bench_emu_loops(int reps, int json)
       else if (m)
          printf("emulator gfx942, %s: %s\n", what, m);
       else
-         printf("emulator gfx942, %s: %.2f ms, %.2f M wave-instructions/s (1 thread)\n", what,
-                ms, minst);
+         printf("emulator gfx942, %s: %.2f ms, %.2f M wave-instructions/s (1 thread)\n", what, ms,
+                minst);
    }
 }
 
 int
 cmd_bench(int argc, char **argv)
 {
-   int json = 0, reps = 20, emu_only = 0;
+   int json = 0, reps = 20, emu_only = 0, nkv = 0;
+   const char *tpl = NULL;
+   char *kv[32];
    for (int i = 1; i < argc; i++) {
       if (!strcmp(argv[i], "--json")) {
          json = 1;
@@ -508,6 +518,10 @@ cmd_bench(int argc, char **argv)
          be_cpu_time = 1;
       } else if (!strcmp(argv[i], "--wait-states")) {
          be_ws = 1;
+      } else if (!strcmp(argv[i], "--template") && i + 1 < argc && !tpl) {
+         tpl = argv[++i];
+      } else if (!strcmp(argv[i], "--param") && i + 1 < argc && nkv < 32) {
+         kv[nkv++] = argv[++i];
       } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
          be_only = argv[++i];
          emu_only = 1;
@@ -521,8 +535,11 @@ cmd_bench(int argc, char **argv)
       } else {
          int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
          fprintf(help ? stdout : stderr,
-                 "usage: mxjit bench [--json] [--reps N (1..%d)] [--emu-loops] [--cpu-time] [--wait-states]\n"
-                 "                   [--only be_mfma|be_copy|be_valu|be_gemm]\n", MAX_REPS);
+                 "usage: mxjit bench [--json] [--reps N (1..%d)] [--template FAMILY [--param k=v "
+                 "...]]\n"
+                 "                   [--emu-loops] [--cpu-time] [--wait-states]\n"
+                 "                   [--only be_mfma|be_copy|be_valu|be_gemm]\n",
+                 MAX_REPS);
          return help ? 0 : 2;
       }
    }
@@ -542,19 +559,29 @@ cmd_bench(int argc, char **argv)
       printf(json ? "}\n" : "");
       return 0;
    }
-   const tpl_family *f = &tpl_scaled_copy;
+   /* any family: compile / disk hit / lookup of its params (YAML default or --param); the
+    * emulator run is scaled_copy's op, so it is only measured for that family */
+   const tpl_family *f = tpl ? cu_family("bench", tpl) : &tpl_scaled_copy;
+   if (!f)
+      return 2;
    bench_target b[2] = {{.target = "gfx942"}, {.target = "gfx950"}};
    int rc = 0;
    for (int i = 0; i < 2; i++) {
       const struct jt_target *t = jt_lookup(b[i].target);
       uint8_t params[RT_MAX_PARAMS_BYTES];
       char dir[512];
-      if (cu_params("bench", t, f, NULL, 0, params) || cu_tempdir(dir, sizeof(dir)))
+      if (cu_params("bench", t, f, kv, nkv, params))
+         return 2;
+      if (cu_tempdir(dir, sizeof(dir)))
          return 1;
       int err = bench_cold(t, f, params, reps, &b[i]) || bench_hit(f, params, dir, reps, &b[i]) ||
                 bench_lookup(f, params, dir, &b[i]);
       rc |= err;
-      bench_emu(dir, reps < 5 ? reps : 5, &b[i]);
+      if (f == &tpl_scaled_copy)
+         bench_emu(dir, reps < 5 ? reps : 5, &b[i]);
+      else
+         snprintf(b[i].emu_err, sizeof(b[i].emu_err), "not measured for %s (mxjit run --counters)",
+                  f->name);
       cu_rmtree(dir);
    }
    if (json)

@@ -576,3 +576,10 @@ Test(mxfp8, check_mode_finds_a_wrong_byte, .timeout = 120)
    free(x);
    mxjit_ctx_destroy(ctx);
 }
+
+/* Many rows: M = 4097 (a partial last row group and a 33rd 128-row tile of blocked scales). */
+Test(mxfp8, dim0_random_many_rows, .timeout = 600)
+{
+   const int64_t ms[] = {4097}, ks[] = {32, 96};
+   random_grid(MXJIT_MX_DIM0, ms, 1, ks, 2);
+}

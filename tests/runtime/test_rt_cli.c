@@ -143,6 +143,19 @@ Test(rt_cli, bench_json)
    cr_assert(strstr(out, "\"error\": \"\"") != NULL, "%s", out);
 }
 
+/* bench drives any family: compile / hit / lookup of its params (here with --param) */
+Test(rt_cli, bench_any_family)
+{
+   static char out[1 << 16];
+   int rc = cli("bench --reps 1 --json --template mxfp8_dim1 --param rows=2 --param is3d=1", out,
+                sizeof(out));
+   cr_assert_eq(rc, 0, "%s", out);
+   cr_assert(strstr(out, "{\"template\": \"mxfp8_dim1\", \"reps\": 1,") != NULL, "%s", out);
+   cr_assert(strstr(out, "\"lookup_ns\"") != NULL, "%s", out);
+   rc = cli("bench --template mxfp8_dim1 --param rows=3", out, sizeof(out));
+   cr_assert_eq(rc, 2, "%s", out);
+}
+
 /* --only runs one emulator loop (valid JSON on its own), --cpu-time times it in CPU time,
  * --wait-states with the software wait-state checks (the loop kernels must pass them). */
 Test(rt_cli, bench_only_one_loop)
