@@ -30,8 +30,8 @@
 #define MXFP8_DIM0_KARGS(X)                                                                        \
    X(x, PTR)                                                                                       \
    X(q, PTR)                                                                                       \
-   X(s, PTR) X(offs, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(s_rows, I64) X(s_bytes, I64)          \
-       X(ngroups, I64)
+   X(s, PTR)                                                                                       \
+   X(offs, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(s_rows, I64) X(s_bytes, I64) X(ngroups, I64)
 TPL_KARG_ENUM(MXFP8_DIM0_KARGS);
 TPL_KARG_TABLE(dim0_kargs, MXFP8_DIM0_KARGS);
 
@@ -389,9 +389,10 @@ static void
 mxfp8_dim0_build(jb_builder *b, const void *params)
 {
    const struct tpl_mx_params *p = params;
-   /* 64 VGPRs (8 waves per SIMD) while at most 128 bytes per lane are in flight */
+   /* 64 VGPRs (8 waves per SIMD) for one row of at most 128 bytes per lane in flight; deeper
+    * pipelines hold several rows: 128 */
    unsigned inflight = p->depth * p->unroll * p->chunk * p->load;
-   tpl_kernel_begin(b, &tpl_mxfp8_dim0, 64 * p->waves, inflight <= 128 ? 64 : 128);
+   tpl_kernel_begin(b, &tpl_mxfp8_dim0, 64 * p->waves, inflight <= 128 && p->depth == 1 ? 64 : 128);
 
    struct wave_view w;
    jb_val tid = jb_workitem_id(b, 0);

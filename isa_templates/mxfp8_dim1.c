@@ -530,13 +530,13 @@ static void
 mxfp8_dim1_build(jb_builder *b, const void *params)
 {
    const struct tpl_mx_params *p = params;
-   /* 64 VGPRs (8 waves per SIMD) at most 128 bytes per lane in flight; the K-tail variant's
-    * element loads, deeper pipelines, 32x32 tiles (all rows held for the tile's amax) and
-    * 3d plain 8-byte scale stores (a few VGPRs over 64 on gfx942) get 128 */
+   /* 64 VGPRs (8 waves per SIMD) for one block of at most 128 bytes per lane in flight; the
+    * K-tail variant's element loads, deeper pipelines, 32x32 tiles (all rows held for the
+    * tile's amax) and 3d plain 8-byte scale stores (a few over 64 on gfx942) get 128 */
    unsigned inflight = p->depth * p->rpl * p->load;
    bool wide3d = p->sstore == 4 && p->is3d && !p->scales;
-   tpl_kernel_begin(b, &tpl_mxfp8_dim1, 64 * p->waves,
-                    inflight <= 128 && !p->ktail && !wide3d && !p->tile32 ? 64 : 128);
+   bool fits = inflight <= 128 && p->depth == 1 && !p->ktail && !wide3d && !p->tile32;
+   tpl_kernel_begin(b, &tpl_mxfp8_dim1, 64 * p->waves, fits ? 64 : 128);
 
    struct lanes L;
    unsigned lm = lanes_m(p);
