@@ -91,8 +91,8 @@ dim0_validate(const void *problem, const void *params, char *msg, size_t msglen)
             "(chunk * load / element size)";
    else if (p->depth > p->rows)
       why = "depth must not exceed rows";
-   else if (p->depth * p->unroll * p->chunk * p->load > 256)
-      why = "more than 256 bytes per lane in flight (depth * unroll * chunk * load): the "
+   else if (p->depth * p->unroll * p->chunk * p->load > 128)
+      why = "more than 128 bytes per lane in flight (depth * unroll * chunk * load): the "
             "registers would spill";
    else if (p->sstore == 4 && pr->scales == TPL_MX_SCALES_PLAIN && (pr->k / 32) % 4)
       why = "4-byte scale stores need K/32 % 4 == 0 with plain scales (rows start unaligned)";
@@ -389,10 +389,11 @@ static void
 mxfp8_dim0_build(jb_builder *b, const void *params)
 {
    const struct tpl_mx_params *p = params;
-   /* 64 VGPRs (8 waves per SIMD) for one row of at most 128 bytes per lane in flight; deeper
-    * pipelines hold several rows: 128 */
+   /* 64 VGPRs (8 waves per SIMD) for one row of at most 32 bytes per lane in flight (pick's
+    * points; the parameter sweep found spills past that, e.g. 16 f32 per lane on gfx942);
+    * more in flight: 128 */
    unsigned inflight = p->depth * p->unroll * p->chunk * p->load;
-   tpl_kernel_begin(b, &tpl_mxfp8_dim0, 64 * p->waves, inflight <= 128 && p->depth == 1 ? 64 : 128);
+   tpl_kernel_begin(b, &tpl_mxfp8_dim0, 64 * p->waves, inflight <= 32 ? 64 : 128);
 
    struct wave_view w;
    jb_val tid = jb_workitem_id(b, 0);

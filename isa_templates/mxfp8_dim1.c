@@ -535,7 +535,8 @@ mxfp8_dim1_build(jb_builder *b, const void *params)
     * tile's amax) and 3d plain 8-byte scale stores (a few over 64 on gfx942) get 128 */
    unsigned inflight = p->depth * p->rpl * p->load;
    bool wide3d = p->sstore == 4 && p->is3d && !p->scales;
-   bool fits = inflight <= 128 && p->depth == 1 && !p->ktail && !wide3d && !p->tile32;
+   bool fits =
+       inflight <= 128 && p->depth == 1 && p->rpl <= 8 && !p->ktail && !wide3d && !p->tile32;
    tpl_kernel_begin(b, &tpl_mxfp8_dim1, 64 * p->waves, fits ? 64 : 128);
 
    struct lanes L;
