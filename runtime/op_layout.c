@@ -113,7 +113,9 @@ mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_to_blocked_arg
                                 out, msg, sizeof(msg));
    else {
       int64_t bs = host_blocked_size(args->h, args->w), ps = args->h * args->w;
-      for (int64_t b = 0; b < batch; b++) {
+      /* an empty matrix moves nothing: batch alone may be 2^40 (check_dims bounds only the
+       * product of the nonzero dims), which would spin here for hours */
+      for (int64_t b = 0; ps && b < batch; b++) {
          if (args->inverse) /* s is the blocked buffer, out the plain matrix */
             host_from_blocked(s + b * bs, args->h, args->w, out + b * ps);
          else
