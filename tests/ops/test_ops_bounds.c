@@ -168,6 +168,47 @@ Test(ops_bounds, to_blocked_grouped_sizes_do_not_wrap)
    cr_expect_eq(mxjit_to_blocked_size(&a, &nb), MXJIT_ERR_INVALID_ARG_SHAPE, "got %zu", nb);
 }
 
+/* fuzz_api (tests/fuzz/api/regress_to_blocked_empty_batch): batch = 2^40 - 1 with h = w = 0
+ * passed the checks (only nonzero dims count toward 2^50) and the host loop ran 2^40 empty
+ * batches. An empty matrix now returns at once. */
+Test(ops_bounds, to_blocked_huge_batch_of_empty_matrices_returns_at_once, .timeout = 10)
+{
+   const int64_t hw[][2] = {{0, 0}, {0, 5}, {7, 0}};
+   for (int inv = 0; inv < 2; inv++)
+      for (unsigned i = 0; i < sizeof(hw) / sizeof(hw[0]); i++) {
+         mxjit_to_blocked_args a = {.batch = (INT64_C(1) << 40) - 1, .h = hw[i][0],
+                                    .w = hw[i][1], .inverse = inv, .s = DP(in), .out = DP(out)};
+         cr_expect_eq(mxjit_to_blocked(ctx, NULL, &a), MXJIT_OK, "%s",
+                      mxjit_ctx_last_error(ctx));
+      }
+}
+
+/* fuzz_api (tests/fuzz/api/regress_mx3d_empty_experts): a 2^40-long dim next to an empty one
+ * passes the shape checks, and the host references walked the long dim doing nothing. Each of
+ * these returns at once now (OK: there is nothing to write). */
+Test(ops_bounds, long_dims_beside_an_empty_one_return_at_once, .timeout = 10)
+{
+   const int64_t big = INT64_C(1) << 40;
+   mxjit_mx_quant_args q3 = {.kind = MXJIT_MX_3D,
+                             .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 3,
+                                   .shape = {big, 0, 32}},
+                             .elem = MXJIT_DTYPE_E4M3, .q = DP(out), .s = DP(out + 2048)};
+   cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   mxjit_mx_quant_args q0 = {.kind = MXJIT_MX_DIM0,
+                             .x = {.data = DP(in), .dtype = MXJIT_DTYPE_F32, .ndim = 2,
+                                   .shape = {big, 0}},
+                             .elem = MXJIT_DTYPE_E5M2, .q = DP(out), .s = DP(out + 2048)};
+   cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q0), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   for (int inv = 0; inv < 2; inv++) {
+      mxjit_e8m0_shuffle_args e = {.m = big, .n = 0, .inverse = inv, .s = DP(in), .out = DP(out)};
+      cr_expect_eq(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   }
+   mxjit_shuffle_weight_args w = {
+       .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 3, .shape = {big, 0, 32}},
+       .out = DP(out)};
+   cr_expect_eq(mxjit_shuffle_weight(ctx, NULL, &w), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+}
+
 Test(ops_bounds, grouped_gemm_output_of_2_100_elements_is_refused)
 {
    static float one = 1.0f;
