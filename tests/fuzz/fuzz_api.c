@@ -237,8 +237,9 @@ op_to_blocked(fz_state *s)
       a.ngroups = fz_dim(&s->r);
       a.offs = fz_offs(s, a.ngroups);
    }
-   size_t nb = 1, plain = zmul(zmul((size_t)(a.batch < 0 ? 0 : 1), a.batch), a.h);
-   plain = a.batch < 0 ? FZ_BAD : zmul(plain, a.w);
+   /* batch 0 means 1 (mxjit.h) */
+   size_t nb = 1, plain = a.batch < 0 ? FZ_BAD : zmul(a.batch ? (size_t)a.batch : 1, a.h);
+   plain = zmul(plain, a.w);
    if (mxjit_to_blocked_size(&a, &nb) != MXJIT_OK)
       nb = 1;
    a.s = fz_ptr(s, a.inverse ? nb : plain);
