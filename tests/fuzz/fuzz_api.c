@@ -129,8 +129,9 @@ fz_tensor(fz_state *s, mxjit_tensor *t, mxjit_dtype dt, int ndim)
          t->stride[i] = fz_dim(&s->r);
       else
          t->stride[i] = want;
-      int64_t ext = t->shape[i] + (how == 2 && i == nd - 1 ? (int64_t)(fz_u8(&s->r) % 8) : 0);
-      if (__builtin_mul_overflow(want, ext, &want))
+      int64_t ext, pad = how == 2 && i == nd - 1 ? (int64_t)(fz_u8(&s->r) % 8) : 0;
+      if (__builtin_add_overflow(t->shape[i], pad, &ext) ||
+          __builtin_mul_overflow(want, ext, &want))
          return FZ_BAD;
    }
    int all_zero = 1; /* all strides 0 means contiguous (mxjit.h), whatever `how` drew */
