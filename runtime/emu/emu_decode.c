@@ -190,12 +190,40 @@ vop3_src_used(void *dc, const uint8_t *b, size_t n, unsigned i)
  *     field may hold anything), and VOP3 VOPC or v_readlane_b32 with SDST 255;
  *   - SDWA with the reserved SEL value 7 in DST_SEL (VOP1/VOP2), SRC0_SEL or SRC1_SEL;
  *   - gfx950 v_mfma_f32_{16x16x128,32x32x64}_f8f6f4 (VOP3P op 0x2d/0x2e) with SRC0 or SRC1 not
- *     a VGPR/AGPR (the operand size depends on CBSZ/BLGP). */
+ *     a VGPR/AGPR (the operand size depends on CBSZ/BLGP);
+ *   - an instruction cut off by the end of the code (truncated(), found by
+ *     tests/fuzz/fuzz_emu_load.c). */
+static unsigned base_size(emu_enc e, uint32_t d0);
+
+/* Fewer than 8 bytes left: an 8-byte encoding, or a 4-byte one followed by a literal, runs
+ * past the end of the code, and LLVM crashes printing the error for the missing literal. Only
+ * 4-byte encodings that cannot carry a literal are safe. VOP2 is refused whole: its madmk /
+ * madak forms carry a literal whatever SRC0 holds. */
+static bool
+truncated(const uint8_t *b, size_t n)
+{
+   if (n < 4)
+      return true;
+   uint32_t d0 = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+   emu_enc e = enc_of(d0);
+   if (e == EMU_ENC_COUNT || base_size(e, d0) == 8)
+      return true;
+   switch (e) {
+   case EMU_ENC_SOP2:
+   case EMU_ENC_SOPC: return (d0 & 0xff) == 0xff || ((d0 >> 8) & 0xff) == 0xff;
+   case EMU_ENC_SOP1: return (d0 & 0xff) == 0xff;
+   case EMU_ENC_SOPK: return ((d0 >> 23) & 0x1f) == 0x14; /* s_setreg_imm32_b32 */
+   case EMU_ENC_SOPP: return false;
+   case EMU_ENC_VOP2: return true;
+   default: return (d0 & 0x1ff) == 0xff; /* VOP1, VOPC: SRC0 literal */
+   }
+}
+
 bool
 emu_decode_llvm_unsafe(void *dc, const uint8_t *b, size_t n, bool gfx950)
 {
    if (n < 8)
-      return false;
+      return truncated(b, n);
    uint32_t d0 = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
    uint32_t d1 = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
    emu_enc e = enc_of(d0);

@@ -4,6 +4,7 @@
  * determinism before its fix in runtime/emu, and each runs deterministically here (no seed).
  */
 #include "emu_harness.h"
+#include "emu_int.h"
 
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -77,6 +78,34 @@ Test(emu_fuzz_regress, llvm_crashing_encodings_fault)
    rt_counters c;
    cr_assert_eq(run("gfx942", "  .long 0xd1010000, 0x03fc0000", 0, &c, msg, sizeof(msg)), MXJIT_OK,
                 "%s", msg);
+}
+
+/* fuzz_emu_load (tests/fuzz/emu_load/regress_truncated_literal): the last 4 bytes of a code
+ * section held v_cndmask_b32 with a literal SRC0 (0x2402faff) and LLVM's disassembler crashed
+ * the process reading the literal past the end. An instruction cut off by the end of the code
+ * is now an invalid encoding; complete 4-byte instructions there still decode. */
+Test(emu_fuzz_regress, instruction_cut_off_by_the_end_of_code_is_not_given_to_llvm)
+{
+   static const uint32_t cut[] = {
+       0x2402faffu, /* VOP2, SRC0 literal */
+       0x02000080u, /* VOP2 (v_cndmask_b32 v0, 0, v0): madmk/madak forms carry a literal */
+       0x7e0002ffu, /* v_mov_b32 v1, literal */
+       0x7c8202ffu, /* VOPC, SRC0 literal */
+       0xbe8000ffu, /* s_mov_b32 s0, literal */
+       0x8000ff00u, /* s_add_u32 s0, s0, literal */
+       0xbf00ff00u, /* s_cmp_eq_i32 s0, literal */
+       0xba000000u, /* s_setreg_imm32_b32 (SOPK 0x14): literal follows */
+       0xd1cb0000u, /* first dword of an 8-byte VOP3 */
+   };
+   for (unsigned i = 0; i < sizeof(cut) / sizeof(cut[0]); i++)
+      cr_expect(emu_decode_llvm_unsafe(NULL, (const uint8_t *)&cut[i], 4, true), "%08x", cut[i]);
+   static const uint32_t whole[] = {0xbf810000u /* s_endpgm */, 0x7e020280u /* v_mov_b32 v1, 0 */,
+                                    0xbe800080u /* s_mov_b32 s0, 0 */};
+   for (unsigned i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+      cr_expect(!emu_decode_llvm_unsafe(NULL, (const uint8_t *)&whole[i], 4, true), "%08x",
+                whole[i]);
+   uint8_t two[2] = {0x00, 0x00};
+   cr_expect(emu_decode_llvm_unsafe(NULL, two, 2, false));
 }
 
 /* An operand LLVM decodes but marks invalid (v_fmac_f64_e32 with the misaligned pair
