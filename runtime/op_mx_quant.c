@@ -340,7 +340,8 @@ rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
       free(tmp);
       return ERR(MXJIT_ERR_NOMEM, "%s: out of host memory for a contiguous copy of x", op);
    }
-   for (int64_t e = 0; packed && e < g.e; e++)
+   /* g.k && ...: rows may number 2^40 when K is 0 (host_mx.c, empty rows) */
+   for (int64_t e = 0; packed && g.k && e < g.e; e++)
       for (int64_t r = 0; r < g.m; r++)
          memcpy(packed + (size_t)((e * g.m + r) * g.k) * es,
                 (const uint8_t *)RT_HOST_PTR(a->x.data) + (size_t)(e * g.ld_e + r * g.ld_x) * es,

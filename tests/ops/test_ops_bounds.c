@@ -199,6 +199,10 @@ Test(ops_bounds, long_dims_beside_an_empty_one_return_at_once, .timeout = 10)
                                    .shape = {big, 0}},
                              .elem = MXJIT_DTYPE_E5M2, .q = DP(out), .s = DP(out + 2048)};
    cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q0), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   /* row-strided x (regress_mx_strided_empty_rows): the contiguous copy walked every row */
+   q0.x.stride[0] = 5;
+   q0.x.stride[1] = 1;
+   cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q0), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    for (int inv = 0; inv < 2; inv++) {
       mxjit_e8m0_shuffle_args e = {.m = big, .n = 0, .inverse = inv, .s = DP(in), .out = DP(out)};
       cr_expect_eq(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
