@@ -213,6 +213,21 @@ Test(ops_bounds, long_dims_beside_an_empty_one_return_at_once, .timeout = 10)
    cr_expect_eq(mxjit_shuffle_weight(ctx, NULL, &w), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
 }
 
+/* fuzz_api (tests/fuzz/api/regress_stride_product_overflow): with a 0 dim the other dims
+ * passed the 2^50 bound however large, and the contiguous strides overflowed int64 (UBSan). */
+Test(ops_bounds, strides_of_an_empty_tensor_with_huge_dims_do_not_overflow)
+{
+   mxjit_fp8_tensorwise_args t = {
+       .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 3,
+             .shape = {0, INT64_C(1) << 32, INT64_C(1) << 32},
+             .stride = {7, INT64_C(1) << 32, 1}},
+       .fp8 = MXJIT_DTYPE_E4M3,
+       .q = DP(out),
+       .scale_inv = DP(out + 2048)};
+   expect_msg(mxjit_fp8_tensorwise_quantize(ctx, NULL, &t), MXJIT_ERR_INVALID_ARG_STRIDE,
+              "args.x.stride[0] = 7", "fp8_tensorwise");
+}
+
 Test(ops_bounds, grouped_gemm_output_of_2_100_elements_is_refused)
 {
    static float one = 1.0f;
