@@ -108,6 +108,20 @@ Test(emu_fuzz_regress, instruction_cut_off_by_the_end_of_code_is_not_given_to_ll
    cr_expect(emu_decode_llvm_unsafe(NULL, two, 2, false));
 }
 
+/* fuzz_emu_load (tests/fuzz/emu_load/regress_huge_private_segment): a descriptor asking for
+ * gigabytes of scratch per work-item made the launch allocate 7 GB. The loader now refuses a
+ * descriptor past the hardware's bounds, naming the field; the largest legal size still runs. */
+Test(emu_fuzz_regress, descriptor_past_hardware_bounds_is_refused)
+{
+   char msg[1024];
+   uint32_t out[64];
+   eh_kernel k = {.target = "gfx942", .body = "  s_nop 0", .private_bytes = 1u << 30};
+   cr_assert_eq(eh_run64(&k, out, NULL, 0, msg, sizeof(msg)), MXJIT_ERR_INVALID_ARG, "%s", msg);
+   cr_assert(strstr(msg, "private_segment_fixed_size"), "%s", msg);
+   k.private_bytes = 8191u * 1024 / 64;
+   cr_assert_eq(eh_run64(&k, out, NULL, 0, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+}
+
 /* An operand LLVM decodes but marks invalid (v_fmac_f64_e32 with the misaligned pair
  * v[213:214]) made the VALU fail with MXJIT_ERR_INTERNAL ("operand 0 is missing"); it now
  * stops the launch naming the instruction. */
