@@ -63,9 +63,13 @@ check_strides(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_g
    int n = t->ndim, zero = 1;
    for (int i = 0; i < n; i++)
       zero &= t->stride[i] == 0;
+   /* with E = 0, N·K is not bounded by the 2^50 element check: saturate (fuzz_api, UBSan) */
+   int64_t mk;
+   if (__builtin_mul_overflow(g->m, g->k, &mk))
+      mk = INT64_MAX;
    g->ld_x = zero ? g->k : t->stride[n - 2];
-   g->ld_e = n == 3 ? (zero ? g->m * g->k : t->stride[0]) : 0;
-   g->strided = !zero && (g->ld_x != g->k || (n == 3 && g->ld_e != g->m * g->k));
+   g->ld_e = n == 3 ? (zero ? mk : t->stride[0]) : 0;
+   g->strided = !zero && (g->ld_x != g->k || (n == 3 && g->ld_e != mk));
    if (!zero && t->stride[n - 1] != 1 && g->k > 1)
       return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
                  "%s: args.x.stride[%d] = %" PRId64 "; the last dimension must be contiguous "
@@ -76,12 +80,21 @@ check_strides(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_g
                  "%s: args.x.stride[%d] = %" PRId64 " is below the row length %" PRId64
                  " (rows would overlap) or above 2^44",
                  op, n - 2, g->ld_x, g->k);
-   if (n == 3 && g->m && (g->ld_e / g->m < g->ld_x || g->ld_e > (INT64_C(1) << 50)))
+   if (n == 3 && !zero && g->m && (g->ld_e / g->m < g->ld_x || g->ld_e > (INT64_C(1) << 50)))
       return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
-                 "%s: args.x.stride[0] = %" PRId64 " is below N * stride[1] = %" PRId64
-                 " (experts would overlap) or above 2^50",
-                 op, g->ld_e, g->m * g->ld_x);
-   g->x_span = g->e && g->m && g->k ? (g->e - 1) * g->ld_e + (g->m - 1) * g->ld_x + g->k : 0;
+                 "%s: args.x.stride[0] = %" PRId64 " is below N (%" PRId64 ") * stride[1] (%"
+                 PRId64 ") (experts would overlap) or above 2^50",
+                 op, g->ld_e, g->m, g->ld_x);
+   /* (E-1)·ld_e + (N-1)·ld_x + K in checked arithmetic: the strides are bounded, E is not */
+   int64_t span = 0, part;
+   if (g->e && g->m && g->k &&
+       (__builtin_mul_overflow(g->e - 1, g->ld_e, &span) ||
+        __builtin_mul_overflow(g->m - 1, g->ld_x, &part) ||
+        __builtin_add_overflow(span, part, &span) || __builtin_add_overflow(span, g->k, &span) ||
+        span > (INT64_C(1) << 52)))
+      return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
+                 "%s: args.x with these strides spans more than 2^52 elements", op);
+   g->x_span = span;
    return MXJIT_OK;
 }
 

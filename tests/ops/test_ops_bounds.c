@@ -228,6 +228,28 @@ Test(ops_bounds, strides_of_an_empty_tensor_with_huge_dims_do_not_overflow)
               "args.x.stride[0] = 7", "fp8_tensorwise");
 }
 
+/* fuzz_api (tests/fuzz/api/regress_mx3d_stride_product_overflow): 3D x with E = 0 and
+ * N·K = 2^64 overflowed computing the expert stride (UBSan); a huge expert stride times E
+ * could overflow the span. Both are refused or handled in checked arithmetic now. */
+Test(ops_bounds, mx_quantize_3d_stride_products_do_not_overflow)
+{
+   mxjit_mx_quant_args a = {.kind = MXJIT_MX_3D,
+                            .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 3,
+                                  .shape = {0, INT64_C(1) << 32, INT64_C(1) << 32}},
+                            .elem = MXJIT_DTYPE_E4M3, .q = DP(out), .s = DP(out + 2048)};
+   mxjit_status st = mxjit_mxfp8_quantize(ctx, NULL, &a);
+   cr_expect(st == MXJIT_OK || (st & 0xff) == MXJIT_ERR_INVALID_ARG, "%s",
+             mxjit_ctx_last_error(ctx));
+   a.x.shape[0] = INT64_C(1) << 20;
+   a.x.shape[1] = 32;
+   a.x.shape[2] = 32;
+   a.x.stride[0] = INT64_C(1) << 50;
+   a.x.stride[1] = 32;
+   a.x.stride[2] = 1;
+   expect_msg(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_STRIDE, "2^52",
+              "mxfp8 3d span");
+}
+
 Test(ops_bounds, grouped_gemm_output_of_2_100_elements_is_refused)
 {
    static float one = 1.0f;
