@@ -211,6 +211,12 @@ Test(ops_bounds, long_dims_beside_an_empty_one_return_at_once, .timeout = 10)
        .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 3, .shape = {big, 0, 32}},
        .out = DP(out)};
    cr_expect_eq(mxjit_shuffle_weight(ctx, NULL, &w), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   /* regress_shuffle_weight_nkb_overflow: N·Kb = 2^64 beside a 0 batch (UBSan) */
+   mxjit_shuffle_weight_args w0 = {
+       .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 3,
+             .shape = {0, INT64_C(1) << 32, INT64_C(1) << 32}},
+       .out = DP(out)};
+   cr_expect_eq(mxjit_shuffle_weight(ctx, NULL, &w0), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
 }
 
 /* fuzz_api (tests/fuzz/api/regress_stride_product_overflow): with a 0 dim the other dims
