@@ -311,7 +311,7 @@ layout_scales(const mxjit_mx_quant_args *a, const mx_geom *g, const uint8_t *pla
    } else if (a->kind == MXJIT_MX_3D) {
       /* per expert over S_e[k][nb]; a 32x32 tile scale covers its 32 k rows (§4.3) */
       int64_t nb = g->scols, kt = g->k / g->tile, bs = host_blocked_size(g->k, nb);
-      for (int64_t e = 0; e < g->e; e++) {
+      for (int64_t e = 0; g->k && nb && e < g->e; e++) { /* empty experts: host_mx.c */
          for (int64_t k = 0; k < g->k; k++)
             for (int64_t b = 0; b < nb; b++)
                t[k * nb + b] = plain[(e * nb + b) * kt + k / g->tile];

@@ -194,6 +194,8 @@ Test(ops_bounds, long_dims_beside_an_empty_one_return_at_once, .timeout = 10)
                                    .shape = {big, 0, 32}},
                              .elem = MXJIT_DTYPE_E4M3, .q = DP(out), .s = DP(out + 2048)};
    cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   q3.scale_layout = MXJIT_SCALES_BLOCKED; /* regress_mx3d_blocked_empty_experts */
+   cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    mxjit_mx_quant_args q0 = {.kind = MXJIT_MX_DIM0,
                              .x = {.data = DP(in), .dtype = MXJIT_DTYPE_F32, .ndim = 2,
                                    .shape = {big, 0}},
