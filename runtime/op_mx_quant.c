@@ -197,12 +197,15 @@ compute_sizes(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_g
    mxjit_status st = grouped ? grouped_bytes(ctx, op, a, g, &s) : MXJIT_OK;
    if (st != MXJIT_OK)
       return st;
+   /* an empty factor first: with E = 0 the others are not bounded by the element check and
+    * their product may pass 2^63 (fuzz_api, UBSan); when none is 0 they are */
+   int empty = !g->e || !g->srows || !g->scols;
    if (a->scale_layout == MXJIT_SCALES_PLAIN)
-      s = g->e * g->srows * g->scols / g->tile;
+      s = empty ? 0 : g->e * g->srows * g->scols / g->tile;
    else if (a->scale_layout == MXJIT_SCALES_SHUFFLED)
       s = host_e8m0_shuffle_size(g->srows, g->scols);
    else if (!grouped)
-      s = g->e * host_blocked_size(g->srows, g->scols);
+      s = empty ? 0 : g->e * host_blocked_size(g->srows, g->scols);
    g->s_bytes = (size_t)s;
    return MXJIT_OK;
 }
@@ -337,7 +340,7 @@ rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
    mxjit_status st = geometry(ctx, op, a, &g);
    if (st != MXJIT_OK)
       return st;
-   size_t plain_n = (size_t)(g.e * g.srows * g.scols);
+   size_t plain_n = g.e && g.srows && g.scols ? (size_t)(g.e * g.srows * g.scols) : 0;
    size_t tmp_n = plain_n + 8 * (size_t)a->ngroups + 8;
    uint8_t *plain = malloc(plain_n + 1), *tmp = malloc(tmp_n);
    if (!plain || !tmp) {
@@ -354,7 +357,7 @@ rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
       return ERR(MXJIT_ERR_NOMEM, "%s: out of host memory for a contiguous copy of x", op);
    }
    /* g.k && ...: rows may number 2^40 when K is 0 (host_mx.c, empty rows) */
-   for (int64_t e = 0; packed && g.k && e < g.e; e++)
+   for (int64_t e = 0; packed && g.k && g.m && e < g.e; e++)
       for (int64_t r = 0; r < g.m; r++)
          memcpy(packed + (size_t)((e * g.m + r) * g.k) * es,
                 (const uint8_t *)RT_HOST_PTR(a->x.data) + (size_t)(e * g.ld_e + r * g.ld_x) * es,
