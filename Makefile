@@ -3,7 +3,8 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: setup configure build demo test test-full test-asan bench install clean lines
+.PHONY: setup configure build demo test test-full test-asan bench install clean lines fuzz \
+        fuzz-smoke fuzz-build
 
 setup:
 	@bash tools/setup-deps.sh
@@ -44,6 +45,22 @@ test-asan: setup
 
 bench: build
 	@cmake --build $(BUILD) --target bench
+
+# libFuzzer targets (tests/fuzz/): built with clang-22 + ASan + UBSan in $(FUZZ_BUILD), each run
+# for FUZZ_SECONDS (fuzz) or 10 s (fuzz-smoke, in CI) by tools/fuzz.sh.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+fuzz-build:
+	@bash tools/setup-deps.sh fuzz
+	@CC=clang-22 CXX=clang++-22 cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	   -DMXJIT_FUZZ=ON -DMXJIT_TESTS=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) --target fuzz_all -j $(JOBS)
+
+fuzz: fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tools/fuzz.sh $(FUZZ_BUILD)
+
+fuzz-smoke: fuzz-build
+	@FUZZ_SECONDS=10 bash tools/fuzz.sh $(FUZZ_BUILD)
 
 PREFIX ?= /usr/local
 install: build

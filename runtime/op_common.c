@@ -107,7 +107,10 @@ check_strides(mxjit_ctx *ctx, const char *op, const char *name, const mxjit_tens
                          "%s: args.%s.stride[%d] = %" PRId64 " but only contiguous row-major "
                          "tensors are accepted (expected %" PRId64 ", or all strides 0)",
                          op, name, i, t->stride[i], want);
-      want *= t->shape[i];
+      /* a 0 dim lets the other dims multiply past 2^63 (the element bound skips zeros):
+       * saturate, so an outer stride can no longer match and is refused */
+      if (__builtin_mul_overflow(want, t->shape[i], &want))
+         want = INT64_MAX;
    }
    return MXJIT_OK;
 }

@@ -113,7 +113,9 @@ mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_to_blocked_arg
                                 out, msg, sizeof(msg));
    else {
       int64_t bs = host_blocked_size(args->h, args->w), ps = args->h * args->w;
-      for (int64_t b = 0; b < batch; b++) {
+      /* an empty matrix moves nothing: batch alone may be 2^40 (check_dims bounds only the
+       * product of the nonzero dims), which would spin here for hours */
+      for (int64_t b = 0; ps && b < batch; b++) {
          if (args->inverse) /* s is the blocked buffer, out the plain matrix */
             host_from_blocked(s + b * bs, args->h, args->w, out + b * ps);
          else
@@ -171,7 +173,9 @@ mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_shuffle_we
       return st;
    int es = rt_op_dtype_size(args->w.dtype);
    int64_t n = args->w.shape[args->w.ndim - 2], kb = args->w.shape[args->w.ndim - 1];
-   int64_t numel = rt_op_numel(&args->w), batch = (n != 0 && kb != 0) ? numel / (n * kb) : 0;
+   /* numel && ...: with a 0 leading dim, N·Kb is not bounded by the element check and may
+    * pass 2^63 (fuzz_api, UBSan); when numel > 0, N·Kb <= numel */
+   int64_t numel = rt_op_numel(&args->w), batch = numel && n && kb ? numel / (n * kb) : 0;
    if (n % 16 || kb % 32)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
                       "%s: args.w is (..., N = %" PRId64 ", Kb = %" PRId64

@@ -63,9 +63,13 @@ check_strides(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_g
    int n = t->ndim, zero = 1;
    for (int i = 0; i < n; i++)
       zero &= t->stride[i] == 0;
+   /* with E = 0, N·K is not bounded by the 2^50 element check: saturate (fuzz_api, UBSan) */
+   int64_t mk;
+   if (__builtin_mul_overflow(g->m, g->k, &mk))
+      mk = INT64_MAX;
    g->ld_x = zero ? g->k : t->stride[n - 2];
-   g->ld_e = n == 3 ? (zero ? g->m * g->k : t->stride[0]) : 0;
-   g->strided = !zero && (g->ld_x != g->k || (n == 3 && g->ld_e != g->m * g->k));
+   g->ld_e = n == 3 ? (zero ? mk : t->stride[0]) : 0;
+   g->strided = !zero && (g->ld_x != g->k || (n == 3 && g->ld_e != mk));
    if (!zero && t->stride[n - 1] != 1 && g->k > 1)
       return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
                  "%s: args.x.stride[%d] = %" PRId64 "; the last dimension must be contiguous "
@@ -76,12 +80,21 @@ check_strides(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_g
                  "%s: args.x.stride[%d] = %" PRId64 " is below the row length %" PRId64
                  " (rows would overlap) or above 2^44",
                  op, n - 2, g->ld_x, g->k);
-   if (n == 3 && g->m && (g->ld_e / g->m < g->ld_x || g->ld_e > (INT64_C(1) << 50)))
+   if (n == 3 && !zero && g->m && (g->ld_e / g->m < g->ld_x || g->ld_e > (INT64_C(1) << 50)))
       return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
-                 "%s: args.x.stride[0] = %" PRId64 " is below N * stride[1] = %" PRId64
-                 " (experts would overlap) or above 2^50",
-                 op, g->ld_e, g->m * g->ld_x);
-   g->x_span = g->e && g->m && g->k ? (g->e - 1) * g->ld_e + (g->m - 1) * g->ld_x + g->k : 0;
+                 "%s: args.x.stride[0] = %" PRId64 " is below N (%" PRId64 ") * stride[1] (%"
+                 PRId64 ") (experts would overlap) or above 2^50",
+                 op, g->ld_e, g->m, g->ld_x);
+   /* (E-1)·ld_e + (N-1)·ld_x + K in checked arithmetic: the strides are bounded, E is not */
+   int64_t span = 0, part;
+   if (g->e && g->m && g->k &&
+       (__builtin_mul_overflow(g->e - 1, g->ld_e, &span) ||
+        __builtin_mul_overflow(g->m - 1, g->ld_x, &part) ||
+        __builtin_add_overflow(span, part, &span) || __builtin_add_overflow(span, g->k, &span) ||
+        span > (INT64_C(1) << 52)))
+      return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
+                 "%s: args.x with these strides spans more than 2^52 elements", op);
+   g->x_span = span;
    return MXJIT_OK;
 }
 
@@ -184,12 +197,15 @@ compute_sizes(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_g
    mxjit_status st = grouped ? grouped_bytes(ctx, op, a, g, &s) : MXJIT_OK;
    if (st != MXJIT_OK)
       return st;
+   /* an empty factor first: with E = 0 the others are not bounded by the element check and
+    * their product may pass 2^63 (fuzz_api, UBSan); when none is 0 they are */
+   int empty = !g->e || !g->srows || !g->scols;
    if (a->scale_layout == MXJIT_SCALES_PLAIN)
-      s = g->e * g->srows * g->scols / g->tile;
+      s = empty ? 0 : g->e * g->srows * g->scols / g->tile;
    else if (a->scale_layout == MXJIT_SCALES_SHUFFLED)
       s = host_e8m0_shuffle_size(g->srows, g->scols);
    else if (!grouped)
-      s = g->e * host_blocked_size(g->srows, g->scols);
+      s = empty ? 0 : g->e * host_blocked_size(g->srows, g->scols);
    g->s_bytes = (size_t)s;
    return MXJIT_OK;
 }
@@ -298,7 +314,7 @@ layout_scales(const mxjit_mx_quant_args *a, const mx_geom *g, const uint8_t *pla
    } else if (a->kind == MXJIT_MX_3D) {
       /* per expert over S_e[k][nb]; a 32x32 tile scale covers its 32 k rows (§4.3) */
       int64_t nb = g->scols, kt = g->k / g->tile, bs = host_blocked_size(g->k, nb);
-      for (int64_t e = 0; e < g->e; e++) {
+      for (int64_t e = 0; g->k && nb && e < g->e; e++) { /* empty experts: host_mx.c */
          for (int64_t k = 0; k < g->k; k++)
             for (int64_t b = 0; b < nb; b++)
                t[k * nb + b] = plain[(e * nb + b) * kt + k / g->tile];
@@ -324,7 +340,7 @@ rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
    mxjit_status st = geometry(ctx, op, a, &g);
    if (st != MXJIT_OK)
       return st;
-   size_t plain_n = (size_t)(g.e * g.srows * g.scols);
+   size_t plain_n = g.e && g.srows && g.scols ? (size_t)(g.e * g.srows * g.scols) : 0;
    size_t tmp_n = plain_n + 8 * (size_t)a->ngroups + 8;
    uint8_t *plain = malloc(plain_n + 1), *tmp = malloc(tmp_n);
    if (!plain || !tmp) {
@@ -340,7 +356,8 @@ rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
       free(tmp);
       return ERR(MXJIT_ERR_NOMEM, "%s: out of host memory for a contiguous copy of x", op);
    }
-   for (int64_t e = 0; packed && e < g.e; e++)
+   /* g.k && ...: rows may number 2^40 when K is 0 (host_mx.c, empty rows) */
+   for (int64_t e = 0; packed && g.k && g.m && e < g.e; e++)
       for (int64_t r = 0; r < g.m; r++)
          memcpy(packed + (size_t)((e * g.m + r) * g.k) * es,
                 (const uint8_t *)RT_HOST_PTR(a->x.data) + (size_t)(e * g.ld_e + r * g.ld_x) * es,

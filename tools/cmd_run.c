@@ -489,6 +489,9 @@ run_to_blocked(run_ctx *r)
       return rc;
    if (t.ndim < 2 || t.ndim > 3)
       return bad(r, "--shape must be HxW or BxHxW%s%s", "", "");
+   /* the op reads batch 0 as 1 (mxjit.h), so a 0xHxW input would be read past its end */
+   if (t.ndim == 3 && t.shape[0] == 0)
+      return bad(r, "--shape '%s': B must be at least 1%s", opt(r, "shape"), "");
    mxjit_to_blocked_args a = {
       .batch = t.ndim == 3 ? t.shape[0] : 1,
       .h = t.shape[t.ndim - 2],

@@ -158,6 +158,36 @@ enc_of(uint32_t d0)
    return EMU_ENC_COUNT;
 }
 
+static unsigned base_size(emu_enc e, uint32_t d0);
+
+/* Fewer than 8 bytes left: an 8-byte encoding, or a 4-byte one followed by a literal, runs
+ * past the end of the code, and LLVM 22's disassembler crashes printing the error for the
+ * missing literal (found by tests/fuzz/fuzz_emu_load.c). The opcode screen (emu_screen.c)
+ * sizes most literals; this also covers the forms it does not: VOP2's madmk/madak carry a
+ * literal whatever SRC0 holds, s_setreg_imm32_b32 an immediate dword. Only 4-byte encodings
+ * that cannot carry a literal are safe. */
+bool
+emu_decode_cut_off(const uint8_t *b, size_t n)
+{
+   if (n >= 8)
+      return false;
+   if (n < 4)
+      return true;
+   uint32_t d0 = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+   emu_enc e = enc_of(d0);
+   if (e == EMU_ENC_COUNT || base_size(e, d0) == 8)
+      return true;
+   switch (e) {
+   case EMU_ENC_SOP2:
+   case EMU_ENC_SOPC: return (d0 & 0xff) == 0xff || ((d0 >> 8) & 0xff) == 0xff;
+   case EMU_ENC_SOP1: return (d0 & 0xff) == 0xff;
+   case EMU_ENC_SOPK: return ((d0 >> 23) & 0x1f) == 0x14; /* s_setreg_imm32_b32 */
+   case EMU_ENC_SOPP: return false;
+   case EMU_ENC_VOP2: return true;
+   default: return (d0 & 0x1ff) == 0xff; /* VOP1, VOPC: SRC0 literal */
+   }
+}
+
 static unsigned
 base_size(emu_enc e, uint32_t d0)
 {
@@ -702,6 +732,10 @@ decode_one(LLVMDisasmContextRef dc, const struct emu_kernel *k, uint32_t pc, emu
    unsigned usz;
    size_t sz = 0;
    emu_screen_result sr = emu_screen(b, k->code_size - pc, gfx950, why, sizeof(why), &usz);
+   if (sr == EMU_SCREEN_OK && emu_decode_cut_off(b, k->code_size - pc)) {
+      snprintf(why, sizeof(why), "cut off at the end of the code");
+      sr = EMU_SCREEN_INVALID;
+   }
    if (sr == EMU_SCREEN_UNIMPL && e != EMU_ENC_COUNT) {
       /* named from the opcode table: reaching it stops the launch with this mnemonic */
       snprintf(buf, buflen, "%s (not decoded: the emulator does not implement it)", why);

@@ -521,6 +521,9 @@ emu_ofam emu_screen_family(uint32_t d0, unsigned *opcode);
  *  (emu_opcodes.def) and every operand field is in the range the ISA allows. Otherwise why gets
  *  the reason ("v_fma_f32 src2 255: no literal in VOP3"), or for EMU_SCREEN_UNIMPL the mnemonic,
  *  and *size the instruction's bytes. Never calls LLVM. */
+/** True when the n bytes left at b (n < 8) cannot hold the whole instruction that starts
+ *  there, literal included (emu_decode.c): such a word never reaches LLVM. */
+bool emu_decode_cut_off(const uint8_t *b, size_t n);
 emu_screen_result emu_screen(const uint8_t *b, size_t n, bool gfx950, char *why, size_t len,
                              unsigned *size);
 

@@ -70,7 +70,8 @@ host_grouped_gemm_fp8(const uint8_t *a, host_fmt fa, float sa, const uint8_t *b,
    double scale = (double)sa * (double)sb;
    for (int64_t g = 0; g < ngroups; g++) {
       const uint8_t *bg = b + g * nout * kc;
-      for (int64_t r = group_offs[g]; r < group_offs[g + 1]; r++) {
+      /* nout && ...: rows may number 2^40 when K or N is 0 (only nonzero dims are bounded) */
+      for (int64_t r = group_offs[g]; nout && r < group_offs[g + 1]; r++) {
          for (int64_t j = 0; j < nout; j++) {
             double acc = 0.0;
             for (int64_t k = 0; k < kc; k++) {
@@ -98,7 +99,7 @@ host_grouped_gemm_fp8_wgrad(const uint8_t *lhs, host_fmt fl, float sl, const uin
    double scale = (double)sl * (double)sr;
    for (int64_t g = 0; g < ngroups; g++) {
       /* an empty group visits no rows and writes zeros (§6.3 wgrad) */
-      for (int64_t i = 0; i < p; i++) {
+      for (int64_t i = 0; q && i < p; i++) { /* empty: see the forward above */
          for (int64_t j = 0; j < q; j++) {
             double acc = 0.0;
             for (int64_t r = group_offs[g]; r < group_offs[g + 1]; r++)

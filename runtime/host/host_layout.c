@@ -47,7 +47,8 @@ static void
 block_into(const uint8_t *s, int64_t ld, int64_t h, int64_t w, uint8_t *out)
 {
    int64_t wp = 4 * ceil_div(w, 4);
-   for (int64_t i = 0; i < h; i++)
+   /* w && ...: h alone may be 2^40 when w is 0 (ops bound only the nonzero dims' product) */
+   for (int64_t i = 0; w && i < h; i++)
       for (int64_t j = 0; j < w; j++)
          out[host_blocked_index(i, j, wp)] = s[i * ld + j];
 }
@@ -63,7 +64,7 @@ void
 host_from_blocked(const uint8_t *buf, int64_t h, int64_t w, uint8_t *s)
 {
    int64_t wp = 4 * ceil_div(w, 4);
-   for (int64_t i = 0; i < h; i++)
+   for (int64_t i = 0; w && i < h; i++) /* empty rows: see block_into */
       for (int64_t j = 0; j < w; j++)
          s[i * w + j] = buf[host_blocked_index(i, j, wp)];
 }
@@ -161,7 +162,7 @@ host_e8m0_shuffle(const uint8_t *s, int64_t m, int64_t n, uint8_t *out)
 {
    int64_t sn = 8 * ceil_div(n, 8);
    memset(out, 0, (size_t)host_e8m0_shuffle_size(m, n)); /* mxjit pads with 0 (Decisions) */
-   for (int64_t i = 0; i < m; i++)
+   for (int64_t i = 0; n && i < m; i++) /* empty rows: see block_into */
       for (int64_t j = 0; j < n; j++)
          out[e8m0_shuffle_index(i, j, sn)] = s[i * n + j];
 }
@@ -170,7 +171,7 @@ void
 host_e8m0_unshuffle(const uint8_t *buf, int64_t m, int64_t n, uint8_t *s)
 {
    int64_t sn = 8 * ceil_div(n, 8);
-   for (int64_t i = 0; i < m; i++)
+   for (int64_t i = 0; n && i < m; i++) /* empty rows: see block_into */
       for (int64_t j = 0; j < n; j++)
          s[i * n + j] = buf[e8m0_shuffle_index(i, j, sn)];
 }
@@ -191,7 +192,7 @@ host_shuffle_weight(const void *w, int64_t batch, int64_t n, int64_t kb, int ele
    int64_t kp = 16 / elem_size; /* KP = 16 / element_size (§5.2) */
    const uint8_t *src = w;
    uint8_t *dst = out;
-   for (int64_t bi = 0; bi < batch; bi++) {
+   for (int64_t bi = 0; n && kb && bi < batch; bi++) { /* empty: see block_into */
       for (int64_t r = 0; r < n; r++) {
          for (int64_t c = 0; c < kb; c++) {
             int64_t n0 = r / 16, n1 = r % 16, k0 = c / 32, k1 = (c % 32) / kp, k2 = c % kp;
@@ -222,7 +223,7 @@ host_shuffle_weight_a16w4(const uint8_t *w, int64_t e, int64_t n, int64_t kp, in
                   "Kp %% 64 == 0",
                   (long long)e, (long long)n, (long long)kp, gate_up ? 32 : 16);
    int64_t k0n = kp / (klane * kpack), inter = n / 2;
-   for (int64_t ei = 0; ei < e; ei++) {
+   for (int64_t ei = 0; n && kp && ei < e; ei++) { /* empty: see block_into */
       for (int64_t r = 0; r < n; r++) {
          /* gate_up interleaves gate/up rows in units of NLane (§5.3) */
          int64_t g = gate_up ? r / inter : 0, rr = gate_up ? r % inter : r;
@@ -261,7 +262,7 @@ host_shuffle_scale_a16w4(const uint8_t *s, int64_t e, int64_t n, int64_t k, int 
    int64_t kpad = host_shuffle_scale_a16w4_kpad(k), k1n = kpad / 8;
    if (!inverse)
       memset(out, 0x7F, (size_t)(e * n * kpad)); /* HEAD pads k_ with 0x7F = 1.0 (§5.4) */
-   for (int64_t ei = 0; ei < e; ei++) {
+   for (int64_t ei = 0; n && ei < e; ei++) { /* empty: see block_into */
       for (int64_t r = 0; r < n; r++) {
          int64_t n1, np, nl;
          if (gate_up) { /* np = gate/up half, r % (n/2) = 16·n1 + nl */

@@ -162,7 +162,9 @@ host_mx_quant_2d(host_mx_input x, int64_t m, int64_t k, int dim, host_fmt elem,
                   dim == 0 ? "K" : "M", (long long)cols);
    float blk[32];
    uint8_t codes[32];
-   for (int64_t r = 0; r < rows; r++) {
+   /* empty rows move nothing: rows alone may be 2^40 when cols is 0 (the ops bound only the
+    * product of the nonzero dims), so do not walk them */
+   for (int64_t r = 0; cols && r < rows; r++) {
       for (int64_t cb = 0; cb < cols / 32; cb++) {
          for (int i = 0; i < 32; i++)
             blk[i] = load_x(x, r * rs + (cb * 32 + i) * cs);
@@ -193,7 +195,7 @@ host_mx_quant_3d(host_mx_input x, int64_t e, int64_t n, int64_t k, int tile_k, h
       free(codes);
       return fail(err, errlen, "host: out of memory for a 3d block");
    }
-   for (int64_t ei = 0; ei < e; ei++) {
+   for (int64_t ei = 0; nb && kt && ei < e; ei++) { /* empty experts: see host_mx_quant */
       for (int64_t b = 0; b < nb; b++) {
          for (int64_t t = 0; t < kt; t++) {
             /* block = x[ei][32b .. 32b+31][t·tile_k .. +tile_k), one scale (§4.3); blk is

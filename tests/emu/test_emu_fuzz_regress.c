@@ -4,6 +4,7 @@
  * determinism before its fix in runtime/emu, and each runs deterministically here (no seed).
  */
 #include "emu_harness.h"
+#include "emu_int.h"
 
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -77,6 +78,47 @@ Test(emu_fuzz_regress, llvm_crashing_encodings_fault)
    rt_counters c;
    cr_assert_eq(run("gfx942", "  .long 0xd1010000, 0x03fc0000", 0, &c, msg, sizeof(msg)), MXJIT_OK,
                 "%s", msg);
+}
+
+/* fuzz_emu_load (tests/fuzz/emu_load/regress_truncated_literal): the last 4 bytes of a code
+ * section held v_cndmask_b32 with a literal SRC0 (0x2402faff) and LLVM's disassembler crashed
+ * the process reading the literal past the end. An instruction cut off by the end of the code
+ * is now an invalid encoding; complete 4-byte instructions there still decode. */
+Test(emu_fuzz_regress, instruction_cut_off_by_the_end_of_code_is_not_given_to_llvm)
+{
+   static const uint32_t cut[] = {
+       0x2402faffu, /* VOP2, SRC0 literal */
+       0x02000080u, /* VOP2 (v_cndmask_b32 v0, 0, v0): madmk/madak forms carry a literal */
+       0x7e0002ffu, /* v_mov_b32 v1, literal */
+       0x7c8202ffu, /* VOPC, SRC0 literal */
+       0xbe8000ffu, /* s_mov_b32 s0, literal */
+       0x8000ff00u, /* s_add_u32 s0, s0, literal */
+       0xbf00ff00u, /* s_cmp_eq_i32 s0, literal */
+       0xba000000u, /* s_setreg_imm32_b32 (SOPK 0x14): literal follows */
+       0xd1cb0000u, /* first dword of an 8-byte VOP3 */
+   };
+   for (unsigned i = 0; i < sizeof(cut) / sizeof(cut[0]); i++)
+      cr_expect(emu_decode_cut_off((const uint8_t *)&cut[i], 4), "%08x", cut[i]);
+   static const uint32_t whole[] = {0xbf810000u /* s_endpgm */, 0x7e020280u /* v_mov_b32 v1, 0 */,
+                                    0xbe800080u /* s_mov_b32 s0, 0 */};
+   for (unsigned i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+      cr_expect(!emu_decode_cut_off((const uint8_t *)&whole[i], 4), "%08x", whole[i]);
+   uint8_t two[2] = {0x00, 0x00};
+   cr_expect(emu_decode_cut_off(two, 2));
+}
+
+/* fuzz_emu_load (tests/fuzz/emu_load/regress_huge_private_segment): a descriptor asking for
+ * gigabytes of scratch per work-item made the launch allocate 7 GB. The loader now refuses a
+ * descriptor past the hardware's bounds, naming the field; the largest legal size still runs. */
+Test(emu_fuzz_regress, descriptor_past_hardware_bounds_is_refused)
+{
+   char msg[1024];
+   uint32_t out[64];
+   eh_kernel k = {.target = "gfx942", .body = "  s_nop 0", .private_bytes = 1u << 30};
+   cr_assert_eq(eh_run64(&k, out, NULL, 0, msg, sizeof(msg)), MXJIT_ERR_INVALID_ARG, "%s", msg);
+   cr_assert(strstr(msg, "private_segment_fixed_size"), "%s", msg);
+   k.private_bytes = 8191u * 1024 / 64;
+   cr_assert_eq(eh_run64(&k, out, NULL, 0, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
 }
 
 /* An operand LLVM decodes but marks invalid (v_fmac_f64_e32 with the misaligned pair

@@ -168,6 +168,96 @@ Test(ops_bounds, to_blocked_grouped_sizes_do_not_wrap)
    cr_expect_eq(mxjit_to_blocked_size(&a, &nb), MXJIT_ERR_INVALID_ARG_SHAPE, "got %zu", nb);
 }
 
+/* fuzz_api (tests/fuzz/api/regress_to_blocked_empty_batch): batch = 2^40 - 1 with h = w = 0
+ * passed the checks (only nonzero dims count toward 2^50) and the host loop ran 2^40 empty
+ * batches. An empty matrix now returns at once. */
+Test(ops_bounds, to_blocked_huge_batch_of_empty_matrices_returns_at_once, .timeout = 10)
+{
+   const int64_t hw[][2] = {{0, 0}, {0, 5}, {7, 0}};
+   for (int inv = 0; inv < 2; inv++)
+      for (unsigned i = 0; i < sizeof(hw) / sizeof(hw[0]); i++) {
+         mxjit_to_blocked_args a = {.batch = (INT64_C(1) << 40) - 1, .h = hw[i][0],
+                                    .w = hw[i][1], .inverse = inv, .s = DP(in), .out = DP(out)};
+         cr_expect_eq(mxjit_to_blocked(ctx, NULL, &a), MXJIT_OK, "%s",
+                      mxjit_ctx_last_error(ctx));
+      }
+}
+
+/* fuzz_api (tests/fuzz/api/regress_mx3d_empty_experts): a 2^40-long dim next to an empty one
+ * passes the shape checks, and the host references walked the long dim doing nothing. Each of
+ * these returns at once now (OK: there is nothing to write). */
+Test(ops_bounds, long_dims_beside_an_empty_one_return_at_once, .timeout = 10)
+{
+   const int64_t big = INT64_C(1) << 40;
+   mxjit_mx_quant_args q3 = {.kind = MXJIT_MX_3D,
+                             .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 3,
+                                   .shape = {big, 0, 32}},
+                             .elem = MXJIT_DTYPE_E4M3, .q = DP(out), .s = DP(out + 2048)};
+   cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   q3.scale_layout = MXJIT_SCALES_BLOCKED; /* regress_mx3d_blocked_empty_experts */
+   cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   mxjit_mx_quant_args q0 = {.kind = MXJIT_MX_DIM0,
+                             .x = {.data = DP(in), .dtype = MXJIT_DTYPE_F32, .ndim = 2,
+                                   .shape = {big, 0}},
+                             .elem = MXJIT_DTYPE_E5M2, .q = DP(out), .s = DP(out + 2048)};
+   cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q0), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   /* row-strided x (regress_mx_strided_empty_rows): the contiguous copy walked every row */
+   q0.x.stride[0] = 5;
+   q0.x.stride[1] = 1;
+   cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q0), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   for (int inv = 0; inv < 2; inv++) {
+      mxjit_e8m0_shuffle_args e = {.m = big, .n = 0, .inverse = inv, .s = DP(in), .out = DP(out)};
+      cr_expect_eq(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   }
+   mxjit_shuffle_weight_args w = {
+       .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 3, .shape = {big, 0, 32}},
+       .out = DP(out)};
+   cr_expect_eq(mxjit_shuffle_weight(ctx, NULL, &w), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   /* regress_shuffle_weight_nkb_overflow: N·Kb = 2^64 beside a 0 batch (UBSan) */
+   mxjit_shuffle_weight_args w0 = {
+       .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 3,
+             .shape = {0, INT64_C(1) << 32, INT64_C(1) << 32}},
+       .out = DP(out)};
+   cr_expect_eq(mxjit_shuffle_weight(ctx, NULL, &w0), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+}
+
+/* fuzz_api (tests/fuzz/api/regress_stride_product_overflow): with a 0 dim the other dims
+ * passed the 2^50 bound however large, and the contiguous strides overflowed int64 (UBSan). */
+Test(ops_bounds, strides_of_an_empty_tensor_with_huge_dims_do_not_overflow)
+{
+   mxjit_fp8_tensorwise_args t = {
+       .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 3,
+             .shape = {0, INT64_C(1) << 32, INT64_C(1) << 32},
+             .stride = {7, INT64_C(1) << 32, 1}},
+       .fp8 = MXJIT_DTYPE_E4M3,
+       .q = DP(out),
+       .scale_inv = DP(out + 2048)};
+   expect_msg(mxjit_fp8_tensorwise_quantize(ctx, NULL, &t), MXJIT_ERR_INVALID_ARG_STRIDE,
+              "args.x.stride[0] = 7", "fp8_tensorwise");
+}
+
+/* fuzz_api (tests/fuzz/api/regress_mx3d_stride_product_overflow): 3D x with E = 0 and
+ * N·K = 2^64 overflowed computing the expert stride (UBSan); a huge expert stride times E
+ * could overflow the span. Both are refused or handled in checked arithmetic now. */
+Test(ops_bounds, mx_quantize_3d_stride_products_do_not_overflow)
+{
+   mxjit_mx_quant_args a = {.kind = MXJIT_MX_3D,
+                            .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 3,
+                                  .shape = {0, INT64_C(1) << 32, INT64_C(1) << 32}},
+                            .elem = MXJIT_DTYPE_E4M3, .q = DP(out), .s = DP(out + 2048)};
+   mxjit_status st = mxjit_mxfp8_quantize(ctx, NULL, &a);
+   cr_expect(st == MXJIT_OK || (st & 0xff) == MXJIT_ERR_INVALID_ARG, "%s",
+             mxjit_ctx_last_error(ctx));
+   a.x.shape[0] = INT64_C(1) << 20;
+   a.x.shape[1] = 32;
+   a.x.shape[2] = 32;
+   a.x.stride[0] = INT64_C(1) << 50;
+   a.x.stride[1] = 32;
+   a.x.stride[2] = 1;
+   expect_msg(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_STRIDE, "2^52",
+              "mxfp8 3d span");
+}
+
 Test(ops_bounds, grouped_gemm_output_of_2_100_elements_is_refused)
 {
    static float one = 1.0f;

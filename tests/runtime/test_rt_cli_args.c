@@ -143,6 +143,16 @@ Test(rt_cli_args, sizes_past_64_bits_are_refused)
    cr_expect_str_empty(leftovers());
 }
 
+/* fuzz_cli (tests/fuzz/cli/regress_to_blocked_batch_0): `--shape 0x52x5` sized the input as 0
+ * matrices, but the op reads batch 0 as 1 and read 260 bytes of a 0-byte input. */
+Test(rt_cli_args, to_blocked_batch_0_is_refused)
+{
+   put_x();
+   expect(2, "run to_blocked --device host --shape 0x52x5 --in x.bin --out o.bin",
+          "B must be at least 1");
+   cr_expect_str_empty(leftovers());
+}
+
 Test(rt_cli_args, outputs_that_collide_are_refused)
 {
    put_x();
