@@ -23,6 +23,7 @@
 #include "fp8_tensorwise.h"
 
 #include "jb.h"
+#include "jt.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -108,6 +109,12 @@ fp8t_validate(const char *fam, bool cast, const void *problem, const void *param
       why = "the element count is negative";
    else if (!cast && pr->fmt != TPL_FP8T_E4M3)
       why = "the amax step's problem carries fmt 0 (its kernel does not depend on it)";
+   else if (p->vec * esize(p) * p->unroll > 128)
+      why = "more than 128 bytes per lane in flight (vec * element size * unroll): the "
+            "registers would spill";
+   else if (cast && p->vec * p->unroll > 32)
+      why = "more than 32 elements per lane in flight (vec * unroll): the cast's registers "
+            "would spill";
    else if (cast && (pr->nparts < 1 || pr->nparts > TPL_FP8T_MAX_PARTS))
       why = "the cast reads 1 .. 1024 partials (nparts from the amax step's plan)";
    if (!why)
@@ -127,6 +134,13 @@ static mxjit_status
 cast_validate(const void *problem, const void *params, char *msg, size_t msglen)
 {
    return fp8t_validate("fp8t_cast", true, problem, params, msg, msglen);
+}
+
+unsigned
+tpl_fp8t_cast_vgprs(const struct jt_target *t, const struct tpl_fp8t_params *p)
+{
+   bool fnuz = p->fmt == TPL_FP8T_E4M3FNUZ || p->fmt == TPL_FP8T_E5M2FNUZ;
+   return t->fp8 == (fnuz ? JT_FP8_FNUZ : JT_FP8_OCP) && p->vec * p->unroll <= 16 ? 64 : 128;
 }
 
 /* Heuristic: 4 waves, 16 elements per lane chunk. amax: two chunks per lane per iteration
@@ -420,7 +434,7 @@ static void
 fp8t_cast_build(jb_builder *b, const void *params)
 {
    const struct tpl_fp8t_params *p = params;
-   tpl_kernel_begin(b, &tpl_fp8t_cast, 64 * p->waves, 64);
+   tpl_kernel_begin(b, &tpl_fp8t_cast, 64 * p->waves, tpl_fp8t_cast_vgprs(jb_target(b), p));
    struct wave_view w;
    wave_begin(b, p, CK_n, CK_nwg, &w);
    unsigned es = esize(p);

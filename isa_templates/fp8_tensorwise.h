@@ -43,6 +43,13 @@ struct tpl_fp8t_params {
 /** Partials the amax step writes for problem/params (its grid). */
 int64_t tpl_fp8t_parts(const struct tpl_fp8t_problem *pr, const struct tpl_fp8t_params *p);
 
+/** VGPR budget of the cast kernel on t: 64 (8 waves per SIMD) where the target converts to
+ *  the format natively (gfx942 FNUZ, gfx950 OCP) and a lane has at most 16 elements in flight;
+ *  else 128 (the software encoder's 16 elements, or more in flight, spill at 64). The amax
+ *  kernel always fits 64. */
+struct jt_target;
+unsigned tpl_fp8t_cast_vgprs(const struct jt_target *t, const struct tpl_fp8t_params *p);
+
 extern const tpl_family tpl_fp8t_amax;
 extern const tpl_family tpl_fp8t_cast;
 
