@@ -7,7 +7,7 @@
  *   workgroup's, as f32 bits, to its own workspace word. No atomics and no zeroing: every
  *   partial is written each run, and max is exact, so the result is the same bits whatever the
  *   order (deterministic).
- * fp8t_cast: wave 0 of each workgroup reads all partials (four 16-byte loads per lane) and hands
+ * fp8t_cast: wave 0 of each workgroup reads all partials (one 16-byte load per lane) and hands
  *   their max to the other waves through LDS; every wave computes amax' = fmaxf(amax, 1e-12f),
  *   scale = q_max / amax', scale_inv = 1 / scale (correctly rounded fp32 divisions: LLVM's
  *   default fdiv lowering, no fast-math); wave 0 of workgroup 0 writes scale_inv. Then
@@ -116,7 +116,7 @@ fp8t_validate(const char *fam, bool cast, const void *problem, const void *param
       why = "more than 32 elements per lane in flight (vec * unroll): the cast's registers "
             "would spill";
    else if (cast && (pr->nparts < 1 || pr->nparts > TPL_FP8T_MAX_PARTS))
-      why = "the cast reads 1 .. 1024 partials (nparts from the amax step's plan)";
+      why = "the cast reads 1 .. 256 partials (nparts from the amax step's plan)";
    if (!why)
       return MXJIT_OK;
    if (msg && msglen)
@@ -143,10 +143,13 @@ tpl_fp8t_cast_vgprs(const struct jt_target *t, const struct tpl_fp8t_params *p)
    return t->fp8 == (fnuz ? JT_FP8_FNUZ : JT_FP8_OCP) && p->vec * p->unroll <= 16 ? 64 : 128;
 }
 
-/* Heuristic: 4 waves, 16 elements per lane chunk. amax: two chunks per lane per iteration
- * (bf16: 2 x 2 16-byte loads in flight, f32: 2 x 4), its only work being loads and maxes;
- * cast: one (bf16: 32 bytes loaded, a 16-byte q store per lane; f32: 64 bytes). Both stay
- * under 64 VGPRs (8 waves per SIMD) with 128 bytes per lane in flight at most. */
+/* Heuristic: 8 waves, 16 elements per lane chunk (bf16: 32 bytes, f32: 64 bytes loaded per
+ * chunk). amax, whose only work is loads and maxes: 128 bytes per lane in flight (bf16 unroll
+ * 4, f32 unroll 2) once the tensor fills its 256 capped workgroups with such tiles, else one
+ * chunk per iteration so that mid-size tensors still spread over many workgroups. cast: one
+ * chunk (a 16-byte q store per lane). Both stay under 64 VGPRs (8 waves per SIMD) on their
+ * native paths; 256 x 8 amax waves and 512 x 8 cast waves keep 8-16 MB in flight, the
+ * bandwidth-latency product of MI300X/MI355X HBM. */
 static void
 amax_pick(const struct jt_target *t, const void *problem, void *params)
 {
@@ -156,9 +159,11 @@ amax_pick(const struct jt_target *t, const void *problem, void *params)
    memset(p, 0, sizeof(*p));
    p->in_f32 = pr->in_f32;
    p->fmt = pr->fmt;
-   p->waves = 4;
+   p->waves = 8;
    p->vec = 16;
-   p->unroll = 2;
+   p->unroll = pr->in_f32 ? 2 : 4;
+   if (pr->n / TPL_FP8T_MAX_PARTS < tile_chunks(p) * p->vec)
+      p->unroll = 1;
 }
 
 static void
@@ -384,7 +389,7 @@ fp8t_amax_build(jb_builder *b, const void *params)
 }
 
 /* requires: nparts (<= TPL_FP8T_MAX_PARTS) partials in ws. produces: amax (f32, uniform),
- * their max, as f32 bits (i32). Straight-line: four 16-byte loads per lane cover 1024 words; those
+ * their max, as f32 bits (i32). Straight-line: 16-byte loads per lane, 256 words each; those
  * past nparts fall outside the resource and read 0, the identity. */
 static jb_val
 read_partials(jb_builder *b, const struct wave_view *w)

@@ -15,10 +15,10 @@
 enum tpl_fp8t_fmt { TPL_FP8T_E4M3, TPL_FP8T_E5M2, TPL_FP8T_E4M3FNUZ, TPL_FP8T_E5M2FNUZ };
 
 /** Most partials the amax step writes (one per workgroup: its grid is capped there), so the
- *  cast reads them with four 16-byte loads per lane; both kernels loop over the tensor. */
-#define TPL_FP8T_MAX_PARTS 1024u
-/** Most workgroups of the cast kernel (each reads every partial once). */
-#define TPL_FP8T_MAX_CAST_WGS 1024u
+ *  cast reads them with one 16-byte load per lane; both kernels loop over the tensor. */
+#define TPL_FP8T_MAX_PARTS 256u
+/** Most workgroups of the cast kernel (each reads every partial once: at most 512 KB in all). */
+#define TPL_FP8T_MAX_CAST_WGS 512u
 
 /** The problem (plan key; no pointers, no padding). n: elements of x (any shape, contiguous).
  *  nparts: the cast's count of partials (the amax plan's grid); 0 for the amax step,

@@ -249,8 +249,9 @@ Test(fp8_tensorwise, specials_every_fill, .timeout = 600)
    mxjit_ctx_destroy(host);
 }
 
-/* More elements than the capped grids cover in one pass: the amax kernel's 1024 workgroups
- * and the cast's 1024 loop over the tensor; 1024 partials. */
+/* More elements than the capped grids cover in one pass: the amax kernel's 256 workgroups
+ * (with the wide unroll pick chooses at this size) and the cast's 512 loop over the tensor;
+ * 256 partials. */
 Test(fp8_tensorwise, capped_grids_loop, .timeout = 600)
 {
    const int64_t n = 8192 * 1024 + 8192 * 3 + 777;
@@ -347,34 +348,44 @@ static_checks(const char *target, const tpl_family *f, const struct tpl_fp8t_par
    free(isa);
 }
 
+/* Pick's points: per dtype and format at a mid size (the amax step's narrow unroll) and at a
+ * size that fills its capped grid (the wide one; plans and static checks only: the run is
+ * capped_grids_loop's). */
 Test(fp8_tensorwise, every_pick_point, .timeout = 600)
 {
+   static const int64_t ns[] = {100003, 64 << 20};
    mxjit_ctx *host = kt_host_ctx();
    for (int t = 0; t < 2; t++) {
       mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
       int points = 0;
       for (int f32 = 0; f32 < 2; f32++)
-         for (int fi = 0; fi < 4; fi++) {
-            mxjit_fp8_tensorwise_args a = {.x = {.dtype = f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16,
-                                                 .ndim = 1,
-                                                 .shape = {100003}},
-                                           .fp8 = fmts[fi]};
-            const rt_plan *pa, *pc;
-            cr_assert_eq(rt_op_fp8t_plan(ctx, "test", &a, &pa, &pc), MXJIT_OK, "%s",
-                         mxjit_ctx_last_error(ctx));
-            char tag[200], ser[160];
-            for (int s = 0; s < 2; s++) {
-               const rt_plan *p = s ? pc : pa;
-               if (!s && fi) /* one amax kernel per dtype (it does not depend on the format) */
-                  continue;
-               tpl_params_serialize(p->family, p->params, ser, sizeof(ser));
-               snprintf(tag, sizeof(tag), "%s %s %s", targets[t], p->family->name, ser);
-               static_checks(targets[t], p->family, (const void *)p->params, p->kernel, tag);
-               points++;
+         for (int fi = 0; fi < 4; fi++)
+            for (int ni = 0; ni < 2; ni++) {
+               mxjit_fp8_tensorwise_args a = {
+                   .x = {.dtype = f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16,
+                         .ndim = 1,
+                         .shape = {ns[ni]}},
+                   .fp8 = fmts[fi]};
+               const rt_plan *pa, *pc;
+               cr_assert_eq(rt_op_fp8t_plan(ctx, "test", &a, &pa, &pc), MXJIT_OK, "%s",
+                            mxjit_ctx_last_error(ctx));
+               char tag[200], ser[160];
+               for (int s = 0; s < 2; s++) {
+                  const rt_plan *p = s ? pc : pa;
+                  /* one amax kernel per dtype and unroll (it does not depend on the format);
+                   * the cast's is the same at both sizes */
+                  if ((!s && fi) || (s && ni))
+                     continue;
+                  tpl_params_serialize(p->family, p->params, ser, sizeof(ser));
+                  snprintf(tag, sizeof(tag), "%s %s %s", targets[t], p->family->name, ser);
+                  static_checks(targets[t], p->family, (const void *)p->params, p->kernel, tag);
+                  points++;
+               }
+               cr_assert_eq(memcmp(pc->params, pa->params, 4), 0, "in_f32 of both steps");
+               if (!ni)
+                  check_vs_host(ctx, host, ns[ni], f32, fi, F_MIX, 300 + (unsigned)fi, targets[t]);
             }
-            check_vs_host(ctx, host, 100003, f32, fi, F_MIX, 300 + (unsigned)fi, targets[t]);
-         }
-      cr_assert_eq(points, 10, "%s: %d pick points (2 amax + 8 cast)", targets[t], points);
+      cr_assert_eq(points, 12, "%s: %d pick points (4 amax + 8 cast)", targets[t], points);
       mxjit_ctx_destroy(ctx);
    }
    mxjit_ctx_destroy(host);
@@ -534,9 +545,9 @@ Test(fp8_tensorwise, validate_names_the_rule)
    char msg[256];
    cr_assert_eq(tpl_validate(&tpl_fp8t_cast, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
    pr.nparts = 0;
-   expect_invalid(&tpl_fp8t_cast, &pr, &p, "1 .. 1024 partials");
-   pr.nparts = 1025;
-   expect_invalid(&tpl_fp8t_cast, &pr, &p, "1 .. 1024 partials");
+   expect_invalid(&tpl_fp8t_cast, &pr, &p, "1 .. 256 partials");
+   pr.nparts = 257;
+   expect_invalid(&tpl_fp8t_cast, &pr, &p, "1 .. 256 partials");
    pr.nparts = 1;
    pr.fmt = TPL_FP8T_E5M2;
    expect_invalid(&tpl_fp8t_cast, &pr, &p, "class params");
