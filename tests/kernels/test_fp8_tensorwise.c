@@ -285,6 +285,46 @@ Test(fp8_tensorwise, deterministic, .timeout = 300)
    }
 }
 
+/* x, q and scale_inv at the smallest alignments the op accepts (element size, 1, 4): the 16-byte
+ * loads and stores of the kernels run on unaligned addresses. */
+Test(fp8_tensorwise, unaligned_pointers, .timeout = 300)
+{
+   const int64_t n = 20011;
+   mxjit_ctx *host = kt_host_ctx();
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      for (int f32 = 0; f32 < 2; f32++) {
+         size_t es = f32 ? 4 : 2;
+         void *x = make_input(n, f32, F_MIX, 77 + (unsigned)f32);
+         mxjit_devptr bx = kt_dev_fill(ctx, (size_t)n * es + 16, 0);
+         mxjit_devptr bq = kt_dev_fill(ctx, (size_t)n + 16, 0xa5), bs = kt_dev_fill(ctx, 16, 0);
+         cr_assert_eq(mxjit_memcpy_h2d(ctx, bx + es, x, (size_t)n * es), MXJIT_OK);
+         mxjit_fp8_tensorwise_args a = {
+             .x = {.data = bx + es, .dtype = f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, .ndim = 1},
+             .fp8 = fmts[1 + 2 * t],
+             .q = bq + 3,
+             .scale_inv = bs + 4};
+         a.x.shape[0] = n;
+         cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &a), MXJIT_OK, "%s",
+                      mxjit_ctx_last_error(ctx));
+         uint8_t *q = kt_take(ctx, bq, (size_t)n + 16), *sb = kt_take(ctx, bs, 16), *hq;
+         uint32_t s, hs;
+         memcpy(&s, sb + 4, 4);
+         cr_assert_eq(run_op(host, x, n, f32, fmts[1 + 2 * t], &hq, &hs), MXJIT_OK);
+         char tag[64];
+         snprintf(tag, sizeof(tag), "%s unaligned f32=%d", targets[t], f32);
+         expect_same(tag, q + 3, s, hq, hs, n);
+         for (int i = 0; i < 3; i++)
+            cr_assert_eq(q[i], 0xa5, "%s: byte %d before q written", tag, i - 3);
+         cr_assert_eq(q[3 + n], 0xa5, "%s: byte after q written", tag);
+         free(x), free(q), free(sb), free(hq);
+         mxjit_free(ctx, bx);
+      }
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}
+
 /* An empty tensor still writes scale_inv (amax 0, floored: 1 / (q_max / 1e-12)). */
 Test(fp8_tensorwise, empty_tensor_writes_scale_inv)
 {
