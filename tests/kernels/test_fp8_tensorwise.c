@@ -16,10 +16,13 @@
 #include "rt_run.h"
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static const char *const targets[] = {"gfx942", "gfx950"};
 static const mxjit_dtype fmts[] = {MXJIT_DTYPE_E4M3, MXJIT_DTYPE_E5M2, MXJIT_DTYPE_E4M3FNUZ,
@@ -545,6 +548,106 @@ Test(fp8_tensorwise, param_sample_gfx950, .timeout = 900)
 {
    const char *e = getenv("MXJIT_SWEEP_ALL");
    sweep("gfx950", e && !strcmp(e, "1"));
+}
+
+/* ---- the CLI ---------------------------------------------------------------------------- */
+
+/* `mxjit run fp8_tensorwise --device emu --target T --counters` on every golden row: outputs
+ * equal the golden files, and the counters of both steps are printed. */
+static int
+run_cli(char *const argv[], const char *err_path)
+{
+   pid_t pid = fork();
+   if (pid == 0) {
+      int out = open("/dev/null", O_WRONLY),
+          err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (out < 0 || err < 0)
+         _exit(126);
+      dup2(out, 1);
+      dup2(err, 2);
+      execv(argv[0], argv);
+      _exit(127);
+   }
+   int status = 0;
+   waitpid(pid, &status, 0);
+   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static int
+file_is(const char *path, const char *golden)
+{
+   size_t n, m;
+   uint8_t *want = golden_read(golden, &n);
+   FILE *f = fopen(path, "rb");
+   uint8_t *got = malloc(n + 1);
+   m = f && got ? fread(got, 1, n + 1, f) : 0;
+   int same = want && m == n && !memcmp(got, want, n);
+   if (f)
+      fclose(f);
+   free(want), free(got);
+   return same;
+}
+
+Test(fp8_tensorwise, cli_run_on_the_emulator, .timeout = 300)
+{
+   golden_case *cases;
+   int n = golden_load_manifest(&cases);
+   cr_assert_gt(n, 0);
+   char dir[] = "/tmp/mxjit_fp8t_cliXXXXXX";
+   cr_assert_not_null(mkdtemp(dir));
+   char q[300], s[300], err[300], in[4200], shape[64];
+   snprintf(q, sizeof(q), "%s/q.bin", dir);
+   snprintf(s, sizeof(s), "%s/s.bin", dir);
+   snprintf(err, sizeof(err), "%s/err.txt", dir);
+   int ran = 0;
+   for (int i = 0; i < n; i++) {
+      const golden_case *c = &cases[i];
+      if (strcmp(c->op, "fp8_tensorwise"))
+         continue;
+      snprintf(in, sizeof(in), "%s/%s", golden_dir(), c->files[0]);
+      snprintf(shape, sizeof(shape), "%s", c->shape);
+      for (int t = 0; t < 2; t++) {
+         char *argv[] = {MXJIT_CLI,
+                         "run",
+                         "fp8_tensorwise",
+                         "--in",
+                         in,
+                         "--dtype",
+                         (char *)c->in_dtype,
+                         "--shape",
+                         shape,
+                         "--fp8",
+                         (char *)c->elem,
+                         "--out-q",
+                         q,
+                         "--out-scale-inv",
+                         s,
+                         "--device",
+                         "emu",
+                         "--target",
+                         (char *)targets[t],
+                         "--counters",
+                         NULL};
+         int rc = run_cli(argv, err);
+         size_t en;
+         FILE *ef = fopen(err, "rb");
+         char text[4096] = "";
+         en = ef ? fread(text, 1, sizeof(text) - 1, ef) : 0;
+         text[en] = 0;
+         if (ef)
+            fclose(ef);
+         cr_assert_eq(rc, 0, "%s on %s: exit %d: %s", c->name, targets[t], rc, text);
+         cr_assert(file_is(q, c->files[1]) && file_is(s, c->files[2]), "%s on %s: outputs differ",
+                   c->name, targets[t]);
+         cr_assert(strstr(text, "counters (fp8t_cast, step 2 of 2)") &&
+                       strstr(text, "counters (fp8t_amax, step 1 of 2"),
+                   "%s: counters of both steps: %s", c->name, text);
+         ran++;
+      }
+   }
+   cr_assert_eq(ran, 32);
+   unlink(q), unlink(s), unlink(err), rmdir(dir);
+   free(cases);
 }
 
 /* ---- check mode, bad arguments ---------------------------------------------------------- */
