@@ -41,7 +41,7 @@ static const uint32_t fp8t_unroll[] = {1, 2, 4};
 #define FP8T_PARAMS(X)                                                                             \
    X(in_f32, fp8t_bool, 0)                                                                         \
    X(fmt, fp8t_fmts, 0)                                                                            \
-   X(waves, fp8t_waves, 4)                                                                         \
+   X(waves, fp8t_waves, 8)                                                                         \
    X(vec, fp8t_vec, 16)                                                                            \
    X(unroll, fp8t_unroll, 1)
 #define AS_PARAM(nm, allowed, d)                                                                   \
