@@ -4,6 +4,8 @@
  */
 #include "tpl.h"
 
+#include "fp8_tensorwise.h"
+
 #include "jb.h"
 #include "jt.h"
 
@@ -185,7 +187,8 @@ tpl_dump(const struct jt_target *t, const tpl_family *f, const void *params, boo
 }
 
 const tpl_family *const tpl_families[] = {&tpl_scaled_copy, &tpl_mxfp8_dim0, &tpl_mxfp8_dim1,
-                                          &tpl_mxfp4_rowwise, NULL};
+                                          &tpl_mxfp4_rowwise, &tpl_fp8t_amax, &tpl_fp8t_cast,
+                                          NULL};
 
 const tpl_family *
 tpl_lookup(const char *name)

@@ -352,6 +352,13 @@ jb_val jb_f32_to_bf16(jb_builder *b, jb_val x);
 /** f32 lanes (n = 1, 2, 4, 8, 16) -> n OCP fp8 codes (i8 lanes), RNE, saturating (§2.1, §2.2).
  *  NaN gives 0x7F|sign. */
 jb_val jb_cvt_f32_to_fp8(jb_builder *b, jb_val x, enum jb_fp8 fmt);
+/** f32 lanes (n = 1, 2, 4, 8, 16) whose values lie within ±max of the format and are not NaN
+ *  (the caller clamped, as NUMERICS.md §6.1 step 3 does) -> n fp8 codes (i8 lanes), RNE. fnuz
+ *  selects the FNUZ formats (§1.2: e4m3fnuz max 240, e5m2fnuz; no -0: a zero result is 0x00).
+ *  Lowering: v_cvt_pk_{fp8,bf8}_f32 where the target's native fp8 is that flavour (gfx942
+ *  FNUZ, gfx950 OCP), half an instruction per element; otherwise the software encoder, which
+ *  also saturates and gives NaN 0x7F|sign (OCP) or 0x80 (FNUZ). */
+jb_val jb_cvt_f32_to_fp8_inrange(jb_builder *b, jb_val x, enum jb_fp8 fmt, bool fnuz);
 /** f32 lanes (n even, 2..16) -> n/2 bytes of packed E2M1 (element 2i in the low nibble, §1.3,
  *  §2.3), RNE, saturating to ±6. */
 jb_val jb_cvt_f32_to_fp4(jb_builder *b, jb_val x);

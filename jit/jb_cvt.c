@@ -11,6 +11,9 @@
  *   rewritten to the NUMERICS code afterwards, so the result does not depend on the
  *   instruction's NaN encoding.
  * All sequences work lane-wise on vectors of up to 16 f32.
+ * The tensorwise cast (jb_cvt_f32_to_fp8_inrange, NUMERICS.md §6.1) takes values its caller
+ * clamped: there the target's native v_cvt_pk_{fp8,bf8}_f32 is exact when its flavour (FNUZ on
+ * gfx942, OCP on gfx950) is the one asked for; the other flavour uses the software encoder.
  */
 #include "jb_int.h"
 
@@ -193,6 +196,68 @@ jb_cvt_f32_to_fp8(jb_builder *b, jb_val x, enum jb_fp8 fmt)
    jb_val r =
        jt_has(b->target, JT_CAP_CVT_SCALEF32) ? fp8_hw(b, x, fmt) : fp8_soft(b, x, &fp8_fmts[fmt]);
    return jb_trunc(b, r, ot);
+}
+
+/* FNUZ formats for the software encoder (§1.2): one more exponent bias than OCP, e4m3fnuz
+ * saturates at 240; same legend as fp8_fmts. */
+static const struct fp8_fmt fp8_fnuz_fmts[] = {
+    [JB_E4M3] = {0x3C000000u /* 2^-7 */, 0x44800000u /* 1024 */, 3, 119u << 3,
+                 0x43700000u /* 240 */, 0x7F, 0x43700000u},
+    [JB_E5M2] = {0x38000000u /* 2^-15 */, 0x48000000u /* 131072 */, 2, 111u << 2,
+                 0x47600000u /* 57344 */, 0x7F, 0x47600000u},
+};
+
+/* requires: x f32 lanes. produces: i32 lanes of the FNUZ code: the OCP-style encoder on the
+ * FNUZ grid, then the two FNUZ rules (§1.2): a zero magnitude has no sign (0x80 is NaN), and
+ * NaN is 0x80. */
+static jb_val
+fp8_soft_fnuz(jb_builder *b, jb_val x, enum jb_fp8 fmt)
+{
+   jb_type it = JB_TYPE(JB_KIND_INT, 32, x.t.lanes);
+   jb_val r = fp8_soft(b, x, &fp8_fnuz_fmts[fmt]);
+   jb_val a = jb_and_imm(b, jb_bitcast(b, x, it), 0x7fffffffu);
+   r = jb_select(b, jb_cmp(b, JB_EQ, jb_and_imm(b, r, 0x7f), imm(b, it, 0)), imm(b, it, 0), r);
+   return jb_select(b, jb_cmp(b, JB_UGT, a, imm(b, it, 0x7f800000u)), imm(b, it, 0x80), r);
+}
+
+/* Native v_cvt_pk_{fp8,bf8}_f32 (the target's own flavour): two lanes per instruction into one
+ * word of a dword, word_sel picks it. RNE; exact for in-range inputs. Returns i8 lanes. */
+static jb_val
+fp8_native_pk(jb_builder *b, jb_val x, enum jb_fp8 fmt)
+{
+   unsigned n = x.t.lanes, ndw = (n + 3) / 4;
+   const char *name = fmt == JB_E4M3 ? "llvm.amdgcn.cvt.pk.fp8.f32" : "llvm.amdgcn.cvt.pk.bf8.f32";
+   jb_val out = jb_undef(b, JB_TYPE(JB_KIND_INT, 32, ndw));
+   for (unsigned g = 0; g < ndw; g++) {
+      LLVMValueRef w = LLVMConstInt(b->t.i32, 0, 0);
+      for (unsigned p = 0; p < 2 && 4 * g + 2 * p < n; p++) {
+         unsigned e = 4 * g + 2 * p;
+         jb_val lo = n > 1 ? jb_extract(b, x, e) : x;
+         jb_val hi = e + 1 < n ? jb_extract(b, x, e + 1) : jb_imm_f32(b, 0.0f);
+         if (!jb_ok(b))
+            return jb_poison(b, JB_TYPE(JB_KIND_INT, 8, n));
+         LLVMValueRef a[4] = {lo.v, hi.v, w, LLVMConstInt(b->t.i1, p, 0)};
+         w = jb_intrinsic_(b, name, b->t.i32, a, 4);
+      }
+      out = ndw > 1 ? jb_insert(b, out, jb_wrap(w, JB_I32), g) : jb_wrap(w, JB_I32);
+   }
+   return dwords_to_bytes(b, out, n);
+}
+
+jb_val
+jb_cvt_f32_to_fp8_inrange(jb_builder *b, jb_val x, enum jb_fp8 fmt, bool fnuz)
+{
+   jb_type ot = JB_TYPE(JB_KIND_INT, 8, x.t.lanes);
+   if (!jb_ok(b) || !check_f32(b, "jb_cvt_f32_to_fp8_inrange", x, false))
+      return jb_poison(b, ot);
+   enum jt_fp8_flavor want = fnuz ? JT_FP8_FNUZ : JT_FP8_OCP;
+   /* the native converts saturate nothing and encode NaN their own way: fine here, the
+    * caller's clamp leaves neither case (§6.1 step 3) */
+   if (jt_has(b->target, JT_CAP_FP8_CVT) && b->target->fp8 == want)
+      return fp8_native_pk(b, x, fmt);
+   if (!fnuz)
+      return jb_trunc(b, fp8_soft(b, x, &fp8_fmts[fmt]), ot);
+   return jb_trunc(b, fp8_soft_fnuz(b, x, fmt), ot);
 }
 
 /* requires: x f32 lanes. produces: i32 lanes of 4-bit codes, §2.3 including its NaN quirk:

@@ -1,10 +1,173 @@
 /*
  * op_fp8_tensorwise.c — mxjit_fp8_tensorwise_quantize (Primus-Turbo TENSORWISE, NUMERICS.md
- * §6.1): one fp32 scale for the whole tensor; the host device runs host_fp8t_quantize.
+ * §6.1): one fp32 scale for the whole tensor. The host device runs host_fp8t_quantize; emu and
+ * hip run two kernel steps (isa_templates/fp8_tensorwise.c) with no host round trip:
+ *   1. fp8t_amax: per-wave partial maxima of |x| into the context's device workspace;
+ *   2. fp8t_cast: reads the partials, computes scale and scale_inv on the device, writes q and
+ *      scale_inv.
+ * The cast's problem carries the amax plan's partial count, so both plans are memoized by the
+ * generic runner (rt_run.c) like any single-step op.
  */
 #include "op_int.h"
 
+#include "fp8_tensorwise.h"
+#include "rt_run.h"
+
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Checks args; on MXJIT_OK *n is the element count and *f the host format. */
+static mxjit_status
+check_args(mxjit_ctx *ctx, const char *op, const mxjit_fp8_tensorwise_args *args, int64_t *n,
+           host_fmt *f)
+{
+   static const mxjit_dtype xdt[] = {MXJIT_DTYPE_BF16, MXJIT_DTYPE_F32};
+   mxjit_status st = rt_op_begin(ctx, op, args);
+   if (st == MXJIT_OK)
+      st = rt_op_check_tensor(ctx, op, "x", &args->x, 1, MXJIT_MAX_DIMS, xdt, 2);
+   if (st != MXJIT_OK)
+      return st;
+   int hf = rt_op_host_fmt(args->fp8);
+   if (hf < 0 || hf == HOST_FMT_E2M1)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_DTYPE,
+                      "%s: args.fp8 is %s; use e4m3, e5m2, e4m3fnuz or e5m2fnuz", op,
+                      mxjit_dtype_name(args->fp8));
+   if ((st = rt_op_check_ptr(ctx, op, "q", args->q, 1)) != MXJIT_OK ||
+       (st = rt_op_check_ptr(ctx, op, "scale_inv", args->scale_inv, 4)) != MXJIT_OK)
+      return st;
+   int64_t ne = rt_op_numel(&args->x);
+   uint64_t xb = (uint64_t)ne * (uint64_t)rt_op_dtype_size(args->x.dtype);
+   if ((st = rt_op_check_disjoint(ctx, op, "x", args->x.data, xb, "q", args->q, (uint64_t)ne)) ||
+       (st = rt_op_check_disjoint(ctx, op, "x", args->x.data, xb, "scale_inv", args->scale_inv,
+                                  4)) ||
+       (st = rt_op_check_disjoint(ctx, op, "q", args->q, (uint64_t)ne, "scale_inv", args->scale_inv,
+                                  4)))
+      return st;
+   *n = ne;
+   *f = (host_fmt)hf;
+   return MXJIT_OK;
+}
+
+static uint32_t
+tpl_fmt(host_fmt f)
+{
+   return f == HOST_FMT_E4M3       ? TPL_FP8T_E4M3
+          : f == HOST_FMT_E5M2     ? TPL_FP8T_E5M2
+          : f == HOST_FMT_E4M3FNUZ ? TPL_FP8T_E4M3FNUZ
+                                   : TPL_FP8T_E5M2FNUZ;
+}
+
+/* The two steps' plans: amax for (n, dtype), then the cast, whose problem carries the amax
+ * plan's partial count. */
+static mxjit_status
+plans(mxjit_ctx *ctx, const char *op, int64_t n, int in_f32, host_fmt f, const rt_plan **amax,
+      struct tpl_fp8t_problem *cpr, const rt_plan **cast)
+{
+   struct tpl_fp8t_problem apr = {.n = n, .in_f32 = (uint32_t)in_f32, .fmt = TPL_FP8T_E4M3};
+   mxjit_status st = rt_plan_get(ctx, op, &tpl_fp8t_amax, &apr, amax);
+   if (st != MXJIT_OK)
+      return st;
+   *cpr = apr;
+   cpr->fmt = tpl_fmt(f);
+   cpr->nparts = tpl_fp8t_parts(&apr, (const void *)(*amax)->params);
+   return rt_plan_get(ctx, op, &tpl_fp8t_cast, cpr, cast);
+}
+
+mxjit_status
+rt_op_fp8t_plan(mxjit_ctx *ctx, const char *op, const mxjit_fp8_tensorwise_args *args,
+                const rt_plan **amax, const rt_plan **cast)
+{
+   int hf = rt_op_host_fmt(args->fp8);
+   int64_t n = rt_op_numel(&args->x);
+   if (n < 0 || hf < 0 || hf == HOST_FMT_E2M1 ||
+       (args->x.dtype != MXJIT_DTYPE_BF16 && args->x.dtype != MXJIT_DTYPE_F32))
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "%s: x must be bf16/f32 with a valid shape and "
+                      "fp8 one of e4m3, e5m2, e4m3fnuz, e5m2fnuz",
+                      op);
+   struct tpl_fp8t_problem cpr;
+   return plans(ctx, op, n, args->x.dtype == MXJIT_DTYPE_F32, (host_fmt)hf, amax, &cpr, cast);
+}
+
+static mxjit_status
+run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
+           const mxjit_fp8_tensorwise_args *args, int64_t n, host_fmt f)
+{
+   const rt_plan *amax, *cast;
+   struct tpl_fp8t_problem cpr;
+   mxjit_status st = plans(ctx, op, n, args->x.dtype == MXJIT_DTYPE_F32, f, &amax, &cpr, &cast);
+   if (st != MXJIT_OK)
+      return st;
+   uint64_t wa = tpl_fp8t_amax.workspace(amax->problem, amax->params);
+   uint64_t wc = tpl_fp8t_cast.workspace(cast->problem, cast->params);
+   mxjit_devptr ws;
+   if ((st = rt_ctx_workspace(ctx, op, wa > wc ? wa : wc, &ws)) != MXJIT_OK)
+      return st;
+   const uint64_t io[] = {[TPL_FP8T_IO_X] = args->x.data,
+                          [TPL_FP8T_IO_Q] = args->q,
+                          [TPL_FP8T_IO_SINV] = args->scale_inv,
+                          [TPL_FP8T_IO_WS] = ws};
+   if ((st = rt_run(ctx, stream, op, &tpl_fp8t_amax, amax->problem, io)) != MXJIT_OK)
+      return st;
+   return rt_run(ctx, stream, op, &tpl_fp8t_cast, &cpr, io);
+}
+
+static mxjit_status
+run_host(mxjit_ctx *ctx, const char *op, const void *x, int in_f32, int64_t n, host_fmt f,
+         uint8_t *q, float *sinv)
+{
+   host_mx_input hx = {x, !in_f32};
+   char msg[256] = "";
+   if (host_fp8t_quantize(hx, n, f, q, sinv, msg, sizeof(msg)))
+      return rt_op_host_error(ctx, op, MXJIT_ERR_INTERNAL, msg);
+   return MXJIT_OK;
+}
+
+/* Check mode (MXJIT_CHECK=1): x, q and scale_inv come back to the host, the host reference
+ * runs on x, and q and scale_inv must match byte for byte. */
+static mxjit_status
+verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_fp8_tensorwise_args *a,
+       int64_t n, host_fmt f)
+{
+   size_t xb = (size_t)n * (size_t)rt_op_dtype_size(a->x.dtype);
+   uint8_t *hx = malloc(xb + 1), *hq = malloc((size_t)n + 1), *dq = malloc((size_t)n + 1);
+   float hs = 0, ds = 0;
+   mxjit_status st;
+   if (!hx || !hq || !dq) {
+      st = rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
+      goto done;
+   }
+   if ((st = mxjit_synchronize(ctx, stream)) != MXJIT_OK ||
+       (st = mxjit_memcpy_d2h(ctx, hx, a->x.data, xb)) != MXJIT_OK ||
+       (st = mxjit_memcpy_d2h(ctx, dq, a->q, (size_t)n)) != MXJIT_OK ||
+       (st = mxjit_memcpy_d2h(ctx, &ds, a->scale_inv, 4)) != MXJIT_OK ||
+       (st = run_host(ctx, op, hx, a->x.dtype == MXJIT_DTYPE_F32, n, f, hq, &hs)) != MXJIT_OK)
+      goto done;
+   if (memcmp(&hs, &ds, 4)) {
+      uint32_t hb, db;
+      memcpy(&hb, &hs, 4);
+      memcpy(&db, &ds, 4);
+      st = rt_error(ctx, MXJIT_ERR_CHECK,
+                    "%s: check mode: scale_inv is 0x%08x on the device, 0x%08x in the host "
+                    "reference (a miscompile or a device fault; please report it)",
+                    op, db, hb);
+      goto done;
+   }
+   for (int64_t i = 0; i < n; i++)
+      if (dq[i] != hq[i]) {
+         st = rt_error(ctx, MXJIT_ERR_CHECK,
+                       "%s: check mode: q byte %" PRId64 " is 0x%02x on the device, 0x%02x in "
+                       "the host reference (a miscompile or a device fault; please report it)",
+                       op, i, dq[i], hq[i]);
+         break;
+      }
+done:
+   free(hx);
+   free(hq);
+   free(dq);
+   return st;
+}
 
 mxjit_status
 mxjit_fp8_tensorwise_quantize(mxjit_ctx *ctx, mxjit_stream stream,
@@ -12,34 +175,15 @@ mxjit_fp8_tensorwise_quantize(mxjit_ctx *ctx, mxjit_stream stream,
 {
    const char *op = "fp8_tensorwise_quantize";
    RT_OP_DEFAULT_FENV;
-   static const mxjit_dtype xdt[] = {MXJIT_DTYPE_BF16, MXJIT_DTYPE_F32};
-   mxjit_status st = rt_op_begin(ctx, op, args);
-   if (st == MXJIT_OK)
-      st = rt_op_check_tensor(ctx, op, "x", &args->x, 1, MXJIT_MAX_DIMS, xdt, 2);
+   int64_t n = 0;
+   host_fmt f = HOST_FMT_E4M3;
+   mxjit_status st = check_args(ctx, op, args, &n, &f);
    if (st != MXJIT_OK)
       return st;
-   int f = rt_op_host_fmt(args->fp8);
-   if (f < 0 || f == HOST_FMT_E2M1)
-      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_DTYPE,
-                      "%s: args.fp8 is %s; use e4m3, e5m2, e4m3fnuz or e5m2fnuz", op,
-                      mxjit_dtype_name(args->fp8));
-   if ((st = rt_op_check_ptr(ctx, op, "q", args->q, 1)) != MXJIT_OK ||
-       (st = rt_op_check_ptr(ctx, op, "scale_inv", args->scale_inv, 4)) != MXJIT_OK)
+   if (mxjit_ctx_device(ctx) == MXJIT_DEVICE_HOST)
+      return run_host(ctx, op, RT_HOST_PTR(args->x.data), args->x.dtype == MXJIT_DTYPE_F32, n, f,
+                      RT_HOST_PTR(args->q), RT_HOST_PTR(args->scale_inv));
+   if ((st = run_device(ctx, stream, op, args, n, f)) != MXJIT_OK)
       return st;
-   int64_t n = rt_op_numel(&args->x);
-   uint64_t xb = (uint64_t)n * (uint64_t)rt_op_dtype_size(args->x.dtype);
-   if ((st = rt_op_check_disjoint(ctx, op, "x", args->x.data, xb, "q", args->q, (uint64_t)n)) ||
-       (st = rt_op_check_disjoint(ctx, op, "x", args->x.data, xb, "scale_inv", args->scale_inv,
-                                  4)) ||
-       (st = rt_op_check_disjoint(ctx, op, "q", args->q, (uint64_t)n, "scale_inv",
-                                  args->scale_inv, 4)))
-      return st;
-   if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
-      return rt_op_no_kernel(ctx, op);
-   host_mx_input x = {RT_HOST_PTR(args->x.data), args->x.dtype == MXJIT_DTYPE_BF16};
-   char msg[256] = "";
-   if (host_fp8t_quantize(x, n, (host_fmt)f, RT_HOST_PTR(args->q),
-                          RT_HOST_PTR(args->scale_inv), msg, sizeof(msg)))
-      return rt_op_host_error(ctx, op, MXJIT_ERR_INTERNAL, msg);
-   return MXJIT_OK;
+   return ctx->check ? verify(ctx, stream, op, args, n, f) : MXJIT_OK;
 }

@@ -87,4 +87,11 @@ mxjit_status rt_op_mx_plan(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_
 /** Runs a checked MX quantize on the host device. */
 mxjit_status rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a);
 
+/* op_fp8_tensorwise.c */
+/** The two plans (amax, cast) the emu/hip device runs for this FP8 tensorwise quantize; only
+ *  x's dtype and shape and args->fp8 are read (no pointers). For tools and tests. */
+mxjit_status rt_op_fp8t_plan(mxjit_ctx *ctx, const char *op,
+                             const mxjit_fp8_tensorwise_args *args, const struct rt_plan **amax,
+                             const struct rt_plan **cast);
+
 #endif /* OP_INT_H */

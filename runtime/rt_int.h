@@ -8,6 +8,9 @@
 #include "mxjit.h"
 #include "rt_device.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
+
 /** The context's device (never NULL for a created context). */
 rt_device *rt_ctx_device(mxjit_ctx *ctx);
 /** Sets the context's last error (printf-style; messages start with the module, "op: ...")
@@ -56,6 +59,7 @@ struct mxjit_ctx {
    int check;                       /* MXJIT_CHECK / options.check: compare with the host ref */
    struct rt_config *config;        /* tuned tables (rt_config.c); NULL: heuristics only */
    rt_kstats last_kstats;           /* last lookup that missed the table (not thread-safe) */
+   _Atomic(mxjit_devptr) ws;        /* device workspace (rt_ctx_workspace), 0 until first use */
    char err[1024];
    char create_err[512];            /* why creation failed (kept for later calls' messages) */
 };
@@ -63,6 +67,17 @@ struct mxjit_ctx {
 /** MXJIT_OK if ctx is a successfully created context; else sets/returns INVALID_ARG. Used by
  *  every public entry point after its NULL check. */
 mxjit_status rt_ctx_check(mxjit_ctx *ctx, const char *fn);
+
+/** Bytes of the context's device workspace (rt_ctx_workspace). */
+#define RT_CTX_WORKSPACE_BYTES 65536u
+/** The context's device workspace, RT_CTX_WORKSPACE_BYTES long, for kernels whose family asks
+ *  for scratch (tpl_family.workspace; rt_memory.c). Allocated on first use (lock-free: a racing
+ *  second allocation is freed) and freed with the context; it never moves, so kernels queued
+ *  on it stay valid. `bytes` above its size: MXJIT_ERR_UNSUPPORTED naming op. The contents are
+ *  the running op's: ops that use it are ordered by their stream, so a context's ops on
+ *  different streams must not use it at the same time (issue #13: caller-provided
+ *  workspaces). */
+mxjit_status rt_ctx_workspace(mxjit_ctx *ctx, const char *op, uint64_t bytes, mxjit_devptr *out);
 
 /** HIP backend with an explicit library path (NULL: libamdhip64.so, .so.7, .so.6). The path
  *  comes from $MXJIT_HIP_LIBRARY, read once by mxjit_ctx_create. */

@@ -105,3 +105,31 @@ mxjit_synchronize(mxjit_ctx *ctx, mxjit_stream stream)
    rt_device *dev = rt_ctx_device(ctx);
    return dev_result(ctx, dev->ops->synchronize(dev, stream));
 }
+
+mxjit_status
+rt_ctx_workspace(mxjit_ctx *ctx, const char *op, uint64_t bytes, mxjit_devptr *out)
+{
+   *out = 0;
+   if (bytes > RT_CTX_WORKSPACE_BYTES)
+      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
+                      "%s: needs %llu bytes of device workspace; the context has %u", op,
+                      (unsigned long long)bytes, RT_CTX_WORKSPACE_BYTES);
+   mxjit_devptr ws = atomic_load_explicit(&ctx->ws, memory_order_acquire);
+   if (!ws) {
+      rt_device *dev = rt_ctx_device(ctx);
+      mxjit_devptr mine = 0, none = 0;
+      mxjit_status st = dev->ops->alloc(dev, RT_CTX_WORKSPACE_BYTES, &mine);
+      if (st != MXJIT_OK)
+         return rt_error(ctx, st, "%s: cannot allocate the context's %u-byte device workspace: %s",
+                         op, RT_CTX_WORKSPACE_BYTES, dev->msg);
+      if (atomic_compare_exchange_strong_explicit(&ctx->ws, &none, mine, memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+         ws = mine;
+      } else {
+         dev->ops->free(dev, mine); /* another thread published one first */
+         ws = none;
+      }
+   }
+   *out = ws;
+   return MXJIT_OK;
+}

@@ -10,6 +10,8 @@
 #include "cmd.h"
 #include "cmd_util.h"
 
+#include "fp8_tensorwise.h"
+
 #include "jt.h"
 #include "op_int.h"
 #include "rt_int.h"
@@ -422,22 +424,183 @@ run_mx_3d(mxjit_ctx *ctx, demo_row *row)
    return run_mx(ctx, MXJIT_MX_3D, 0, row);
 }
 
+/* ---- FP8 tensorwise quantize runner (two kernel steps) ---------------------------------- */
+
+/* One op call: n elements of dtype in, the target's native fp8 flavour (gfx942 FNUZ, gfx950
+ * OCP); the last case is the largest, the one the rows' kernels and counters are of. */
+typedef struct fp8t_case {
+   int64_t n;
+   mxjit_dtype in;
+} fp8t_case;
+
+static const fp8t_case fp8t_cases[] = {{1, MXJIT_DTYPE_BF16},
+                                       {4097, MXJIT_DTYPE_F32},
+                                       {70001, MXJIT_DTYPE_F32},
+                                       {300007, MXJIT_DTYPE_BF16}};
+#define FP8T_NCASES (sizeof(fp8t_cases) / sizeof(fp8t_cases[0]))
+
+static mxjit_fp8_tensorwise_args
+fp8t_args(const fp8t_case *c, const char *target)
+{
+   mxjit_fp8_tensorwise_args a = {.fp8 = !strcmp(target, "gfx942") ? MXJIT_DTYPE_E4M3FNUZ
+                                                                   : MXJIT_DTYPE_E4M3};
+   a.x.dtype = c->in;
+   a.x.ndim = 1;
+   a.x.shape[0] = c->n;
+   return a;
+}
+
+/* Runs the op on ctx over host x; q (pre-filled with 0xa5) and scale_inv come back. */
+static mxjit_status
+fp8t_run_on(mxjit_ctx *ctx, mxjit_fp8_tensorwise_args a, const void *x, size_t xb, uint8_t *q,
+            size_t n, float *sinv)
+{
+   mxjit_devptr dx = 0, dq = 0, ds = 0;
+   mxjit_status st = mxjit_malloc(ctx, xb, &dx);
+   if (!st)
+      st = mxjit_malloc(ctx, n, &dq);
+   if (!st)
+      st = mxjit_malloc(ctx, 4, &ds);
+   if (!st)
+      st = mxjit_memcpy_h2d(ctx, dx, x, xb);
+   if (!st)
+      st = mxjit_memset(ctx, dq, 0xa5, n);
+   a.x.data = dx;
+   a.q = dq;
+   a.scale_inv = ds;
+   if (!st)
+      st = mxjit_fp8_tensorwise_quantize(ctx, NULL, &a);
+   if (!st)
+      st = mxjit_synchronize(ctx, NULL);
+   if (!st)
+      st = mxjit_memcpy_d2h(ctx, q, dq, n);
+   if (!st)
+      st = mxjit_memcpy_d2h(ctx, sinv, ds, 4);
+   mxjit_free(ctx, dx);
+   mxjit_free(ctx, dq);
+   mxjit_free(ctx, ds);
+   return st;
+}
+
+/* Every case against the host device; returns 0 ok, 1 wrong bytes, -1 device/API error. */
+static int
+fp8t_check_cases(mxjit_ctx *ctx, mxjit_ctx *host, const char *target, char *res, size_t len)
+{
+   for (unsigned i = 0; i < FP8T_NCASES; i++) {
+      const fp8t_case *c = &fp8t_cases[i];
+      mx_case shape = {.m = 1, .k = c->n, .in = c->in};
+      size_t xb = 0, n = (size_t)c->n;
+      void *x = mx_input(&shape, 0xf8f8ull + i, &xb);
+      uint8_t *q = malloc(n), *hq = malloc(n);
+      float s = 0, hs = 0;
+      mxjit_fp8_tensorwise_args a = fp8t_args(c, target);
+      mxjit_ctx *failed = host;
+      mxjit_status st = !x || !q || !hq ? MXJIT_ERR_NOMEM : fp8t_run_on(host, a, x, xb, hq, n, &hs);
+      if (!st) {
+         failed = ctx;
+         st = fp8t_run_on(ctx, a, x, xb, q, n, &s);
+      }
+      int64_t d = st ? -1 : first_diff(q, hq, n);
+      int rc = st ? -1 : d >= 0 || memcmp(&s, &hs, 4) ? 1 : 0;
+      if (st)
+         snprintf(res, len, "%lld %s: %s: %s", (long long)c->n, mxjit_dtype_name(c->in),
+                  mxjit_status_name(st), mxjit_ctx_last_error(failed));
+      else if (d >= 0)
+         snprintf(res, len, "WRONG %lld %s: q byte %lld is 0x%02x, host 0x%02x", (long long)c->n,
+                  mxjit_dtype_name(c->in), (long long)d, q[d], hq[d]);
+      else if (rc)
+         snprintf(res, len, "WRONG %lld %s: scale_inv %g, host %g", (long long)c->n,
+                  mxjit_dtype_name(c->in), (double)s, (double)hs);
+      free(x);
+      free(q);
+      free(hq);
+      if (rc)
+         return rc;
+   }
+   return 0;
+}
+
+/* The rows of the two steps: both run the op over every case and compare with the host; the
+ * amax row's counters come from launching its step once more on the largest case (the op's
+ * last launch is the cast). */
+static int
+run_fp8t(mxjit_ctx *ctx, demo_row *row, int amax)
+{
+   mxjit_ctx *host = NULL;
+   const char *target = rt_ctx_device(ctx)->target;
+   mxjit_status st = mxjit_ctx_create(
+       &(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST, .no_disk_cache = 1}, &host);
+   int rc = st ? -1 : fp8t_check_cases(ctx, host, target, row->result, sizeof(row->result));
+   if (st)
+      snprintf(row->result, sizeof(row->result), "host reference: %s", mxjit_status_name(st));
+   mxjit_ctx_destroy(host);
+   if (rc)
+      return rc;
+   const fp8t_case *last = &fp8t_cases[FP8T_NCASES - 1];
+   rt_device *dev = rt_ctx_device(ctx);
+   if (amax && dev->ops->last_counters) {
+      mxjit_fp8_tensorwise_args a = fp8t_args(last, target);
+      const rt_plan *pa, *pc;
+      mxjit_devptr dx = 0, ws = 0;
+      size_t xb = (size_t)last->n * 2;
+      if (!(st = rt_op_fp8t_plan(ctx, "demo", &a, &pa, &pc)) &&
+          !(st = mxjit_malloc(ctx, xb, &dx)) && !(st = mxjit_memset(ctx, dx, 0x3c, xb)) &&
+          !(st = rt_ctx_workspace(ctx, "demo", 4096, &ws))) {
+         const uint64_t io[] = {dx, 0, 0, ws};
+         st = rt_run(ctx, NULL, "demo", &tpl_fp8t_amax, pa->problem, io);
+      }
+      mxjit_free(ctx, dx);
+      if (st) {
+         snprintf(row->result, sizeof(row->result), "amax step: %s: %s", mxjit_status_name(st),
+                  mxjit_ctx_last_error(ctx));
+         return -1;
+      }
+   }
+   if (dev->ops->last_counters) {
+      dev->ops->last_counters(dev, &row->cnt);
+      row->have_counters = row->cnt.total != 0;
+      row->elems = (uint64_t)last->n;
+      snprintf(row->shape, sizeof(row->shape), "%lld %s %s", (long long)last->n,
+               mxjit_dtype_name(last->in), strcmp(target, "gfx942") ? "e4m3" : "e4m3fnuz");
+   }
+   snprintf(row->result, sizeof(row->result),
+            "ok (%u sizes 1 .. %lld, q and scale_inv bit-exact vs host)", (unsigned)FP8T_NCASES,
+            (long long)last->n);
+   return 0;
+}
+
+static int
+run_fp8t_amax(mxjit_ctx *ctx, demo_row *row)
+{
+   return run_fp8t(ctx, row, 1);
+}
+
+static int
+run_fp8t_cast(mxjit_ctx *ctx, demo_row *row)
+{
+   return run_fp8t(ctx, row, 0);
+}
+
 /* A table row per target: a label, the family it covers, how its kernel is chosen and run.
  * mx_kind >= 0: the kernel is the plan mxjit_mxfp8_quantize makes for the kind's largest
- * case; else the family's default params. run NULL: compile-only row. */
+ * case; fp8t: 1 (amax step) or 2 (cast step) of mxjit_fp8_tensorwise_quantize's plan for its
+ * largest case; else the family's default params. run NULL: compile-only row. */
 typedef struct demo_entry {
    const char *label;
    const tpl_family *family;
    int mx_kind;
    int (*run)(mxjit_ctx *ctx, demo_row *row);
+   int fp8t;
 } demo_entry;
 
 static const demo_entry entries[] = {
-    {"scaled_copy", &tpl_scaled_copy, -1, run_scaled_copy},
-    {"mxfp8 dim0", &tpl_mxfp8_dim0, MXJIT_MX_DIM0, run_mx_dim0},
-    {"mxfp8 dim1", &tpl_mxfp8_dim1, MXJIT_MX_DIM1, run_mx_dim1},
-    {"mxfp8 3d", &tpl_mxfp8_dim1, MXJIT_MX_3D, run_mx_3d},
-    {"mxfp4 rowwise", &tpl_mxfp4_rowwise, -1, run_mx4_rowwise},
+    {"scaled_copy", &tpl_scaled_copy, -1, run_scaled_copy, 0},
+    {"mxfp8 dim0", &tpl_mxfp8_dim0, MXJIT_MX_DIM0, run_mx_dim0, 0},
+    {"mxfp8 dim1", &tpl_mxfp8_dim1, MXJIT_MX_DIM1, run_mx_dim1, 0},
+    {"mxfp8 3d", &tpl_mxfp8_dim1, MXJIT_MX_3D, run_mx_3d, 0},
+    {"mxfp4 rowwise", &tpl_mxfp4_rowwise, -1, run_mx4_rowwise, 0},
+    {"fp8t amax", &tpl_fp8t_amax, -1, run_fp8t_amax, 1},
+    {"fp8t cast", &tpl_fp8t_cast, -1, run_fp8t_cast, 2},
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 
@@ -474,6 +637,14 @@ time_cold(const char *target, const demo_entry *e, demo_row *row)
       mxjit_mx_quant_args a = mx_case_args(mx_largest((mxjit_mx_kind)e->mx_kind));
       if (!(st = rt_op_mx_plan(cold, "mxfp8_quantize", &a, &plan))) {
          row->family = plan->family;
+         memcpy(row->params, plan->params, sizeof(row->params));
+         k = plan->kernel;
+      }
+   } else if (!st && e->fp8t) {
+      const rt_plan *pa = NULL, *pc = NULL;
+      mxjit_fp8_tensorwise_args a = fp8t_args(&fp8t_cases[FP8T_NCASES - 1], target);
+      if (!(st = rt_op_fp8t_plan(cold, "fp8_tensorwise_quantize", &a, &pa, &pc))) {
+         const rt_plan *plan = e->fp8t == 1 ? pa : pc;
          memcpy(row->params, plan->params, sizeof(row->params));
          k = plan->kernel;
       }
@@ -617,7 +788,7 @@ cmd_demo(int argc, char **argv)
       unsigned n = 0;
       for (const tpl_family *const *f = tpl_families; *f && n < 8; f++)
          if (!covered(*f))
-            more[n++] = (demo_entry){(*f)->name, *f, -1, NULL};
+            more[n++] = (demo_entry){(*f)->name, *f, -1, NULL, 0};
       for (unsigned i = 0; i < NENTRIES + n; i++) {
          demo_row r;
          wrong |= demo_one(targets[t], i < NENTRIES ? &entries[i] : &more[i - NENTRIES], dir, &r);

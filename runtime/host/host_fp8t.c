@@ -43,10 +43,16 @@ host_fp8t_quantize(host_mx_input x, int64_t n, host_fmt fmt, uint8_t *q, float *
    }
    const uint16_t *xb = x.data;
    const float *xf = x.data;
-   /* §6.1 step 1: fmaxf reduction of |x|, so NaN is ignored */
+   /* §6.1 step 1: fmaxf reduction of |x|, so NaN is ignored. Skipped explicitly: C's fmaxf
+    * follows IEEE 754-2008 maxNum, which returns NaN for a signalling NaN operand (glibc does),
+    * and the running max would restart after it; a GPU's fmaxf quiets its operands first
+    * (LLVM's maxnum lowering) and ignores every NaN, which is the rule. */
    float amax = 0.0f;
-   for (int64_t i = 0; i < n; i++)
-      amax = fmaxf(amax, fabsf(x.is_bf16 ? host_bf16_to_f32(xb[i]) : xf[i]));
+   for (int64_t i = 0; i < n; i++) {
+      float a = fabsf(x.is_bf16 ? host_bf16_to_f32(xb[i]) : xf[i]);
+      if (!isnan(a))
+         amax = fmaxf(amax, a);
+   }
    float qmax = host_fmt_max(fmt), scale, sinv;
    host_fp8t_scale(amax, qmax, &scale, &sinv);
    for (int64_t i = 0; i < n; i++) {

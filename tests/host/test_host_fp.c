@@ -359,6 +359,22 @@ Test(host_fp8t, clamp_nan_inf)
    cr_expect_eq(host_f32_bits(sinv), host_f32_bits(1.0f / (240.0f / 2.0f)));
 }
 
+/* A signalling NaN is ignored by the max like a quiet one. Regression: C's fmaxf returns NaN
+ * for an sNaN operand (IEEE 754-2008 maxNum), so the running max restarted after it and the
+ * amax was 0.5 here instead of 4 (the emulated kernels, like a GPU's fmaxf, ignore it). */
+Test(host_fp8t, signalling_nan_ignored_by_amax)
+{
+   float x[4] = {4.0f, host_bits_f32(0x7f800001u), 0.5f, host_bits_f32(0xff800100u)};
+   uint8_t q[4];
+   float sinv;
+   cr_assert_eq(host_fp8t_quantize((host_mx_input){x, 0}, 4, HOST_FMT_E4M3, q, &sinv, NULL, 0),
+                0);
+   cr_expect_eq(host_f32_bits(sinv), host_f32_bits(1.0f / (448.0f / 4.0f)));
+   cr_expect_eq(q[0], 0x7E);
+   cr_expect_eq(q[1], 0x7E); /* NaN → +q_max */
+   cr_expect_eq(q[3], 0x7E);
+}
+
 /* 1M pseudo-random fp32 bit patterns (all exponents, subnormals included) against the brute
  * force: covers the fp32 inputs that bf16 cannot express (ties below the bf16 grid). */
 Test(host_encode, random_fp32_against_brute_force)

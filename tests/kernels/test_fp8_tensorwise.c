@@ -1,0 +1,748 @@
+/*
+ * test_fp8_tensorwise.c — the FP8 tensorwise quantize kernels (isa_templates/fp8_tensorwise.c:
+ * fp8t_amax then fp8t_cast) on the emulator, gfx942 and gfx950, every emulator check on: the
+ * golden pt_* rows (all four formats on both targets), random inputs with NaN (quiet and
+ * signalling), ±Inf, ±0, subnormals and values at the clamp against the host device over sizes
+ * 1 .. many workgroups, determinism (twice, and in shuffled wave order), every point the
+ * families' pick returns with static checks (no scratch, VGPR budget, widest loads and
+ * stores), a seeded sample of all legal params (MXJIT_SWEEP_ALL=1: all of them), check mode,
+ * and bad arguments.
+ */
+#include "fp8_tensorwise.h"
+#include "golden.h"
+#include "jt.h"
+#include "kt_common.h"
+#include "op_int.h"
+#include "rt_run.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *const targets[] = {"gfx942", "gfx950"};
+static const mxjit_dtype fmts[] = {MXJIT_DTYPE_E4M3, MXJIT_DTYPE_E5M2, MXJIT_DTYPE_E4M3FNUZ,
+                                   MXJIT_DTYPE_E5M2FNUZ};
+static const char *const fmt_names[] = {"e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz"};
+
+/* ---- inputs --------------------------------------------------------------------------- */
+
+enum fill {
+   F_MIX,   /* finite magnitudes 2^-30 .. 2^12 with NaN (quiet, signalling), ±0, subnormals */
+   F_INF,   /* F_MIX plus ±Inf: amax = Inf, scale 0, scale_inv Inf */
+   F_CLAMP, /* everything within a few ulps of amax: x * scale rounds past q_max */
+   F_ZERO,  /* ±0 only: amax floored to 1e-12 */
+   F_NAN,   /* NaN only: ignored by the max, every q is +q_max */
+   F_TINY,  /* subnormals and values below 1e-12 only: the floor decides */
+   F_COUNT
+};
+static const char *const fill_names[] = {"mix", "inf", "clamp", "zero", "nan", "tiny"};
+
+static uint32_t
+special(uint64_t r, enum fill f)
+{
+   uint32_t sign = (uint32_t)(r >> 63) << 31, man = (uint32_t)r & 0x7fffff;
+   switch ((r >> 32) % 6) {
+   case 0:
+      return sign | 0x7fc00000u | (man >> 1); /* quiet NaN */
+   case 1:
+      return sign | 0x7f800000u | (man >> 1) | 0x10000; /* signalling NaN (bf16 too) */
+   case 2:
+      return sign; /* ±0 */
+   case 3:
+      return sign | man | 0x10000; /* subnormal, nonzero in bf16 too */
+   case 4:
+      return f == F_INF ? sign | 0x7f800000u : sign | man | 0x10000;
+   default:
+      return sign | 0x00800000u; /* smallest normal */
+   }
+}
+
+/* n elements (bf16 or f32 bits) of a fill kind, seeded; the largest magnitude sits at a random
+ * index so every workgroup's partial can be the winner. */
+static void *
+make_input(int64_t n, int f32, enum fill f, uint64_t seed)
+{
+   size_t es = f32 ? 4 : 2;
+   uint8_t *x = malloc((size_t)n * es + 4);
+   cr_assert_not_null(x);
+   uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+   for (int64_t i = 0; i < n; i++) {
+      uint64_t r = kt_rand(&s);
+      uint32_t sign = (uint32_t)(r >> 63) << 31, man = (uint32_t)r & 0x7fffff, v;
+      unsigned c = (unsigned)(r >> 40) % 64;
+      switch (f) {
+      case F_ZERO:
+         v = sign;
+         break;
+      case F_NAN:
+         v = sign | (r >> 33 & 1 ? 0x7fc00000u | (man >> 1) : 0x7f800000u | (man >> 1) | 0x10000);
+         break;
+      case F_TINY:
+         v = c & 1 ? sign | man | 0x10000 : sign | (uint32_t)(127 - 41 - (int)(c % 20)) << 23 | man;
+         break;
+      case F_CLAMP:
+         v = c == 0 ? special(r, f) : sign | (uint32_t)(127 + 5) << 23 | (0x7fff00u | (man & 0xff));
+         break;
+      default:
+         v = c == 0 ? special(r, f) : sign | (uint32_t)(127 - 30 + (int)(r >> 48) % 42) << 23 | man;
+         break;
+      }
+      if (f32)
+         memcpy(x + 4 * i, &v, 4);
+      else {
+         uint16_t h = (uint16_t)(v >> 16);
+         memcpy(x + 2 * i, &h, 2);
+      }
+   }
+   return x;
+}
+
+/* ---- running the op ------------------------------------------------------------------- */
+
+/* The op on ctx over host x; q (pre-filled with 0xa5: unwritten bytes show) and the scale_inv
+ * bits come back. */
+static mxjit_status
+run_op(mxjit_ctx *ctx, const void *x, int64_t n, int f32, mxjit_dtype fmt, uint8_t **q,
+       uint32_t *sinv)
+{
+   mxjit_devptr dx = kt_to_dev(ctx, x, (size_t)n * (f32 ? 4 : 2));
+   mxjit_fp8_tensorwise_args a = {
+       .x = {.data = dx, .dtype = f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, .ndim = 1},
+       .fp8 = fmt,
+       .q = kt_dev_fill(ctx, (size_t)n, 0xa5),
+       .scale_inv = kt_dev_fill(ctx, 4, 0xa5),
+   };
+   a.x.shape[0] = n;
+   mxjit_status st = mxjit_fp8_tensorwise_quantize(ctx, NULL, &a);
+   *q = kt_take(ctx, a.q, (size_t)n);
+   uint8_t *s = kt_take(ctx, a.scale_inv, 4);
+   memcpy(sinv, s, 4);
+   free(s);
+   mxjit_free(ctx, dx);
+   return st;
+}
+
+static void
+expect_same(const char *tag, const uint8_t *q, uint32_t s, const uint8_t *wq, uint32_t ws,
+            int64_t n)
+{
+   cr_assert_eq(s, ws, "%s: scale_inv bits 0x%08x, want 0x%08x", tag, s, ws);
+   for (int64_t i = 0; i < n; i++)
+      if (q[i] != wq[i])
+         cr_assert_fail("%s: q byte %lld of %lld is 0x%02x, want 0x%02x", tag, (long long)i,
+                        (long long)n, q[i], wq[i]);
+}
+
+/* One case on ctx against the host device. */
+static void
+check_vs_host(mxjit_ctx *ctx, mxjit_ctx *host, int64_t n, int f32, int fi, enum fill f,
+              uint64_t seed, const char *target)
+{
+   char tag[200];
+   snprintf(tag, sizeof(tag), "%s n=%lld %s %s %s", target, (long long)n, f32 ? "f32" : "bf16",
+            fmt_names[fi], fill_names[f]);
+   void *x = make_input(n, f32, f, seed);
+   uint8_t *q, *hq;
+   uint32_t s, hs;
+   mxjit_status st = run_op(ctx, x, n, f32, fmts[fi], &q, &s);
+   cr_assert_eq(st, MXJIT_OK, "%s: %s", tag, mxjit_ctx_last_error(ctx));
+   cr_assert_eq(run_op(host, x, n, f32, fmts[fi], &hq, &hs), MXJIT_OK);
+   expect_same(tag, q, s, hq, hs, n);
+   free(x), free(q), free(hq);
+}
+
+/* ---- golden rows ---------------------------------------------------------------------- */
+
+static void
+golden_rows(const char *target, uint64_t seed)
+{
+   golden_case *cases;
+   int n = golden_load_manifest(&cases);
+   cr_assert_gt(n, 0);
+   mxjit_ctx *ctx = kt_emu_ctx(target, seed);
+   int ran = 0;
+   for (int i = 0; i < n; i++) {
+      const golden_case *c = &cases[i];
+      if (strcmp(c->op, "fp8_tensorwise"))
+         continue;
+      int fi = -1;
+      for (int k = 0; k < 4; k++)
+         fi = strcmp(c->elem, fmt_names[k]) ? fi : k;
+      cr_assert_geq(fi, 0, "%s: format %s", c->name, c->elem);
+      int64_t ne = 1;
+      for (int d = 0; d < c->ndims; d++)
+         ne *= c->dims[d];
+      size_t xn, qn, sn;
+      void *x = golden_read(c->files[0], &xn);
+      uint8_t *wq = golden_read(c->files[1], &qn), *ws = golden_read(c->files[2], &sn);
+      cr_assert(x && wq && ws && qn == (size_t)ne && sn == 4, "%s", c->name);
+      int f32 = !strcmp(c->in_dtype, "f32");
+      uint8_t *q;
+      uint32_t s, wsb;
+      memcpy(&wsb, ws, 4);
+      char tag[200];
+      snprintf(tag, sizeof(tag), "%s on %s", c->name, target);
+      mxjit_status st = run_op(ctx, x, ne, f32, fmts[fi], &q, &s);
+      cr_assert_eq(st, MXJIT_OK, "%s: %s", tag, mxjit_ctx_last_error(ctx));
+      expect_same(tag, q, s, wq, wsb, ne);
+      free(x), free(wq), free(ws), free(q);
+      ran++;
+   }
+   cr_assert_eq(ran, 16, "%d golden pt_ rows (want 16: 2 shapes x 2 dtypes x 4 formats)", ran);
+   mxjit_ctx_destroy(ctx);
+   free(cases);
+}
+
+Test(fp8_tensorwise, golden_gfx942, .timeout = 300)
+{
+   golden_rows("gfx942", 0);
+}
+Test(fp8_tensorwise, golden_gfx950, .timeout = 300)
+{
+   golden_rows("gfx950", 0);
+}
+/* shuffled wave order at the barriers (both kernels have one) */
+Test(fp8_tensorwise, golden_shuffled, .timeout = 300)
+{
+   golden_rows("gfx942", 0x5eed);
+   golden_rows("gfx950", 0xbeef);
+}
+
+/* ---- random inputs against the host device ---------------------------------------------- */
+
+/* Sizes: tiny, around a wave's 64 lanes, around the cast's workgroup share (4 waves x 64
+ * lanes x 16 = 4096 elements) and the amax's (8192), several workgroups, odd. */
+static const int64_t sizes[] = {1,    2,    15,   16,   17,   63,   64,    65,    1023,
+                                4095, 4096, 4097, 8191, 8192, 8193, 12345, 65537, 100003};
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+Test(fp8_tensorwise, random_sizes_every_format, .timeout = 600)
+{
+   mxjit_ctx *host = kt_host_ctx();
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      for (unsigned i = 0; i < NSIZES; i++)
+         for (int fi = 0; fi < 4; fi++) {
+            int f32 = (int)(i + (unsigned)fi + (unsigned)t) & 1;
+            check_vs_host(ctx, host, sizes[i], f32, fi, F_MIX, 100 * i + (unsigned)fi, targets[t]);
+         }
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}
+
+Test(fp8_tensorwise, specials_every_fill, .timeout = 600)
+{
+   static const int64_t fsizes[] = {1, 65, 4097, 30001};
+   mxjit_ctx *host = kt_host_ctx();
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      for (int f = 0; f < F_COUNT; f++)
+         for (unsigned i = 0; i < 4; i++)
+            for (int fi = 0; fi < 4; fi++)
+               check_vs_host(ctx, host, fsizes[i], (int)(i + (unsigned)f) & 1, fi, (enum fill)f,
+                             7000 + 16 * (unsigned)f + i, targets[t]);
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}
+
+/* More elements than the capped grids cover in one pass: the amax kernel's 256 workgroups
+ * (with the wide unroll pick chooses at this size) and the cast's 512 loop over the tensor;
+ * 256 partials. */
+Test(fp8_tensorwise, capped_grids_loop, .timeout = 600)
+{
+   const int64_t n = 8192 * 1024 + 8192 * 3 + 777;
+   mxjit_ctx *host = kt_host_ctx();
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      check_vs_host(ctx, host, n, t, t ? 0 : 2, F_MIX, 42 + (unsigned)t, targets[t]);
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}
+
+/* Same bits every run: twice on one context, and in shuffled wave order on another. */
+Test(fp8_tensorwise, deterministic, .timeout = 300)
+{
+   const int64_t n = 200003;
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *a = kt_emu_ctx(targets[t], 0), *b = kt_emu_ctx(targets[t], 0xd1ce + (uint64_t)t);
+      void *x = make_input(n, 0, F_MIX, 9);
+      uint8_t *q1, *q2, *q3;
+      uint32_t s1, s2, s3;
+      cr_assert_eq(run_op(a, x, n, 0, fmts[2 * t], &q1, &s1), MXJIT_OK);
+      cr_assert_eq(run_op(a, x, n, 0, fmts[2 * t], &q2, &s2), MXJIT_OK);
+      cr_assert_eq(run_op(b, x, n, 0, fmts[2 * t], &q3, &s3), MXJIT_OK, "%s",
+                   mxjit_ctx_last_error(b));
+      expect_same("second run", q2, s2, q1, s1, n);
+      expect_same("shuffled wave order", q3, s3, q1, s1, n);
+      free(x), free(q1), free(q2), free(q3);
+      mxjit_ctx_destroy(a);
+      mxjit_ctx_destroy(b);
+   }
+}
+
+/* x, q and scale_inv at the smallest alignments the op accepts (element size, 1, 4): the 16-byte
+ * loads and stores of the kernels run on unaligned addresses. */
+Test(fp8_tensorwise, unaligned_pointers, .timeout = 300)
+{
+   const int64_t n = 20011;
+   mxjit_ctx *host = kt_host_ctx();
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      for (int f32 = 0; f32 < 2; f32++) {
+         size_t es = f32 ? 4 : 2;
+         void *x = make_input(n, f32, F_MIX, 77 + (unsigned)f32);
+         mxjit_devptr bx = kt_dev_fill(ctx, (size_t)n * es + 16, 0);
+         mxjit_devptr bq = kt_dev_fill(ctx, (size_t)n + 16, 0xa5), bs = kt_dev_fill(ctx, 16, 0);
+         cr_assert_eq(mxjit_memcpy_h2d(ctx, bx + es, x, (size_t)n * es), MXJIT_OK);
+         mxjit_fp8_tensorwise_args a = {
+             .x = {.data = bx + es, .dtype = f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, .ndim = 1},
+             .fp8 = fmts[1 + 2 * t],
+             .q = bq + 3,
+             .scale_inv = bs + 4};
+         a.x.shape[0] = n;
+         cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &a), MXJIT_OK, "%s",
+                      mxjit_ctx_last_error(ctx));
+         uint8_t *q = kt_take(ctx, bq, (size_t)n + 16), *sb = kt_take(ctx, bs, 16), *hq;
+         uint32_t s, hs;
+         memcpy(&s, sb + 4, 4);
+         cr_assert_eq(run_op(host, x, n, f32, fmts[1 + 2 * t], &hq, &hs), MXJIT_OK);
+         char tag[64];
+         snprintf(tag, sizeof(tag), "%s unaligned f32=%d", targets[t], f32);
+         expect_same(tag, q + 3, s, hq, hs, n);
+         for (int i = 0; i < 3; i++)
+            cr_assert_eq(q[i], 0xa5, "%s: byte %d before q written", tag, i - 3);
+         cr_assert_eq(q[3 + n], 0xa5, "%s: byte after q written", tag);
+         free(x), free(q), free(sb), free(hq);
+         mxjit_free(ctx, bx);
+      }
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}
+
+/* An empty tensor still writes scale_inv (amax 0, floored: 1 / (q_max / 1e-12)). */
+Test(fp8_tensorwise, empty_tensor_writes_scale_inv)
+{
+   mxjit_ctx *host = kt_host_ctx();
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      for (int fi = 0; fi < 4; fi++) {
+         uint8_t *q, *hq;
+         uint32_t s, hs;
+         cr_assert_eq(run_op(ctx, "", 0, 0, fmts[fi], &q, &s), MXJIT_OK, "%s",
+                      mxjit_ctx_last_error(ctx));
+         cr_assert_eq(run_op(host, "", 0, 0, fmts[fi], &hq, &hs), MXJIT_OK);
+         cr_assert_eq(s, hs, "%s %s: 0x%08x, want 0x%08x", targets[t], fmt_names[fi], s, hs);
+         free(q), free(hq);
+      }
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}
+
+/* ---- params: pick points, static checks, the legal space -------------------------------- */
+
+static char *
+isa_of(const char *target, const tpl_family *f, const void *params)
+{
+   char *text = NULL, msg[256];
+   size_t len = 0;
+   FILE *mem = open_memstream(&text, &len);
+   cr_assert_eq(tpl_dump(jt_lookup(target), f, params, false, true, mem, msg, sizeof(msg)),
+                MXJIT_OK, "%s", msg);
+   fclose(mem);
+   return text;
+}
+
+/* No scratch, within the VGPR budget (64: 8 waves per SIMD; the cast's software encoder 128),
+ * no AGPRs; x loaded 16 bytes at a time when a
+ * lane chunk has 16 bytes or more (the partials too); q stored vec bytes at a time. */
+static void
+static_checks(const char *target, const tpl_family *f, const struct tpl_fp8t_params *p,
+              const rt_lkernel *k, const char *tag)
+{
+   cr_assert_eq(k->meta.private_segment_size, 0u, "%s: scratch", tag);
+   unsigned budget = f == &tpl_fp8t_cast ? tpl_fp8t_cast_vgprs(jt_lookup(target), p) : 64;
+   cr_assert_leq(k->meta.vgpr_count, budget, "%s: %u VGPRs (budget %u)", tag, k->meta.vgpr_count,
+                 budget);
+   cr_assert_eq(k->meta.agpr_count, 0u, "%s: %u AGPRs", tag, k->meta.agpr_count);
+   char *isa = isa_of(target, f, p);
+   unsigned chunk = p->vec * (p->in_f32 ? 4 : 2);
+   static const char *const ld[] = {[8] = "buffer_load_dwordx2", [16] = "buffer_load_dwordx4"};
+   cr_assert(strstr(isa, ld[chunk >= 16 ? 16 : 8]), "%s: no %u-byte x loads", tag,
+             chunk >= 16 ? 16 : 8);
+   if (chunk >= 16)
+      cr_assert_null(strstr(isa, "buffer_load_dwordx2"), "%s: 8-byte loads", tag);
+   cr_assert_null(strstr(isa, "scratch_"), "%s: scratch access", tag);
+   if (f == &tpl_fp8t_cast) {
+      static const char *const st[] = {
+          [4] = "buffer_store_dword ", [8] = "buffer_store_dwordx2", [16] = "buffer_store_dwordx4"};
+      cr_assert(strstr(isa, st[p->vec]), "%s: no %u-byte q stores", tag, p->vec);
+      cr_assert(strstr(isa, "v_div_fixup_f32"), "%s: scale is not a correctly rounded divide", tag);
+   }
+   free(isa);
+}
+
+/* Pick's points: per dtype and format at a mid size (the amax step's narrow unroll) and at a
+ * size that fills its capped grid (the wide one; plans and static checks only: the run is
+ * capped_grids_loop's). */
+Test(fp8_tensorwise, every_pick_point, .timeout = 600)
+{
+   static const int64_t ns[] = {100003, 64 << 20};
+   mxjit_ctx *host = kt_host_ctx();
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      int points = 0;
+      for (int f32 = 0; f32 < 2; f32++)
+         for (int fi = 0; fi < 4; fi++)
+            for (int ni = 0; ni < 2; ni++) {
+               mxjit_fp8_tensorwise_args a = {
+                   .x = {.dtype = f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16,
+                         .ndim = 1,
+                         .shape = {ns[ni]}},
+                   .fp8 = fmts[fi]};
+               const rt_plan *pa, *pc;
+               cr_assert_eq(rt_op_fp8t_plan(ctx, "test", &a, &pa, &pc), MXJIT_OK, "%s",
+                            mxjit_ctx_last_error(ctx));
+               char tag[200], ser[160];
+               for (int s = 0; s < 2; s++) {
+                  const rt_plan *p = s ? pc : pa;
+                  /* one amax kernel per dtype and unroll (it does not depend on the format);
+                   * the cast's is the same at both sizes */
+                  if ((!s && fi) || (s && ni))
+                     continue;
+                  tpl_params_serialize(p->family, p->params, ser, sizeof(ser));
+                  snprintf(tag, sizeof(tag), "%s %s %s", targets[t], p->family->name, ser);
+                  static_checks(targets[t], p->family, (const void *)p->params, p->kernel, tag);
+                  points++;
+               }
+               cr_assert_eq(memcmp(pc->params, pa->params, 4), 0, "in_f32 of both steps");
+               if (!ni)
+                  check_vs_host(ctx, host, ns[ni], f32, fi, F_MIX, 300 + (unsigned)fi, targets[t]);
+            }
+      cr_assert_eq(points, 12, "%s: %d pick points (4 amax + 8 cast)", targets[t], points);
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}
+
+/* Both steps with explicit params, launched directly (the families' own grid, kernargs and
+ * workspace size); q and the scale_inv bits come back. */
+static void
+run_explicit(mxjit_ctx *ctx, const void *x, int64_t n, int f32, int fi,
+             const struct tpl_fp8t_params *pa, const struct tpl_fp8t_params *pc, uint8_t **q,
+             uint32_t *sinv, const char *tag)
+{
+   struct tpl_fp8t_problem apr = {.n = n, .in_f32 = (uint32_t)f32};
+   struct tpl_fp8t_problem cpr = apr;
+   cpr.fmt = (uint32_t)fi;
+   cpr.nparts = tpl_fp8t_parts(&apr, pa);
+   char msg[256];
+   cr_assert_eq(tpl_validate(&tpl_fp8t_amax, &apr, pa, msg, sizeof(msg)), MXJIT_OK, "%s: %s", tag,
+                msg);
+   cr_assert_eq(tpl_validate(&tpl_fp8t_cast, &cpr, pc, msg, sizeof(msg)), MXJIT_OK, "%s: %s", tag,
+                msg);
+   mxjit_devptr dx = kt_to_dev(ctx, x, (size_t)n * (f32 ? 4 : 2)), ws;
+   mxjit_devptr dq = kt_dev_fill(ctx, (size_t)n, 0xa5), ds = kt_dev_fill(ctx, 4, 0xa5);
+   uint64_t wsb = tpl_fp8t_amax.workspace(&apr, pa);
+   cr_assert_eq(wsb, tpl_fp8t_cast.workspace(&cpr, pc));
+   cr_assert_eq(rt_ctx_workspace(ctx, "test", wsb, &ws), MXJIT_OK);
+   const uint64_t io[] = {dx, dq, ds, ws};
+   for (int s = 0; s < 2; s++) {
+      const tpl_family *f = s ? &tpl_fp8t_cast : &tpl_fp8t_amax;
+      const void *params = s ? (const void *)pc : (const void *)pa;
+      const void *pr = s ? &cpr : &apr;
+      const rt_lkernel *k;
+      cr_assert_eq(rt_kernel_get(ctx, f, params, &k), MXJIT_OK, "%s: %s", tag,
+                   mxjit_ctx_last_error(ctx));
+      cr_assert_eq(k->meta.private_segment_size, 0u, "%s: %s spills to scratch", tag, f->name);
+      unsigned budget = s ? tpl_fp8t_cast_vgprs(jt_lookup(ctx->dev->target), pc) : 64;
+      cr_assert_leq(k->meta.vgpr_count, budget, "%s: %s uses %u VGPRs", tag, f->name,
+                    k->meta.vgpr_count);
+      uint64_t vals[TPL_MAX_KARGS];
+      uint8_t ka[TPL_MAX_KARGS * 8];
+      f->kernargs(pr, params, io, vals);
+      size_t kn = tpl_kargs_write(f, vals, ka, sizeof(ka));
+      cr_assert_eq(kn, k->meta.kernarg_size);
+      tpl_grid g;
+      f->grid(pr, params, &g);
+      cr_assert_eq(rt_kernel_launch(ctx, k, g.grid, g.block, ka, kn, NULL), MXJIT_OK, "%s: %s", tag,
+                   mxjit_ctx_last_error(ctx));
+   }
+   *q = kt_take(ctx, dq, (size_t)n);
+   uint8_t *sb = kt_take(ctx, ds, 4);
+   memcpy(sinv, sb, 4);
+   free(sb);
+   mxjit_free(ctx, dx);
+}
+
+/* Point i of the shape space (waves x vec x unroll = 36), the class from cls (8 classes);
+ * 0 if the point is not legal (too many bytes in flight). */
+static int
+sweep_point(unsigned i, unsigned cls, struct tpl_fp8t_params *p)
+{
+   static const uint32_t waves[] = {1, 2, 4, 8}, vec[] = {4, 8, 16}, unroll[] = {1, 2, 4};
+   memset(p, 0, sizeof(*p));
+   p->in_f32 = cls & 1;
+   p->fmt = cls >> 1 & 3;
+   p->waves = waves[i % 4];
+   p->vec = vec[i / 4 % 3];
+   p->unroll = unroll[i / 12 % 3];
+   return p->vec * (p->in_f32 ? 4u : 2u) * p->unroll <= 128; /* the rest spill (validate) */
+}
+
+static void
+sweep(const char *target, int all)
+{
+   mxjit_ctx *ctx = kt_emu_ctx(target, 0), *host = kt_host_ctx();
+   uint64_t s = 0x5eed ^ (uint64_t)target[5];
+   int ran = 0;
+   for (unsigned i = 0; i < 36; i++)
+      for (unsigned cls = 0; cls < 8; cls++) {
+         if (!all && kt_rand(&s) % 24) /* about 12 points per target by default */
+            continue;
+         struct tpl_fp8t_params pc, pa;
+         if (!sweep_point(i, cls, &pc))
+            continue;
+         pa = pc;
+         pa.fmt = 0;                  /* the amax step's class */
+         if (pc.vec * pc.unroll > 32) /* the amax step's point, with the cast's pick */
+            tpl_fp8t_cast.pick(jt_lookup(target),
+                               &(struct tpl_fp8t_problem){.in_f32 = pc.in_f32, .fmt = pc.fmt}, &pc);
+         /* sizes with a partial tile and a tail, a few tiles per workgroup */
+         int64_t tile = (int64_t)pc.waves * 64 * pc.vec * pc.unroll;
+         int64_t n = 3 * tile + pc.vec + 3;
+         int f32 = (int)pc.in_f32, fi = (int)pc.fmt;
+         char tag[200], ser[160];
+         tpl_params_serialize(&tpl_fp8t_cast, &pc, ser, sizeof(ser));
+         snprintf(tag, sizeof(tag), "%s %s n=%lld", target, ser, (long long)n);
+         void *x = make_input(n, f32, F_MIX, 1000 + i * 8 + cls);
+         uint8_t *q, *hq;
+         uint32_t sv, hs;
+         run_explicit(ctx, x, n, f32, fi, &pa, &pc, &q, &sv, tag);
+         cr_assert_eq(run_op(host, x, n, f32, fmts[fi], &hq, &hs), MXJIT_OK);
+         expect_same(tag, q, sv, hq, hs, n);
+         free(x), free(q), free(hq);
+         ran++;
+      }
+   cr_log_info("%s: %d parameter points", target, ran);
+   cr_assert_gt(ran, 0);
+   mxjit_ctx_destroy(ctx);
+   mxjit_ctx_destroy(host);
+}
+
+Test(fp8_tensorwise, param_sample_gfx942, .timeout = 900)
+{
+   const char *e = getenv("MXJIT_SWEEP_ALL");
+   sweep("gfx942", e && !strcmp(e, "1"));
+}
+Test(fp8_tensorwise, param_sample_gfx950, .timeout = 900)
+{
+   const char *e = getenv("MXJIT_SWEEP_ALL");
+   sweep("gfx950", e && !strcmp(e, "1"));
+}
+
+/* ---- the CLI ---------------------------------------------------------------------------- */
+
+/* `mxjit run fp8_tensorwise --device emu --target T --counters` on every golden row: outputs
+ * equal the golden files, and the counters of both steps are printed. */
+static int
+run_cli(char *const argv[], const char *err_path)
+{
+   pid_t pid = fork();
+   if (pid == 0) {
+      int out = open("/dev/null", O_WRONLY),
+          err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (out < 0 || err < 0)
+         _exit(126);
+      dup2(out, 1);
+      dup2(err, 2);
+      execv(argv[0], argv);
+      _exit(127);
+   }
+   int status = 0;
+   waitpid(pid, &status, 0);
+   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static int
+file_is(const char *path, const char *golden)
+{
+   size_t n, m;
+   uint8_t *want = golden_read(golden, &n);
+   FILE *f = fopen(path, "rb");
+   uint8_t *got = malloc(n + 1);
+   m = f && got ? fread(got, 1, n + 1, f) : 0;
+   int same = want && m == n && !memcmp(got, want, n);
+   if (f)
+      fclose(f);
+   free(want), free(got);
+   return same;
+}
+
+Test(fp8_tensorwise, cli_run_on_the_emulator, .timeout = 300)
+{
+   golden_case *cases;
+   int n = golden_load_manifest(&cases);
+   cr_assert_gt(n, 0);
+   char dir[] = "/tmp/mxjit_fp8t_cliXXXXXX";
+   cr_assert_not_null(mkdtemp(dir));
+   char q[300], s[300], err[300], in[4200], shape[64];
+   snprintf(q, sizeof(q), "%s/q.bin", dir);
+   snprintf(s, sizeof(s), "%s/s.bin", dir);
+   snprintf(err, sizeof(err), "%s/err.txt", dir);
+   int ran = 0;
+   for (int i = 0; i < n; i++) {
+      const golden_case *c = &cases[i];
+      if (strcmp(c->op, "fp8_tensorwise"))
+         continue;
+      snprintf(in, sizeof(in), "%s/%s", golden_dir(), c->files[0]);
+      snprintf(shape, sizeof(shape), "%s", c->shape);
+      for (int t = 0; t < 2; t++) {
+         char *argv[] = {MXJIT_CLI,
+                         "run",
+                         "fp8_tensorwise",
+                         "--in",
+                         in,
+                         "--dtype",
+                         (char *)c->in_dtype,
+                         "--shape",
+                         shape,
+                         "--fp8",
+                         (char *)c->elem,
+                         "--out-q",
+                         q,
+                         "--out-scale-inv",
+                         s,
+                         "--device",
+                         "emu",
+                         "--target",
+                         (char *)targets[t],
+                         "--counters",
+                         NULL};
+         int rc = run_cli(argv, err);
+         size_t en;
+         FILE *ef = fopen(err, "rb");
+         char text[4096] = "";
+         en = ef ? fread(text, 1, sizeof(text) - 1, ef) : 0;
+         text[en] = 0;
+         if (ef)
+            fclose(ef);
+         cr_assert_eq(rc, 0, "%s on %s: exit %d: %s", c->name, targets[t], rc, text);
+         cr_assert(file_is(q, c->files[1]) && file_is(s, c->files[2]), "%s on %s: outputs differ",
+                   c->name, targets[t]);
+         cr_assert(strstr(text, "counters (fp8t_cast, step 2 of 2)") &&
+                       strstr(text, "counters (fp8t_amax, step 1 of 2"),
+                   "%s: counters of both steps: %s", c->name, text);
+         ran++;
+      }
+   }
+   cr_assert_eq(ran, 32);
+   unlink(q), unlink(s), unlink(err), rmdir(dir);
+   free(cases);
+}
+
+/* ---- check mode, bad arguments ---------------------------------------------------------- */
+
+Test(fp8_tensorwise, check_mode_passes)
+{
+   mxjit_ctx *ctx = NULL;
+   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
+                                                      .target = "gfx950",
+                                                      .no_disk_cache = 1,
+                                                      .check = 1},
+                                 &ctx),
+                MXJIT_OK);
+   void *x = make_input(5000, 1, F_INF, 3);
+   uint8_t *q;
+   uint32_t s;
+   cr_assert_eq(run_op(ctx, x, 5000, 1, MXJIT_DTYPE_E5M2, &q, &s), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   free(x), free(q);
+   mxjit_ctx_destroy(ctx);
+}
+
+static void
+expect_invalid(const tpl_family *f, const struct tpl_fp8t_problem *pr,
+               const struct tpl_fp8t_params *p, const char *want)
+{
+   char msg[256] = "";
+   cr_assert_eq(tpl_validate(f, pr, p, msg, sizeof(msg)), MXJIT_ERR_INVALID_ARG, "%s", want);
+   cr_assert(strstr(msg, want), "message '%s' lacks '%s'", msg, want);
+   cr_assert(strstr(msg, f->name), "message '%s' does not name %s", msg, f->name);
+}
+
+Test(fp8_tensorwise, validate_names_the_rule)
+{
+   struct tpl_fp8t_problem pr = {.n = 100, .nparts = 1, .fmt = TPL_FP8T_E4M3FNUZ};
+   struct tpl_fp8t_params p;
+   tpl_fp8t_cast.pick(&jt_gfx942, &pr, &p);
+   char msg[256];
+   cr_assert_eq(tpl_validate(&tpl_fp8t_cast, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+   pr.nparts = 0;
+   expect_invalid(&tpl_fp8t_cast, &pr, &p, "1 .. 256 partials");
+   pr.nparts = 257;
+   expect_invalid(&tpl_fp8t_cast, &pr, &p, "1 .. 256 partials");
+   pr.nparts = 1;
+   pr.fmt = TPL_FP8T_E5M2;
+   expect_invalid(&tpl_fp8t_cast, &pr, &p, "class params");
+   pr.fmt = TPL_FP8T_E4M3FNUZ;
+   pr.n = -1;
+   expect_invalid(&tpl_fp8t_cast, &pr, &p, "negative");
+   pr.n = 100;
+   p.vec = 16, p.unroll = 4;
+   expect_invalid(&tpl_fp8t_cast, &pr, &p, "32 elements per lane");
+   p.in_f32 = pr.in_f32 = 1;
+   p.vec = 16, p.unroll = 4;
+   expect_invalid(&tpl_fp8t_cast, &pr, &p, "128 bytes per lane");
+   struct tpl_fp8t_problem apr = {.n = 100, .fmt = TPL_FP8T_E5M2};
+   tpl_fp8t_amax.pick(&jt_gfx950, &apr, &p);
+   expect_invalid(&tpl_fp8t_amax, &apr, &p, "fmt 0");
+   p.waves = 3;
+   cr_assert_eq(tpl_params_check(&tpl_fp8t_amax, &p, msg, sizeof(msg)), MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(msg, "parameter waves = 3"), "%s", msg);
+}
+
+Test(fp8_tensorwise, bad_arguments_on_the_emulator)
+{
+   mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0);
+   mxjit_devptr x = kt_dev_fill(ctx, 256, 0), q = kt_dev_fill(ctx, 128, 0),
+                s = kt_dev_fill(ctx, 4, 0);
+   mxjit_fp8_tensorwise_args a = {
+       .x = {.data = x, .dtype = MXJIT_DTYPE_BF16, .ndim = 1, .shape = {128}},
+       .fp8 = MXJIT_DTYPE_E4M3FNUZ,
+       .q = q,
+       .scale_inv = s};
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &a), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   mxjit_fp8_tensorwise_args b = a;
+   b.fp8 = MXJIT_DTYPE_BF16;
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG_DTYPE);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "args.fp8 is bf16"), "%s",
+             mxjit_ctx_last_error(ctx));
+   b = a;
+   b.x.dtype = MXJIT_DTYPE_E4M3;
+   cr_assert_neq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_OK);
+   b = a;
+   b.q = x + 64; /* overlaps x */
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG_ALIAS);
+   b = a;
+   b.scale_inv = s + 2; /* misaligned */
+   cr_assert_neq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_OK);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "scale_inv"), "%s", mxjit_ctx_last_error(ctx));
+   mxjit_devptr ws;
+   cr_assert_eq(rt_ctx_workspace(ctx, "test", RT_CTX_WORKSPACE_BYTES + 1, &ws),
+                MXJIT_ERR_UNSUPPORTED);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "test: needs 65537 bytes of device workspace"), "%s",
+             mxjit_ctx_last_error(ctx));
+   mxjit_free(ctx, x), mxjit_free(ctx, q), mxjit_free(ctx, s);
+   mxjit_ctx_destroy(ctx);
+}
