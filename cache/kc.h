@@ -82,6 +82,8 @@ typedef struct kc_options {
    const char *const *overlays;     /* read-only dirs, NULL-terminated, searched first */
    uint64_t max_bytes;              /* 0: $MXJIT_CACHE_MAX_SIZE (K/M/G suffixes) or 1 GiB */
    int memory_only;                 /* 1: no disk at all */
+   int read_only;                   /* 1: read dir as a read-only layer, never write it (also
+                                       what an existing but unwritable dir becomes) */
    void (*warn)(void *user, const char *msg);  /* one-time warnings (unwritable dir...) */
    void *warn_user;
 } kc_options;
@@ -145,13 +147,27 @@ bool kc_parse_size(const char *s, uint64_t *out);
 
 /* Stats for `mxjit cache` and tests: */
 typedef struct kc_stats { uint64_t entries, bytes, hits_mem, hits_overlay, hits_disk, builds,
-                          evictions, bad_entries; char dir[512]; int disk_ok; } kc_stats;
+                          evictions, bad_entries; char dir[512]; int disk_ok;
+                          int read_only;          /* dir is served read-only */
+                          uint64_t counted_bytes; /* the size file's count (0: none yet) */
+                        } kc_stats;
 /** entries/bytes count the files in the user dir (a scan; meant for tools and tests), or the
  *  in-process table when the cache has no disk. The counters are this cache's since open. */
 void kc_get_stats(kc_cache *c, kc_stats *out);
 /** Removes every entry (and stray temp file) of the user dir. MXJIT_ERR_CACHE_IO if some
  *  file could not be removed. The in-process table is kept. */
 mxjit_status kc_clear(kc_cache *c);
+
+/** Debris that a writer killed between its temp file and the rename leaves in the user dir:
+ *  temp files whose writer is dead or that are older than 10 minutes (stale), temp files of
+ *  live writers (left alone), shard directories with nothing in them. */
+typedef struct kc_debris {
+   uint64_t stale_tmp, live_tmp, empty_dirs, removed_tmp, removed_dirs;
+} kc_debris;
+/** Counts the debris of the user dir (remove false: `cache verify`) or removes it (`cache
+ *  prune`; kc_clear does it too). MXJIT_ERR_CACHE_IO when something stale could not be
+ *  removed; MXJIT_ERR_INVALID_ARG for NULL c. A read-only dir is counted, never changed. */
+mxjit_status kc_prune(kc_cache *c, bool remove, kc_debris *out);
 
 /** Checks every entry of the user dir without knowing the keys: header, sizes, checksum, and
  *  that the stored key material hashes to the file's name. Damaged files are removed (and

@@ -1,4 +1,5 @@
-/* cmd_cache.c — `mxjit cache stats|clear|verify|dir [--cache-dir DIR]`: the user kernel cache. */
+/* cmd_cache.c — `mxjit cache stats|clear|verify|prune|dir [--cache-dir DIR]`: the user kernel
+ * cache. */
 #include "cmd.h"
 
 #include "kc.h"
@@ -13,10 +14,13 @@
 static void
 usage(FILE *f)
 {
-   fprintf(f, "usage: mxjit cache stats|clear|verify|dir [--cache-dir DIR]\n"
+   fprintf(f, "usage: mxjit cache stats|clear|verify|prune|dir [--cache-dir DIR]\n"
               "  stats  entries and bytes in the user cache directory\n"
               "  clear  remove every entry of the user cache directory\n"
-              "  verify check every entry (header, checksum, key hash); remove damaged ones\n"
+              "  verify check every entry (header, checksum, key hash); remove damaged ones;\n"
+              "         report temp files and empty directories left by killed writers\n"
+              "  prune  remove those temp files (writer dead or older than 10 minutes) and\n"
+              "         empty directories\n"
               "  dir    print the directory ($MXJIT_CACHE_DIR, $XDG_CACHE_HOME/mxjit,\n"
               "         ~/.cache/mxjit)\n");
 }
@@ -44,7 +48,9 @@ dir_problem(const char *dir, char *buf, size_t len)
    else if (!S_ISDIR(st.st_mode))
       snprintf(buf, len, "it is not a directory");
    else
-      snprintf(buf, len, "it is not writable");
+      snprintf(buf, len,
+               "it is not writable (a read-only directory is only read, as a layer "
+               "under the overlays; this command needs to write it)");
    return buf;
 }
 
@@ -72,8 +78,8 @@ cmd_cache(int argc, char **argv)
       }
    }
    if (!sub || (strcmp(sub, "stats") && strcmp(sub, "clear") && strcmp(sub, "dir") &&
-                strcmp(sub, "verify"))) {
-      fprintf(stderr, "mxjit cache: expected stats, clear, verify or dir, got '%s'\n",
+                strcmp(sub, "verify") && strcmp(sub, "prune"))) {
+      fprintf(stderr, "mxjit cache: expected stats, clear, verify, prune or dir, got '%s'\n",
               sub ? sub : "(nothing)");
       usage(stderr);
       return 2;
@@ -103,18 +109,38 @@ cmd_cache(int argc, char **argv)
    } else if (!strcmp(sub, "verify")) {
       uint64_t checked = 0, removed = 0;
       mxjit_status st = kc_verify(c, &checked, &removed);
-      printf("checked %" PRIu64 " entries in %s, removed %" PRIu64 " damaged\n", checked,
-             s.dir, removed);
+      kc_debris d;
+      kc_prune(c, false, &d);
+      printf("checked %" PRIu64 " entries in %s, removed %" PRIu64 " damaged\n", checked, s.dir,
+             removed);
+      printf("debris  %" PRIu64 " stale temp files, %" PRIu64 " empty directories (mxjit cache "
+             "prune removes them); %" PRIu64 " temp files of running writers\n",
+             d.stale_tmp, d.empty_dirs, d.live_tmp);
       rc = st != MXJIT_OK;
+   } else if (!strcmp(sub, "prune")) {
+      kc_debris d;
+      mxjit_status st = kc_prune(c, true, &d);
+      printf("removed %" PRIu64 " of %" PRIu64 " stale temp files and %" PRIu64 " of %" PRIu64
+             " empty directories from %s\n",
+             d.removed_tmp, d.stale_tmp, d.removed_dirs, d.empty_dirs, s.dir);
+      if (st != MXJIT_OK) {
+         fprintf(stderr,
+                 "mxjit cache: pruning %s failed: some debris remains; check "
+                 "permissions\n",
+                 s.dir);
+         rc = 1;
+      }
    } else {
       mxjit_status st = kc_clear(c);
       if (st != MXJIT_OK) {
-         fprintf(stderr, "mxjit cache: clearing %s failed (%s): some entries remain; check "
-                         "permissions\n", s.dir, mxjit_status_name(st));
+         fprintf(stderr,
+                 "mxjit cache: clearing %s failed (%s): some entries remain; check "
+                 "permissions\n",
+                 s.dir, mxjit_status_name(st));
          rc = 1;
       } else {
-         printf("cleared %" PRIu64 " entries (%" PRIu64 " bytes) from %s\n", s.entries,
-                s.bytes, s.dir);
+         printf("cleared %" PRIu64 " entries (%" PRIu64 " bytes) from %s\n", s.entries, s.bytes,
+                s.dir);
       }
    }
    kc_close(c);

@@ -118,8 +118,8 @@ build_cb(void *user, void **code, size_t *code_size, void **meta, size_t *meta_s
 {
    struct build_user *b = user;
    b->built = 1;
-   return rt_kernel_build(b->t, b->f, b->params, code, code_size, meta, meta_size, &b->times,
-                          msg, msglen);
+   return rt_kernel_build(b->t, b->f, b->params, code, code_size, meta, meta_size, &b->times, msg,
+                          msglen);
 }
 
 /* All or nothing: a temporary file next to path, renamed when complete. */
@@ -145,8 +145,8 @@ print_result(const struct opts *o, const char *hex, const kc_entry *e, const jc_
           m->name, e->code_size, m->kernarg_size, m->group_segment_size, m->vgpr_count,
           m->sgpr_count, m->agpr_count);
    if (b->built)
-      printf("compiled  %.2f ms (IR %.2f, optimize+codegen %.2f, link %.2f)\n", ms,
-             b->times.ms_ir, b->times.ms_opt_codegen, b->times.ms_link);
+      printf("compiled  %.2f ms (IR %.2f, optimize+codegen %.2f, link %.2f)\n", ms, b->times.ms_ir,
+             b->times.ms_opt_codegen, b->times.ms_link);
    else
       printf("cache hit %.3f ms\n", ms);
    if (o->out)
@@ -193,8 +193,19 @@ cmd_compile(int argc, char **argv)
    char msg[1024] = "";
    kc_key key = {0};
    kc_cache *cache = NULL;
+   /* the environment as a context reads it: --cache-dir replaces only the directory, so
+    * MXJIT_CACHE_MAX_SIZE still caps it, and a malformed value is refused as
+    * mxjit_ctx_create refuses it */
+   kc_options ko = {.dir = o.cache_dir};
+   mxjit_status est = kc_options_from_env_msg(&ko, msg, sizeof(msg));
+   if (est == MXJIT_ERR_INVALID_ARG) {
+      fprintf(stderr, "mxjit compile: %s\n", msg);
+      return 2;
+   }
+   if (est != MXJIT_OK)
+      ko.memory_only = 1; /* no directory can be derived: compile in memory */
    if (rt_kernel_key(t, f, params, &key, msg, sizeof(msg)) != MXJIT_OK ||
-       kc_open(&(kc_options){.dir = o.cache_dir}, &cache, msg, sizeof(msg)) != MXJIT_OK) {
+       kc_open(&ko, &cache, msg, sizeof(msg)) != MXJIT_OK) {
       fprintf(stderr, "mxjit compile: %s\n", msg);
       kc_key_fini(&key);
       return 1;
