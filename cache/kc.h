@@ -80,6 +80,8 @@ typedef struct kc_options {
    int _;
    const char *dir;                 /* NULL: $MXJIT_CACHE_DIR, $XDG_CACHE_HOME/mxjit, ~/.cache/mxjit */
    const char *const *overlays;     /* read-only dirs, NULL-terminated, searched first */
+   const char *overlay_path;        /* more overlays, colon-separated, searched after those
+                                       ($MXJIT_OVERLAY_PATH through kc_options_from_env) */
    uint64_t max_bytes;              /* 0: $MXJIT_CACHE_MAX_SIZE (K/M/G suffixes) or 1 GiB */
    int memory_only;                 /* 1: no disk at all */
    int read_only;                   /* 1: read dir as a read-only layer, never write it (also
@@ -173,6 +175,37 @@ mxjit_status kc_prune(kc_cache *c, bool remove, kc_debris *out);
  *  that the stored key material hashes to the file's name. Damaged files are removed (and
  *  counted in bad_entries). For `mxjit cache verify`. MXJIT_ERR_INVALID_ARG for NULL c. */
 mxjit_status kc_verify(kc_cache *c, uint64_t *checked, uint64_t *removed);
+
+/* ---- Listing and overlay directories ------------------------------------------------- */
+
+/** An overlay directory is a cache directory (entries as above) that nothing writes at run
+ *  time, plus KC_INDEX_FILE: a header line starting with '#', then one line per entry,
+ *    key_hex TAB family TAB version TAB target TAB params TAB code_bytes
+ *  generated from the entries themselves (kc_overlay_write_index). Lookups go by key and do
+ *  not need the index; it tells people and tools what the directory holds. */
+#define KC_INDEX_FILE "index.tsv"
+
+/** One entry file as found on disk, described from its own key material. Strings are
+ *  printable ASCII (other bytes shown as '?'). valid is false for a damaged file. */
+typedef struct kc_entry_info {
+   char path[600], hex[33];
+   char family[64], params[512], target[32], llvm[32], build_id[160];
+   unsigned version;
+   uint64_t size, code_size;
+   int64_t last_use_ns; /* mtime: set at write and at every disk hit (LRU) */
+   bool valid;
+} kc_entry_info;
+typedef bool (*kc_list_fn)(void *user, const kc_entry_info *e); /* false stops */
+/** Calls fn for every entry file of dir (a user cache or an overlay), valid or not, in
+ *  shard order. MXJIT_ERR_CACHE_IO when dir is not a directory. Reads only. */
+mxjit_status kc_list_dir(const char *dir, kc_list_fn fn, void *user);
+/** Decodes the fields of key material written by kc_key_init; false if it is malformed. */
+bool kc_material_describe(const void *material, size_t len, kc_entry_info *out);
+/** (Re)writes dir/KC_INDEX_FILE from dir's entries, atomically (temp file, fsync, rename).
+ *  A damaged entry fails it (MXJIT_ERR_CACHE_IO, message says what to run): an overlay is
+ *  shipped whole or not at all. *entries gets the count. */
+mxjit_status kc_overlay_write_index(const char *dir, uint64_t *entries, char *msg,
+                                    size_t msglen);
 
 /* ---- Fault injection (STYLE C18) ------------------------------------------------------- */
 

@@ -69,8 +69,8 @@ encode(const kc_key *key, const kc_entry *e, size_t *size)
  * against the file size, and the key material must equal the caller's byte for byte (when
  * key is NULL, kc_verify checks the material against the file name instead). Returns NULL or
  * the failed condition. */
-static const char *
-decode(const kc_key *key, const uint8_t *b, size_t size, kc_entry *e)
+const char *
+kc_entry_decode(const kc_key *key, const uint8_t *b, size_t size, kc_entry *e)
 {
 #define check(cond)                                                                                \
    do {                                                                                            \
@@ -138,7 +138,7 @@ kc_disk_read(kc_cache *c, const char *dir, const kc_key *key, bool del, bool tou
    int err = kc_os_read_file(path, touch, buf, &size);
    if (err == ENOENT || err == ENOTDIR)
       return false;
-   if (err == 0 && !decode(key, *buf, size, e))
+   if (err == 0 && !kc_entry_decode(key, *buf, size, e))
       return true;
    free(*buf);
    *buf = NULL;
@@ -388,7 +388,7 @@ verify_one(void *user, const char *path, const char *name, off_t size, int64_t m
       return true; /* unreadable now (EACCES, ENOMEM): not proof of damage */
    }
    v->checked++;
-   bool good = !err && !decode(NULL, buf, n, &e);
+   bool good = !err && !kc_entry_decode(NULL, buf, n, &e);
    if (good) {
       kc_key k = {.material = (uint8_t *)buf + KC_HDR_SIZE};
       k.material_len = kc_get64((uint8_t *)buf + 16);
@@ -581,6 +581,11 @@ kc_options_from_env_msg(kc_options *o, char *msg, size_t msglen)
                 v);
          st = MXJIT_ERR_INVALID_ARG;
       }
+   }
+   if (!o->overlay_path) {
+      const char *ov = getenv("MXJIT_OVERLAY_PATH");
+      if (ov && *ov)
+         o->overlay_path = intern(ov, NULL);
    }
    if (o->dir)
       return st;

@@ -114,6 +114,9 @@ uint64_t kc_hash64(const void *data, size_t len, uint64_t seed);
  *  points into it. A bad entry is unlinked when del is set (user dir) and counted. */
 bool kc_disk_read(kc_cache *c, const char *dir, const kc_key *key, bool del, bool touch, void **buf,
                   kc_entry *e);
+/** Validates an entry file's bytes against key (NULL: any key, kc_verify); NULL or the
+ *  failed condition. On NULL e points into b. */
+const char *kc_entry_decode(const kc_key *key, const uint8_t *b, size_t size, kc_entry *e);
 void kc_warn(kc_cache *c, const char *fmt, ...) KC_PRINTFLIKE(2, 3);
 void kc_disk_count(kc_cache *c, uint64_t *entries, uint64_t *bytes);
 

@@ -390,20 +390,30 @@ kc_open(const kc_options *opts, kc_cache **out, char *msg, size_t msglen)
    if (c)
       memset(c, 0, sizeof(*c));
    struct kc_table *t = table_new(64);
-   size_t nov = 0;
+   size_t nov = 0, npath = 0;
    while (opts->overlays && opts->overlays[nov])
       nov++;
+   for (const char *p = opts->overlay_path; p && *p; p++)
+      npath += *p == ':';
    if (!c || !t || pthread_mutex_init(&c->mu, NULL) != 0)
       goto nomem;
    atomic_init(&c->table, t);
    t = NULL;
    c->mu_ok = 1;
-   c->overlays = calloc(nov + 1, sizeof(char *));
+   c->overlays = calloc(nov + npath + 2, sizeof(char *));
    if (!c->overlays)
       goto nomem;
    for (size_t i = 0; i < nov; i++)
       if (!(c->overlays[i] = strdup(opts->overlays[i])))
          goto nomem;
+   /* overlay_path: "a:b::c" -> a, b, c (empty components mean nothing, as in $PATH they
+    * would mean the current directory, which is never a cache) */
+   for (const char *p = opts->overlay_path; p && *p;) {
+      size_t n = strcspn(p, ":");
+      if (n && !(c->overlays[nov++] = strndup(p, n)))
+         goto nomem;
+      p += n + (p[n] == ':');
+   }
    c->max_bytes = opts->max_bytes ? opts->max_bytes : KC_DEFAULT_MAX_BYTES;
    c->memory_only = opts->memory_only != 0;
    c->warn = opts->warn;

@@ -182,21 +182,21 @@ check_events(const char *path, const unsigned char *buf, size_t len, char *msg, 
       yaml_event_t ev;
       if (!yaml_parser_parse(&parser, &ev))
          break;
-      size_t line = ev.start_mark.line + 1;
+      size_t line = ev.start_mark.line + 1, col = ev.start_mark.column + 1;
       if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
          depth++;
       else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
          depth--;
       done = ev.type == YAML_STREAM_END_EVENT;
       if (depth > CFG_MAX_DEPTH) {
-         snprintf(msg, msglen, "config: %s:%zu: nested more than %d levels deep", path, line,
-                  CFG_MAX_DEPTH);
+         snprintf(msg, msglen, "config: %s:%zu:%zu: nested more than %d levels deep", path, line,
+                  col, CFG_MAX_DEPTH);
          st = MXJIT_ERR_INVALID_ARG;
       } else if (ev.type == YAML_ALIAS_EVENT) {
          snprintf(msg, msglen,
-                  "config: %s:%zu: aliases (*name) are not supported; write the "
+                  "config: %s:%zu:%zu: aliases (*name) are not supported; write the "
                   "value out",
-                  path, line);
+                  path, line, col);
          st = MXJIT_ERR_INVALID_ARG;
       }
       yaml_event_delete(&ev);

@@ -171,10 +171,16 @@ publish_overlay(const char *dir, const kc_key *key, const kc_entry *e)
    free(code);
    free(meta);
    kc_close(oc);
-   if (!ok)
+   if (!ok) {
       fprintf(stderr, "mxjit compile: --overlay-out %s: the entry could not be written there\n",
               dir);
-   return ok ? 0 : 1;
+      return 1;
+   }
+   if (kc_overlay_write_index(dir, NULL, msg, sizeof(msg)) != MXJIT_OK) {
+      fprintf(stderr, "mxjit compile: --overlay-out %s: %s\n", dir, msg);
+      return 1;
+   }
+   return 0;
 }
 
 int

@@ -48,8 +48,8 @@ Test(rt_cli, usage_errors_exit_2)
                 "--param 'speed=1'");
    expect_usage("compile --bogus", "unknown option '--bogus'");
    expect_usage("dis --template scaled_copy", "--template and --target are required");
-   expect_usage("cache", "expected stats, clear, verify, prune or dir");
-   expect_usage("cache purge", "expected stats, clear, verify, prune or dir, got 'purge'");
+   expect_usage("cache", "expected ls, stat, stats, clear, verify, prune or dir");
+   expect_usage("cache purge", "expected ls, stat, stats, clear, verify, prune or dir, got 'purge'");
    expect_usage("bench --reps 0", "--reps 0 is out of range");
    expect_usage("bench --only be_nope", "--only be_nope: no such loop");
    expect_usage("demo extra", "usage: mxjit demo");
@@ -147,6 +147,34 @@ Test(rt_cli, verify_reports_and_prune_removes_debris)
    cr_assert(strstr(out, "debris  0 stale temp files, 0 empty"), "%s", out);
    snprintf(cmd, sizeof(cmd), "rm -rf /tmp/mxjit-cli-%d", (int)getpid());
    cr_assert_eq(system(cmd), 0);
+}
+
+/* ls describes entries from their own key material; stat finds one by a key prefix. */
+Test(rt_cli, cache_ls_and_stat)
+{
+   char out[8192], hex[40] = "", args[128];
+   cr_assert_eq(cli("compile --template scaled_copy --target gfx950 --param waves=2", out,
+                    sizeof(out)),
+                0, "%s", out);
+   const char *k = strstr(out, "key       ");
+   cr_assert_not_null(k, "%s", out);
+   cr_assert_eq(sscanf(k + 10, "%32s", hex), 1);
+   cr_assert_eq(cli("cache ls", out, sizeof(out)), 0, "%s", out);
+   char row[128];
+   snprintf(row, sizeof(row), "%.12s  scaled_copy", hex);
+   cr_assert(strstr(out, row) && strstr(out, "gfx950  waves=2;vec=8;rebase=1;"), "%s", out);
+   cr_assert(strstr(out, "1 entries in"), "%s", out);
+   snprintf(args, sizeof(args), "cache stat %.6s", hex);
+   cr_assert_eq(cli(args, out, sizeof(out)), 0, "%s", out);
+   cr_assert(strstr(out, "valid      yes") && strstr(out, "family     scaled_copy (v") &&
+                 strstr(out, "params     waves=2;vec=8;rebase=1;") && strstr(out, "last use   "),
+             "%s", out);
+   cr_assert_eq(cli("cache stat ffffffff", out, sizeof(out)), 1, "%s", out);
+   cr_assert(strstr(out, "no entry in"), "%s", out);
+   expect_usage("cache stat", "give the key");
+   expect_usage("cache stat XYZ!", "not 'XYZ!'");
+   snprintf(args, sizeof(args), "rm -rf /tmp/mxjit-cli-%d", (int)getpid());
+   cr_assert_eq(system(args), 0);
 }
 
 Test(rt_cli, dis_prints_isa)
