@@ -31,6 +31,7 @@ struct cfg_tuned {
    int nshape;
    struct cfg_dim dim[RT_CONFIG_MAX_SHAPE];
    uint8_t params[CFG_PARAMS_BYTES];
+   uint64_t listed; /* bit i: the entry gives parameter i (the rest come from pick) */
    unsigned layer, line;
 };
 
@@ -178,7 +179,7 @@ parse_tuned_entry(rt_yaml *y, struct parse *p, yaml_node_t *n, struct cfg_tuned 
                           "a tuned entry of %s needs shape: [d0, d1, ...] and params: "
                           "{...}",
                           p->cf->f->name);
-   return rt_yaml_params(y, p->cf->f, p->params, out->params, false);
+   return rt_yaml_params(y, p->cf->f, p->params, out->params, &out->listed);
 }
 
 static bool
@@ -227,7 +228,7 @@ family_pair(rt_yaml *y, void *user, const char *key, yaml_node_t *k, yaml_node_t
    struct parse *p = user;
    if (key && !strcmp(key, "defaults")) {
       p->cf->has_defaults = true;
-      return rt_yaml_params(y, p->cf->f, v, p->cf->defaults, false);
+      return rt_yaml_params(y, p->cf->f, v, p->cf->defaults, NULL);
    }
    if (key && !strcmp(key, "tuned"))
       return parse_tuned(y, p, v);
@@ -472,7 +473,10 @@ rt_config_select(const rt_config *c, const tpl_family *f, const char *cls, const
    const struct cfg_tuned *e = best ? best : near;
    if (!e)
       return RT_TUNED_NONE;
-   memcpy(params, e->params, f->params_size);
+   for (unsigned i = 0; i < f->nparams && i < 64; i++)
+      if (e->listed >> i & 1)
+         memcpy((uint8_t *)params + f->params[i].offset, e->params + f->params[i].offset,
+                sizeof(uint32_t));
    if (why && whylen && best)
       snprintf(why, whylen, "%s:%u", c->layer_path[e->layer], e->line);
    else if (why && whylen)
@@ -485,8 +489,10 @@ rt_config_tuned(const rt_config *c, const tpl_family *f, const int64_t *shape, i
                 void *params)
 {
    uint8_t tmp[CFG_PARAMS_BYTES];
-   if (nshape < 0 || nshape > RT_CONFIG_MAX_SHAPE || f->params_size > sizeof(tmp) ||
-       rt_config_select(c, f, NULL, shape, nshape, tmp, NULL, 0) != RT_TUNED_MATCH)
+   if (nshape < 0 || nshape > RT_CONFIG_MAX_SHAPE || f->params_size > sizeof(tmp))
+      return false;
+   tpl_params_default(f, tmp);
+   if (rt_config_select(c, f, NULL, shape, nshape, tmp, NULL, 0) != RT_TUNED_MATCH)
       return false;
    memcpy(params, tmp, f->params_size);
    return true;

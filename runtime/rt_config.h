@@ -10,8 +10,8 @@
  *       tuned:                                      # optional
  *         - {class: "bf16:e4m3:floor:plain", shape: [pow2:4096, 8192], params: {...}}
  * Shape dimensions: N (exact), [lo, hi] or "lo..hi" or "lo.." (ranges), "pow2:N" (N/2 < v
- * <= N), "*". No class (or "*"): every class. Parameters a map leaves out take the family's
- * table default.
+ * <= N), "*". No class (or "*"): every class. Parameters a tuned entry leaves out take
+ * the family's pick for the problem (defaults: the table default).
  *
  * Layers: the shipped file (installed, else the source tree), then $MXJIT_CONFIG_DIR's, then
  * the context option's; an entry with the class and buckets of an earlier layer's replaces
@@ -52,7 +52,9 @@ typedef enum rt_tuned_how {
    RT_TUNED_NEAREST, /* no bucket holds it: the entry at the least log2 distance */
 } rt_tuned_how;
 
-/** Run-time selection for (family, class, shape), once per plan: among entries of f whose
+/** Run-time selection for (family, class, shape), once per plan: the entry's listed params
+ *  are written over params (the caller fills params first with the family's pick, so an
+ *  entry names only the knobs it tunes). Among entries of f whose
  *  class is cls (or any), the tightest whose buckets hold the shape (tie: the later layer);
  *  else the nearest, at distance sum_i |log2 v_i - log2 clamp(v_i, lo_i, hi_i)| (tie: the
  *  first listed). why gets "FILE:LINE" of the entry (plus ", distance D" when nearest).
@@ -61,8 +63,8 @@ rt_tuned_how rt_config_select(const rt_config *c, const tpl_family *f, const cha
                               const int64_t *shape, int nshape, void *params, char *why,
                               size_t whylen);
 
-/** Tuned params of family f whose buckets hold this shape, for any class; false if none (c
- *  may be NULL). */
+/** Tuned params of family f whose buckets hold this shape, for any class, over the table
+ *  defaults; false if none (c may be NULL). */
 bool rt_config_tuned(const rt_config *c, const tpl_family *f, const int64_t *shape, int nshape,
                      void *params);
 /** The file's defaults for f; false if the file has none (c may be NULL). */

@@ -125,7 +125,7 @@ parse_entry(rt_yaml *y, yaml_node_t *n, struct list *l)
       st = rt_yaml_fail(y, e.fnode, "family %s has params larger than %zu bytes", e.f->name,
                         sizeof(k.params));
    if (st == MXJIT_OK && e.params)
-      st = rt_yaml_params(y, e.f, e.params, k.params, false);
+      st = rt_yaml_params(y, e.f, e.params, k.params, NULL);
    else if (st == MXJIT_OK)
       tpl_params_default(e.f, k.params);
    for (unsigned i = 0; st == MXJIT_OK && i < e.nt; i++) {

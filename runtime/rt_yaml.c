@@ -89,12 +89,13 @@ rt_yaml_each_pair(rt_yaml *y, yaml_node_t *map, rt_yaml_pair_fn fn, void *user)
 }
 
 mxjit_status
-rt_yaml_params(rt_yaml *y, const tpl_family *f, yaml_node_t *map, void *params, bool keep)
+rt_yaml_params(rt_yaml *y, const tpl_family *f, yaml_node_t *map, void *params, uint64_t *listed)
 {
    if (map->type != YAML_MAPPING_NODE)
       return rt_yaml_fail(y, map, "params of %s must be a map {name: value}", f->name);
-   if (!keep)
-      tpl_params_default(f, params);
+   tpl_params_default(f, params);
+   if (listed)
+      *listed = 0;
    for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top;
         pr++) {
       yaml_node_t *k = rt_yaml_node(y, pr->key), *v = rt_yaml_node(y, pr->value);
@@ -112,6 +113,8 @@ rt_yaml_params(rt_yaml *y, const tpl_family *f, yaml_node_t *map, void *params, 
                              rt_yaml_scalar(v) ? rt_yaml_scalar(v) : "(non-scalar)");
       uint32_t u = (uint32_t)val;
       memcpy((uint8_t *)params + tp->offset, &u, sizeof(u));
+      if (listed && tp - f->params < 64)
+         *listed |= 1ull << (tp - f->params);
    }
    char m[512] = "";
    if (tpl_params_check(f, params, m, sizeof(m)) != MXJIT_OK)

@@ -46,11 +46,11 @@ bool rt_yaml_i64(const char *s, int64_t *out);
 mxjit_status rt_yaml_int(rt_yaml *y, const yaml_node_t *n, const char *key, int64_t lo, int64_t hi,
                          int64_t *out);
 
-/** A {name: value} map onto f's params, starting from the table defaults (or from the
- *  current contents of params when keep is set); every name and value checked against the
- *  family's table. */
+/** A {name: value} map onto f's params, starting from the table defaults; every name and
+ *  value checked against the family's table. listed (may be NULL) gets bit i set for each
+ *  parameter i the map gives. */
 mxjit_status rt_yaml_params(rt_yaml *y, const tpl_family *f, yaml_node_t *map, void *params,
-                            bool keep);
+                            uint64_t *listed);
 
 /** Calls each pair of a mapping node: key text (NULL when not a scalar), key node, value
  *  node. Stops at the first status other than MXJIT_OK and returns it. */

@@ -68,7 +68,7 @@ static rt_tuned_how
 sel(const rt_config *c, const char *cls, int64_t m, int64_t n, struct tpl_scaled_copy_params *p,
     char *why)
 {
-   memset(p, 0, sizeof(*p));
+   tpl_params_default(&tpl_scaled_copy, p); /* the runtime passes the family's pick here */
    return rt_config_select(c, &tpl_scaled_copy, cls, (int64_t[]){m, n}, 2, p, why, 300);
 }
 
