@@ -19,7 +19,7 @@ struct opts {
    const char *tpl, *target, *out, *overlay_out, *cache_dir;
    char *kv[MAX_KV];
    int nkv;
-   int ir, isa;
+   int ir, isa, res;
 };
 
 static void
@@ -36,9 +36,10 @@ static void
 usage_dis(FILE *f)
 {
    fprintf(f, "usage: mxjit dis --template NAME --target gfx942|gfx950 [--param k=v ...]\n"
-              "                 [--ir] [--isa]\n"
-              "Prints the optimized LLVM IR and/or the AMDGPU assembly\n"
-              "of one kernel; with neither flag, both.\n");
+              "                 [--ir] [--isa] [--resources]\n"
+              "Prints the optimized LLVM IR, the AMDGPU assembly and/or the resources of\n"
+              "the linked code object (VGPRs, AGPRs, SGPRs, LDS, scratch, kernargs,\n"
+              "workgroup size) of one kernel; with no flag, all three.\n");
 }
 
 /* Returns 0 ok, 1 --help printed, 2 usage error. */
@@ -57,6 +58,9 @@ parse(const char *cmd, int argc, char **argv, struct opts *o, void (*usage)(FILE
          continue;
       } else if (!strcmp(a, "--isa")) {
          o->isa = 1;
+         continue;
+      } else if (!strcmp(a, "--resources")) {
+         o->res = 1;
          continue;
       } else if (!strcmp(a, "--template")) {
          dst = &o->tpl;
@@ -242,6 +246,35 @@ cmd_compile(int argc, char **argv)
    return rc;
 }
 
+/* The linked code object's resources, from its kernel descriptor and metadata: what the
+ * occupancy and the cost model (BENCHMARKS.md) are computed from. */
+static mxjit_status
+print_resources(const struct jt_target *t, const tpl_family *f, const void *params, char *msg,
+                size_t msglen)
+{
+   void *code = NULL, *meta = NULL;
+   size_t cs = 0, ms = 0;
+   jc_kernel_meta m;
+   mxjit_status st = rt_kernel_build(t, f, params, &code, &cs, &meta, &ms, NULL, msg, msglen);
+   if (st == MXJIT_OK)
+      st = rt_meta_decode(meta, ms, code, cs, &m, msg, msglen);
+   if (st == MXJIT_OK) {
+      char ser[512];
+      tpl_params_serialize(f, params, ser, sizeof(ser));
+      printf("\n> jit: resources (tpl=%s v%u %s, %s):\n", f->name, f->version, t->name, ser);
+      printf("kernel      %s (%zu bytes)\n", m.name, cs);
+      printf("VGPRs       %u\nAGPRs       %u\nSGPRs       %u\n", m.vgpr_count, m.agpr_count,
+             m.sgpr_count);
+      printf("LDS         %u bytes (static)\nscratch     %u bytes per work-item\n",
+             m.group_segment_size, m.private_segment_size);
+      printf("kernargs    %u bytes\nworkgroup   at most %u work-items, wave%u\n", m.kernarg_size,
+             m.max_flat_wg_size, m.wavefront_size);
+   }
+   free(code);
+   free(meta);
+   return st;
+}
+
 int
 cmd_dis(int argc, char **argv)
 {
@@ -254,10 +287,14 @@ cmd_dis(int argc, char **argv)
    uint8_t params[RT_MAX_PARAMS_BYTES];
    if (!f || f->params_size > sizeof(params) || cu_params("dis", t, f, o.kv, o.nkv, params))
       return 2;
-   if (!o.ir && !o.isa)
-      o.ir = o.isa = 1;
+   if (!o.ir && !o.isa && !o.res)
+      o.ir = o.isa = o.res = 1;
    char msg[1024] = "";
-   mxjit_status st = tpl_dump(t, f, params, o.ir, o.isa, stdout, msg, sizeof(msg));
+   mxjit_status st = MXJIT_OK;
+   if (o.ir || o.isa)
+      st = tpl_dump(t, f, params, o.ir, o.isa, stdout, msg, sizeof(msg));
+   if (st == MXJIT_OK && o.res)
+      st = print_resources(t, f, params, msg, sizeof(msg));
    if (st != MXJIT_OK) {
       fprintf(stderr, "mxjit dis: %s (%s)\n", msg, mxjit_status_name(st));
       return 1;

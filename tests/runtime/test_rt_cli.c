@@ -177,6 +177,22 @@ Test(rt_cli, cache_ls_and_stat)
    cr_assert_eq(system(args), 0);
 }
 
+/* dis --resources for every family: registers, LDS and scratch of the linked object. */
+Test(rt_cli, dis_resources_of_every_family)
+{
+   static const char *const fams[] = {"scaled_copy", "mxfp8_dim0", "mxfp8_dim1",
+                                      "mxfp4_rowwise"};
+   char out[8192], args[256];
+   for (unsigned i = 0; i < 4; i++) {
+      snprintf(args, sizeof(args), "dis --template %s --target gfx942 --resources", fams[i]);
+      cr_assert_eq(cli(args, out, sizeof(out)), 0, "%s", out);
+      cr_assert(strstr(out, "> jit: resources (tpl=") && strstr(out, "VGPRs       ") &&
+                    strstr(out, "scratch     0 bytes per work-item") &&
+                    !strstr(out, ".amdgcn_target"),
+                "%s: %s", fams[i], out);
+   }
+}
+
 Test(rt_cli, dis_prints_isa)
 {
    static char out[1 << 20];
