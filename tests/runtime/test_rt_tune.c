@@ -8,6 +8,7 @@
 #include "jt.h"
 #include "mxjit.h"
 #include "rt_config.h"
+#include "rt_manifest.h"
 #include "rt_sweep.h"
 #include "tpl.h"
 
@@ -221,6 +222,32 @@ expect_bad(const char *text, const char *needle)
    cr_assert_neq(rt_sweep_load(at("bad.yaml"), &s, msg, sizeof(msg)), MXJIT_OK, "%s", text);
    cr_assert_null(s);
    cr_assert(strstr(msg, needle), "'%s' lacks '%s'", msg, needle);
+}
+
+/* The examples shipped in configs/ load: a sweep and a manifest. */
+Test(rt_tune, shipped_examples_load)
+{
+   rt_sweep *s = NULL;
+   char msg[1024] = "";
+   cr_assert_eq(rt_sweep_load(MXJIT_SOURCE_DIR "/configs/sweeps/mxfp8_dim0_gfx950.yaml", &s, msg,
+                              sizeof(msg)),
+                MXJIT_OK, "%s", msg);
+   cr_assert_eq(s->nprob, 2u);
+   cr_assert_eq(s->ncand, 12u);
+   uint8_t p[64];
+   char why[256];
+   unsigned ok = 0;
+   for (uint64_t i = 0; i < s->ncand; i++)
+      ok += rt_sweep_candidate(s, i, p, why, sizeof(why));
+   cr_assert_eq(ok, 10u, "waves * rows <= 8 drops waves=4 with rows=4 (two load values)");
+   rt_sweep_free(s);
+   rt_manifest_kernel *ks = NULL;
+   size_t n = 0;
+   cr_assert_eq(rt_manifest_load(MXJIT_SOURCE_DIR "/configs/manifests/example.yaml", &ks, &n, msg,
+                                 sizeof(msg)),
+                MXJIT_OK, "%s", msg);
+   cr_assert_eq(n, 6u);
+   free(ks);
 }
 
 #define HEAD "family: mxfp8_dim0\ntarget: gfx950\n"
