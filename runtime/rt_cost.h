@@ -5,7 +5,8 @@
  * every constant is a published part figure or an ISA-documented rate, cited below.
  *
  * Per launch, with A = active CUs = min(CUs, workgroups):
- *   hbm   = (global bytes loaded + stored) / min(HBM bandwidth, A x 64 B/clk x clock)
+ *   hbm   = (global bytes loaded + stored) / min(HBM bandwidth attained in practice,
+ *                                                A x 64 B/clk x clock)
  *   valu  = VALU wave-instructions / A        cycles (a wave64 VALU op holds a SIMD 4 cycles;
  *                                             4 SIMDs: one per CU per cycle, KERNELS.md)
  *   salu  = SALU + SMEM + branch wave-instructions / A   (one scalar issue per CU per cycle)
@@ -64,6 +65,9 @@ typedef struct rt_cost {
    double bytes_per_us;   /* global bytes / est_us */
 } rt_cost;
 
+/** Bump when a constant or formula changes: result files of `mxjit tune` record it, and a
+ *  resumed sweep refuses results of another version rather than ranking them together. */
+#define RT_COST_MODEL_VERSION 1
 #define RT_COST_LAUNCH_US 2.0 /* kernel launch on an idle queue, order of magnitude */
 
 const char *rt_bound_name(enum rt_bound b);

@@ -335,15 +335,16 @@ measure(struct tune *t, const rt_sweep_problem *pr, const char *ser, char *line,
    if (rc == 0 && parse_counters(out, &in.c) &&
        rt_cost_model(rt_part_of(t->s->target->name), &in, &c, msg, sizeof(msg))) {
       snprintf(line, cap,
-               "{\"problem\":\"%s\",\"params\":\"%s\",\"status\":\"ok\",\"est_us\":%.4f,"
+               "{\"problem\":\"%s\",\"params\":\"%s\",\"status\":\"ok\",\"model\":%d,"
+               "\"est_us\":%.4f,"
                "\"bound\":\"%s\",\"hbm_us\":%.4f,\"valu_us\":%.4f,\"salu_us\":%.4f,"
                "\"lds_us\":%.4f,\"mfma_us\":%.4f,\"issue_us\":%.4f,\"waves_per_simd\":%.2f,"
                "\"vgprs\":%u,\"agprs\":%u,\"lds\":%u,\"wave_instr\":%llu,\"bytes\":%llu,"
                "\"kernel\":\"%s\"}\n",
-               pr->name, ser, c.est_us, rt_bound_name(c.bound), c.us[RT_BOUND_HBM],
-               c.us[RT_BOUND_VALU], c.us[RT_BOUND_SALU], c.us[RT_BOUND_LDS], c.us[RT_BOUND_MFMA],
-               c.us[RT_BOUND_ISSUE], c.waves_per_simd, in.vgprs, in.agprs, in.lds_per_wg,
-               (unsigned long long)in.c.total,
+               pr->name, ser, RT_COST_MODEL_VERSION, c.est_us, rt_bound_name(c.bound),
+               c.us[RT_BOUND_HBM], c.us[RT_BOUND_VALU], c.us[RT_BOUND_SALU], c.us[RT_BOUND_LDS],
+               c.us[RT_BOUND_MFMA], c.us[RT_BOUND_ISSUE], c.waves_per_simd, in.vgprs, in.agprs,
+               in.lds_per_wg, (unsigned long long)in.c.total,
                (unsigned long long)(in.c.bytes_global_load + in.c.bytes_global_store), kernel);
       return;
    }
@@ -388,7 +389,7 @@ axes_of(const rt_sweep *s, const void *params, char *out, size_t cap)
 struct row {
    char problem[64], params[512], bound[8];
    int ok;
-   double est;
+   double est, issue; /* issue: the tie-break between candidates at one bound */
    unsigned vgprs;
    double occ;
 };
@@ -446,8 +447,15 @@ read_results(const char *path, size_t *n, int *err)
          break;
       }
       r->ok = !strcmp(st, "ok");
+      if (r->ok && (!field(line, "model", num, sizeof(num)) ||
+                    strtol(num, NULL, 10) != RT_COST_MODEL_VERSION)) {
+         *err = ESTALE;
+         break;
+      }
       if (r->ok && field(line, "est_us", num, sizeof(num)))
          r->est = strtod(num, NULL);
+      if (r->ok && field(line, "issue_us", num, sizeof(num)))
+         r->issue = strtod(num, NULL);
       if (r->ok && field(line, "waves_per_simd", num, sizeof(num)))
          r->occ = strtod(num, NULL);
       if (r->ok && field(line, "vgprs", num, sizeof(num)))
@@ -504,6 +512,9 @@ cmp_rows(const void *a, const void *b)
       return y->ok - x->ok;
    if (x->est != y->est)
       return x->est < y->est ? -1 : 1;
+   /* equal estimates (e.g. all at the HBM bound): fewer issue cycles leave more slack */
+   if (x->issue != y->issue)
+      return x->issue < y->issue ? -1 : 1;
    return strcmp(x->params, y->params);
 }
 
@@ -665,10 +676,11 @@ sweep(struct tune *t)
    int err = 0;
    struct row *rows = read_results(t->results, &nrows, &err);
    if (err) {
-      fprintf(stderr,
-              "mxjit tune: %s: line %zu is not a result line of mxjit tune (%s); move "
-              "the file away to start over\n",
-              t->results, nrows + 1, strerror(err));
+      fprintf(stderr, "mxjit tune: %s: line %zu %s; move the file away to start over\n", t->results,
+              nrows + 1,
+              err == ESTALE   ? "was measured with another version of the cost model"
+              : err == EINVAL ? "is not a result line of mxjit tune"
+                              : strerror(err));
       free(rows);
       return 1;
    }

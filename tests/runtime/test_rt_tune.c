@@ -172,6 +172,17 @@ Test(rt_tune, rejects_what_cannot_run_and_writes_a_loadable_table, .timeout = 12
                                  2, p, why, sizeof(why)),
                 RT_TUNED_MATCH, "the bucket 33..64 x 128");
    rt_config_free(c);
+
+   /* results of another cost model version are not ranked with this one's */
+   char cmd[1024];
+   snprintf(cmd, sizeof(cmd),
+            "sed -i 's/\"model\":1,/\"model\":0,/' %s && '%s' tune %s -o %s > %s 2>&1",
+            at("a.jsonl"), MXJIT_CLI, at("s.yaml"), at("a"), at("a.out"));
+   int rc = system(cmd);
+   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "%s", slurp(at("a.out")));
+   cr_assert(strstr(slurp(at("a.out")), "a.jsonl: line 1 was measured with another version of "
+                                        "the cost model"),
+             "%s", slurp(at("a.out")));
 }
 
 Test(rt_tune, killed_and_resumed_equals_uninterrupted, .timeout = 240)
