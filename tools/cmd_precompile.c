@@ -59,7 +59,7 @@ progress(struct job *j, const rt_manifest_kernel *k, const char *what, double ms
       double el = (cu_now_ms() - j->t0) / 1000.0;
       double eta = el / (double)done * (double)(j->n - done);
       int bar = (int)(30 * done / j->n);
-      fprintf(stderr, "\r\033[K[%.*s%*s] %zu/%zu eta %.0fs  %s %s %s", bar,
+      fprintf(stderr, "\r\033[K[%.*s%*s] %zu/%zu eta %.0fs  %s %s %.50s", bar,
               "==============================", 30 - bar, "", done, j->n, eta, k->family->name,
               k->target->name, ser);
       if (done == j->n)

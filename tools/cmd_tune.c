@@ -527,6 +527,15 @@ best_of(const struct row *rows, size_t n, const char *problem)
    return NULL;
 }
 
+static bool
+best_any(const struct row *rows, size_t n)
+{
+   for (size_t i = 0; i < n; i++)
+      if (rows[i].ok)
+         return true;
+   return false;
+}
+
 static int
 write_atomic(const char *path, const char *data, size_t len)
 {
@@ -543,11 +552,12 @@ static int
 write_tuned(const struct tune *t, const struct row *rows, size_t n)
 {
    static char buf[1 << 16];
-   size_t k = (size_t)snprintf(buf, sizeof(buf),
-                               "# written by `mxjit tune` (emulator cost model); layer it "
-                               "over the shipped table with MXJIT_CONFIG_DIR\ntarget: %s\n"
-                               "families:\n  %s:\n    tuned:\n",
-                               t->s->target->name, t->s->family->name);
+   size_t k =
+       (size_t)snprintf(buf, sizeof(buf),
+                        "# written by `mxjit tune` (emulator cost model); layer it "
+                        "over the shipped table with MXJIT_CONFIG_DIR\ntarget: %s\n"
+                        "families:\n  %s:\n    tuned:%s\n",
+                        t->s->target->name, t->s->family->name, best_any(rows, n) ? "" : " []");
    for (unsigned p = 0; p < t->s->nprob && k < sizeof(buf); p++) {
       const rt_sweep_problem *pr = &t->s->prob[p];
       const struct row *b = best_of(rows, n, pr->name);
@@ -731,6 +741,14 @@ sweep(struct tune *t)
    size_t bad = 0;
    for (size_t i = 0; i < nrows; i++)
       bad += !rows[i].ok;
+   for (unsigned p = 0; p < t->s->nprob; p++)
+      if (!best_of(rows, nrows, t->s->prob[p].name)) {
+         fprintf(stderr,
+                 "mxjit tune: problem %s (line %u): no candidate ran; the tuned table "
+                 "has no entry for it (the reasons are in %s)\n",
+                 t->s->prob[p].name, t->s->prob[p].line, t->results);
+         rc = 1;
+      }
    if (bad)
       printf("tune: %zu candidates rejected (wrong result or cannot run); see %s\n", bad,
              t->results);

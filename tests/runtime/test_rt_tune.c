@@ -235,6 +235,33 @@ expect_bad(const char *text, const char *needle)
    cr_assert(strstr(msg, needle), "'%s' lacks '%s'", msg, needle);
 }
 
+/* Every candidate rejected for a problem: exit 1 naming it, and the tuned table (empty)
+ * still loads. */
+Test(rt_tune, a_problem_without_a_runnable_candidate_fails, .timeout = 60)
+{
+   const char *text =
+       "family: mxfp8_dim0\ntarget: gfx950\ngrid:\n  sstore: [4]\nproblems:\n"
+       "  - name: k96\n"
+       "    class: 'bf16:e4m3:floor:plain'\n"
+       "    shape: [64, 96]\n"
+       "    inputs: {x: 12288}\n"
+       "    run: mxfp8 --kind dim0 --in {x} --dtype bf16 --shape 64x96 --mode floor --elem e4m3 "
+       "--scales plain --out-q {out:q} --out-s {out:s}\n";
+   put(at("s.yaml"), text);
+   char cmd[1024];
+   snprintf(cmd, sizeof(cmd), "'%s' tune %s -o %s > %s 2>&1", MXJIT_CLI, at("s.yaml"), at("z"),
+            at("z.out"));
+   int rc = system(cmd);
+   char *out = slurp(at("z.out"));
+   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "%s", out);
+   cr_assert(strstr(out, "problem k96 (line 6): no candidate ran"), "%s", out);
+   rt_config *c = NULL;
+   char msg[1024] = "";
+   cr_assert_eq(rt_config_load_file(at("z.tuned.yaml"), &jt_gfx950, &c, msg, sizeof(msg)), MXJIT_OK,
+                "%s", msg);
+   rt_config_free(c);
+}
+
 /* The examples shipped in configs/ load: a sweep and a manifest. */
 Test(rt_tune, shipped_examples_load)
 {
