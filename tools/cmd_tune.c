@@ -13,6 +13,7 @@
  * files as an uninterrupted one.
  */
 #include "cmd.h"
+#include "cmd_child.h"
 #include "cmd_util.h"
 
 #include "jt.h"
@@ -50,51 +51,18 @@ struct tune {
    double t0;
 };
 
-/* ---- inputs and the forced config -------------------------------------------------------- */
-
-static uint64_t
-mix(uint64_t x)
-{
-   x ^= x >> 30;
-   x *= 0xbf58476d1ce4e5b9ull;
-   x ^= x >> 27;
-   x *= 0x94d049bb133111ebull;
-   return x ^ (x >> 31);
-}
-
-static uint64_t
-hash_str(const char *s)
-{
-   uint8_t h[16];
-   kc_hash128(s, strlen(s), 0, h);
-   uint64_t v;
-   memcpy(&v, h, sizeof(v));
-   return v;
-}
-
 /* Seeded bytes for each input of each problem: the same files every run. */
 static int
 make_inputs(struct tune *t)
 {
-   for (unsigned p = 0; p < t->s->nprob; p++) {
-      const rt_sweep_problem *pr = &t->s->prob[p];
-      for (unsigned i = 0; i < pr->nin; i++) {
-         char path[700];
-         snprintf(path, sizeof(path), "%s/%s.%s.bin", t->work, pr->name, pr->in[i].name);
-         FILE *f = fopen(path, "wb");
-         uint64_t x = t->s->seed ^ hash_str(pr->name) ^ hash_str(pr->in[i].name);
-         for (uint64_t b = 0; f && b < pr->in[i].bytes; b += 8) {
-            uint64_t v = mix(x + b);
-            fwrite(&v, 1, pr->in[i].bytes - b < 8 ? pr->in[i].bytes - b : 8, f);
-         }
-         if (!f || fclose(f) != 0) {
-            fprintf(stderr, "mxjit tune: cannot write input %s\n", path);
-            return 1;
-         }
-      }
-   }
+   for (unsigned p = 0; p < t->s->nprob; p++)
+      if (cc_make_inputs("tune", t->work, t->s->prob[p].name, t->s->prob[p].in, t->s->prob[p].nin,
+                         t->s->seed))
+         return 1;
    return 0;
 }
+
+/* ---- inputs and the forced config -------------------------------------------------------- */
 
 /* "waves=4;load=8;" -> "waves: 4, load: 8" (a YAML flow map body) */
 static void
@@ -140,84 +108,6 @@ force_params(struct tune *t, const char *axes)
 
 /* ---- one candidate ------------------------------------------------------------------------ */
 
-static void
-substitute(const struct tune *t, const rt_sweep_problem *pr, char **argv, int *argc, char *buf,
-           size_t cap)
-{
-   size_t n = 0;
-   const char *r = pr->run;
-   while (*r && n + 1 < cap) {
-      if (*r == '{') {
-         const char *e = strchr(r, '}');
-         char name[64];
-         snprintf(name, sizeof(name), "%.*s", e ? (int)(e - r - 1) : 0, r + 1);
-         if (!strncmp(name, "out:", 4))
-            n += (size_t)snprintf(buf + n, cap - n, "%s/out.%s.bin", t->work, name + 4);
-         else
-            n += (size_t)snprintf(buf + n, cap - n, "%s/%s.%s.bin", t->work, pr->name, name);
-         r = e ? e + 1 : r + strlen(r);
-         continue;
-      }
-      buf[n++] = *r++;
-   }
-   buf[n < cap ? n : cap - 1] = '\0';
-   *argc = 0;
-   for (char *tok = strtok(buf, " "); tok && *argc < 60; tok = strtok(NULL, " "))
-      argv[(*argc)++] = tok;
-}
-
-/* Runs the child; out gets its combined output. Returns its exit status or -1. */
-static int
-run_child(struct tune *t, const rt_sweep_problem *pr, char *out, size_t cap)
-{
-   char buf[4096], cfg[600];
-   char *argv[72];
-   int argc = 0;
-   argv[argc++] = "mxjit";
-   argv[argc++] = "run";
-   int n = 0;
-   substitute(t, pr, argv + argc, &n, buf, sizeof(buf));
-   argc += n;
-   argv[argc++] = "--device";
-   argv[argc++] = "emu";
-   argv[argc++] = "--target";
-   argv[argc++] = (char *)t->s->target->name;
-   argv[argc++] = "--counters";
-   argv[argc] = NULL;
-   snprintf(cfg, sizeof(cfg), "%s/cfg", t->work);
-   int fds[2];
-   if (pipe(fds) != 0)
-      return -1;
-   fflush(NULL);
-   pid_t pid = fork();
-   if (pid == 0) {
-      dup2(fds[1], 1);
-      dup2(fds[1], 2);
-      close(fds[0]);
-      char p[700];
-      setenv("MXJIT_CONFIG_DIR", cfg, 1);
-      setenv("MXJIT_CHECK", "1", 1);
-      snprintf(p, sizeof(p), "%s/miss.yaml", t->work);
-      setenv("MXJIT_MISS_LOG", p, 1);
-      snprintf(p, sizeof(p), "%s/cache", t->work);
-      setenv("MXJIT_CACHE_DIR", p, 1);
-      unsetenv("MXJIT_OVERLAY_PATH");
-      execv("/proc/self/exe", argv);
-      _exit(127);
-   }
-   close(fds[1]);
-   size_t got = 0;
-   ssize_t r;
-   while ((r = read(fds[0], out + got, cap - 1 - got)) > 0 || (r < 0 && errno == EINTR))
-      got += r > 0 ? (size_t)r : 0;
-   out[got] = '\0';
-   close(fds[0]);
-   int st = 0;
-   if (pid < 0 || waitpid(pid, &st, 0) != pid)
-      return -1;
-   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static bool
 parse_counters(const char *out, rt_counters *c)
 {
@@ -250,6 +140,19 @@ parse_counters(const char *out, rt_counters *c)
                       .waves = v[16],
                       .workgroups = v[17]};
    return true;
+}
+
+/* The candidate's child: check mode, the candidate's tuned table, a fresh cache and miss log
+ * (so it compiles its kernel and names it), no overlays. */
+static int
+run_child(struct tune *t, const rt_sweep_problem *pr, char *out, size_t cap)
+{
+   char cfg[600], miss[600], cache[600];
+   snprintf(cfg, sizeof(cfg), "MXJIT_CONFIG_DIR=%s/cfg", t->work);
+   snprintf(miss, sizeof(miss), "MXJIT_MISS_LOG=%s/miss.yaml", t->work);
+   snprintf(cache, sizeof(cache), "MXJIT_CACHE_DIR=%s/cache", t->work);
+   const char *env[] = {cfg, miss, cache, "MXJIT_CHECK=1", "MXJIT_OVERLAY_PATH=", NULL};
+   return cc_run(t->work, pr->name, pr->run, t->s->target->name, true, env, out, cap);
 }
 
 /* The kernel the child compiled for the sweep's family (its miss log names the full params,
