@@ -27,7 +27,7 @@ struct entry {
    const tpl_family *f;
    const struct jt_target *t[MAN_MAX_TARGETS];
    unsigned nt;
-   yaml_node_t *params, *fnode;
+   yaml_node_t *params, *fnode, *run, *inputs;
 };
 
 static mxjit_status
@@ -78,38 +78,91 @@ entry_pair(rt_yaml *y, void *user, const char *key, yaml_node_t *k, yaml_node_t 
       e->params = v;
       return MXJIT_OK;
    }
+   if (key && !strcmp(key, "run")) {
+      const char *s = rt_yaml_scalar(v);
+      if (!s || !*s || strlen(s) >= sizeof(((rt_manifest_run *)0)->run))
+         return rt_yaml_fail(y, v, "run must be an `mxjit run` line of at most %zu characters",
+                             sizeof(((rt_manifest_run *)0)->run) - 1);
+      e->run = v;
+      return MXJIT_OK;
+   }
+   if (key && !strcmp(key, "inputs")) {
+      if (v->type != YAML_MAPPING_NODE)
+         return rt_yaml_fail(y, v, "inputs must be a map {name: bytes}");
+      e->inputs = v;
+      return MXJIT_OK;
+   }
    return rt_yaml_fail(y, k,
                        "unknown key '%s' in a manifest entry (use family, target or "
-                       "targets, params)",
+                       "targets, params; or run, inputs)",
                        key ? key : "(non-scalar)");
 }
 
-struct list {
-   rt_manifest_kernel *k;
-   size_t n, cap;
-};
+bool
+rt_manifest_add(rt_manifest *m, const rt_manifest_kernel *k)
+{
+   for (size_t i = 0; i < m->nk; i++)
+      if (m->k[i].target == k->target && m->k[i].family == k->family &&
+          !memcmp(m->k[i].params, k->params, sizeof(k->params)))
+         return true;
+   if (m->nk == m->capk) {
+      size_t cap = m->capk ? m->capk * 2 : 16;
+      rt_manifest_kernel *nk = realloc(m->k, cap * sizeof(*nk));
+      if (!nk)
+         return false;
+      m->k = nk;
+      m->capk = cap;
+   }
+   m->k[m->nk++] = *k;
+   return true;
+}
 
 static mxjit_status
-push(rt_yaml *y, struct list *l, yaml_node_t *at, const rt_manifest_kernel *k)
+push(rt_yaml *y, rt_manifest *m, yaml_node_t *at, const rt_manifest_kernel *k)
 {
-   for (size_t i = 0; i < l->n; i++)
-      if (l->k[i].target == k->target && l->k[i].family == k->family &&
-          !memcmp(l->k[i].params, k->params, sizeof(k->params)))
-         return MXJIT_OK;
-   if (l->n == l->cap) {
-      size_t cap = l->cap ? l->cap * 2 : 16;
-      rt_manifest_kernel *nk = realloc(l->k, cap * sizeof(*nk));
-      if (!nk)
-         return rt_yaml_fail(y, at, "out of host memory");
-      l->k = nk;
-      l->cap = cap;
+   return rt_manifest_add(m, k) ? MXJIT_OK : rt_yaml_fail(y, at, "out of host memory");
+}
+
+static mxjit_status
+input_pair(rt_yaml *y, void *user, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+   rt_manifest_run *r = user;
+   if (!key || !*key || strlen(key) >= sizeof(r->in[0].name) ||
+       strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(key))
+      return rt_yaml_fail(y, k, "input names are short lowercase words, e.g. x");
+   if (r->nin == RT_SWEEP_MAX_INPUTS)
+      return rt_yaml_fail(y, k, "more than %d inputs", RT_SWEEP_MAX_INPUTS);
+   int64_t b;
+   mxjit_status st = rt_yaml_int(y, v, key, 1, (int64_t)1 << 32, &b);
+   if (st == MXJIT_OK) {
+      snprintf(r->in[r->nin].name, sizeof(r->in[0].name), "%s", key);
+      r->in[r->nin++].bytes = (uint64_t)b;
    }
-   l->k[l->n++] = *k;
+   return st;
+}
+
+/* One run entry per target. */
+static mxjit_status
+push_runs(rt_yaml *y, rt_manifest *m, yaml_node_t *n, const struct entry *e)
+{
+   rt_manifest_run r = {.line = (unsigned)n->start_mark.line + 1};
+   snprintf(r.run, sizeof(r.run), "%s", rt_yaml_scalar(e->run));
+   mxjit_status st = e->inputs ? rt_yaml_each_pair(y, e->inputs, input_pair, &r) : MXJIT_OK;
+   rt_manifest_run *nr = st == MXJIT_OK ? realloc(m->r, (m->nr + e->nt) * sizeof(*nr)) : NULL;
+   if (st == MXJIT_OK && !nr)
+      return rt_yaml_fail(y, n, "out of host memory");
+   if (st != MXJIT_OK)
+      return st;
+   m->r = nr;
+   for (unsigned i = 0; i < e->nt; i++) {
+      r.target = e->t[i];
+      m->r[m->nr++] = r;
+   }
    return MXJIT_OK;
 }
 
 static mxjit_status
-parse_entry(rt_yaml *y, yaml_node_t *n, struct list *l)
+parse_entry(rt_yaml *y, yaml_node_t *n, rt_manifest *l)
 {
    if (n->type != YAML_MAPPING_NODE)
       return rt_yaml_fail(y, n,
@@ -117,8 +170,20 @@ parse_entry(rt_yaml *y, yaml_node_t *n, struct list *l)
                           "params: {...}}");
    struct entry e = {.y = y};
    mxjit_status st = rt_yaml_each_pair(y, n, entry_pair, &e);
+   if (st == MXJIT_OK && e.run && (e.f || e.params))
+      return rt_yaml_fail(y, n,
+                          "an entry is either family (+ params) or run (+ inputs), not "
+                          "both");
+   if (st == MXJIT_OK && e.inputs && !e.run)
+      return rt_yaml_fail(y, e.inputs, "inputs belong to a run entry");
+   if (st == MXJIT_OK && e.run && !e.nt)
+      return rt_yaml_fail(y, n, "a run entry needs target: (or targets: [...])");
+   if (st == MXJIT_OK && e.run)
+      return push_runs(y, l, n, &e);
    if (st == MXJIT_OK && (!e.f || !e.nt))
-      st = rt_yaml_fail(y, n, "a manifest entry needs family: and target: (or targets: [...])");
+      st = rt_yaml_fail(y, n,
+                        "a manifest entry needs family: and target: (or targets: [...]), "
+                        "or run: and target:");
    rt_manifest_kernel k = {.line = (unsigned)n->start_mark.line + 1};
    k.family = e.f;
    if (st == MXJIT_OK && e.f->params_size > sizeof(k.params))
@@ -138,7 +203,7 @@ parse_entry(rt_yaml *y, yaml_node_t *n, struct list *l)
 static mxjit_status
 root_pair(rt_yaml *y, void *user, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
-   struct list *l = user;
+   rt_manifest *l = user;
    if (!key || strcmp(key, "kernels"))
       return rt_yaml_fail(y, k, "unknown top-level key '%s' (a manifest has kernels: [...])",
                           key ? key : "(non-scalar)");
@@ -156,28 +221,41 @@ root_pair(rt_yaml *y, void *user, const char *key, yaml_node_t *k, yaml_node_t *
 }
 
 mxjit_status
-rt_manifest_load(const char *path, rt_manifest_kernel **out, size_t *n, char *msg, size_t msglen)
+rt_manifest_load_all(const char *path, rt_manifest *m, char *msg, size_t msglen)
 {
-   *out = NULL;
-   *n = 0;
+   memset(m, 0, sizeof(*m));
    rt_yaml y;
    mxjit_status st = rt_yaml_load(&y, path, msg, msglen);
    if (st != MXJIT_OK)
       return st;
-   struct list l = {0};
    yaml_node_t *root = rt_yaml_root(&y);
    if (!root || root->type != YAML_MAPPING_NODE)
       st = rt_yaml_fail(&y, root, "a manifest is a map with kernels: [...]");
    else
-      st = rt_yaml_each_pair(&y, root, root_pair, &l);
+      st = rt_yaml_each_pair(&y, root, root_pair, m);
    rt_yaml_free(&y);
-   if (st != MXJIT_OK) {
-      free(l.k);
-      return st;
-   }
-   *out = l.k;
-   *n = l.n;
-   return MXJIT_OK;
+   if (st != MXJIT_OK)
+      rt_manifest_free(m);
+   return st;
+}
+
+void
+rt_manifest_free(rt_manifest *m)
+{
+   free(m->k);
+   free(m->r);
+   memset(m, 0, sizeof(*m));
+}
+
+mxjit_status
+rt_manifest_load(const char *path, rt_manifest_kernel **out, size_t *n, char *msg, size_t msglen)
+{
+   rt_manifest m;
+   mxjit_status st = rt_manifest_load_all(path, &m, msg, msglen);
+   *out = st == MXJIT_OK ? m.k : NULL;
+   *n = st == MXJIT_OK ? m.nk : 0;
+   free(m.r);
+   return st;
 }
 
 size_t

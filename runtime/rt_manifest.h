@@ -5,6 +5,8 @@
  *   kernels:
  *     - {family: scaled_copy, targets: [gfx942, gfx950], params: {waves: 8}}
  *     - {family: mxfp8_dim0, target: gfx950}          # params: the family's table defaults
+ *     - {run: "mxfp8 --kind dim0 --in {x} ...", inputs: {x: 8388608}, target: gfx950}
+ *                                  # an op and a problem: the kernels its plan picks
  *
  * MXJIT_MISS_LOG=path (read when a context is created) appends every kernel the context
  * compiles at run time as one entry line of this format, with every parameter spelled out,
@@ -15,6 +17,7 @@
 
 #include "mxjit.h"
 #include "rt_kernels.h"
+#include "rt_sweep.h"
 #include "tpl.h"
 
 #include <stddef.h>
@@ -29,9 +32,33 @@ typedef struct rt_manifest_kernel {
    unsigned line; /* of its entry in the manifest */
 } rt_manifest_kernel;
 
-/** Loads a manifest (hardened like every YAML file, rt_yaml.h): one kernel per entry and
- *  target, duplicates (same target, family, params) dropped. On MXJIT_OK *out is malloc'd
- *  (free it), *n may be 0. Errors name file:line:column and the key. */
+/** An op and a problem: an `mxjit run` line (with {input} and {out:name} placeholders, as
+ *  in sweeps) whose plan decides the kernels, per target. */
+typedef struct rt_manifest_run {
+   char run[1024];
+   rt_sweep_input in[RT_SWEEP_MAX_INPUTS];
+   unsigned nin;
+   const struct jt_target *target;
+   unsigned line;
+} rt_manifest_run;
+
+typedef struct rt_manifest {
+   rt_manifest_kernel *k; /* explicit (family, params) entries, duplicates dropped */
+   size_t nk, capk;
+   rt_manifest_run *r; /* run entries, one per target */
+   size_t nr;
+} rt_manifest;
+
+/** Loads a manifest (hardened like every YAML file, rt_yaml.h). An entry is either family
+ *  (+ params) or run (+ inputs), with target or targets. On MXJIT_OK free m with
+ *  rt_manifest_free. Errors name file:line:column and the key. */
+mxjit_status rt_manifest_load_all(const char *path, rt_manifest *m, char *msg, size_t msglen);
+void rt_manifest_free(rt_manifest *m);
+/** Adds a kernel unless the manifest holds it already; false when out of memory. */
+bool rt_manifest_add(rt_manifest *m, const rt_manifest_kernel *k);
+
+/** rt_manifest_load_all, the explicit kernels only (what a miss log holds). On MXJIT_OK *out
+ *  is malloc'd (free it), *n may be 0. */
 mxjit_status rt_manifest_load(const char *path, rt_manifest_kernel **out, size_t *n, char *msg,
                               size_t msglen);
 

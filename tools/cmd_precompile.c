@@ -10,6 +10,7 @@
  * failure list take a mutex.
  */
 #include "cmd.h"
+#include "cmd_child.h"
 #include "cmd_util.h"
 
 #include "jt.h"
@@ -127,6 +128,82 @@ worker(void *arg)
    }
 }
 
+/* The first line of a child's output, for a message. */
+static const char *
+first_line(char *out)
+{
+   out[strcspn(out, "\n")] = '\0';
+   return out[0] ? out : "(no output)";
+}
+
+/* Run entries: each op runs once on the emulator in a child with a fresh cache and miss log
+ * (and the caller's MXJIT_CONFIG_DIR, so the plan is the one the application will make); the
+ * kernels it compiled join the list. */
+static int
+plan_runs(const char *manifest, rt_manifest *m)
+{
+   if (!m->nr)
+      return 0;
+   char work[512];
+   if (cu_tempdir(work, sizeof(work)) != 0) {
+      fprintf(stderr, "mxjit precompile: cannot make a temporary directory\n");
+      return 1;
+   }
+   static char out[1 << 16];
+   int rc = 0;
+   for (size_t i = 0; i < m->nr && !rc; i++) {
+      const rt_manifest_run *r = &m->r[i];
+      char tag[32], mpath[600], cpath[600], miss[640], cache[640], msg[1024] = "";
+      snprintf(tag, sizeof(tag), "run%zu", i);
+      snprintf(mpath, sizeof(mpath), "%s/%s.miss.yaml", work, tag);
+      snprintf(cpath, sizeof(cpath), "%s/%s.cache", work, tag);
+      snprintf(miss, sizeof(miss), "MXJIT_MISS_LOG=%s", mpath);
+      snprintf(cache, sizeof(cache), "MXJIT_CACHE_DIR=%s", cpath);
+      const char *env[] = {miss, cache, "MXJIT_OVERLAY_PATH=", "MXJIT_CHECK=", NULL};
+      double t0 = cu_now_ms();
+      if (cc_make_inputs("precompile", work, tag, r->in, r->nin, 0)) {
+         rc = 1;
+         break;
+      }
+      int st = cc_run(work, tag, r->run, r->target->name, false, env, out, sizeof(out));
+      if (st != 0) {
+         fprintf(stderr,
+                 "mxjit precompile: %s:%u: `mxjit run %s` failed on the emulator for "
+                 "%s (exit %d): %s\n",
+                 manifest, r->line, r->run, r->target->name, st, first_line(out));
+         rc = 1;
+         break;
+      }
+      rt_manifest_kernel *ks = NULL;
+      size_t n = 0;
+      if (access(mpath, F_OK) != 0) {
+         fprintf(stderr,
+                 "mxjit precompile: %s:%u: the op compiled no kernel for %s (does it "
+                 "run on the host only, or is the problem empty?)\n",
+                 manifest, r->line, r->target->name);
+         rc = 1;
+      } else if (rt_manifest_load(mpath, &ks, &n, msg, sizeof(msg)) != MXJIT_OK) {
+         fprintf(stderr, "mxjit precompile: %s:%u: %s\n", manifest, r->line, msg);
+         rc = 1;
+      }
+      for (size_t j = 0; j < n && !rc; j++) {
+         ks[j].line = r->line;
+         if (!rt_manifest_add(m, &ks[j])) {
+            fprintf(stderr, "mxjit precompile: out of host memory\n");
+            rc = 1;
+         }
+      }
+      free(ks);
+      if (!rc)
+         printf("precompile: %s:%u: the plan of `%.60s%s` on %s uses %zu kernel%s (%.1f s "
+                "on the emulator)\n",
+                manifest, r->line, r->run, strlen(r->run) > 60 ? "..." : "", r->target->name, n,
+                n == 1 ? "" : "s", (cu_now_ms() - t0) / 1000.0);
+   }
+   cu_rmtree(work);
+   return rc;
+}
+
 static int
 parse(int argc, char **argv, const char **manifest, const char **out, int64_t *jobs)
 {
@@ -184,13 +261,20 @@ cmd_precompile(int argc, char **argv)
    }
    char msg[1024] = "";
    struct job j = {.manifest = manifest, .tty = isatty(STDERR_FILENO)};
-   rt_manifest_kernel *ks = NULL;
-   mxjit_status st = rt_manifest_load(manifest, &ks, &j.n, msg, sizeof(msg));
+   rt_manifest m;
+   mxjit_status st = rt_manifest_load_all(manifest, &m, msg, sizeof(msg));
    if (st != MXJIT_OK) {
       fprintf(stderr, "mxjit precompile: %s\n", msg);
       return st == MXJIT_ERR_INVALID_ARG ? 2 : 1;
    }
+   if (plan_runs(manifest, &m) != 0) {
+      rt_manifest_free(&m);
+      return 1;
+   }
+   rt_manifest_kernel *ks = m.k;
+   free(m.r);
    j.k = ks;
+   j.n = m.nk;
    /* the overlay is written like a cache directory, but never capped or evicted */
    if (kc_open(&(kc_options){.dir = dir, .max_bytes = UINT64_MAX}, &j.out, msg, sizeof(msg)) !=
        MXJIT_OK) {

@@ -98,6 +98,15 @@ run_ops(mxjit_ctx *ctx)
    return ctx->last_kstats.source;
 }
 
+static void
+write_file(const char *path, const void *data, size_t len)
+{
+   FILE *f = fopen(path, "wb");
+   cr_assert_not_null(f);
+   cr_assert_eq(fwrite(data, 1, len, f), len);
+   fclose(f);
+}
+
 static int
 lines_of(const char *path, const char *needle)
 {
@@ -176,6 +185,56 @@ Test(rt_precompile, miss_log_to_overlay_round_trip_compiles_nothing, .timeout = 
    kc_close(c);
 }
 
+/* An op and a problem instead of params: precompile runs the op once on the emulator to learn
+ * its plan; a context given the overlay then compiles nothing for that problem. */
+Test(rt_precompile, run_entries_precompile_the_plan, .timeout = 120)
+{
+   const char *text =
+       "kernels:\n"
+       "  - {run: 'mxfp8 --kind dim0 --in {x} --dtype f32 --shape 64x64 --mode rceil --elem e4m3 "
+       "--scales plain --out-q {out:q} --out-s {out:s}', inputs: {x: 16384}, target: gfx950}\n";
+   write_file(at("m.yaml"), text, strlen(text));
+   char cmd[1024];
+   snprintf(cmd, sizeof(cmd), "'%s' precompile %s -o %s > %s 2>&1", MXJIT_CLI, at("m.yaml"),
+            at("ovl"), at("pc.out"));
+   int rc = system(cmd);
+   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+   cr_assert_eq(lines_of(at("pc.out"), "m.yaml:2: the plan of `mxfp8 --kind dim0"), 1);
+   cr_assert_eq(lines_of(at("ovl/index.tsv"), "\tmxfp8_dim0\t"), 1);
+   const char *ovs[] = {at("ovl"), NULL};
+   mxjit_ctx *ctx = ctx_with(at("cache"), ovs);
+   uint64_t c0 = rt_compile_count();
+   mxjit_devptr x, q, s;
+   cr_assert_eq(mxjit_malloc(ctx, 64 * 64 * 4, &x), MXJIT_OK);
+   cr_assert_eq(mxjit_memset(ctx, x, 0x3f, 64 * 64 * 4), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, 64 * 64, &q), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, 64 * 2, &s), MXJIT_OK);
+   mxjit_mx_quant_args a = {
+       .x = {.data = x, .dtype = MXJIT_DTYPE_F32, .ndim = 2, .shape = {64, 64}},
+       .mode = MXJIT_SCALE_RCEIL,
+       .elem = MXJIT_DTYPE_E4M3,
+       .q = q,
+       .s = s,
+   };
+   cr_assert_eq(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   cr_assert_eq(ctx->last_kstats.source, RT_KSRC_OVERLAY);
+   cr_assert_eq(rt_compile_count(), c0);
+   mxjit_ctx_destroy(ctx);
+
+   /* an op that fails on the emulator: exit 1 naming the line, no overlay written */
+   text = "kernels:\n  - {run: 'mxfp8 --kind dim0 --in {x} --dtype f32 --shape 64x48 --mode "
+          "rceil --elem e4m3 --scales plain --out-q {out:q} --out-s {out:s}', inputs: {x: "
+          "12288}, target: gfx950}\n";
+   write_file(at("m.yaml"), text, strlen(text));
+   snprintf(cmd, sizeof(cmd), "'%s' precompile %s -o %s > %s 2>&1", MXJIT_CLI, at("m.yaml"),
+            at("ovl2"), at("pc.out"));
+   rc = system(cmd);
+   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1);
+   cr_assert_eq(lines_of(at("pc.out"), "m.yaml:2: `mxjit run mxfp8"), 1);
+   struct stat st;
+   cr_assert_neq(stat(at("ovl2"), &st), 0);
+}
+
 /* 8 processes log 5 shared kernels and one of their own at once: one header, 13 lines. */
 Test(rt_precompile, miss_log_under_eight_processes, .timeout = 60)
 {
@@ -219,14 +278,6 @@ Test(rt_precompile, miss_log_under_eight_processes, .timeout = 60)
    free(ks);
 }
 
-static void
-write_file(const char *path, const void *data, size_t len)
-{
-   FILE *f = fopen(path, "wb");
-   cr_assert_not_null(f);
-   cr_assert_eq(fwrite(data, 1, len, f), len);
-   fclose(f);
-}
 
 static void
 expect_bad(const char *text, size_t len, const char *needle)
@@ -256,6 +307,13 @@ Test(rt_precompile, hostile_manifests_fail_clearly, .timeout = 60)
    expect_bad("kernels:\n  - {family: scaled_copy, target: gfx950, shape: [1]}\n", 0,
               "m.yaml:2:43: unknown key 'shape' in a manifest entry");
    expect_bad("kernels:\n  - {family: scaled_copy}\n", 0, "needs family: and target:");
+   expect_bad("kernels:\n  - {family: scaled_copy, run: x, target: gfx950}\n", 0,
+              "either family (+ params) or run (+ inputs), not both");
+   expect_bad("kernels:\n  - {family: scaled_copy, inputs: {x: 1}, target: gfx950}\n", 0,
+              "m.yaml:2:35: inputs belong to a run entry");
+   expect_bad("kernels:\n  - {run: mxfp8}\n", 0, "a run entry needs target:");
+   expect_bad("kernels:\n  - {run: mxfp8, target: gfx950, inputs: {X: 1}}\n", 0,
+              "input names are short lowercase words");
    expect_bad("kernels: {family: scaled_copy}\n", 0, "kernels must be a list");
    expect_bad("kernel: []\n", 0, "m.yaml:1:1: unknown top-level key 'kernel'");
    expect_bad("kernels:\n  - {family: scaled_copy, targets: gfx950}\n", 0,
