@@ -127,7 +127,7 @@ tune(const char *prefix)
    char *end = strstr(table, "wrote ");
    if (end)
       *end = '\0';       /* the rest names the output files */
-   return strdup(table); /* leaked: a test process */
+   return strdup(table); /* the caller frees it */
 }
 
 static int
@@ -155,6 +155,7 @@ Test(rt_tune, rejects_what_cannot_run_and_writes_a_loadable_table, .timeout = 12
    cr_assert_eq(count(table, "\nk96 "), 2, "rejected candidates are not ranked:\n%s", table);
    cr_assert_eq(count(table, "\nk128 "), 4, "%s", table);
    cr_assert(strstr(slurp(at("a.svg")), "<polyline"), "no plot");
+   free(table);
 
    rt_config *c = NULL;
    char msg[1024] = "", why[300];
@@ -220,7 +221,11 @@ Test(rt_tune, killed_and_resumed_equals_uninterrupted, .timeout = 240)
    cr_assert_str_eq(ta, tb);
 
    /* a rerun of a finished sweep measures nothing and writes the same outputs */
-   tune(at("b"));
+   free(resumed);
+   resumed = tune(at("b"));
+   cr_assert_str_eq(resumed, full);
+   free(resumed);
+   free(full);
    cr_assert_str_eq(slurp(at("b.jsonl")), slurp(at("a.jsonl")));
 }
 
