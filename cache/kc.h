@@ -80,8 +80,12 @@ typedef struct kc_options {
    int _;
    const char *dir;                 /* NULL: $MXJIT_CACHE_DIR, $XDG_CACHE_HOME/mxjit, ~/.cache/mxjit */
    const char *const *overlays;     /* read-only dirs, NULL-terminated, searched first */
+   const char *overlay_path;        /* more overlays, colon-separated, searched after those
+                                       ($MXJIT_OVERLAY_PATH through kc_options_from_env) */
    uint64_t max_bytes;              /* 0: $MXJIT_CACHE_MAX_SIZE (K/M/G suffixes) or 1 GiB */
    int memory_only;                 /* 1: no disk at all */
+   int read_only;                   /* 1: read dir as a read-only layer, never write it (also
+                                       what an existing but unwritable dir becomes) */
    void (*warn)(void *user, const char *msg);  /* one-time warnings (unwritable dir...) */
    void *warn_user;
 } kc_options;
@@ -145,7 +149,10 @@ bool kc_parse_size(const char *s, uint64_t *out);
 
 /* Stats for `mxjit cache` and tests: */
 typedef struct kc_stats { uint64_t entries, bytes, hits_mem, hits_overlay, hits_disk, builds,
-                          evictions, bad_entries; char dir[512]; int disk_ok; } kc_stats;
+                          evictions, bad_entries; char dir[512]; int disk_ok;
+                          int read_only;          /* dir is served read-only */
+                          uint64_t counted_bytes; /* the size file's count (0: none yet) */
+                        } kc_stats;
 /** entries/bytes count the files in the user dir (a scan; meant for tools and tests), or the
  *  in-process table when the cache has no disk. The counters are this cache's since open. */
 void kc_get_stats(kc_cache *c, kc_stats *out);
@@ -153,10 +160,52 @@ void kc_get_stats(kc_cache *c, kc_stats *out);
  *  file could not be removed. The in-process table is kept. */
 mxjit_status kc_clear(kc_cache *c);
 
+/** Debris that a writer killed between its temp file and the rename leaves in the user dir:
+ *  temp files whose writer is dead or that are older than 10 minutes (stale), temp files of
+ *  live writers (left alone), shard directories with nothing in them. */
+typedef struct kc_debris {
+   uint64_t stale_tmp, live_tmp, empty_dirs, removed_tmp, removed_dirs;
+} kc_debris;
+/** Counts the debris of the user dir (remove false: `cache verify`) or removes it (`cache
+ *  prune`; kc_clear does it too). MXJIT_ERR_CACHE_IO when something stale could not be
+ *  removed; MXJIT_ERR_INVALID_ARG for NULL c. A read-only dir is counted, never changed. */
+mxjit_status kc_prune(kc_cache *c, bool remove, kc_debris *out);
+
 /** Checks every entry of the user dir without knowing the keys: header, sizes, checksum, and
  *  that the stored key material hashes to the file's name. Damaged files are removed (and
  *  counted in bad_entries). For `mxjit cache verify`. MXJIT_ERR_INVALID_ARG for NULL c. */
 mxjit_status kc_verify(kc_cache *c, uint64_t *checked, uint64_t *removed);
+
+/* ---- Listing and overlay directories ------------------------------------------------- */
+
+/** An overlay directory is a cache directory (entries as above) that nothing writes at run
+ *  time, plus KC_INDEX_FILE: a header line starting with '#', then one line per entry,
+ *    key_hex TAB family TAB version TAB target TAB params TAB code_bytes
+ *  generated from the entries themselves (kc_overlay_write_index). Lookups go by key and do
+ *  not need the index; it tells people and tools what the directory holds. */
+#define KC_INDEX_FILE "index.tsv"
+
+/** One entry file as found on disk, described from its own key material. Strings are
+ *  printable ASCII (other bytes shown as '?'). valid is false for a damaged file. */
+typedef struct kc_entry_info {
+   char path[600], hex[33];
+   char family[64], params[512], target[32], llvm[32], build_id[160];
+   unsigned version;
+   uint64_t size, code_size;
+   int64_t last_use_ns; /* mtime: set at write and at every disk hit (LRU) */
+   bool valid;
+} kc_entry_info;
+typedef bool (*kc_list_fn)(void *user, const kc_entry_info *e); /* false stops */
+/** Calls fn for every entry file of dir (a user cache or an overlay), valid or not, in
+ *  shard order. MXJIT_ERR_CACHE_IO when dir is not a directory. Reads only. */
+mxjit_status kc_list_dir(const char *dir, kc_list_fn fn, void *user);
+/** Decodes the fields of key material written by kc_key_init; false if it is malformed. */
+bool kc_material_describe(const void *material, size_t len, kc_entry_info *out);
+/** (Re)writes dir/KC_INDEX_FILE from dir's entries, atomically (temp file, fsync, rename).
+ *  A damaged entry fails it (MXJIT_ERR_CACHE_IO, message says what to run): an overlay is
+ *  shipped whole or not at all. *entries gets the count. */
+mxjit_status kc_overlay_write_index(const char *dir, uint64_t *entries, char *msg,
+                                    size_t msglen);
 
 /* ---- Fault injection (STYLE C18) ------------------------------------------------------- */
 

@@ -4,11 +4,15 @@
  */
 #include "kc_int.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,8 +69,8 @@ encode(const kc_key *key, const kc_entry *e, size_t *size)
  * against the file size, and the key material must equal the caller's byte for byte (when
  * key is NULL, kc_verify checks the material against the file name instead). Returns NULL or
  * the failed condition. */
-static const char *
-decode(const kc_key *key, const uint8_t *b, size_t size, kc_entry *e)
+const char *
+kc_entry_decode(const kc_key *key, const uint8_t *b, size_t size, kc_entry *e)
 {
 #define check(cond)                                                                                \
    do {                                                                                            \
@@ -106,20 +110,20 @@ kc_warn(kc_cache *c, const char *fmt, ...)
       fprintf(stderr, "mxjit: %s\n", buf);
 }
 
-/* Subtracts a removed entry from the size file. Only a successful unlink subtracts, so two
- * processes removing the same bad entry count it once. */
-static void
-account(kc_cache *c, int64_t delta)
+/* Removes a file of the user dir and subtracts its size, both under the size lock, so a
+ * rescan by another process (it happens under the same lock) never sees the file gone while
+ * its bytes are still counted. Only a successful unlink subtracts: two processes removing the
+ * same bad entry count it once. Returns whether this call removed the file. */
+static bool
+remove_accounted(kc_cache *c, const char *path, uint64_t size)
 {
    int fd = kc_os_size_lock(c->dir);
-   if (fd < 0)
-      return;
+   bool gone = unlink(path) == 0;
    uint64_t total;
-   if (kc_os_size_read(fd, &total)) {
-      total = delta < 0 && (uint64_t)-delta > total ? 0 : total + (uint64_t)delta;
-      kc_os_size_write(fd, total);
-   }
+   if (gone && fd >= 0 && size && kc_os_size_read(fd, &total))
+      kc_os_size_write(fd, size > total ? 0 : total - size);
    kc_os_size_unlock(fd);
+   return gone;
 }
 
 bool
@@ -134,15 +138,15 @@ kc_disk_read(kc_cache *c, const char *dir, const kc_key *key, bool del, bool tou
    int err = kc_os_read_file(path, touch, buf, &size);
    if (err == ENOENT || err == ENOTDIR)
       return false;
-   if (err == 0 && !decode(key, *buf, size, e))
+   if (err == 0 && !kc_entry_decode(key, *buf, size, e))
       return true;
    free(*buf);
    *buf = NULL;
    if (err != 0 && err != EINVAL)
       return false; /* could not read (EACCES, ENOMEM...): a miss, not a bad entry */
    atomic_fetch_add(&c->bad_entries, 1);
-   if (del && unlink(path) == 0 && err == 0)
-      account(c, -(int64_t)size);
+   if (del)
+      remove_accounted(c, path, err == 0 ? size : 0);
    return false;
 }
 
@@ -159,6 +163,8 @@ kc_disk_lookup(kc_cache *c, const kc_key *key, void **code, size_t *code_size, v
       hit = kc_disk_read(c, *ov, key, false, false, &buf, &e);
    if (!hit && c->disk_ok)
       hit = kc_disk_read(c, c->dir, key, true, true, &buf, &e);
+   else if (!hit && c->dir_ro)
+      hit = kc_disk_read(c, c->dir, key, false, false, &buf, &e);
    if (!hit)
       return false;
    void *cp = malloc(e.code_size ? e.code_size : 1), *mp = NULL;
@@ -246,12 +252,20 @@ evict(kc_cache *c, uint64_t total, const char *just_written)
    return total;
 }
 
-static void
-account_and_evict(kc_cache *c, size_t size, const char *path)
+/* Renames the finished temp file into place and accounts it in one critical section under
+ * the size lock. A process that finds the size file missing rescans under the same lock, so
+ * every entry is either in its scan or added afterwards by its publisher, never both (8
+ * processes publishing into a fresh directory used to count some entries twice). When the
+ * lock cannot be had the entry is published uncounted: that only delays eviction. */
+static int
+commit_accounted(kc_cache *c, const char *tmp, const char *path, size_t size)
 {
    int fd = kc_os_size_lock(c->dir);
-   if (fd < 0)
-      return;
+   int err = kc_os_commit(c, tmp, path);
+   if (fd < 0 || err) {
+      kc_os_size_unlock(fd);
+      return err;
+   }
    uint64_t total, acc[2] = {0, 0};
    if (kc_os_size_read(fd, &total)) {
       total += size;
@@ -263,6 +277,29 @@ account_and_evict(kc_cache *c, size_t size, const char *path)
       total = evict(c, total, path);
    kc_os_size_write(fd, total);
    kc_os_size_unlock(fd);
+   return 0;
+}
+
+static int
+write_entry(kc_cache *c, char *path, const uint8_t *buf, size_t size)
+{
+   char tmp[4096];
+   char *slash = strrchr(path, '/');
+   int err = 0;
+   /* twice: a concurrent `cache prune` may remove the shard directory just made, while it
+    * is still empty */
+   for (int attempt = 0; attempt < 2; attempt++) {
+      *slash = '\0';
+      err = kc_os_mkdirs(c, path);
+      *slash = '/';
+      if (!err)
+         err = kc_os_write_tmp(c, path, buf, size, tmp, sizeof(tmp));
+      if (!err)
+         return commit_accounted(c, tmp, path, size);
+      if (err != ENOENT)
+         break;
+   }
+   return err;
 }
 
 void
@@ -281,28 +318,15 @@ kc_disk_publish(kc_cache *c, const kc_key *key, const kc_entry *e)
       if (valid)
          return;
    }
-   char *slash = strrchr(path, '/');
-   *slash = '\0';
-   int err = kc_os_mkdirs(c, path);
-   *slash = '/';
    size_t size = 0;
-   uint8_t *buf = NULL;
-   if (!err) {
-      buf = encode(key, e, &size);
-      err = buf ? kc_os_write_atomic(c, path, buf, size) : ENOMEM;
-      free(buf);
-   }
-   if (err == EEXIST)
-      return;
-   if (err) {
-      if (atomic_exchange(&c->warned_write, 1) == 0)
-         kc_warn(c,
-                 "cache: could not write entry '%s' (%s); kernels are still compiled and "
-                 "kept in memory: check free space and permissions of the cache directory",
-                 path, strerror(err));
-      return;
-   }
-   account_and_evict(c, size, path);
+   uint8_t *buf = encode(key, e, &size);
+   int err = buf ? write_entry(c, path, buf, size) : ENOMEM;
+   free(buf);
+   if (err && err != EEXIST && atomic_exchange(&c->warned_write, 1) == 0)
+      kc_warn(c,
+              "cache: could not write entry '%s' (%s); kernels are still compiled and "
+              "kept in memory: check free space and permissions of the cache directory",
+              path, strerror(err));
 }
 
 /* ---- clear and stats ------------------------------------------------------------------- */
@@ -329,7 +353,9 @@ kc_clear(kc_cache *c)
    if (fd >= 0)
       kc_os_size_write(fd, 0);
    kc_os_size_unlock(fd);
-   return failed ? MXJIT_ERR_CACHE_IO : MXJIT_OK;
+   kc_debris d;
+   mxjit_status st = kc_prune(c, true, &d); /* the shard directories, now empty */
+   return failed || st != MXJIT_OK ? MXJIT_ERR_CACHE_IO : MXJIT_OK;
 }
 
 void
@@ -342,7 +368,8 @@ kc_disk_count(kc_cache *c, uint64_t *entries, uint64_t *bytes)
 }
 
 struct verify {
-   uint64_t checked, removed, bytes_removed;
+   kc_cache *c;
+   uint64_t checked, removed;
 };
 
 /* A file is good when it decodes and its material hashes to its own name <hh>/<30 hex>. */
@@ -361,7 +388,7 @@ verify_one(void *user, const char *path, const char *name, off_t size, int64_t m
       return true; /* unreadable now (EACCES, ENOMEM): not proof of damage */
    }
    v->checked++;
-   bool good = !err && !decode(NULL, buf, n, &e);
+   bool good = !err && !kc_entry_decode(NULL, buf, n, &e);
    if (good) {
       kc_key k = {.material = (uint8_t *)buf + KC_HDR_SIZE};
       k.material_len = kc_get64((uint8_t *)buf + 16);
@@ -372,21 +399,17 @@ verify_one(void *user, const char *path, const char *name, off_t size, int64_t m
       good = pl >= 33 && !memcmp(path + pl - 33, hex, 2) && !strcmp(name, hex + 2);
    }
    free(buf);
-   if (!good && unlink(path) == 0) {
+   if (!good && remove_accounted(v->c, path, (uint64_t)size))
       v->removed++;
-      v->bytes_removed += (uint64_t)size;
-   }
    return true;
 }
 
 mxjit_status
 kc_verify(kc_cache *c, uint64_t *checked, uint64_t *removed)
 {
-   struct verify v = {0, 0, 0};
+   struct verify v = {c, 0, 0};
    if (c && c->disk_ok) {
       kc_os_scan(c->dir, 0, 256, verify_one, &v);
-      if (v.bytes_removed)
-         account(c, -(int64_t)v.bytes_removed);
       atomic_fetch_add(&c->bad_entries, v.removed);
    }
    if (checked)
@@ -394,6 +417,80 @@ kc_verify(kc_cache *c, uint64_t *checked, uint64_t *removed)
    if (removed)
       *removed = v.removed;
    return c ? MXJIT_OK : MXJIT_ERR_INVALID_ARG;
+}
+
+/* ---- Debris of killed writers: temp files and empty shard directories ------------------ */
+
+/* A temp file is debris when its writer is gone (the pid in its name no longer exists) or
+ * when it is older than KC_TMP_STALE_SECONDS (the pid may have been reused). A live writer's
+ * young temp file is left alone: it is about to be renamed. */
+static bool
+tmp_is_stale(const char *name, int64_t mtime_ns, int64_t now)
+{
+   long pid = kc_tmp_owner(name);
+   if (mtime_ns / 1000000000 < now - KC_TMP_STALE_SECONDS)
+      return true;
+   return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+static void
+prune_shard(const char *shard, bool remove, int64_t now, kc_debris *d)
+{
+   DIR *dir = opendir(shard);
+   if (!dir)
+      return;
+   unsigned kept = 0;
+   struct dirent *de;
+   while ((de = readdir(dir))) {
+      struct stat st;
+      if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+         continue;
+      kept++;
+      if (!kc_is_tmp_name(de->d_name) ||
+          fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+         continue;
+      int64_t mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+      if (!tmp_is_stale(de->d_name, mt, now)) {
+         d->live_tmp++;
+         continue;
+      }
+      d->stale_tmp++;
+      if (remove && unlinkat(dirfd(dir), de->d_name, 0) == 0) {
+         d->removed_tmp++;
+         kept--;
+      }
+   }
+   closedir(dir);
+   if (kept)
+      return;
+   d->empty_dirs++;
+   /* rmdir refuses a directory that gained a file meanwhile: a racing publisher wins */
+   if (remove && rmdir(shard) == 0)
+      d->removed_dirs++;
+}
+
+mxjit_status
+kc_prune(kc_cache *c, bool remove, kc_debris *out)
+{
+   kc_debris d = {0};
+   if (!c) {
+      if (out)
+         *out = d;
+      return MXJIT_ERR_INVALID_ARG;
+   }
+   if (c->disk_ok || (c->dir_ro && !remove)) {
+      int64_t now = (int64_t)time(NULL);
+      for (unsigned i = 0; i < 256; i++) {
+         char shard[4096];
+         if (snprintf(shard, sizeof(shard), "%s/%02x", c->dir, i) < (int)sizeof(shard))
+            prune_shard(shard, remove && c->disk_ok, now, &d);
+      }
+   }
+   if (out)
+      *out = d;
+   return remove && (d.removed_tmp < d.stale_tmp || d.removed_dirs < d.empty_dirs)
+              ? MXJIT_ERR_CACHE_IO
+              : MXJIT_OK;
 }
 
 /* ---- Environment (the only place that reads it, STYLE C15/C16) ------------------------- */
@@ -484,6 +581,11 @@ kc_options_from_env_msg(kc_options *o, char *msg, size_t msglen)
                 v);
          st = MXJIT_ERR_INVALID_ARG;
       }
+   }
+   if (!o->overlay_path) {
+      const char *ov = getenv("MXJIT_OVERLAY_PATH");
+      if (ov && *ov)
+         o->overlay_path = intern(ov, NULL);
    }
    if (o->dir)
       return st;

@@ -89,6 +89,7 @@ struct kc_cache {
    uint64_t max_bytes;
    int memory_only;
    int disk_ok;
+   int dir_ro; /* dir exists and is read, but never written (read-only mount, read_only) */
    void (*warn)(void *user, const char *msg);
    void *warn_user;
    atomic_int warned_write;
@@ -113,6 +114,9 @@ uint64_t kc_hash64(const void *data, size_t len, uint64_t seed);
  *  points into it. A bad entry is unlinked when del is set (user dir) and counted. */
 bool kc_disk_read(kc_cache *c, const char *dir, const kc_key *key, bool del, bool touch, void **buf,
                   kc_entry *e);
+/** Validates an entry file's bytes against key (NULL: any key, kc_verify); NULL or the
+ *  failed condition. On NULL e points into b. */
+const char *kc_entry_decode(const kc_key *key, const uint8_t *b, size_t size, kc_entry *e);
 void kc_warn(kc_cache *c, const char *fmt, ...) KC_PRINTFLIKE(2, 3);
 void kc_disk_count(kc_cache *c, uint64_t *entries, uint64_t *bytes);
 
@@ -127,6 +131,14 @@ int kc_os_read_file(const char *path, bool touch, void **buf, size_t *size);
 /** Writes buf to a unique temp file beside path, fsyncs it, renames it to path unless path
  *  exists (returns EEXIST then), fsyncs the directory. No temp file survives a failure. */
 int kc_os_write_atomic(kc_cache *c, const char *path, const void *buf, size_t size);
+/** The two halves of kc_os_write_atomic, so the publish can rename under the size lock: the
+ *  complete, fsync'd temp file (its name in tmp; removed on failure), then the rename
+ *  without replacing (EEXIST if path exists; the temp file is removed on any failure). */
+int kc_os_write_tmp(kc_cache *c, const char *path, const void *buf, size_t size, char *tmp,
+                    size_t tmplen);
+int kc_os_commit(kc_cache *c, const char *tmp, const char *path);
+/** Pid of the process that wrote a temp file (from its name), or 0. */
+long kc_tmp_owner(const char *name);
 /** Calls fn for every file in the 256 shard directories of dir, starting at shard `first`,
  *  stopping early when fn returns false or after max_shards non-empty shards. */
 typedef bool (*kc_scan_fn)(void *user, const char *path, const char *name, off_t size,

@@ -60,6 +60,17 @@ kc_is_tmp_name(const char *name)
    return n > 35 && is_hex(name, 30) && name[30] == '.' && !strcmp(name + n - 4, ".tmp");
 }
 
+/* "<30 hex>.<pid>.<16 hex>.tmp" (kc_os_write_tmp) */
+long
+kc_tmp_owner(const char *name)
+{
+   if (!kc_is_tmp_name(name))
+      return 0;
+   char *end = NULL;
+   long pid = strtol(name + 31, &end, 10);
+   return end && *end == '.' && pid > 0 ? pid : 0;
+}
+
 /* mkdir -p. EEXIST of a component that is a directory is fine; a file in the way is
  * ENOTDIR, which makes the caller fall back to memory-only. */
 int
@@ -208,12 +219,12 @@ rename_noreplace(kc_cache *c, const char *tmp, const char *path)
 }
 
 int
-kc_os_write_atomic(kc_cache *c, const char *path, const void *buf, size_t size)
+kc_os_write_tmp(kc_cache *c, const char *path, const void *buf, size_t size, char *tmp,
+                size_t tmplen)
 {
-   char tmp[4096];
-   int n = snprintf(tmp, sizeof(tmp), "%s.%d.%016llx.tmp", path, (int)getpid(),
+   int n = snprintf(tmp, tmplen, "%s.%d.%016llx.tmp", path, (int)getpid(),
                     (unsigned long long)kc_os_random());
-   if (n < 0 || (size_t)n >= sizeof(tmp))
+   if (n < 0 || (size_t)n >= tmplen)
       return ENAMETOOLONG;
    int err = kc_fault(c, KC_FAULT_OPEN_TMP);
    if (err)
@@ -228,14 +239,29 @@ kc_os_write_atomic(kc_cache *c, const char *path, const void *buf, size_t size)
       err = errno;
    if (close(fd) != 0 && !err)
       err = errno;
-   if (!err)
-      err = rename_noreplace(c, tmp, path);
+   if (err)
+      unlink(tmp);
+   return err;
+}
+
+int
+kc_os_commit(kc_cache *c, const char *tmp, const char *path)
+{
+   int err = rename_noreplace(c, tmp, path);
    if (err) {
       unlink(tmp);
       return err;
    }
    fsync_parent(path);
    return 0;
+}
+
+int
+kc_os_write_atomic(kc_cache *c, const char *path, const void *buf, size_t size)
+{
+   char tmp[4096];
+   int err = kc_os_write_tmp(c, path, buf, size, tmp, sizeof(tmp));
+   return err ? err : kc_os_commit(c, tmp, path);
 }
 
 void

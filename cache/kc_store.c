@@ -8,9 +8,12 @@
  */
 #include "kc_int.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct kc_flight {
    struct kc_flight *next;
@@ -183,7 +186,8 @@ resolve(kc_cache *c, const kc_key *key, kc_build_fn build, void *user, struct kc
             goto done;
          }
       }
-      if (c->disk_ok && kc_disk_read(c, c->dir, key, true, true, &buf, &e)) {
+      if ((c->disk_ok || c->dir_ro) &&
+          kc_disk_read(c, c->dir, key, c->disk_ok, c->disk_ok, &buf, &e)) {
          atomic_fetch_add(&c->hits_disk, 1);
          *src = KC_SRC_DISK;
          *out = node_from_buffer(c, key, buf, &e);
@@ -341,17 +345,36 @@ open_disk(kc_cache *c, const kc_options *opts)
    c->dir = strndup(dir, n);
    if (!c->dir)
       return;
-   int err = kc_os_mkdirs(c, c->dir);
-   if (!err)
+   struct stat st;
+   int err = opts->read_only ? 0 : kc_os_mkdirs(c, c->dir);
+   if (!err && !opts->read_only)
       err = kc_os_probe_dir(c->dir);
-   if (err) {
-      kc_warn(c,
-              "cache: cache directory '%s' is not writable (%s); continuing with an "
-              "in-memory cache only: set MXJIT_CACHE_DIR to a writable directory",
-              c->dir, strerror(err));
+   if (!err && !opts->read_only) {
+      c->disk_ok = 1;
       return;
    }
-   c->disk_ok = 1;
+   /* An existing directory we cannot write (a read-only mount of a populated cache, or
+    * read_only) is still read: entries are validated as always, nothing is written, touched
+    * or removed there. */
+   DIR *d = stat(c->dir, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(c->dir) : NULL;
+   if (d) {
+      closedir(d);
+      c->dir_ro = 1;
+   }
+   if (opts->read_only && c->dir_ro)
+      return;
+   if (c->dir_ro)
+      kc_warn(c,
+              "cache: cache directory '%s' is not writable (%s); reading its entries as a "
+              "read-only layer and keeping new kernels in memory: set MXJIT_CACHE_DIR to a "
+              "writable directory to keep them",
+              c->dir, strerror(err));
+   else
+      kc_warn(c,
+              "cache: cache directory '%s' is %s (%s); continuing with an in-memory cache "
+              "only: set MXJIT_CACHE_DIR to a writable directory",
+              c->dir, opts->read_only ? "not readable" : "not writable",
+              strerror(err ? err : ENOENT));
 }
 
 mxjit_status
@@ -367,20 +390,30 @@ kc_open(const kc_options *opts, kc_cache **out, char *msg, size_t msglen)
    if (c)
       memset(c, 0, sizeof(*c));
    struct kc_table *t = table_new(64);
-   size_t nov = 0;
+   size_t nov = 0, npath = 0;
    while (opts->overlays && opts->overlays[nov])
       nov++;
+   for (const char *p = opts->overlay_path; p && *p; p++)
+      npath += *p == ':';
    if (!c || !t || pthread_mutex_init(&c->mu, NULL) != 0)
       goto nomem;
    atomic_init(&c->table, t);
    t = NULL;
    c->mu_ok = 1;
-   c->overlays = calloc(nov + 1, sizeof(char *));
+   c->overlays = calloc(nov + npath + 2, sizeof(char *));
    if (!c->overlays)
       goto nomem;
    for (size_t i = 0; i < nov; i++)
       if (!(c->overlays[i] = strdup(opts->overlays[i])))
          goto nomem;
+   /* overlay_path: "a:b::c" -> a, b, c (empty components mean nothing, as in $PATH they
+    * would mean the current directory, which is never a cache) */
+   for (const char *p = opts->overlay_path; p && *p;) {
+      size_t n = strcspn(p, ":");
+      if (n && !(c->overlays[nov++] = strndup(p, n)))
+         goto nomem;
+      p += n + (p[n] == ':');
+   }
    c->max_bytes = opts->max_bytes ? opts->max_bytes : KC_DEFAULT_MAX_BYTES;
    c->memory_only = opts->memory_only != 0;
    c->warn = opts->warn;
@@ -437,10 +470,15 @@ kc_get_stats(kc_cache *c, kc_stats *out)
    out->evictions = atomic_load(&c->evictions);
    out->bad_entries = atomic_load(&c->bad_entries);
    out->disk_ok = c->disk_ok;
+   out->read_only = c->dir_ro;
    if (c->dir)
       snprintf(out->dir, sizeof(out->dir), "%s", c->dir);
-   if (c->disk_ok) {
+   if (c->disk_ok || c->dir_ro) {
       kc_disk_count(c, &out->entries, &out->bytes);
+      int fd = c->disk_ok ? kc_os_size_lock(c->dir) : -1;
+      if (fd >= 0 && !kc_os_size_read(fd, &out->counted_bytes))
+         out->counted_bytes = 0;
+      kc_os_size_unlock(fd);
       return;
    }
    pthread_mutex_lock(&c->mu);

@@ -1,30 +1,38 @@
 /*
- * rt_config.c — loading configs/<target>.yaml with libyaml's document API and validating
- * every value against the family's param table (tpl.h), so a typo in a tuned table is an
- * error naming file:line rather than a silently different kernel.
+ * rt_config.c — tuned parameter tables (configs/<target>.yaml, format in configs/README.md):
+ * loading through the hardened YAML loader (rt_yaml.c), every value checked against the
+ * family's param table, layering (shipped file, then user files entry by entry) and run-time
+ * selection by problem class and shape bucket, else the nearest entry.
  */
 #include "rt_config.h"
 
 #include "jt.h"
+#include "rt_yaml.h"
 
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-#include <yaml.h>
 
 #define CFG_MAX_FAMILIES 16
-#define CFG_MAX_SHAPE 4
+#define CFG_MAX_LAYERS 3
 #define CFG_PARAMS_BYTES 64
 
+/* One shape dimension of a tuned entry: an inclusive range of values. */
+struct cfg_dim {
+   int64_t lo, hi;
+};
+
 struct cfg_tuned {
+   char cls[96]; /* "" matches every class */
    int nshape;
-   int64_t shape[CFG_MAX_SHAPE];
+   struct cfg_dim dim[RT_CONFIG_MAX_SHAPE];
    uint8_t params[CFG_PARAMS_BYTES];
+   uint64_t listed; /* bit i: the entry gives parameter i (the rest come from pick) */
+   unsigned layer, line;
 };
 
 struct cfg_family {
@@ -36,169 +44,86 @@ struct cfg_family {
 };
 
 struct rt_config {
-   char path[1024];
+   char path[1024]; /* the top layer's file */
+   unsigned nlayers;
+   char layer_path[CFG_MAX_LAYERS][1024];
    unsigned nfam;
    struct cfg_family fam[CFG_MAX_FAMILIES];
 };
 
-/* Parse state: the document plus where to report errors. */
-struct cfg_parse {
-   yaml_document_t *doc;
-   const char *path;
-   char *msg;
-   size_t msglen;
+struct parse {
+   rt_yaml *y;
+   rt_config *c;
+   const struct jt_target *t;
+   struct cfg_family *cf;
+   struct cfg_tuned *e;
+   bool seen_target, seen_shape, seen_params;
+   yaml_node_t *params;
 };
 
+/* ---- parsing ---------------------------------------------------------------------------- */
+
+/* 4096 | [lo, hi] | "lo..hi" | "lo.." | "pow2:N" (N/2 < v <= N) | "*" */
 static mxjit_status
-fail(struct cfg_parse *p, const yaml_node_t *n, const char *fmt, const char *a, const char *b)
+parse_dim(rt_yaml *y, yaml_node_t *n, struct cfg_dim *d)
 {
-   char what[512];
-   snprintf(what, sizeof(what), fmt, a ? a : "", b ? b : "");
-   snprintf(p->msg, p->msglen, "config: %s:%zu: %s", p->path, n ? n->start_mark.line + 1 : 0,
-            what);
-   return MXJIT_ERR_INVALID_ARG;
-}
-
-static const char *
-scalar(const yaml_node_t *n)
-{
-   return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-static bool
-parse_i64(const char *s, int64_t *out)
-{
-   if (!s || !*s)
-      return false;
-   char *end = NULL;
-   errno = 0;
-   long long v = strtoll(s, &end, 0);
-   if (errno || *end)
-      return false;
-   *out = v;
-   return true;
-}
-
-/* A {name: value} map onto a params struct that starts from the table defaults. */
-static mxjit_status
-parse_params(struct cfg_parse *p, const tpl_family *f, yaml_node_t *map, void *params)
-{
-   if (map->type != YAML_MAPPING_NODE)
-      return fail(p, map, "params of %s must be a map {name: value}", f->name, NULL);
-   tpl_params_default(f, params);
-   for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top;
-        pr++) {
-      yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-      yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
-      const char *name = scalar(k);
-      const tpl_param *tp = NULL;
-      for (unsigned i = 0; name && i < f->nparams; i++)
-         if (!strcmp(f->params[i].name, name))
-            tp = &f->params[i];
-      if (!tp)
-         return fail(p, k, "'%s' is not a parameter of %s", name ? name : "(non-scalar)",
-                     f->name);
-      int64_t val;
-      if (!parse_i64(scalar(v), &val) || val < 0 || val > UINT32_MAX)
-         return fail(p, v, "%s: value '%s' is not an unsigned 32-bit integer", name,
-                     scalar(v) ? scalar(v) : "(non-scalar)");
-      uint32_t u = (uint32_t)val;
-      memcpy((uint8_t *)params + tp->offset, &u, sizeof(u));
+   const char *s = rt_yaml_scalar(n);
+   int64_t a, b;
+   if (n->type == YAML_SEQUENCE_NODE) {
+      yaml_node_item_t *it = n->data.sequence.items.start;
+      if (n->data.sequence.items.top - it != 2)
+         return rt_yaml_fail(y, n, "shape: a range is [lo, hi] (two integers)");
+      mxjit_status st =
+          rt_yaml_int(y, rt_yaml_node(y, it[0]), "shape range lo", 1, INT64_MAX, &d->lo);
+      if (st == MXJIT_OK)
+         st = rt_yaml_int(y, rt_yaml_node(y, it[1]), "shape range hi", d->lo, INT64_MAX, &d->hi);
+      return st;
    }
-   char m[512] = "";
-   if (tpl_params_check(f, params, m, sizeof(m)) != MXJIT_OK)
-      return fail(p, map, "%s", m, NULL);
+   if (s && !strcmp(s, "*")) {
+      *d = (struct cfg_dim){1, INT64_MAX};
+      return MXJIT_OK;
+   }
+   if (s && !strncmp(s, "pow2:", 5)) {
+      if (!rt_yaml_i64(s + 5, &a) || a < 1 || a > ((int64_t)1 << 62) || (a & (a - 1)))
+         return rt_yaml_fail(y, n, "shape dimension '%s': pow2:N needs a power of two N", s);
+      *d = (struct cfg_dim){a / 2 + 1, a};
+      return MXJIT_OK;
+   }
+   const char *dots = s ? strstr(s, "..") : NULL;
+   if (dots) {
+      char lo[32];
+      size_t n0 = (size_t)(dots - s);
+      snprintf(lo, sizeof(lo), "%.*s", (int)(n0 < sizeof(lo) ? n0 : sizeof(lo) - 1), s);
+      b = INT64_MAX;
+      if (!rt_yaml_i64(lo, &a) || a < 1 || (dots[2] && (!rt_yaml_i64(dots + 2, &b) || b < a)))
+         return rt_yaml_fail(y, n,
+                             "shape dimension '%s' is not a range lo..hi of positive "
+                             "integers with lo <= hi",
+                             s);
+      *d = (struct cfg_dim){a, b};
+      return MXJIT_OK;
+   }
+   if (!rt_yaml_i64(s, &a) || a <= 0)
+      return rt_yaml_fail(y, n,
+                          "shape dimension '%s' is not a positive integer, [lo, hi], "
+                          "lo..hi, pow2:N or *",
+                          s ? s : "(non-scalar)");
+   *d = (struct cfg_dim){a, a};
    return MXJIT_OK;
 }
 
 static mxjit_status
-parse_tuned_entry(struct cfg_parse *p, struct cfg_family *cf, yaml_node_t *n,
-                  struct cfg_tuned *out)
+parse_shape(rt_yaml *y, yaml_node_t *n, struct cfg_tuned *e)
 {
-   if (n->type != YAML_MAPPING_NODE)
-      return fail(p, n, "tuned entries of %s are maps {shape: [...], params: {...}}",
-                  cf->f->name, NULL);
-   yaml_node_t *shape = NULL, *params = NULL;
-   for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
-        pr++) {
-      yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-      const char *name = scalar(k);
-      if (name && !strcmp(name, "shape"))
-         shape = yaml_document_get_node(p->doc, pr->value);
-      else if (name && !strcmp(name, "params"))
-         params = yaml_document_get_node(p->doc, pr->value);
-      else
-         return fail(p, k, "unknown key '%s' in a tuned entry (use shape, params)",
-                     name ? name : "(non-scalar)", NULL);
-   }
-   if (!shape || shape->type != YAML_SEQUENCE_NODE || !params)
-      return fail(p, n, "a tuned entry of %s needs shape: [d0, d1, ...] and params: {...}",
-                  cf->f->name, NULL);
-   out->nshape = 0;
-   for (yaml_node_item_t *it = shape->data.sequence.items.start;
-        it < shape->data.sequence.items.top; it++) {
-      yaml_node_t *d = yaml_document_get_node(p->doc, *it);
-      if (out->nshape == CFG_MAX_SHAPE || !parse_i64(scalar(d), &out->shape[out->nshape]) ||
-          out->shape[out->nshape] <= 0)
-         return fail(p, d, "shape dimension '%s' is not a positive integer (at most 4 dims)",
-                     scalar(d) ? scalar(d) : "(non-scalar)", NULL);
-      out->nshape++;
-   }
-   return parse_params(p, cf->f, params, out->params);
-}
-
-static mxjit_status
-parse_family(struct cfg_parse *p, struct cfg_family *cf, yaml_node_t *n)
-{
-   if (n->type != YAML_MAPPING_NODE)
-      return fail(p, n, "family %s must be a map with defaults and/or tuned", cf->f->name, NULL);
-   for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
-        pr++) {
-      yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-      yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
-      const char *name = scalar(k);
-      mxjit_status st;
-      if (name && !strcmp(name, "defaults")) {
-         if ((st = parse_params(p, cf->f, v, cf->defaults)) != MXJIT_OK)
-            return st;
-         cf->has_defaults = true;
-      } else if (name && !strcmp(name, "tuned") && v->type == YAML_SEQUENCE_NODE) {
-         size_t cnt = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
-         free(cf->tuned);
-         cf->tuned = calloc(cnt ? cnt : 1, sizeof(*cf->tuned));
-         if (!cf->tuned)
-            return fail(p, v, "out of host memory%s%s", NULL, NULL);
-         for (cf->ntuned = 0; cf->ntuned < cnt; cf->ntuned++) {
-            yaml_node_t *e = yaml_document_get_node(p->doc,
-                                                    v->data.sequence.items.start[cf->ntuned]);
-            if ((st = parse_tuned_entry(p, cf, e, &cf->tuned[cf->ntuned])) != MXJIT_OK)
-               return st;
-         }
-      } else {
-         return fail(p, k, "unknown key '%s' under family %s (use defaults, tuned: [...])",
-                     name ? name : "(non-scalar)", cf->f->name);
-      }
-   }
-   return MXJIT_OK;
-}
-
-static mxjit_status
-parse_families(struct cfg_parse *p, rt_config *c, yaml_node_t *n)
-{
-   if (n->type != YAML_MAPPING_NODE)
-      return fail(p, n, "families must be a map of family name -> table%s%s", NULL, NULL);
-   for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
-        pr++) {
-      yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-      const tpl_family *f = scalar(k) ? tpl_lookup(scalar(k)) : NULL;
-      if (!f)
-         return fail(p, k, "'%s' is not a kernel family of this mxjit build",
-                     scalar(k) ? scalar(k) : "(non-scalar)", NULL);
-      if (f->params_size > CFG_PARAMS_BYTES || c->nfam == CFG_MAX_FAMILIES)
-         return fail(p, k, "family %s does not fit the config tables", f->name, NULL);
-      struct cfg_family *cf = &c->fam[c->nfam++];
-      cf->f = f;
-      mxjit_status st = parse_family(p, cf, yaml_document_get_node(p->doc, pr->value));
+   if (n->type != YAML_SEQUENCE_NODE)
+      return rt_yaml_fail(y, n, "shape must be a list [d0, d1, ...]");
+   e->nshape = 0;
+   for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+        it++) {
+      yaml_node_t *d = rt_yaml_node(y, *it);
+      if (e->nshape == RT_CONFIG_MAX_SHAPE)
+         return rt_yaml_fail(y, d, "shape has more than %d dimensions", RT_CONFIG_MAX_SHAPE);
+      mxjit_status st = parse_dim(y, d, &e->dim[e->nshape++]);
       if (st != MXJIT_OK)
          return st;
    }
@@ -206,180 +131,177 @@ parse_families(struct cfg_parse *p, rt_config *c, yaml_node_t *n)
 }
 
 static mxjit_status
-parse_root(struct cfg_parse *p, rt_config *c, const struct jt_target *t)
+entry_pair(rt_yaml *y, void *user, const char *key, yaml_node_t *k, yaml_node_t *v)
 {
-   yaml_node_t *root = yaml_document_get_root_node(p->doc);
+   struct parse *p = user;
+   if (key && !strcmp(key, "shape")) {
+      p->seen_shape = true;
+      return parse_shape(y, v, p->e);
+   }
+   if (key && !strcmp(key, "class")) {
+      const char *s = rt_yaml_scalar(v);
+      if (!s || strlen(s) >= sizeof(p->e->cls))
+         return rt_yaml_fail(y, v,
+                             "class must be a string of at most %zu characters, e.g. "
+                             "\"bf16:e4m3:floor:plain\"",
+                             sizeof(p->e->cls) - 1);
+      snprintf(p->e->cls, sizeof(p->e->cls), "%s", !strcmp(s, "*") ? "" : s);
+      return MXJIT_OK;
+   }
+   if (key && !strcmp(key, "params")) {
+      p->params = v;
+      return MXJIT_OK;
+   }
+   if (key && !strcmp(key, "note"))
+      return rt_yaml_scalar(v) ? MXJIT_OK : rt_yaml_fail(y, v, "note must be a string");
+   return rt_yaml_fail(y, k, "unknown key '%s' in a tuned entry (use class, shape, params, note)",
+                       key ? key : "(non-scalar)");
+}
+
+static mxjit_status
+parse_tuned_entry(rt_yaml *y, struct parse *p, yaml_node_t *n, struct cfg_tuned *out)
+{
+   if (n->type != YAML_MAPPING_NODE)
+      return rt_yaml_fail(y, n,
+                          "tuned entries of %s are maps {class: ..., shape: [...], "
+                          "params: {...}}",
+                          p->cf->f->name);
+   p->e = out;
+   p->seen_shape = false;
+   p->params = NULL;
+   out->line = (unsigned)n->start_mark.line + 1;
+   out->layer = p->c->nlayers;
+   mxjit_status st = rt_yaml_each_pair(y, n, entry_pair, p);
+   if (st != MXJIT_OK)
+      return st;
+   if (!p->seen_shape || !p->params)
+      return rt_yaml_fail(y, n,
+                          "a tuned entry of %s needs shape: [d0, d1, ...] and params: "
+                          "{...}",
+                          p->cf->f->name);
+   return rt_yaml_params(y, p->cf->f, p->params, out->params, &out->listed);
+}
+
+static bool
+same_bucket(const struct cfg_tuned *a, const struct cfg_tuned *b)
+{
+   return !strcmp(a->cls, b->cls) && a->nshape == b->nshape &&
+          !memcmp(a->dim, b->dim, sizeof(a->dim[0]) * (size_t)a->nshape);
+}
+
+/* Appends the file's entries; an entry of a later layer with the class and buckets of an
+ * earlier one replaces it in place ("entry by entry"). */
+static mxjit_status
+parse_tuned(rt_yaml *y, struct parse *p, yaml_node_t *v)
+{
+   struct cfg_family *cf = p->cf;
+   if (v->type != YAML_SEQUENCE_NODE)
+      return rt_yaml_fail(y, v, "tuned of %s must be a list of entries", cf->f->name);
+   size_t cnt = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+   struct cfg_tuned *t = realloc(cf->tuned, (cf->ntuned + cnt + 1) * sizeof(*t));
+   if (!t)
+      return rt_yaml_fail(y, v, "out of host memory");
+   cf->tuned = t;
+   unsigned first_new = cf->ntuned;
+   for (size_t i = 0; i < cnt; i++) {
+      struct cfg_tuned e = {0};
+      mxjit_status st =
+          parse_tuned_entry(y, p, rt_yaml_node(y, v->data.sequence.items.start[i]), &e);
+      if (st != MXJIT_OK)
+         return st;
+      unsigned j = 0;
+      while (j < cf->ntuned && !same_bucket(&cf->tuned[j], &e))
+         j++;
+      if (j < first_new || j == cf->ntuned)
+         cf->tuned[j == cf->ntuned ? cf->ntuned++ : j] = e;
+      else
+         return rt_yaml_fail(y, rt_yaml_node(y, v->data.sequence.items.start[i]),
+                             "this entry repeats the class and shape of the entry at line %u",
+                             cf->tuned[j].line);
+   }
+   return MXJIT_OK;
+}
+
+static mxjit_status
+family_pair(rt_yaml *y, void *user, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+   struct parse *p = user;
+   if (key && !strcmp(key, "defaults")) {
+      p->cf->has_defaults = true;
+      return rt_yaml_params(y, p->cf->f, v, p->cf->defaults, NULL);
+   }
+   if (key && !strcmp(key, "tuned"))
+      return parse_tuned(y, p, v);
+   return rt_yaml_fail(y, k, "unknown key '%s' under family %s (use defaults, tuned: [...])",
+                       key ? key : "(non-scalar)", p->cf->f->name);
+}
+
+static mxjit_status
+families_pair(rt_yaml *y, void *user, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+   struct parse *p = user;
+   rt_config *c = p->c;
+   const tpl_family *f = key ? tpl_lookup(key) : NULL;
+   if (!f)
+      return rt_yaml_fail(y, k, "'%s' is not a kernel family of this mxjit build",
+                          key ? key : "(non-scalar)");
+   unsigned i = 0;
+   while (i < c->nfam && c->fam[i].f != f)
+      i++;
+   if (f->params_size > CFG_PARAMS_BYTES || i == CFG_MAX_FAMILIES)
+      return rt_yaml_fail(y, k, "family %s does not fit the config tables", f->name);
+   if (i == c->nfam)
+      c->fam[c->nfam++].f = f;
+   p->cf = &c->fam[i];
+   if (v->type != YAML_MAPPING_NODE)
+      return rt_yaml_fail(y, v, "family %s must be a map with defaults and/or tuned", f->name);
+   return rt_yaml_each_pair(y, v, family_pair, p);
+}
+
+static mxjit_status
+root_pair(rt_yaml *y, void *user, const char *key, yaml_node_t *k, yaml_node_t *v)
+{
+   struct parse *p = user;
+   if (key && !strcmp(key, "target")) {
+      if (!rt_yaml_scalar(v) || jt_lookup(rt_yaml_scalar(v)) != p->t)
+         return rt_yaml_fail(y, v, "target '%s' does not match the context's %s",
+                             rt_yaml_scalar(v) ? rt_yaml_scalar(v) : "(non-scalar)", p->t->name);
+      p->seen_target = true;
+      return MXJIT_OK;
+   }
+   if (key && !strcmp(key, "families")) {
+      if (v->type != YAML_MAPPING_NODE)
+         return rt_yaml_fail(y, v, "families must be a map of family name -> table");
+      return rt_yaml_each_pair(y, v, families_pair, p);
+   }
+   return rt_yaml_fail(y, k, "unknown top-level key '%s' (use target, families)",
+                       key ? key : "(non-scalar)");
+}
+
+/* Parses one file as the next layer of c. */
+static mxjit_status
+load_layer(rt_config *c, const char *path, const struct jt_target *t, char *msg, size_t msglen)
+{
+   if (c->nlayers == CFG_MAX_LAYERS) {
+      snprintf(msg, msglen, "config: more than %d layers", CFG_MAX_LAYERS);
+      return MXJIT_ERR_INTERNAL;
+   }
+   rt_yaml y;
+   mxjit_status st = rt_yaml_load(&y, path, msg, msglen);
+   if (st != MXJIT_OK)
+      return st;
+   struct parse p = {.y = &y, .c = c, .t = t};
+   yaml_node_t *root = rt_yaml_root(&y);
    if (!root || root->type != YAML_MAPPING_NODE)
-      return fail(p, root, "the file must be a map with target: and families:%s%s", NULL, NULL);
-   bool seen_target = false;
-   for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
-        pr < root->data.mapping.pairs.top; pr++) {
-      yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-      yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
-      const char *name = scalar(k);
-      if (name && !strcmp(name, "target")) {
-         if (!scalar(v) || jt_lookup(scalar(v)) != t)
-            return fail(p, v, "target '%s' does not match the context's %s",
-                        scalar(v) ? scalar(v) : "(non-scalar)", t->name);
-         seen_target = true;
-      } else if (name && !strcmp(name, "families")) {
-         mxjit_status st = parse_families(p, c, v);
-         if (st != MXJIT_OK)
-            return st;
-      } else {
-         return fail(p, k, "unknown top-level key '%s' (use target, families)",
-                     name ? name : "(non-scalar)", NULL);
-      }
-   }
-   return seen_target ? MXJIT_OK : fail(p, root, "missing 'target: %s'", t->name, NULL);
-}
-
-/* ---- limits on the file itself: size, type, nesting, aliases, duplicate keys ----------- */
-
-#define CFG_MAX_BYTES (1 << 20) /* the shipped tables are a few KiB */
-#define CFG_MAX_DEPTH 16        /* they nest 6 deep (families/family/tuned/entry/params) */
-
-/* Reads a regular file of at most CFG_MAX_BYTES; a FIFO or device is refused, never waited on
- * (O_NONBLOCK, then fstat). On MXJIT_OK *buf is malloc'd. */
-static mxjit_status
-read_config(const char *path, unsigned char **buf, size_t *len, char *msg, size_t msglen)
-{
-   *buf = NULL;
-   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-   if (fd < 0) {
-      snprintf(msg, msglen, "config: cannot open %s: %s", path, strerror(errno));
-      return MXJIT_ERR_IO;
-   }
-   struct stat st = {0};
-   mxjit_status rc = MXJIT_OK;
-   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      snprintf(msg, msglen, "config: %s %s; a config must be a regular YAML file", path,
-               S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
-      rc = MXJIT_ERR_IO;
-   } else if (st.st_size > CFG_MAX_BYTES) {
-      snprintf(msg, msglen, "config: %s is %lld bytes; configs are limited to %d bytes", path,
-               (long long)st.st_size, CFG_MAX_BYTES);
-      rc = MXJIT_ERR_INVALID_ARG;
-   } else if (!(*buf = malloc((size_t)st.st_size + 1))) {
-      snprintf(msg, msglen, "config: out of host memory reading %s", path);
-      rc = MXJIT_ERR_NOMEM;
-   }
-   size_t got = 0;
-   while (rc == MXJIT_OK && got < (size_t)st.st_size) {
-      ssize_t r = read(fd, *buf + got, (size_t)st.st_size - got);
-      if (r < 0 && errno == EINTR)
-         continue;
-      if (r <= 0)
-         break; /* shrank while read: parse what is there */
-      got += (size_t)r;
-   }
-   close(fd);
-   if (rc != MXJIT_OK) {
-      free(*buf);
-      *buf = NULL;
-   }
-   *len = got;
-   return rc;
-}
-
-/* One pass over the events before the document is built: nesting deeper than CFG_MAX_DEPTH
- * and aliases (which multiply what the checks below walk) are refused with their line.
- * Syntax errors are left to the loader, which reports them. */
-static mxjit_status
-check_events(const char *path, const unsigned char *buf, size_t len, char *msg, size_t msglen)
-{
-   yaml_parser_t parser;
-   if (!yaml_parser_initialize(&parser)) {
-      snprintf(msg, msglen, "config: out of host memory reading %s", path);
-      return MXJIT_ERR_NOMEM;
-   }
-   yaml_parser_set_input_string(&parser, buf, len);
-   mxjit_status st = MXJIT_OK;
-   int depth = 0, done = 0;
-   while (!done && st == MXJIT_OK) {
-      yaml_event_t ev;
-      if (!yaml_parser_parse(&parser, &ev))
-         break;
-      size_t line = ev.start_mark.line + 1;
-      if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT)
-         depth++;
-      else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
-         depth--;
-      done = ev.type == YAML_STREAM_END_EVENT;
-      if (depth > CFG_MAX_DEPTH) {
-         snprintf(msg, msglen, "config: %s:%zu: nested more than %d levels deep", path, line,
-                  CFG_MAX_DEPTH);
-         st = MXJIT_ERR_INVALID_ARG;
-      } else if (ev.type == YAML_ALIAS_EVENT) {
-         snprintf(msg, msglen,
-                  "config: %s:%zu: aliases (*name) are not supported; write the "
-                  "value out",
-                  path, line);
-         st = MXJIT_ERR_INVALID_ARG;
-      }
-      yaml_event_delete(&ev);
-   }
-   yaml_parser_delete(&parser);
-   return st;
-}
-
-struct cfg_key {
-   const char *s;
-   const yaml_node_t *n;
-};
-
-static int
-cmp_key(const void *a, const void *b)
-{
-   const struct cfg_key *x = a, *y = b;
-   int c = strcmp(x->s, y->s);
-   if (c)
-      return c;
-   return (x->n->start_mark.index > y->n->start_mark.index) -
-          (x->n->start_mark.index < y->n->start_mark.index);
-}
-
-/* A key given twice in one map (libyaml keeps both; one would silently win): names both
- * lines. Sorted, so a map of many keys costs n log n. */
-static mxjit_status
-check_dup_keys(struct cfg_parse *p, const yaml_node_t *map)
-{
-   size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start), m = 0;
-   struct cfg_key *k = malloc((n ? n : 1) * sizeof(*k));
-   if (!k)
-      return fail(p, map, "out of host memory%s%s", NULL, NULL);
-   for (size_t i = 0; i < n; i++) {
-      const yaml_node_t *kn = yaml_document_get_node(p->doc, map->data.mapping.pairs.start[i].key);
-      if (scalar(kn))
-         k[m++] = (struct cfg_key){scalar(kn), kn};
-   }
-   qsort(k, m, sizeof(*k), cmp_key);
-   mxjit_status st = MXJIT_OK;
-   for (size_t i = 1; i < m && st == MXJIT_OK; i++)
-      if (!strcmp(k[i - 1].s, k[i].s)) {
-         char first[32];
-         snprintf(first, sizeof(first), "%zu", k[i - 1].n->start_mark.line + 1);
-         st = fail(p, k[i].n, "key '%s' is given twice in this map (first at line %s)", k[i].s,
-                   first);
-      }
-   free(k);
-   return st;
-}
-
-/* Every map of the document (depth is bounded by check_events, and there are no aliases). */
-static mxjit_status
-check_maps(struct cfg_parse *p, const yaml_node_t *n)
-{
-   mxjit_status st = MXJIT_OK;
-   if (n && n->type == YAML_MAPPING_NODE) {
-      st = check_dup_keys(p, n);
-      for (yaml_node_pair_t *pr = n->data.mapping.pairs.start;
-           st == MXJIT_OK && pr < n->data.mapping.pairs.top; pr++)
-         st = check_maps(p, yaml_document_get_node(p->doc, pr->value));
-   } else if (n && n->type == YAML_SEQUENCE_NODE) {
-      for (yaml_node_item_t *it = n->data.sequence.items.start;
-           st == MXJIT_OK && it < n->data.sequence.items.top; it++)
-         st = check_maps(p, yaml_document_get_node(p->doc, *it));
+      st = rt_yaml_fail(&y, root, "the file must be a map with target: and families:");
+   else
+      st = rt_yaml_each_pair(&y, root, root_pair, &p);
+   if (st == MXJIT_OK && !p.seen_target)
+      st = rt_yaml_fail(&y, root, "missing 'target: %s'", t->name);
+   rt_yaml_free(&y);
+   if (st == MXJIT_OK) {
+      snprintf(c->layer_path[c->nlayers++], sizeof(c->layer_path[0]), "%s", path);
+      snprintf(c->path, sizeof(c->path), "%s", path);
    }
    return st;
 }
@@ -389,38 +311,12 @@ rt_config_load_file(const char *path, const struct jt_target *t, rt_config **out
                     size_t msglen)
 {
    *out = NULL;
-   unsigned char *buf;
-   size_t len;
-   mxjit_status st = read_config(path, &buf, &len, msg, msglen);
-   if (st == MXJIT_OK)
-      st = check_events(path, buf, len, msg, msglen);
-   if (st != MXJIT_OK) {
-      free(buf);
-      return st;
-   }
    rt_config *c = calloc(1, sizeof(*c));
-   yaml_parser_t parser;
-   yaml_document_t doc;
-   st = MXJIT_ERR_NOMEM;
-   if (c && yaml_parser_initialize(&parser)) {
-      yaml_parser_set_input_string(&parser, buf, len);
-      if (!yaml_parser_load(&parser, &doc)) {
-         snprintf(msg, msglen, "config: %s:%zu: YAML syntax error: %s", path,
-                  parser.problem_mark.line + 1, parser.problem ? parser.problem : "?");
-         st = MXJIT_ERR_INVALID_ARG;
-      } else {
-         snprintf(c->path, sizeof(c->path), "%s", path);
-         struct cfg_parse p = {.doc = &doc, .path = path, .msg = msg, .msglen = msglen};
-         st = check_maps(&p, yaml_document_get_root_node(&doc));
-         if (st == MXJIT_OK)
-            st = parse_root(&p, c, t);
-         yaml_document_delete(&doc);
-      }
-      yaml_parser_delete(&parser);
-   } else {
+   if (!c) {
       snprintf(msg, msglen, "config: out of host memory reading %s", path);
+      return MXJIT_ERR_NOMEM;
    }
-   free(buf);
+   mxjit_status st = load_layer(c, path, t, msg, msglen);
    if (st != MXJIT_OK) {
       rt_config_free(c);
       return st;
@@ -441,27 +337,63 @@ installed_dir(char *buf, size_t len)
    const char *slash = strrchr(info.dli_fname, '/');
    if (!slash)
       return false;
-   snprintf(buf, len, "%.*s/../share/mxjit/configs", (int)(slash - info.dli_fname),
-            info.dli_fname);
+   snprintf(buf, len, "%.*s/../share/mxjit/configs", (int)(slash - info.dli_fname), info.dli_fname);
    return true;
 }
 
-mxjit_status
-rt_config_load(const struct jt_target *t, const char *opt_dir, const char *env_dir,
-               rt_config **out, char *msg, size_t msglen)
+static bool
+readable(const char *dir, const struct jt_target *t, char *path, size_t len)
 {
-   char inst[1024] = "";
-   const char *dirs[] = {opt_dir, env_dir, installed_dir(inst, sizeof(inst)) ? inst : NULL,
-                         MXJIT_SOURCE_DIR "/configs"};
+   if (!dir || !dir[0])
+      return false;
+   snprintf(path, len, "%s/%s.yaml", dir, t->name);
+   return access(path, R_OK) == 0;
+}
+
+/* The same file named twice (MXJIT_CONFIG_DIR pointing at the shipped configs/) is one
+ * layer. */
+static bool
+loaded(const rt_config *c, const char *path)
+{
+   char a[PATH_MAX], b[PATH_MAX];
+   if (!realpath(path, a))
+      return false;
+   for (unsigned i = 0; i < c->nlayers; i++)
+      if (realpath(c->layer_path[i], b) && !strcmp(a, b))
+         return true;
+   return false;
+}
+
+mxjit_status
+rt_config_load(const struct jt_target *t, const char *opt_dir, const char *env_dir, rt_config **out,
+               char *msg, size_t msglen)
+{
+   char inst[1024] = "", path[1200];
    *out = NULL;
-   for (unsigned i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-      if (!dirs[i] || !dirs[i][0])
-         continue;
-      char path[1200];
-      snprintf(path, sizeof(path), "%s/%s.yaml", dirs[i], t->name);
-      if (access(path, R_OK) == 0)
-         return rt_config_load_file(path, t, out, msg, msglen);
+   /* the shipped layer: installed next to the library, else the source tree's */
+   const char *shipped[] = {installed_dir(inst, sizeof(inst)) ? inst : NULL,
+                            MXJIT_SOURCE_DIR "/configs"};
+   /* user layers on top, entry by entry: $MXJIT_CONFIG_DIR, then the context's option */
+   const char *user[] = {env_dir, opt_dir};
+   rt_config *c = calloc(1, sizeof(*c));
+   if (!c) {
+      snprintf(msg, msglen, "config: out of host memory");
+      return MXJIT_ERR_NOMEM;
    }
+   mxjit_status st = MXJIT_OK;
+   for (unsigned i = 0; i < 2 && st == MXJIT_OK; i++)
+      if (readable(shipped[i], t, path, sizeof(path))) {
+         st = load_layer(c, path, t, msg, msglen);
+         break;
+      }
+   for (unsigned i = 0; i < 2 && st == MXJIT_OK; i++)
+      if (readable(user[i], t, path, sizeof(path)) && !loaded(c, path))
+         st = load_layer(c, path, t, msg, msglen);
+   if (st != MXJIT_OK || c->nlayers == 0) {
+      rt_config_free(c);
+      return st;
+   }
+   *out = c;
    return MXJIT_OK;
 }
 
@@ -490,19 +422,80 @@ find_family(const rt_config *c, const tpl_family *f)
    return NULL;
 }
 
+/* ---- selection -------------------------------------------------------------------------- */
+
+/* log2 of the values a bucket holds: the specificity of an entry (smaller is tighter). */
+static double
+width(const struct cfg_tuned *e)
+{
+   double w = 0;
+   for (int i = 0; i < e->nshape; i++)
+      w += log2((double)(e->dim[i].hi - e->dim[i].lo) + 1.0);
+   return w;
+}
+
+/* Distance of a shape from an entry's buckets: the sum over dimensions of
+ * |log2 v - log2 clamp(v, lo, hi)|, i.e. how many doublings each dimension is outside. */
+static double
+distance(const struct cfg_tuned *e, const int64_t *shape)
+{
+   double d = 0;
+   for (int i = 0; i < e->nshape; i++) {
+      int64_t v = shape[i] > 0 ? shape[i] : 1;
+      int64_t c = v < e->dim[i].lo ? e->dim[i].lo : v > e->dim[i].hi ? e->dim[i].hi : v;
+      d += fabs(log2((double)v) - log2((double)c));
+   }
+   return d;
+}
+
+rt_tuned_how
+rt_config_select(const rt_config *c, const tpl_family *f, const char *cls, const int64_t *shape,
+                 int nshape, void *params, char *why, size_t whylen)
+{
+   const struct cfg_family *cf = find_family(c, f);
+   const struct cfg_tuned *best = NULL, *near = NULL;
+   double best_w = 0, near_d = 0;
+   for (unsigned i = 0; cf && i < cf->ntuned; i++) {
+      const struct cfg_tuned *e = &cf->tuned[i];
+      if (e->nshape != nshape || (e->cls[0] && (!cls || strcmp(e->cls, cls))))
+         continue;
+      double d = distance(e, shape), w = width(e);
+      /* tighter bucket wins; at equal width the later layer (user over shipped) */
+      if (d == 0 && (!best || w < best_w || (w == best_w && e->layer > best->layer))) {
+         best = e;
+         best_w = w;
+      }
+      if (d > 0 && (!near || d < near_d)) {
+         near = e;
+         near_d = d;
+      }
+   }
+   const struct cfg_tuned *e = best ? best : near;
+   if (!e)
+      return RT_TUNED_NONE;
+   for (unsigned i = 0; i < f->nparams && i < 64; i++)
+      if (e->listed >> i & 1)
+         memcpy((uint8_t *)params + f->params[i].offset, e->params + f->params[i].offset,
+                sizeof(uint32_t));
+   if (why && whylen && best)
+      snprintf(why, whylen, "%s:%u", c->layer_path[e->layer], e->line);
+   else if (why && whylen)
+      snprintf(why, whylen, "%s:%u, distance %.2f", c->layer_path[e->layer], e->line, near_d);
+   return best ? RT_TUNED_MATCH : RT_TUNED_NEAREST;
+}
+
 bool
 rt_config_tuned(const rt_config *c, const tpl_family *f, const int64_t *shape, int nshape,
                 void *params)
 {
-   const struct cfg_family *cf = find_family(c, f);
-   for (unsigned i = 0; cf && i < cf->ntuned; i++) {
-      const struct cfg_tuned *e = &cf->tuned[i];
-      if (e->nshape == nshape && !memcmp(e->shape, shape, sizeof(int64_t) * (size_t)nshape)) {
-         memcpy(params, e->params, f->params_size);
-         return true;
-      }
-   }
-   return false;
+   uint8_t tmp[CFG_PARAMS_BYTES];
+   if (nshape < 0 || nshape > RT_CONFIG_MAX_SHAPE || f->params_size > sizeof(tmp))
+      return false;
+   tpl_params_default(f, tmp);
+   if (rt_config_select(c, f, NULL, shape, nshape, tmp, NULL, 0) != RT_TUNED_MATCH)
+      return false;
+   memcpy(params, tmp, f->params_size);
+   return true;
 }
 
 bool

@@ -12,6 +12,7 @@
 #include "rt_kernels.h"
 
 #include "jt.h"
+#include "rt_manifest.h"
 #include "rt_run.h"
 
 #include <llvm-c/Core.h>
@@ -31,7 +32,16 @@ struct rt_ktable {
    _Atomic(rt_lkernel *) slot[RT_KT_SLOTS];
    pthread_mutex_t lock; /* serializes device loads + inserts of this context only */
    unsigned count;
+   char *miss_log; /* $MXJIT_MISS_LOG when the context was created, or NULL */
 };
+
+static _Atomic uint64_t compiles; /* rt_kernel_build calls that compiled, process-wide */
+
+uint64_t
+rt_compile_count(void)
+{
+   return atomic_load(&compiles);
+}
 
 static double
 now_ms(void)
@@ -73,6 +83,13 @@ rt_kernels_create(mxjit_ctx *ctx)
    if (!t)
       return rt_error(ctx, MXJIT_ERR_NOMEM, "ctx: out of host memory for the kernel table");
    pthread_mutex_init(&t->lock, NULL);
+   /* read once, with the rest of the environment, when the context is created */
+   const char *ml = getenv("MXJIT_MISS_LOG");
+   if (ml && *ml && !(t->miss_log = strdup(ml))) {
+      pthread_mutex_destroy(&t->lock);
+      free(t);
+      return rt_error(ctx, MXJIT_ERR_NOMEM, "ctx: out of host memory");
+   }
    ctx->ktable = t;
    return rt_plans_create(ctx);
 }
@@ -91,6 +108,7 @@ rt_kernels_destroy(mxjit_ctx *ctx)
       free(e);
    }
    pthread_mutex_destroy(&t->lock);
+   free(t->miss_log);
    free(t);
    ctx->ktable = NULL;
 }
@@ -159,6 +177,7 @@ rt_kernel_build(const struct jt_target *t, const tpl_family *f, const void *para
                 char *msg, size_t msglen)
 {
    tpl_build_result r = {0};
+   atomic_fetch_add(&compiles, 1);
    mxjit_status st = tpl_compile(t, f, params, 0, &r, msg, msglen);
    if (st != MXJIT_OK)
       return st;
@@ -208,18 +227,24 @@ struct build_ctx {
    const struct jt_target *t;
    const tpl_family *f;
    const void *params;
+   const char *miss_log;
    tpl_build_result times;
    int built;
 };
 
+/* The one place a context compiles a kernel (every layer of the cache missed): the
+ * embedding's no-JIT mode and the miss log hook in here. */
 static mxjit_status
 build_cb(void *user, void **code, size_t *code_size, void **meta, size_t *meta_size, char *msg,
          size_t msglen)
 {
    struct build_ctx *b = user;
    b->built = 1;
-   return rt_kernel_build(b->t, b->f, b->params, code, code_size, meta, meta_size, &b->times,
-                          msg, msglen);
+   mxjit_status st = rt_kernel_build(b->t, b->f, b->params, code, code_size, meta, meta_size,
+                                     &b->times, msg, msglen);
+   if (st == MXJIT_OK && b->miss_log)
+      rt_miss_log_append(b->miss_log, b->t, b->f, b->params);
+   return st;
 }
 
 static rt_ksource
@@ -290,7 +315,8 @@ fetch(mxjit_ctx *ctx, const tpl_family *f, const void *params, const kc_entry **
    kc_key key = {0};
    if ((st = rt_kernel_key(ctx->target, f, params, &key, msg, sizeof(msg))) != MXJIT_OK)
       return rt_error(ctx, st, "%s", msg);
-   *b = (struct build_ctx){.t = ctx->target, .f = f, .params = params};
+   *b = (struct build_ctx){
+       .t = ctx->target, .f = f, .params = params, .miss_log = ctx->ktable->miss_log};
    st = kc_get(ctx->cache, &key, build_cb, b, ke, src, msg, sizeof(msg));
    kc_key_fini(&key);
    return st == MXJIT_OK ? st : rt_error(ctx, st, "%s", msg);

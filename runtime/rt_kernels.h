@@ -56,6 +56,11 @@ mxjit_status rt_kernel_build(const struct jt_target *t, const tpl_family *f, con
                              void **code, size_t *code_size, void **meta, size_t *meta_size,
                              tpl_build_result *times, char *msg, size_t msglen);
 
+/** How many kernels rt_kernel_build has compiled in this process (every compile goes
+ *  through it: contexts, `mxjit compile`, `precompile`). For tests and tools: a context whose
+ *  kernels all come from overlays or the cache leaves it unchanged. */
+uint64_t rt_compile_count(void);
+
 /** Decodes a metadata blob written by rt_kernel_build; falls back to inspecting the code
  *  object when the blob is absent or from another layout. */
 mxjit_status rt_meta_decode(const void *meta, size_t meta_size, const void *code,

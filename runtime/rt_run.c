@@ -11,6 +11,7 @@
 #include "rt_config.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,24 +72,53 @@ plan_find(struct rt_ptable *t, const tpl_family *f, const void *problem, uint64_
    return NULL;
 }
 
-/* Params for the problem: the tuned table's entry for its shape, else the family's pick;
- * either way validated for this problem (a tuned entry may not fit it). */
+/* Params for the problem, chosen once per plan (the memo makes this cold): the family's pick
+ * with the tuned entry's listed params written over it, the entry being the one for the
+ * family's class and shape bucket, else the nearest tuned entry (one warning naming
+ * the shape; its params must also fit the problem, else pick), else the family's pick. A
+ * matching entry that does not fit the problem is an error naming the entry: a tuned table
+ * that cannot run the shapes it claims is a bug to fix, not to hide. */
+static void
+warn_nearest(const tpl_family *f, const tpl_tune_key *tk, const char *why, bool fits)
+{
+   char shape[128] = "";
+   for (int i = 0, n = 0; i < tk->nshape && n < (int)sizeof(shape); i++)
+      n += snprintf(shape + n, sizeof(shape) - (size_t)n, "%s%lld", i ? "x" : "",
+                    (long long)tk->shape[i]);
+   fprintf(stderr,
+           "mxjit: tune: no tuned %s entry for class %s shape %s; %s (%s): add an entry for "
+           "this shape (mxjit tune) to silence this\n",
+           f->name, tk->cls, shape,
+           fits ? "using the nearest" : "the nearest does not fit, using pick;", why);
+}
+
 static mxjit_status
 choose_params(mxjit_ctx *ctx, const char *op, const tpl_family *f, const void *problem, rt_plan *e)
 {
    tpl_tune_key tk = {.nshape = 0};
+   char why[1200] = "", vmsg[512] = "", ser[256];
    if (f->tune_key)
       f->tune_key(problem, &tk);
-   e->tuned = tk.nshape > 0 && rt_config_tuned(ctx->config, f, tk.shape, tk.nshape, e->params);
-   if (!e->tuned)
-      f->pick(ctx->target, problem, e->params);
-   char vmsg[512] = "";
+   f->pick(ctx->target, problem, e->params); /* what a tuned entry does not list */
+   rt_tuned_how how = tk.nshape > 0 && tk.nshape <= RT_CONFIG_MAX_SHAPE
+                          ? rt_config_select(ctx->config, f, tk.cls, tk.shape, tk.nshape, e->params,
+                                             why, sizeof(why))
+                          : RT_TUNED_NONE;
    mxjit_status st = tpl_validate(f, problem, e->params, vmsg, sizeof(vmsg));
+   if (how == RT_TUNED_NEAREST) {
+      warn_nearest(f, &tk, why, st == MXJIT_OK);
+      if (st != MXJIT_OK) {
+         how = RT_TUNED_NONE;
+         f->pick(ctx->target, problem, e->params);
+         st = tpl_validate(f, problem, e->params, vmsg, sizeof(vmsg));
+      }
+   }
+   e->tuned = how != RT_TUNED_NONE;
    if (st != MXJIT_OK) {
-      char ser[256];
       tpl_params_serialize(f, e->params, ser, sizeof(ser));
-      return rt_error(ctx, st, "%s: %s params %s for template %s do not fit this problem: %s", op,
-                      e->tuned ? "the tuned config's" : "the heuristic's", ser, f->name, vmsg);
+      return rt_error(ctx, st, "%s: %s params %s for template %s do not fit this problem: %s%s%s",
+                      op, e->tuned ? "the tuned config's" : "the heuristic's", ser, f->name, vmsg,
+                      e->tuned ? "; entry at " : "", e->tuned ? why : "");
    }
    return MXJIT_OK;
 }

@@ -9,5 +9,7 @@ int cmd_compile(int argc, char **argv); /* tools/cmd_compile.c: compile, dis */
 int cmd_dis(int argc, char **argv);     /* tools/cmd_compile.c */
 int cmd_cache(int argc, char **argv);   /* tools/cmd_cache.c */
 int cmd_bench(int argc, char **argv);   /* tools/cmd_bench.c */
+int cmd_precompile(int argc, char **argv); /* tools/cmd_precompile.c */
+int cmd_tune(int argc, char **argv);       /* tools/cmd_tune.c */
 
 #endif

@@ -19,7 +19,7 @@ struct opts {
    const char *tpl, *target, *out, *overlay_out, *cache_dir;
    char *kv[MAX_KV];
    int nkv;
-   int ir, isa;
+   int ir, isa, res;
 };
 
 static void
@@ -36,9 +36,10 @@ static void
 usage_dis(FILE *f)
 {
    fprintf(f, "usage: mxjit dis --template NAME --target gfx942|gfx950 [--param k=v ...]\n"
-              "                 [--ir] [--isa]\n"
-              "Prints the optimized LLVM IR and/or the AMDGPU assembly\n"
-              "of one kernel; with neither flag, both.\n");
+              "                 [--ir] [--isa] [--resources]\n"
+              "Prints the optimized LLVM IR, the AMDGPU assembly and/or the resources of\n"
+              "the linked code object (VGPRs, AGPRs, SGPRs, LDS, scratch, kernargs,\n"
+              "workgroup size) of one kernel; with no flag, all three.\n");
 }
 
 /* Returns 0 ok, 1 --help printed, 2 usage error. */
@@ -57,6 +58,9 @@ parse(const char *cmd, int argc, char **argv, struct opts *o, void (*usage)(FILE
          continue;
       } else if (!strcmp(a, "--isa")) {
          o->isa = 1;
+         continue;
+      } else if (!strcmp(a, "--resources")) {
+         o->res = 1;
          continue;
       } else if (!strcmp(a, "--template")) {
          dst = &o->tpl;
@@ -118,8 +122,8 @@ build_cb(void *user, void **code, size_t *code_size, void **meta, size_t *meta_s
 {
    struct build_user *b = user;
    b->built = 1;
-   return rt_kernel_build(b->t, b->f, b->params, code, code_size, meta, meta_size, &b->times,
-                          msg, msglen);
+   return rt_kernel_build(b->t, b->f, b->params, code, code_size, meta, meta_size, &b->times, msg,
+                          msglen);
 }
 
 /* All or nothing: a temporary file next to path, renamed when complete. */
@@ -145,8 +149,8 @@ print_result(const struct opts *o, const char *hex, const kc_entry *e, const jc_
           m->name, e->code_size, m->kernarg_size, m->group_segment_size, m->vgpr_count,
           m->sgpr_count, m->agpr_count);
    if (b->built)
-      printf("compiled  %.2f ms (IR %.2f, optimize+codegen %.2f, link %.2f)\n", ms,
-             b->times.ms_ir, b->times.ms_opt_codegen, b->times.ms_link);
+      printf("compiled  %.2f ms (IR %.2f, optimize+codegen %.2f, link %.2f)\n", ms, b->times.ms_ir,
+             b->times.ms_opt_codegen, b->times.ms_link);
    else
       printf("cache hit %.3f ms\n", ms);
    if (o->out)
@@ -171,10 +175,16 @@ publish_overlay(const char *dir, const kc_key *key, const kc_entry *e)
    free(code);
    free(meta);
    kc_close(oc);
-   if (!ok)
+   if (!ok) {
       fprintf(stderr, "mxjit compile: --overlay-out %s: the entry could not be written there\n",
               dir);
-   return ok ? 0 : 1;
+      return 1;
+   }
+   if (kc_overlay_write_index(dir, NULL, msg, sizeof(msg)) != MXJIT_OK) {
+      fprintf(stderr, "mxjit compile: --overlay-out %s: %s\n", dir, msg);
+      return 1;
+   }
+   return 0;
 }
 
 int
@@ -193,8 +203,19 @@ cmd_compile(int argc, char **argv)
    char msg[1024] = "";
    kc_key key = {0};
    kc_cache *cache = NULL;
+   /* the environment as a context reads it: --cache-dir replaces only the directory, so
+    * MXJIT_CACHE_MAX_SIZE still caps it, and a malformed value is refused as
+    * mxjit_ctx_create refuses it */
+   kc_options ko = {.dir = o.cache_dir};
+   mxjit_status est = kc_options_from_env_msg(&ko, msg, sizeof(msg));
+   if (est == MXJIT_ERR_INVALID_ARG) {
+      fprintf(stderr, "mxjit compile: %s\n", msg);
+      return 2;
+   }
+   if (est != MXJIT_OK)
+      ko.memory_only = 1; /* no directory can be derived: compile in memory */
    if (rt_kernel_key(t, f, params, &key, msg, sizeof(msg)) != MXJIT_OK ||
-       kc_open(&(kc_options){.dir = o.cache_dir}, &cache, msg, sizeof(msg)) != MXJIT_OK) {
+       kc_open(&ko, &cache, msg, sizeof(msg)) != MXJIT_OK) {
       fprintf(stderr, "mxjit compile: %s\n", msg);
       kc_key_fini(&key);
       return 1;
@@ -225,6 +246,35 @@ cmd_compile(int argc, char **argv)
    return rc;
 }
 
+/* The linked code object's resources, from its kernel descriptor and metadata: what the
+ * occupancy and the cost model (BENCHMARKS.md) are computed from. */
+static mxjit_status
+print_resources(const struct jt_target *t, const tpl_family *f, const void *params, char *msg,
+                size_t msglen)
+{
+   void *code = NULL, *meta = NULL;
+   size_t cs = 0, ms = 0;
+   jc_kernel_meta m;
+   mxjit_status st = rt_kernel_build(t, f, params, &code, &cs, &meta, &ms, NULL, msg, msglen);
+   if (st == MXJIT_OK)
+      st = rt_meta_decode(meta, ms, code, cs, &m, msg, msglen);
+   if (st == MXJIT_OK) {
+      char ser[512];
+      tpl_params_serialize(f, params, ser, sizeof(ser));
+      printf("\n> jit: resources (tpl=%s v%u %s, %s):\n", f->name, f->version, t->name, ser);
+      printf("kernel      %s (%zu bytes)\n", m.name, cs);
+      printf("VGPRs       %u\nAGPRs       %u\nSGPRs       %u\n", m.vgpr_count, m.agpr_count,
+             m.sgpr_count);
+      printf("LDS         %u bytes (static)\nscratch     %u bytes per work-item\n",
+             m.group_segment_size, m.private_segment_size);
+      printf("kernargs    %u bytes\nworkgroup   at most %u work-items, wave%u\n", m.kernarg_size,
+             m.max_flat_wg_size, m.wavefront_size);
+   }
+   free(code);
+   free(meta);
+   return st;
+}
+
 int
 cmd_dis(int argc, char **argv)
 {
@@ -237,10 +287,14 @@ cmd_dis(int argc, char **argv)
    uint8_t params[RT_MAX_PARAMS_BYTES];
    if (!f || f->params_size > sizeof(params) || cu_params("dis", t, f, o.kv, o.nkv, params))
       return 2;
-   if (!o.ir && !o.isa)
-      o.ir = o.isa = 1;
+   if (!o.ir && !o.isa && !o.res)
+      o.ir = o.isa = o.res = 1;
    char msg[1024] = "";
-   mxjit_status st = tpl_dump(t, f, params, o.ir, o.isa, stdout, msg, sizeof(msg));
+   mxjit_status st = MXJIT_OK;
+   if (o.ir || o.isa)
+      st = tpl_dump(t, f, params, o.ir, o.isa, stdout, msg, sizeof(msg));
+   if (st == MXJIT_OK && o.res)
+      st = print_resources(t, f, params, msg, sizeof(msg));
    if (st != MXJIT_OK) {
       fprintf(stderr, "mxjit dis: %s (%s)\n", msg, mxjit_status_name(st));
       return 1;

@@ -14,6 +14,8 @@ static const struct {
    {"run", cmd_run, "run one op on a device from raw input files (see `mxjit run --help`)"},
    {"compile", cmd_compile, "compile a template into the cache (and optionally a .hsaco file)"},
    {"dis", cmd_dis, "print the LLVM IR / AMDGPU assembly of a template"},
+   {"precompile", cmd_precompile, "compile a manifest's kernels into a read-only overlay"},
+   {"tune", cmd_tune, "run an autotune sweep (checked, cost model) into a tuned table"},
    {"cache", cmd_cache, "inspect or clear the kernel cache"},
    {"bench", cmd_bench, "benchmarks (compile, cache hit, lookup, emulator speed)"},
 };

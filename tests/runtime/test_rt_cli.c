@@ -48,8 +48,8 @@ Test(rt_cli, usage_errors_exit_2)
                 "--param 'speed=1'");
    expect_usage("compile --bogus", "unknown option '--bogus'");
    expect_usage("dis --template scaled_copy", "--template and --target are required");
-   expect_usage("cache", "expected stats, clear, verify or dir");
-   expect_usage("cache purge", "expected stats, clear, verify or dir, got 'purge'");
+   expect_usage("cache", "expected ls, stat, stats, clear, verify, prune or dir");
+   expect_usage("cache purge", "expected ls, stat, stats, clear, verify, prune or dir, got 'purge'");
    expect_usage("bench --reps 0", "--reps 0 is out of range");
    expect_usage("bench --only be_nope", "--only be_nope: no such loop");
    expect_usage("demo extra", "usage: mxjit demo");
@@ -93,6 +93,104 @@ Test(rt_cli, compile_then_hit_then_cache_clear)
    cr_assert(strstr(out, "entries  0") != NULL, "%s", out);
    snprintf(args, sizeof(args), "rm -rf /tmp/mxjit-cli-%d", (int)getpid());
    cr_assert_eq(system(args), 0);
+}
+
+/* `compile --cache-dir` reads MXJIT_CACHE_MAX_SIZE as a context does: a malformed value is
+ * refused before any work, and a 1-byte cap leaves no entry behind. */
+Test(rt_cli, compile_cache_dir_honours_max_size)
+{
+   char out[8192], dir[64];
+   snprintf(dir, sizeof(dir), "/tmp/mxjit-cli-ms-%d", (int)getpid());
+   char cmd[1024];
+   snprintf(cmd, sizeof(cmd), "MXJIT_CACHE_MAX_SIZE=lots '%s' compile --template scaled_copy "
+                              "--target gfx942 --cache-dir %s 2>&1; echo rc=$?",
+            MXJIT_CLI, dir);
+   FILE *p = popen(cmd, "r");
+   size_t n = fread(out, 1, sizeof(out) - 1, p);
+   out[n] = '\0';
+   pclose(p);
+   cr_assert(strstr(out, "MXJIT_CACHE_MAX_SIZE='lots' is not a size"), "%s", out);
+   cr_assert(strstr(out, "rc=2"), "%s", out);
+   snprintf(cmd, sizeof(cmd), "MXJIT_CACHE_MAX_SIZE=1 '%s' compile --template scaled_copy "
+                              "--target gfx942 --cache-dir %s 2>&1; echo rc=$?; "
+                              "'%s' cache stats --cache-dir %s",
+            MXJIT_CLI, dir, MXJIT_CLI, dir);
+   p = popen(cmd, "r");
+   n = fread(out, 1, sizeof(out) - 1, p);
+   out[n] = '\0';
+   pclose(p);
+   cr_assert(strstr(out, "compiled") && strstr(out, "rc=0"), "%s", out);
+   cr_assert(strstr(out, "entries  0"), "the 1-byte cap was ignored:\n%s", out);
+   snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+   cr_assert_eq(system(cmd), 0);
+}
+
+/* verify reports a killed writer's temp file and an empty shard directory; prune removes
+ * them and keeps the entries. */
+Test(rt_cli, verify_reports_and_prune_removes_debris)
+{
+   char out[8192], cmd[1024];
+   cr_assert_eq(cli("compile --template scaled_copy --target gfx942", out, sizeof(out)), 0,
+                "%s", out);
+   snprintf(cmd, sizeof(cmd),
+            "d=/tmp/mxjit-cli-%d; mkdir -p $d/ee $d/ef && "
+            "echo x > $d/ee/0123456789abcdef0123456789abcd.999999999.0123456789abcdef.tmp",
+            (int)getpid());
+   cr_assert_eq(system(cmd), 0);
+   cr_assert_eq(cli("cache verify", out, sizeof(out)), 0, "%s", out);
+   cr_assert(strstr(out, "debris  1 stale temp files, 1 empty directories"), "%s", out);
+   cr_assert_eq(cli("cache prune", out, sizeof(out)), 0, "%s", out);
+   cr_assert(strstr(out, "removed 1 of 1 stale temp files and 2 of 2 empty directories"), "%s",
+             out);
+   cr_assert_eq(cli("cache verify", out, sizeof(out)), 0, "%s", out);
+   cr_assert(strstr(out, "checked 1 entries"), "%s", out);
+   cr_assert(strstr(out, "debris  0 stale temp files, 0 empty"), "%s", out);
+   snprintf(cmd, sizeof(cmd), "rm -rf /tmp/mxjit-cli-%d", (int)getpid());
+   cr_assert_eq(system(cmd), 0);
+}
+
+/* ls describes entries from their own key material; stat finds one by a key prefix. */
+Test(rt_cli, cache_ls_and_stat)
+{
+   char out[8192], hex[40] = "", args[128];
+   cr_assert_eq(cli("compile --template scaled_copy --target gfx950 --param waves=2", out,
+                    sizeof(out)),
+                0, "%s", out);
+   const char *k = strstr(out, "key       ");
+   cr_assert_not_null(k, "%s", out);
+   cr_assert_eq(sscanf(k + 10, "%32s", hex), 1);
+   cr_assert_eq(cli("cache ls", out, sizeof(out)), 0, "%s", out);
+   char row[128];
+   snprintf(row, sizeof(row), "%.12s  scaled_copy", hex);
+   cr_assert(strstr(out, row) && strstr(out, "gfx950  waves=2;vec=8;rebase=1;"), "%s", out);
+   cr_assert(strstr(out, "1 entries in"), "%s", out);
+   snprintf(args, sizeof(args), "cache stat %.6s", hex);
+   cr_assert_eq(cli(args, out, sizeof(out)), 0, "%s", out);
+   cr_assert(strstr(out, "valid      yes") && strstr(out, "family     scaled_copy (v") &&
+                 strstr(out, "params     waves=2;vec=8;rebase=1;") && strstr(out, "last use   "),
+             "%s", out);
+   cr_assert_eq(cli("cache stat ffffffff", out, sizeof(out)), 1, "%s", out);
+   cr_assert(strstr(out, "no entry in"), "%s", out);
+   expect_usage("cache stat", "give the key");
+   expect_usage("cache stat XYZ!", "not 'XYZ!'");
+   snprintf(args, sizeof(args), "rm -rf /tmp/mxjit-cli-%d", (int)getpid());
+   cr_assert_eq(system(args), 0);
+}
+
+/* dis --resources for every family: registers, LDS and scratch of the linked object. */
+Test(rt_cli, dis_resources_of_every_family)
+{
+   static const char *const fams[] = {"scaled_copy", "mxfp8_dim0", "mxfp8_dim1",
+                                      "mxfp4_rowwise"};
+   char out[8192], args[256];
+   for (unsigned i = 0; i < 4; i++) {
+      snprintf(args, sizeof(args), "dis --template %s --target gfx942 --resources", fams[i]);
+      cr_assert_eq(cli(args, out, sizeof(out)), 0, "%s", out);
+      cr_assert(strstr(out, "> jit: resources (tpl=") && strstr(out, "VGPRs       ") &&
+                    strstr(out, "scratch     0 bytes per work-item") &&
+                    !strstr(out, ".amdgcn_target"),
+                "%s: %s", fams[i], out);
+   }
 }
 
 Test(rt_cli, dis_prints_isa)

@@ -220,8 +220,8 @@ Test(rt_cli_args, cache_commands_on_an_unusable_directory_fail)
    FILE *fp = fopen(f, "w");
    cr_assert_not_null(fp);
    fclose(fp);
-   static const char *const subs[] = {"stats", "clear", "verify"};
-   for (int i = 0; i < 3; i++) {
+   static const char *const subs[] = {"stats", "clear", "verify", "prune"};
+   for (int i = 0; i < 4; i++) {
       snprintf(args, sizeof(args), "cache %s --cache-dir afile", subs[i]);
       expect(1, args, "it is not a directory");
       snprintf(args, sizeof(args), "cache %s --cache-dir afile/sub", subs[i]);

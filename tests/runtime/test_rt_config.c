@@ -164,7 +164,7 @@ Test(rt_config, ctx_reports_bad_config_dir_file)
       cr_skip_test("emulator unavailable");
    }
    cr_assert_eq(st, MXJIT_ERR_INVALID_ARG, "%s", mxjit_ctx_last_error(ctx));
-   cr_assert(strstr(mxjit_ctx_last_error(ctx), "gfx950.yaml:2: unknown top-level key 'bogus'"),
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "gfx950.yaml:2:1: unknown top-level key 'bogus'"),
              "%s", mxjit_ctx_last_error(ctx));
    mxjit_ctx_destroy(ctx);
 }

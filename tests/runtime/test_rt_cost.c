@@ -1,0 +1,128 @@
+/*
+ * test_rt_cost.c — the emulator cost model (runtime/rt_cost.h) against numbers worked out by
+ * hand for two kernels, plus its occupancy rules.
+ */
+#include "rt_cost.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#define near(a, b) cr_assert(fabs((a) - (b)) < 5e-5, "%s = %.6f, hand %.6f", #a, (a), (b))
+
+/* Kernel 1: mxfp8_dim0, 256x1024 bf16 -> e4m3, floor, plain scales, as the emulator counted
+ * it (`mxjit run mxfp8 --kind dim0 ... --counters`, gfx950): 29312 wave-instructions (VALU
+ * 17792, SALU 8064, SMEM 256), 524288 B loaded, 270336 B stored, 64 waves in 16 workgroups;
+ * 32 VGPRs, no LDS.
+ *
+ * By hand, MI355X (256 CUs, 2.4 GHz = 2400 cycles/us, 5.3 TB/s attained = 5.3e6 B/us):
+ *   active CUs A = min(256, 16) = 16
+ *   HBM: 794624 B / min(5.3e6, 16 x 64 B x 2400 = 2457600 B/us) = 0.323333 us
+ *   VALU 17792 / 16 / 2400 = 0.463333 us;  SALU (8064 + 256) / 16 / 2400 = 0.216667 us
+ *   issue 29312 / 16 / 2400 = 0.763333 us  -> the bound; + 2 us launch = 2.763333 us
+ *   occupancy: 32 VGPRs -> 512 / 32 = 16, capped at 8 waves per SIMD */
+Test(rt_cost, mxfp8_dim0_small_is_issue_bound)
+{
+   rt_cost_in in = {
+       .c = {.total = 29312,
+             .valu = 17792,
+             .salu = 8064,
+             .smem = 256,
+             .vmem_load = 512,
+             .vmem_store = 512,
+             .ds = 512,
+             .waitcnt = 832,
+             .other = 832,
+             .bytes_global_load = 524288,
+             .bytes_global_store = 270336,
+             .waves = 64,
+             .workgroups = 16},
+       .vgprs = 32,
+   };
+   rt_cost c;
+   char msg[256] = "";
+   cr_assert(rt_cost_model(rt_part_of("gfx950"), &in, &c, msg, sizeof(msg)), "%s", msg);
+   cr_assert_eq(c.active_cus, 16u);
+   near(c.us[RT_BOUND_HBM], 794624.0 / 2457600.0);
+   near(c.us[RT_BOUND_VALU], 0.463333);
+   near(c.us[RT_BOUND_SALU], 0.216667);
+   near(c.us[RT_BOUND_LDS], 0.0);
+   near(c.us[RT_BOUND_MFMA], 0.0);
+   near(c.us[RT_BOUND_ISSUE], 0.763333);
+   cr_assert_eq(c.bound, RT_BOUND_ISSUE);
+   near(c.est_us, 2.763333);
+   near(c.waves_per_simd, 8.0);
+   cr_assert_str_eq(rt_bound_name(c.bound), "issue");
+}
+
+/* Kernel 2: a GEMM-like launch on MI300X (304 CUs, 2.1 GHz = 2100 cycles/us, 5.3e6 B/us):
+ * 1024 workgroups of 4 waves, 262144 MFMAs of 16 passes (32x32x8: 16 passes of 4 cycles in
+ * AMD's MI300 ISA table), 1e6 wave-instructions (VALU 1e5, SALU 5e4), 12582912 global bytes,
+ * 50331648 LDS bytes, 128 VGPRs + 128 AGPRs, 32 KiB LDS per workgroup.
+ *   A = 304
+ *   HBM 12582912 / min(5.3e6, 304 x 64 x 2100 = 40857600) = 2.374134 us
+ *   MFMA 262144 x 16 x 4 / 4 SIMDs / 304 / 2100 = 6.570026 us   -> the bound
+ *   LDS 50331648 / 128 / 304 / 2100 = 0.615940 us; issue 1e6 / 304 / 2100 = 1.566416 us
+ *   occupancy: 256 registers -> 2 waves per SIMD; LDS 65536 / 32768 = 2 workgroups x 4
+ *   waves / 4 SIMDs = 2 -> 2 (no latency penalty at 2) */
+Test(rt_cost, gemm_like_is_mfma_bound)
+{
+   rt_cost_in in = {
+       .c = {.total = 1000000,
+             .valu = 100000,
+             .salu = 50000,
+             .mfma = 262144,
+             .bytes_global_load = 8388608,
+             .bytes_global_store = 4194304,
+             .bytes_lds_load = 33554432,
+             .bytes_lds_store = 16777216,
+             .waves = 4096,
+             .workgroups = 1024},
+       .mfma_passes = 262144ull * 16,
+       .vgprs = 128,
+       .agprs = 128,
+       .lds_per_wg = 32768,
+   };
+   rt_cost c;
+   char msg[256] = "";
+   cr_assert(rt_cost_model(rt_part_of("gfx942"), &in, &c, msg, sizeof(msg)), "%s", msg);
+   cr_assert_eq(c.active_cus, 304u);
+   near(c.us[RT_BOUND_HBM], 2.374134);
+   near(c.us[RT_BOUND_MFMA], 6.570026);
+   near(c.us[RT_BOUND_LDS], 0.615940);
+   near(c.us[RT_BOUND_ISSUE], 1.566416);
+   near(c.waves_per_simd, 2.0);
+   cr_assert_eq(c.bound, RT_BOUND_MFMA);
+   near(c.est_us, 8.570026);
+   /* without pass counts each MFMA is taken as 8 passes: half the MFMA time */
+   in.mfma_passes = 0;
+   cr_assert(rt_cost_model(rt_part_of("gfx942"), &in, &c, msg, sizeof(msg)));
+   near(c.us[RT_BOUND_MFMA], 3.285013);
+}
+
+/* 512 registers leave 1 wave per SIMD: a 4-wave workgroup still fits (one per SIMD), and
+ * the HBM term doubles (too few waves to cover latency); an 8-wave workgroup does not fit. */
+Test(rt_cost, occupancy_limits)
+{
+   rt_cost_in in = {
+       .c = {.total = 1000,
+             .valu = 1000,
+             .bytes_global_load = 80000000,
+             .waves = 4096,
+             .workgroups = 1024},
+       .vgprs = 256,
+       .agprs = 256,
+   };
+   rt_cost c;
+   char msg[256] = "";
+   cr_assert(rt_cost_model(rt_part_of("gfx950"), &in, &c, msg, sizeof(msg)), "%s", msg);
+   near(c.waves_per_simd, 1.0);
+   near(c.us[RT_BOUND_HBM], 80000000.0 / 5.3e6 * 2);
+   cr_assert_eq(c.bound, RT_BOUND_HBM);
+   in.c.waves = 8192; /* 8 waves per workgroup */
+   cr_assert(!rt_cost_model(rt_part_of("gfx950"), &in, &c, msg, sizeof(msg)));
+   cr_assert(strstr(msg, "does not fit one MI355X CU"), "%s", msg);
+   in.c.waves = 0;
+   cr_assert(!rt_cost_model(rt_part_of("gfx950"), &in, &c, msg, sizeof(msg)));
+   cr_assert_null(rt_part_of("gfx1100"));
+}

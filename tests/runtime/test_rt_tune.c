@@ -1,0 +1,329 @@
+/*
+ * test_rt_tune.c — `mxjit tune`: a sweep whose grid holds candidates that cannot run one of
+ * its problems (rejected and recorded, never ranked), the tuned table it writes loads and
+ * selects the winner, a sweep killed with SIGKILL (plus a torn last line) and resumed ends
+ * with the same results, tuned table, plot and ranking as an uninterrupted one, and sweep
+ * files that are wrong fail with file:line:column.
+ */
+#include "jt.h"
+#include "mxjit.h"
+#include "rt_config.h"
+#include "rt_manifest.h"
+#include "rt_sweep.h"
+#include "tpl.h"
+
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char root[64];
+
+static void
+setup(void)
+{
+   snprintf(root, sizeof(root), "/tmp/mxjit-tune-XXXXXX");
+   cr_assert_not_null(mkdtemp(root));
+   char c[128];
+   snprintf(c, sizeof(c), "%s/cache", root);
+   setenv("MXJIT_CACHE_DIR", c, 1);
+   unsetenv("MXJIT_CONFIG_DIR");
+}
+
+static void
+teardown(void)
+{
+   char cmd[128];
+   snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+   if (root[0] && system(cmd) != 0)
+      fprintf(stderr, "could not remove %s\n", root);
+}
+
+TestSuite(rt_tune, .init = setup, .fini = teardown);
+
+static const char *
+at(const char *sub)
+{
+   static char buf[8][256];
+   static int i;
+   char *p = buf[i++ & 7];
+   snprintf(p, 256, "%s/%s", root, sub);
+   return p;
+}
+
+static void
+put(const char *path, const char *text)
+{
+   FILE *f = fopen(path, "w");
+   cr_assert_not_null(f);
+   fputs(text, f);
+   fclose(f);
+}
+
+static char *
+slurp(const char *path)
+{
+   FILE *f = fopen(path, "rb");
+   cr_assert_not_null(f, "%s", path);
+   static char bufs[8][1 << 17];
+   static int i;
+   char *b = bufs[i++ & 7];
+   size_t n = fread(b, 1, sizeof(bufs[0]) - 1, f);
+   b[n] = '\0';
+   fclose(f);
+   return b;
+}
+
+static int
+count(const char *text, const char *needle)
+{
+   int n = 0;
+   for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+      n++;
+   return n;
+}
+
+/* 64x96: K/32 = 3, so sstore = 4 (4-byte scale stores) cannot run it; 64x128 takes both. */
+static const char sweep[] =
+    "family: mxfp8_dim0\n"
+    "target: gfx950\n"
+    "seed: 3\n"
+    "grid:\n"
+    "  waves: [1, 2]\n"
+    "  sstore: {from: 1, to: 4, mul: 4}\n"
+    "problems:\n"
+    "  - name: k96\n"
+    "    class: 'bf16:e4m3:floor:plain'\n"
+    "    shape: [64, 96]\n"
+    "    inputs: {x: 12288}\n"
+    "    run: mxfp8 --kind dim0 --in {x} --dtype bf16 --shape 64x96 --mode floor --elem e4m3 "
+    "--scales plain --out-q {out:q} --out-s {out:s}\n"
+    "  - name: k128\n"
+    "    class: 'bf16:e4m3:floor:plain'\n"
+    "    shape: ['33..64', 128]\n"
+    "    inputs: {x: 16384}\n"
+    "    run: mxfp8 --kind dim0 --in {x} --dtype bf16 --shape 64x128 --mode floor --elem e4m3 "
+    "--scales plain --out-q {out:q} --out-s {out:s}\n";
+
+/* Runs `mxjit tune` to completion; returns the ranked table part of its output. */
+static char *
+tune(const char *prefix)
+{
+   char cmd[1024];
+   snprintf(cmd, sizeof(cmd), "'%s' tune %s -o %s > %s.out 2>&1", MXJIT_CLI, at("s.yaml"), prefix,
+            prefix);
+   int rc = system(cmd);
+   char out[300];
+   snprintf(out, sizeof(out), "%s.out", prefix);
+   char *text = slurp(out);
+   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s", text);
+   char *table = strstr(text, "problem                  rank");
+   cr_assert_not_null(table, "%s", text);
+   char *end = strstr(table, "wrote ");
+   if (end)
+      *end = '\0';       /* the rest names the output files */
+   return strdup(table); /* the caller frees it */
+}
+
+static int
+lines(const char *path)
+{
+   FILE *f = fopen(path, "r");
+   if (!f)
+      return 0;
+   int n = 0, ch;
+   while ((ch = fgetc(f)) != EOF)
+      n += ch == '\n';
+   fclose(f);
+   return n;
+}
+
+Test(rt_tune, rejects_what_cannot_run_and_writes_a_loadable_table, .timeout = 120)
+{
+   put(at("s.yaml"), sweep);
+   char *table = tune(at("a"));
+   char *res = slurp(at("a.jsonl"));
+   cr_assert_eq(count(res, "\n"), 8, "%s", res);
+   cr_assert_eq(count(res, "\"status\":\"ok\""), 6, "%s", res);
+   cr_assert_eq(count(res, "\"status\":\"rejected\""), 2, "%s", res);
+   cr_assert_eq(count(res, "4-byte scale stores need K/32 % 4 == 0"), 2, "%s", res);
+   cr_assert_eq(count(table, "\nk96 "), 2, "rejected candidates are not ranked:\n%s", table);
+   cr_assert_eq(count(table, "\nk128 "), 4, "%s", table);
+   cr_assert(strstr(slurp(at("a.svg")), "<polyline"), "no plot");
+   free(table);
+
+   rt_config *c = NULL;
+   char msg[1024] = "", why[300];
+   cr_assert_eq(rt_config_load_file(at("a.tuned.yaml"), &jt_gfx950, &c, msg, sizeof(msg)), MXJIT_OK,
+                "%s", msg);
+   uint8_t p[64];
+   tpl_params_default(&tpl_mxfp8_dim0, p);
+   cr_assert_eq(rt_config_select(c, &tpl_mxfp8_dim0, "bf16:e4m3:floor:plain", (int64_t[]){64, 96},
+                                 2, p, why, sizeof(why)),
+                RT_TUNED_MATCH);
+   char ser[512];
+   tpl_params_serialize(&tpl_mxfp8_dim0, p, ser, sizeof(ser));
+   cr_assert(strstr(ser, "sstore=1;"), "the winner for K=96 cannot be sstore=4: %s", ser);
+   cr_assert_eq(rt_config_select(c, &tpl_mxfp8_dim0, "bf16:e4m3:floor:plain", (int64_t[]){40, 128},
+                                 2, p, why, sizeof(why)),
+                RT_TUNED_MATCH, "the bucket 33..64 x 128");
+   rt_config_free(c);
+
+   /* results of another cost model version are not ranked with this one's */
+   char cmd[1024];
+   snprintf(cmd, sizeof(cmd),
+            "sed -i 's/\"model\":1,/\"model\":0,/' %s && '%s' tune %s -o %s > %s 2>&1",
+            at("a.jsonl"), MXJIT_CLI, at("s.yaml"), at("a"), at("a.out"));
+   int rc = system(cmd);
+   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "%s", slurp(at("a.out")));
+   cr_assert(strstr(slurp(at("a.out")), "a.jsonl: line 1 was measured with another version of "
+                                        "the cost model"),
+             "%s", slurp(at("a.out")));
+}
+
+Test(rt_tune, killed_and_resumed_equals_uninterrupted, .timeout = 240)
+{
+   put(at("s.yaml"), sweep);
+   char *full = tune(at("a"));
+
+   /* the same sweep, killed once three results are in */
+   pid_t pid = fork();
+   cr_assert_geq(pid, 0);
+   if (pid == 0) {
+      freopen("/dev/null", "w", stdout);
+      freopen("/dev/null", "w", stderr);
+      execl(MXJIT_CLI, "mxjit", "tune", at("s.yaml"), "-o", at("b"), (char *)NULL);
+      _exit(127);
+   }
+   for (int i = 0; i < 3000 && lines(at("b.jsonl")) < 3; i++)
+      nanosleep(&(struct timespec){0, 10000000}, NULL);
+   kill(pid, SIGKILL);
+   int st;
+   cr_assert_eq(waitpid(pid, &st, 0), pid);
+   int got = lines(at("b.jsonl"));
+   cr_assert(got >= 3 && got < 8, "killed too late or too early: %d lines", got);
+   /* and a line torn by a kill in the middle of a write */
+   FILE *f = fopen(at("b.jsonl"), "a");
+   fputs("{\"problem\":\"k12", f);
+   fclose(f);
+
+   char *resumed = tune(at("b"));
+   cr_assert(strstr(slurp(at("b.out")), "tune: resuming:"), "%s", slurp(at("b.out")));
+   cr_assert_str_eq(slurp(at("b.jsonl")), slurp(at("a.jsonl")));
+   cr_assert_str_eq(slurp(at("b.svg")), slurp(at("a.svg")));
+   cr_assert_str_eq(resumed, full);
+   char *ta = slurp(at("a.tuned.yaml")), *tb = slurp(at("b.tuned.yaml"));
+   cr_assert_str_eq(ta, tb);
+
+   /* a rerun of a finished sweep measures nothing and writes the same outputs */
+   free(resumed);
+   resumed = tune(at("b"));
+   cr_assert_str_eq(resumed, full);
+   free(resumed);
+   free(full);
+   cr_assert_str_eq(slurp(at("b.jsonl")), slurp(at("a.jsonl")));
+}
+
+static void
+expect_bad(const char *text, const char *needle)
+{
+   put(at("bad.yaml"), text);
+   rt_sweep *s = (rt_sweep *)1;
+   char msg[1024] = "";
+   cr_assert_neq(rt_sweep_load(at("bad.yaml"), &s, msg, sizeof(msg)), MXJIT_OK, "%s", text);
+   cr_assert_null(s);
+   cr_assert(strstr(msg, needle), "'%s' lacks '%s'", msg, needle);
+}
+
+/* Every candidate rejected for a problem: exit 1 naming it, and the tuned table (empty)
+ * still loads. */
+Test(rt_tune, a_problem_without_a_runnable_candidate_fails, .timeout = 60)
+{
+   const char *text =
+       "family: mxfp8_dim0\ntarget: gfx950\ngrid:\n  sstore: [4]\nproblems:\n"
+       "  - name: k96\n"
+       "    class: 'bf16:e4m3:floor:plain'\n"
+       "    shape: [64, 96]\n"
+       "    inputs: {x: 12288}\n"
+       "    run: mxfp8 --kind dim0 --in {x} --dtype bf16 --shape 64x96 --mode floor --elem e4m3 "
+       "--scales plain --out-q {out:q} --out-s {out:s}\n";
+   put(at("s.yaml"), text);
+   char cmd[1024];
+   snprintf(cmd, sizeof(cmd), "'%s' tune %s -o %s > %s 2>&1", MXJIT_CLI, at("s.yaml"), at("z"),
+            at("z.out"));
+   int rc = system(cmd);
+   char *out = slurp(at("z.out"));
+   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "%s", out);
+   cr_assert(strstr(out, "problem k96 (line 6): no candidate ran"), "%s", out);
+   rt_config *c = NULL;
+   char msg[1024] = "";
+   cr_assert_eq(rt_config_load_file(at("z.tuned.yaml"), &jt_gfx950, &c, msg, sizeof(msg)), MXJIT_OK,
+                "%s", msg);
+   rt_config_free(c);
+}
+
+/* The examples shipped in configs/ load: a sweep and a manifest. */
+Test(rt_tune, shipped_examples_load)
+{
+   rt_sweep *s = NULL;
+   char msg[1024] = "";
+   cr_assert_eq(rt_sweep_load(MXJIT_SOURCE_DIR "/configs/sweeps/mxfp8_dim0_gfx950.yaml", &s, msg,
+                              sizeof(msg)),
+                MXJIT_OK, "%s", msg);
+   cr_assert_eq(s->nprob, 2u);
+   cr_assert_eq(s->ncand, 12u);
+   uint8_t p[64];
+   char why[256];
+   unsigned ok = 0;
+   for (uint64_t i = 0; i < s->ncand; i++)
+      ok += rt_sweep_candidate(s, i, p, why, sizeof(why));
+   cr_assert_eq(ok, 10u, "waves * rows <= 8 drops waves=4 with rows=4 (two load values)");
+   rt_sweep_free(s);
+   rt_manifest_kernel *ks = NULL;
+   size_t n = 0;
+   cr_assert_eq(rt_manifest_load(MXJIT_SOURCE_DIR "/configs/manifests/example.yaml", &ks, &n, msg,
+                                 sizeof(msg)),
+                MXJIT_OK, "%s", msg);
+   cr_assert_eq(n, 6u);
+   free(ks);
+}
+
+#define HEAD "family: mxfp8_dim0\ntarget: gfx950\n"
+#define PROB "problems:\n  - {name: p, class: c, shape: [1], run: mxfp8}\n"
+
+Test(rt_tune, hostile_sweeps_fail_clearly)
+{
+   expect_bad(HEAD "grid: {wavs: [1]}\n" PROB, "bad.yaml:3:8: 'wavs' is not a parameter of "
+                                               "mxfp8_dim0");
+   expect_bad(HEAD "grid: {waves: [1, x]}\n" PROB, "bad.yaml:3:19: waves: 'x' is not an integer");
+   expect_bad(HEAD "grid: {waves: {from: 1, to: 8}}\n" PROB, "exactly one of step or mul");
+   expect_bad(HEAD "grid: {waves: {from: 1, to: 4000000000, step: 1}}\n" PROB,
+              "the range has more than 64 values");
+   expect_bad(HEAD "grid: {waves: [1]}\nconstraints: ['waves * lod <= 4']\n" PROB,
+              "bad.yaml:4:15: constraint \"waves * lod <= 4\": 'lod' is not a parameter");
+   expect_bad(HEAD "grid: {waves: [1]}\nconstraints: ['waves 4']\n" PROB, "expected a comparison");
+   expect_bad(HEAD "grid: {waves: [1]}\nconstraints: ['(waves <= 4']\n" PROB, "expected ')'");
+   expect_bad(HEAD "grid: {waves: [1]}\nproblems: []\n", "problems must be a non-empty list");
+   expect_bad(HEAD "grid: {waves: [1]}\nproblems:\n  - {name: 'a b', class: c, shape: [1], "
+                   "run: x}\n",
+              "name 'a b': use letters");
+   expect_bad(HEAD "grid: {waves: [1]}\nproblems:\n  - {name: p, shape: [1], run: x}\n",
+              "a problem needs name, class, shape and run");
+   expect_bad(HEAD "grid: {waves: [1]}\nmetric: fast\n" PROB, "metric: 'fast' is not model");
+   expect_bad(HEAD "grid: {waves: [1]}\nrepetitions: 99999999999999999999\n" PROB,
+              "repetitions: '99999999999999999999' is not an integer in [1, 1000]");
+   expect_bad(HEAD "grid: {waves: [1]}\ngird: 1\n" PROB, "unknown top-level key 'gird'");
+   expect_bad(HEAD PROB, "a sweep needs family, target, grid and problems");
+   expect_bad("\x01\x02\xff\xfe garbage", "bad.yaml");
+   expect_bad(HEAD "grid: {waves: [1], waves: [2]}\n" PROB, "key 'waves' is given twice");
+   expect_bad(HEAD "grid: {waves: [1], load: [4,8,16,32], chunk: [1,2,4,8,16,32,64,128,256,512], "
+                   "unroll: [1,2,4,8,16,32,64,128,256,512], rows: [1,2,4,8,16,32,64,128,256,512], "
+                   "depth: [1,2,3,4,5,6,7,8,9,10], sstore: [1,2,3,4,5,6,7,8,9,10]}"
+                   "\n" PROB,
+              "the grid has more than 100000 points");
+}
