@@ -90,6 +90,8 @@ typedef struct mxjit_ctx_options {
    int emu_wait_states;         /**< 0: also report a missing software wait state (the ISA's
                                      "manually inserted wait states" table) as a fault (default);
                                      1: ignore */
+   int emu_num_cu;              /**< compute units the emulator reports (sizes persistent
+                                     grids); 0: the real part's (gfx942 304, gfx950 256) */
    const char *config_dir;      /**< tuned-params YAML dir; NULL: $MXJIT_CONFIG_DIR, installed,
                                      then the source tree's configs/ */
    int check;                   /**< 1: after every kernel op, copy its inputs back, run the host
