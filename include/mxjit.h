@@ -370,6 +370,10 @@ typedef struct mxjit_grouped_gemm_fp8_args {
    mxjit_devptr group_offs;
    int64_t ngroups;
    mxjit_devptr out;
+   /** Persistent variant: at most this many workgroups, one per CU, looping over the tiles, so
+    *  the other CUs stay free for communication kernels; 0: one workgroup per tile (full
+    *  grid); -1: the device's CU count. Ignored by the host device. */
+   int32_t persistent_cus;
 } mxjit_grouped_gemm_fp8_args;
 MXJIT_API mxjit_status mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream,
                                               const mxjit_grouped_gemm_fp8_args *args);

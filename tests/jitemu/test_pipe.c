@@ -185,19 +185,24 @@ Test(pipe, lds_slots_keep_younger_stage_in_flight)
    }
 }
 
-/* kernel loop(out, begin, end): out[lane] = sum of i over the counted loop (step 3), plus the
- * trip count in out[64 + lane]; the loop body also uses dynamic LDS (written and read back). */
+/* kernel loop(out, begin, end, step = 3): out[lane] = sum of i over the counted loop (step 3), plus
+ * the trip count in out[64 + lane]; the loop body also uses dynamic LDS (written and read back). */
 static jb_builder *
 build_loop(const struct jt_target *t, unsigned unroll, unsigned preload, const char *sched)
 {
    jb_builder *b = jb_builder_create(t, "loop");
-   const jb_arg args[] = {{"out", JB_GLOBAL_PTR}, {"begin", JB_I32}, {"end", JB_I32}};
-   jb_kernel(b, "loop", args, 3, .wg_size = 64, .exact_wg = true, .max_vgprs = 32,
+   const jb_arg args[] = {
+       {"out", JB_GLOBAL_PTR}, {"begin", JB_I32}, {"end", JB_I32}, {"step", JB_I32}};
+   jb_kernel(b, "loop", args, 4, .wg_size = 64, .exact_wg = true, .max_vgprs = 32,
              .agprs = JB_AGPRS_NONE, .kernarg_preload = preload, .sched = sched);
    jb_val lane = jb_and_imm(b, jb_workitem_id(b, 0), 63);
    jb_val dyn = jb_lds_dynamic(b);
    jb_var sum = jb_var_create(b, jb_imm_u32(b, 0)), trips = jb_var_create(b, jb_imm_u32(b, 0));
-   jb_for *f = jb_push_for(b, jb_arg_val(b, 1), jb_arg_val(b, 2), .step = 3, .unroll = unroll);
+   /* unroll 4 takes its step of 3 from the run-time argument `step` */
+   jb_for *f = unroll == 4 ? jb_push_for(b, jb_arg_val(b, 1), jb_arg_val(b, 2),
+                                         .stride = jb_arg_val(b, 3), .unroll = unroll)
+                           : jb_push_for(b, jb_arg_val(b, 1), jb_arg_val(b, 2), .step = 3,
+                                         .unroll = unroll);
    jb_val i = jb_for_iv(b, f);
    jb_lds_store(b, jb_iadd(b, i, lane), dyn, jb_shl_imm(b, lane, 2));
    jb_val back = jb_lds_load(b, dyn, jb_shl_imm(b, lane, 2), JB_I32);
@@ -230,6 +235,8 @@ check_loop(unsigned unroll, unsigned preload, const char *sched)
          je_arg(&k, 0, &dout, 8);
          je_arg(&k, 1, &lo, 4);
          je_arg(&k, 2, &hi, 4);
+         int32_t step = 3;
+         je_arg(&k, 3, &step, 4);
          cr_assert_eq(je_launch(&k, 1, 64), MXJIT_OK, "%s", k.msg);
          uint32_t want = 0, n = 0;
          for (int32_t i = lo; i < hi; i += 3, n++)
