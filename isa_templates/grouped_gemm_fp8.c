@@ -543,7 +543,8 @@ find_tile_rows(jb_builder *b, const struct tpl_gg_params *p, jb_val t, jb_val nq
 static unsigned
 vgpr_budget(const struct tpl_gg_params *p)
 {
-   unsigned acc = p->bm * p->bn / 256, need = acc + 160;
+   unsigned acc = p->bm * p->bn / 256, frags = 8 * (p->bm + p->bn) / 32 * (p->bk / 64);
+   unsigned need = acc + frags + dma_per_wave(p->bm, p) + dma_per_wave(p->bn, p) + 96;
    return need <= 128 ? 128 : need <= 256 ? 256 : 512;
 }
 

@@ -393,6 +393,7 @@ typedef struct jb_for_opts {
    jb_val end;      /* i32, exclusive (positional, C6) */
    int32_t step;    /* > 0; 0 = 1 */
    unsigned unroll; /* 0 = LLVM decides, 1 = never unroll, n = unroll by n */
+   jb_val stride;   /* i32 > 0 step known only at run time (made uniform); .v NULL: .step */
 } jb_for_opts;
 /** Counted loop for (i = begin; i < end; i += step): begin and end are made wave-uniform
  *  (readfirstlane), so the induction variable lives in an SGPR and the exit branch is

@@ -32,6 +32,7 @@ struct jb_loop {
 struct jb_for {
    jb_loop *l;
    jb_var iv;
+   jb_val stride; /* run-time step, or .v NULL */
    int32_t step;
    unsigned unroll;
 };

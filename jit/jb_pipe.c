@@ -215,9 +215,10 @@ jb_push_for_(jb_builder *b, jb_val begin, jb_for_opts o)
 {
    if (!jb_ok(b))
       return &dead_for;
-   if (!jb_type_eq(begin.t, JB_I32) || !o.end.v || !jb_type_eq(o.end.t, JB_I32) || o.step < 0) {
+   if (!jb_type_eq(begin.t, JB_I32) || !o.end.v || !jb_type_eq(o.end.t, JB_I32) || o.step < 0 ||
+       (o.stride.v && !jb_type_eq(o.stride.t, JB_I32))) {
       jb_error(b, MXJIT_ERR_INVALID_ARG,
-               "jb_push_for: begin and end must be i32 and step >= 0 (0 means 1)");
+               "jb_push_for: begin, end and .stride must be i32 and step >= 0 (0 means 1)");
       return &dead_for;
    }
    if (b->nfor >= JB_MAX_FLOW) {
@@ -226,6 +227,7 @@ jb_push_for_(jb_builder *b, jb_val begin, jb_for_opts o)
    }
    struct jb_for *f = &b->fors[b->nfor++];
    f->step = o.step ? o.step : 1;
+   f->stride = o.stride.v ? uniform_i32(b, o.stride) : o.stride;
    f->unroll = o.unroll;
    f->iv = jb_var_create(b, uniform_i32(b, begin));
    jb_val end = uniform_i32(b, o.end);
@@ -279,7 +281,8 @@ jb_pop_for(jb_builder *b, jb_for *f)
    if (f == &dead_for || !jb_ok(b))
       return;
    assert(b->nfor && &b->fors[b->nfor - 1] == f && "jb_pop_for: not innermost");
-   jb_var_set(b, f->iv, jb_iadd_imm(b, jb_var_get(b, f->iv), f->step));
+   jb_val i = jb_var_get(b, f->iv);
+   jb_var_set(b, f->iv, f->stride.v ? jb_iadd(b, i, f->stride) : jb_iadd_imm(b, i, f->step));
    LLVMBasicBlockRef latch = LLVMGetInsertBlock(b->llb);
    jb_pop_loop(b, f->l);
    b->nfor--;

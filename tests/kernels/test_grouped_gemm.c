@@ -76,6 +76,7 @@ typedef struct gdata {
    int64_t offs[9];
    float sa, sb;
    size_t out_bytes;
+   char msg[1024]; /* the context's message of a failed launch */
 } gdata;
 
 static mxjit_dtype
@@ -236,6 +237,12 @@ run(mxjit_ctx *ctx, const gcase *c, const struct tpl_gg_params *params, gdata *d
       cr_assert_eq(rt_op_gg_problem(ctx, "test", &d->a, &pr, io), MXJIT_OK, "%s",
                    mxjit_ctx_last_error(ctx));
       const tpl_family *f = &tpl_grouped_gemm_fp8;
+      struct tpl_gg_params pp = *params; /* the class fields come from the problem */
+      pp.mode = pr.mode, pp.l_kc = pr.l_kc, pp.r_kc = pr.r_kc;
+      pp.fmt_l = pr.fmt_l, pp.fmt_r = pr.fmt_r;
+      if (!pr.cu_cap)
+         pp.persistent = 0;
+      params = &pp;
       char msg[256];
       cr_assert_eq(tpl_validate(f, &pr, params, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
       const rt_lkernel *k;
@@ -249,8 +256,10 @@ run(mxjit_ctx *ctx, const gcase *c, const struct tpl_gg_params *params, gdata *d
       st = g.grid[0] ? rt_kernel_launch(ctx, k, g.grid, g.block, ka, n, NULL) : MXJIT_OK;
    }
    *out = st == MXJIT_OK ? (uint16_t *)kt_take(ctx, d->a.out, d->out_bytes) : NULL;
-   if (st != MXJIT_OK)
+   if (st != MXJIT_OK) {
+      snprintf(d->msg, sizeof(d->msg), "%s", mxjit_ctx_last_error(ctx));
       mxjit_free(ctx, d->a.out);
+   }
    return st;
 }
 
@@ -261,7 +270,7 @@ check_case(const gcase *c, const struct tpl_gg_params *params, uint64_t shuffle,
    gdata d;
    uint16_t *out;
    mxjit_status st = run(ctx, c, params, &d, &out);
-   cr_assert_eq(st, MXJIT_OK, "%s: %s", tag, mxjit_ctx_last_error(ctx));
+   cr_assert_eq(st, MXJIT_OK, "%s: %s", tag, d.msg);
    unsigned bad = compare(c, &d, out, tag);
    cr_expect_eq(bad, 0, "%s: %u elements outside the tolerance", tag, bad);
    free(out);
@@ -306,4 +315,290 @@ Test(grouped_gemm, op_hybrid_gradients, .timeout = 600)
 {
    op_passes("gfx942", 1);
    op_passes("gfx950", 1);
+}
+
+/* ---- pipeline depths and variants, explicit params --------------------------------------- */
+
+static struct tpl_gg_params
+point(unsigned bm, unsigned bn, unsigned bk, unsigned depth, unsigned vec, unsigned variant)
+{
+   return (struct tpl_gg_params){.bm = bm,
+                                 .bn = bn,
+                                 .bk = bk,
+                                 .depth = depth,
+                                 .vec = vec,
+                                 .persistent = variant & 1,
+                                 .xcd = variant >> 1 & 1,
+                                 .band = variant & 4 ? 1 : 4,
+                                 .cvec = 4,
+                                 .fence = 1};
+}
+
+/* G = 8 skewed groups with N and K tails (72 = 4.5 x 16 columns, K = 200: a partial last
+ * stage), forward NT; and the same contraction in wgrad (K = group rows). */
+static gcase
+tail_case(const char *target, mxjit_gemm_pass pass, int32_t cus, uint64_t seed)
+{
+   gcase c = {.target = target,
+              .pass = pass,
+              .layout = MXJIT_B_NK,
+              .ng = 8,
+              .lens = {3, 0, 70, 129, 16, 1, 33, 200},
+              .n = 72,
+              .k = 200,
+              .persistent_cus = cus,
+              .seed = seed};
+   return c;
+}
+
+static bool
+sweep_all(void)
+{
+   const char *e = getenv("MXJIT_SWEEP_ALL");
+   return e && *e && strcmp(e, "0");
+}
+
+/* Every depth x variant (persistent, XCD remap, band order) on shuffled wave orders; the
+ * default runs a seeded third of the points. */
+static void
+depths_and_variants(const char *target)
+{
+   unsigned vec = strcmp(target, "gfx950") ? 4 : 16;
+   uint64_t rng = 1234;
+   unsigned ran = 0;
+   for (unsigned depth = 1; depth <= 4; depth++) {
+      for (unsigned variant = 0; variant < 8; variant++) {
+         if (!sweep_all() && kt_rand(&rng) % 3 && !(variant == 0 || variant == 1))
+            continue;
+         struct tpl_gg_params p = point(64, 64, 64, depth, 4, variant);
+         char tag[128];
+         snprintf(tag, sizeof(tag), "%s depth %u variant %u (fwd, K tail)", target, depth, variant);
+         gcase c = tail_case(target, MXJIT_GEMM_FWD, variant & 1 ? 3 : 0, depth * 8 + variant);
+         check_case(&c, &p, depth * 31 + variant, tag);
+         snprintf(tag, sizeof(tag), "%s depth %u variant %u (wgrad)", target, depth, variant);
+         c = tail_case(target, MXJIT_GEMM_WGRAD, variant & 1 ? 5 : 0, depth * 8 + variant + 100);
+         check_case(&c, &p, depth * 17 + variant, tag);
+         ran++;
+      }
+   }
+   /* the wide tiles: 16-byte loads where the target has them, bk 128 (two k chunks) */
+   gcase c = {.target = target,
+              .pass = MXJIT_GEMM_FWD,
+              .layout = MXJIT_B_NK,
+              .ng = 3,
+              .lens = {130, 0, 257},
+              .n = 256,
+              .k = 320,
+              .seed = 5};
+   struct tpl_gg_params p = point(128, 128, 128, 2, vec, 0);
+   check_case(&c, &p, 3, "wide 128x128x128");
+   p = point(256, 256, 64, 2, vec, 2);
+   if (vec == 16)
+      check_case(&c, &p, 4, "wide 256x256x64");
+   cr_assert_gt(ran, 8u);
+}
+
+Test(grouped_gemm, depths_and_variants_gfx942, .timeout = 900)
+{
+   depths_and_variants("gfx942");
+}
+Test(grouped_gemm, depths_and_variants_gfx950, .timeout = 900)
+{
+   depths_and_variants("gfx950");
+}
+
+/* The known trap (KERNELS.md §3): without the vmcnt fence before the stage barrier a wave reads
+ * LDS that another wave's load-to-LDS has not filled yet. The emulator must catch it: its
+ * load-to-LDS hazard check faults (or, were it to run on, the result would be wrong). */
+static void
+trap(const char *target)
+{
+   for (unsigned depth = 1; depth <= 3; depth++) {
+      for (uint64_t seed = 0; seed < 2; seed++) {
+         struct tpl_gg_params p = point(64, 64, 64, depth, 4, 0);
+         p.fence = 0;
+         gcase c = tail_case(target, MXJIT_GEMM_FWD, 0, 40 + depth);
+         mxjit_ctx *ctx = kt_emu_ctx(target, seed);
+         gdata d;
+         uint16_t *out;
+         mxjit_status st = run(ctx, &c, &p, &d, &out);
+         unsigned bad = st == MXJIT_OK ? compare(&c, &d, out, "unfenced") : 0;
+         cr_assert(st == MXJIT_ERR_EMU_FAULT_HAZARD || bad,
+                   "%s depth %u: the unfenced pipeline was not caught (status %d)", target, depth,
+                   (int)st);
+         if (st != MXJIT_OK)
+            cr_assert(strstr(d.msg, "load-to-LDS"), "%s: %s", target, d.msg);
+         free(out);
+         free_case(ctx, &d);
+         mxjit_ctx_destroy(ctx);
+      }
+   }
+}
+
+Test(grouped_gemm, unfenced_pipeline_is_caught)
+{
+   trap("gfx942");
+   trap("gfx950");
+}
+
+/* ---- static checks ------------------------------------------------------------------------ */
+
+static char *
+isa_of(const char *target, const struct tpl_gg_params *p)
+{
+   char *text = NULL, msg[256];
+   size_t len = 0;
+   FILE *mem = open_memstream(&text, &len);
+   cr_assert_eq(
+       tpl_dump(jt_lookup(target), &tpl_grouped_gemm_fp8, p, false, true, mem, msg, sizeof(msg)),
+       MXJIT_OK, "%s", msg);
+   fclose(mem);
+   return text;
+}
+
+/* Whether some line of text contains both a and b. */
+static bool
+line_has(const char *text, const char *a, const char *b)
+{
+   for (const char *l = text; l && *l;) {
+      const char *e = strchr(l, '\n');
+      size_t n = e ? (size_t)(e - l) : strlen(l);
+      char line[256];
+      snprintf(line, sizeof(line), "%.*s", (int)(n < 255 ? n : 255), l);
+      if (strstr(line, a) && strstr(line, b))
+         return true;
+      l = e ? e + 1 : NULL;
+   }
+   return false;
+}
+
+/* No scratch, VGPR + AGPR within the budget the kernel asks for (occupancy 512 / budget),
+ * fragments read 16 bytes at a time, loads-to-LDS of the widest form the target has. */
+Test(grouped_gemm, static_checks)
+{
+   static const struct {
+      const char *target;
+      unsigned bm, bn, vec, budget;
+   } pts[] = {{"gfx942", 128, 128, 4, 256},
+              {"gfx942", 256, 128, 4, 512},
+              {"gfx950", 128, 128, 16, 256},
+              {"gfx950", 256, 256, 16, 512}};
+   for (unsigned i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+      struct tpl_gg_params p = point(pts[i].bm, pts[i].bn, 64, 2, pts[i].vec, 0);
+      p.l_kc = p.r_kc = 1;
+      mxjit_ctx *ctx = kt_emu_ctx(pts[i].target, 0);
+      const rt_lkernel *k;
+      cr_assert_eq(rt_kernel_get(ctx, &tpl_grouped_gemm_fp8, &p, &k), MXJIT_OK, "%s",
+                   mxjit_ctx_last_error(ctx));
+      const char *t = pts[i].target;
+      cr_assert_eq(k->meta.private_segment_size, 0u, "%s %ux%u: scratch", t, p.bm, p.bn);
+      /* gfx90a+: vgpr_count is the unified total (AGPRs from accum_offset up) */
+      unsigned regs = k->meta.vgpr_count;
+      cr_assert_leq(regs, pts[i].budget, "%s %ux%u: %u VGPR+AGPR (budget %u)", t, p.bm, p.bn, regs,
+                    pts[i].budget);
+      cr_log_info("%s %ux%u: %u VGPRs + %u AGPRs, %u SGPRs, %u B LDS", t, p.bm, p.bn,
+                  k->meta.vgpr_count, k->meta.agpr_count, k->meta.sgpr_count,
+                  k->meta.group_segment_size);
+      char *isa = isa_of(t, &p);
+      cr_assert_null(strstr(isa, "scratch_"), "%s: scratch access", t);
+      cr_assert(strstr(isa, "ds_read_b128"), "%s: no 16-byte fragment reads", t);
+      cr_assert_null(strstr(isa, "ds_read_u8"), "%s: byte reads of k-contiguous tiles", t);
+      const char *dma = pts[i].vec == 16 ? "buffer_load_dwordx4" : "buffer_load_dword ";
+      cr_assert(line_has(isa, dma, " lds"), "%s: no %s ... lds", t, dma);
+      cr_assert(strstr(isa, "buffer_store_dwordx2"), "%s: no 8-byte C stores", t);
+      free(isa);
+      mxjit_ctx_destroy(ctx);
+   }
+}
+
+/* ---- > 4 GB ---------------------------------------------------------------------------------
+ * Buffer placement: A's rows are 8 MiB apart (a row-pitched view, which the kernel supports and
+ * the op's contiguous tensors are a case of) so rows 512.. lie past 4 GiB, and B's experts are
+ * 2.5 GiB apart, so expert 1 starts past 4 GiB. Only the rows and experts used are touched (the
+ * emulator's buffers are lazily zero). The i64 SRD rebase per tile and per stage is what makes
+ * these offsets reachable. */
+Test(grouped_gemm, operands_past_4gb, .timeout = 300)
+{
+   const char *target = "gfx950";
+   const int64_t pitch = INT64_C(8) << 20, estride = INT64_C(5) << 29, k = 128, n = 64;
+   const int64_t lens[2] = {520, 90}, mt = 610;
+   mxjit_ctx *ctx = kt_emu_ctx(target, 0);
+   mxjit_devptr da, db;
+   size_t abytes = (size_t)(mt * pitch), bbytes = (size_t)(2 * estride);
+   if (mxjit_malloc(ctx, abytes, &da) || mxjit_malloc(ctx, bbytes, &db)) {
+      mxjit_ctx_destroy(ctx);
+      cr_skip_test("the emulator could not reserve %zu bytes on this host", abytes + bbytes);
+   }
+   uint64_t s = 99;
+   uint8_t *ha = malloc((size_t)(mt * k)), *hb = malloc((size_t)(2 * n * k));
+   for (int64_t i = 0; i < mt * k; i++)
+      ha[i] = rand_code(MXJIT_DTYPE_E4M3, &s);
+   for (int64_t i = 0; i < 2 * n * k; i++)
+      hb[i] = rand_code(MXJIT_DTYPE_E4M3, &s);
+   for (int64_t r = 0; r < mt; r++)
+      cr_assert_eq(mxjit_memcpy_h2d(ctx, da + (uint64_t)(r * pitch), ha + r * k, (size_t)k), 0);
+   for (int64_t e = 0; e < 2; e++)
+      cr_assert_eq(
+          mxjit_memcpy_h2d(ctx, db + (uint64_t)(e * estride), hb + e * n * k, (size_t)(n * k)), 0);
+   int64_t offs[3] = {0, lens[0], mt};
+   float sa = 0.5f, sb = 0.25f;
+   struct tpl_gg_problem pr = {.mode = TPL_GG_ROWS,
+                               .l_kc = 1,
+                               .r_kc = 1,
+                               .num_xcd = 8,
+                               .align = 16,
+                               .m_total = mt,
+                               .ngroups = 2,
+                               .q = n,
+                               .kc = k,
+                               .ld_l = pitch,
+                               .ld_r = k,
+                               .r_gstride = estride,
+                               .l_bytes = (int64_t)abytes,
+                               .r_bytes = (int64_t)bbytes};
+   cr_assert_gt((uint64_t)((mt - 1) * pitch), UINT64_C(1) << 32);
+   uint64_t io[6] = {da,
+                     db,
+                     kt_dev_fill(ctx, (size_t)(mt * n) * 2, OUT_FILL),
+                     kt_to_dev(ctx, offs, sizeof(offs)),
+                     kt_to_dev(ctx, &sa, 4),
+                     kt_to_dev(ctx, &sb, 4)};
+   const tpl_family *f = &tpl_grouped_gemm_fp8;
+   struct tpl_gg_params p = point(64, 64, 64, 2, 16, 0);
+   p.mode = 0, p.l_kc = p.r_kc = 1, p.fmt_l = p.fmt_r = 0;
+   char msg[256];
+   cr_assert_eq(tpl_validate(f, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+   const rt_lkernel *kern;
+   cr_assert_eq(rt_kernel_get(ctx, f, &p, &kern), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   uint64_t vals[TPL_MAX_KARGS];
+   uint8_t ka[TPL_MAX_KARGS * 8];
+   f->kernargs(&pr, &p, io, vals);
+   size_t kn = tpl_kargs_write(f, vals, ka, sizeof(ka));
+   tpl_grid g;
+   f->grid(&pr, &p, &g);
+   cr_assert_eq(rt_kernel_launch(ctx, kern, g.grid, g.block, ka, kn, NULL), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   uint16_t *out = (uint16_t *)kt_take(ctx, io[2], (size_t)(mt * n) * 2);
+   unsigned bad = 0;
+   for (int64_t r = 0; r < mt; r++) {
+      int64_t e = r >= lens[0];
+      for (int64_t j = 0; j < n; j++) {
+         double sum = 0, abs_sum = 0;
+         for (int64_t kk = 0; kk < k; kk++) {
+            double t = dec(MXJIT_DTYPE_E4M3, ha[r * k + kk]) *
+                       dec(MXJIT_DTYPE_E4M3, hb[(e * n + j) * k + kk]);
+            sum += t, abs_sum += fabs(t);
+         }
+         double exact = sum * 0.125, got = host_bf16_to_f32(out[r * n + j]);
+         int ex;
+         frexp(exact, &ex);
+         double tol = 2 * ldexp(1, ex - 8) + (double)k * ldexp(1, -24) * abs_sum * 0.125;
+         if (!(fabs(got - exact) <= tol) && bad++ < 5)
+            cr_log_error("row %lld col %lld: %g, exact %g", (long long)r, (long long)j, got, exact);
+      }
+   }
+   cr_expect_eq(bad, 0, "%u elements outside the tolerance", bad);
+   free(out), free(ha), free(hb);
+   mxjit_free(ctx, da), mxjit_free(ctx, db);
+   mxjit_ctx_destroy(ctx);
 }
