@@ -53,8 +53,10 @@
    X(p, I64)                                                                                       \
    X(q, I64)                                                                                       \
    X(kc, I64)                                                                                      \
-   X(ld_l, I64) X(ld_r, I64) X(r_gstride, I64) X(l_bytes, I64) X(r_bytes, I64) X(c_bytes, I64)     \
-       X(nwg, I32) X(ntiles, I32) X(nxcd, I32)
+   X(ld_l, I64)                                                                                    \
+   X(ld_r, I64)                                                                                    \
+   X(r_gstride, I64)                                                                               \
+   X(l_bytes, I64) X(r_bytes, I64) X(c_bytes, I64) X(nwg, I32) X(ntiles, I32) X(nxcd, I32)
 TPL_KARG_ENUM(GG_KARGS);
 TPL_KARG_TABLE(gg_kargs, GG_KARGS);
 
@@ -170,7 +172,11 @@ gg_pick(const struct jt_target *t, const void *problem, void *params)
    p->vec = pr->align >= 16 && jt_has(t, JT_CAP_LDS_DMA16) ? 16 : 4;
    int64_t rows = pr->mode == TPL_GG_CONTRACT ? pr->p : pr->m_total / pr->ngroups;
    p->bm = rows >= 256 && p->vec == 16 ? 256 : rows > 64 ? 128 : 64;
+   /* gfx942's 4-byte loads: 256 x 256 needs 32 load offsets per wave, which spill to AGPRs
+    * (0.51 VALU per MFMA, `mxjit bench --gemm-loop`); 256 x 128 keeps them in VGPRs (0.07) */
    p->bn = pr->q >= 256 && p->vec == 16 ? 256 : pr->q > 64 ? 128 : 64;
+   if (p->vec == 4 && rows >= 256 && pr->q > 64)
+      p->bm = 256;
    p->bk = 64;
    p->depth = 2;
    p->persistent = pr->cu_cap ? 1 : 0;
@@ -258,10 +264,34 @@ struct opnd {
    jb_val kpos[MAX_DMA];      /* i32: lane's k within the stage (tail masks) */
    jb_val rd[2];              /* i32: lane part of the fragment read of k chunk c */
    jb_val tile_off, k_stride; /* i64 per tile: base offset; bytes per k step */
+   jb_val tile_srd;           /* k-contiguous: the tile's resource (stages use soffset) */
 };
+
+/* Lanes are masked with offset 0x80000000 (jb_mem.c's bound idiom), so a resource must span
+ * less than 2 GiB for the mask to hold: validate keeps every tile's lane offsets below this. */
+#define GG_VIEW_LIMIT 0x7fff0000
+
+/* requires: off, bytes i64, uniform. produces: a resource over [base + off, base + min(bytes,
+ * off + GG_VIEW_LIMIT)) (i64 rebase: the 64-bit sum goes into the SRD base, SALU). */
+static jb_val
+srd_window(jb_builder *b, jb_val base, jb_val off, jb_val bytes)
+{
+   return jb_srd_rebase(b, base, off, jb_smin(b, bytes, jb_iadd_imm(b, off, GG_VIEW_LIMIT)));
+}
 
 /* requires: lane, wave (uniform). produces: the per-lane parts of op's loads and reads, once
  * per kernel: they do not depend on the tile or the stage (those go into the SRD base). */
+/* Rows of a k-contiguous tile that start in the same LDS bank: every `banks` dwords. The
+ * XOR swizzle gives rows r, r + d, r + 2d, ... (d = rows per bank sweep) different 16-byte
+ * units, so the 16-byte fragment reads of one phase (banks / 4 lanes = rows) hit every bank
+ * once; it has period 16 in r on both targets (d x units = 16 or 8). */
+static unsigned
+swz_div(const jb_builder *b, unsigned width)
+{
+   unsigned d = jb_target(b)->lds_banks * 4 / width;
+   return d ? d : 1;
+}
+
 static void
 opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val lane, jb_val wave,
           jb_val wave_mn)
@@ -278,7 +308,7 @@ opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val l
       jb_val pb = jb_and_imm(b, pos, o->width - 1);
       if (o->kc) {
          /* logical unit = physical unit ^ swz(row) (an involution) */
-         unsigned d = o->width >= 128 ? 1 : 128 / o->width;
+         unsigned d = swz_div(b, o->width);
          jb_val s = jb_and_imm(b, jb_lshr_imm(b, row, __builtin_ctz(d)), o->width / 16 - 1);
          jb_val unit = jb_xor(b, jb_lshr_imm(b, pb, 4), s);
          jb_val kb = jb_or(b, jb_shl_imm(b, unit, 4), jb_and_imm(b, pb, 15));
@@ -294,7 +324,7 @@ opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val l
    for (unsigned c = 0; c < p->bk / 64; c++) {
       if (o->kc) {
          /* row wave_mn + i (+ 16 blk, a constant), logical unit 4c + kg */
-         unsigned d = o->width >= 128 ? 1 : 128 / o->width;
+         unsigned d = swz_div(b, o->width);
          jb_val s = jb_and_imm(b, jb_lshr_imm(b, i, __builtin_ctz(d)), o->width / 16 - 1);
          jb_val unit = jb_xor(b, jb_iadd_imm(b, kg, 4 * c), s);
          o->rd[c] =
@@ -324,9 +354,14 @@ issue_operand(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t
               const struct opnd *o, jb_val wave, jb_val s, unsigned slot)
 {
    jb_val k0 = jb_iadd(b, t->kbeg, jb_imul_imm(b, jb_zext(b, s, JB_I64), p->bk));
-   jb_val srd = jb_srd_rebase(b, jb_arg_val(b, o->ka_ptr),
-                              jb_iadd(b, o->tile_off, jb_imul(b, k0, o->k_stride)),
-                              jb_arg_val(b, o->ka_bytes));
+   /* k-contiguous: the stage is k0 bytes into the tile's resource (k0 < kc < 2^31: the
+    * scalar offset, which the range check leaves out, so the lane bound stays the tile's);
+    * contraction-strided: the per-stage i64 rebase (k0 rows of ld bytes can pass 4 GiB) */
+   jb_val srd = o->kc ? o->tile_srd
+                      : srd_window(b, jb_arg_val(b, o->ka_ptr),
+                                   jb_iadd(b, o->tile_off, jb_imul(b, k0, o->k_stride)),
+                                   jb_arg_val(b, o->ka_bytes));
+   jb_val soff = o->kc ? jb_trunc(b, k0, JB_I32) : jb_imm_u32(b, 0);
    uint32_t base = slot * (lds_bytes(p) / p->depth) + o->lds_off;
    jb_val wbase = jb_iadd_imm(b, jb_imul_imm(b, wave, o->ndma * 64 * p->vec), base);
    jb_val rem = jb_trunc(b, jb_smin(b, jb_isub(b, t->kend, k0), jb_imm_i64(b, 1 << 30)), JB_I32);
@@ -335,12 +370,12 @@ issue_operand(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t
    for (unsigned j = 0; j < o->ndma; j++)
       jb_buffer_load_lds(b, srd, o->voff[j],
                          jb_ptr_add(b, t->lds, jb_iadd_imm(b, wbase, j * 64 * p->vec)), p->vec,
-                         .slot = slot + 1);
+                         .slot = slot + 1, .soffset = soff);
    jb_push_else(b, fi);
    for (unsigned j = 0; j < o->ndma; j++)
-      jb_buffer_load_lds(b, srd, o->voff[j],
-                         jb_ptr_add(b, t->lds, jb_iadd_imm(b, wbase, j * 64 * p->vec)), p->vec,
-                         .slot = slot + 1, .mask = jb_cmp(b, JB_SLT, o->kpos[j], rem));
+      jb_buffer_load_lds(
+          b, srd, o->voff[j], jb_ptr_add(b, t->lds, jb_iadd_imm(b, wbase, j * 64 * p->vec)), p->vec,
+          .slot = slot + 1, .soffset = soff, .mask = jb_cmp(b, JB_SLT, o->kpos[j], rem));
    jb_pop_if(b, fi);
 }
 
@@ -373,18 +408,19 @@ static void
 compute_stage(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, const struct opnd *l,
               const struct opnd *r, unsigned slot)
 {
+   /* The L fragments of a chunk stay in registers; each R fragment is read just before its
+    * 2 nbp MFMAs, so only one R fragment is live at a time. */
    for (unsigned c = 0; c < p->bk / 64; c++) {
-      jb_val lf[MAX_BLK], rf[MAX_BLK];
+      jb_val lf[MAX_BLK];
       for (unsigned i = 0; i < t->nbp; i++)
          lf[i] = read_frag(b, p, t, l, slot, i, c);
-      for (unsigned i = 0; i < t->nbq; i++)
-         rf[i] = read_frag(b, p, t, r, slot, i, c);
-      for (unsigned h = 0; h < 2; h++) {
-         for (unsigned ip = 0; ip < t->nbp; ip++) {
-            jb_val bl = jb_slice(b, lf[ip], 2 * h, 2);
-            for (unsigned iq = 0; iq < t->nbq; iq++) {
+      for (unsigned iq = 0; iq < t->nbq; iq++) {
+         jb_val rf = read_frag(b, p, t, r, slot, iq, c);
+         for (unsigned h = 0; h < 2; h++) {
+            jb_val ra = jb_slice(b, rf, 2 * h, 2);
+            for (unsigned ip = 0; ip < t->nbp; ip++) {
                jb_val a = jb_var_get(b, t->acc[ip][iq]);
-               a = jb_mfma(b, t->op, jb_slice(b, rf[iq], 2 * h, 2), bl, a);
+               a = jb_mfma(b, t->op, ra, jb_slice(b, lf[ip], 2 * h, 2), a);
                jb_var_set(b, t->acc[ip][iq], a);
             }
          }
@@ -582,6 +618,12 @@ tile_setup(jb_builder *b, const struct tpl_gg_params *p, const struct tile_pos *
       *c_off = jb_shl_imm(b, jb_iadd(b, jb_imul(b, row, q), q0), 1);
       *prows = jb_trunc(b, jb_smin(b, jb_isub(b, tp->rows, p0), big), JB_I32);
    }
+   if (l->kc)
+      l->tile_srd =
+          srd_window(b, jb_arg_val(b, l->ka_ptr), l->tile_off, jb_arg_val(b, l->ka_bytes));
+   if (r->kc)
+      r->tile_srd =
+          srd_window(b, jb_arg_val(b, r->ka_ptr), r->tile_off, jb_arg_val(b, r->ka_bytes));
    jb_val n = jb_isub(b, t->kend, t->kbeg);
    t->nk = jb_trunc(b, jb_lshr_imm(b, jb_iadd_imm(b, n, p->bk - 1), __builtin_ctz(p->bk)), JB_I32);
 }

@@ -33,6 +33,7 @@ struct jt_target {
    /* The real part's compute units and XCDs (MI300X: 304 CUs in 8 XCDs; MI355X: 256 in 8,
     * KERNELS.md). Devices report their own (rt_device); these are the emulator's defaults. */
    unsigned num_cu, num_xcd;
+   unsigned lds_banks; /* 4-byte LDS banks (gfx942 32, gfx950 64): swizzles avoid conflicts */
 };
 
 extern const struct jt_target jt_gfx942, jt_gfx950;

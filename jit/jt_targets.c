@@ -17,6 +17,7 @@ const struct jt_target jt_gfx942 = {
    .elf_mach = 0x04c, /* EF_AMDGPU_MACH_AMDGCN_GFX942 */
    .num_cu = 304,
    .num_xcd = 8,
+   .lds_banks = 32,
 };
 
 const struct jt_target jt_gfx950 = {
@@ -34,6 +35,7 @@ const struct jt_target jt_gfx950 = {
    .elf_mach = 0x04f, /* EF_AMDGPU_MACH_AMDGCN_GFX950 */
    .num_cu = 256,
    .num_xcd = 8,
+   .lds_banks = 64,
 };
 
 const struct jt_target *

@@ -9,5 +9,7 @@ int cmd_compile(int argc, char **argv); /* tools/cmd_compile.c: compile, dis */
 int cmd_dis(int argc, char **argv);     /* tools/cmd_compile.c */
 int cmd_cache(int argc, char **argv);   /* tools/cmd_cache.c */
 int cmd_bench(int argc, char **argv);   /* tools/cmd_bench.c */
+/* tools/cmd_bench_gemm.c: `mxjit bench --gemm-loop [--target T] [--param k=v ...]` */
+int bench_gemm_loop(const char *target, char **kv, int nkv);
 
 #endif
