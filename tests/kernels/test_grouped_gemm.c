@@ -602,3 +602,119 @@ Test(grouped_gemm, operands_past_4gb, .timeout = 300)
    mxjit_free(ctx, da), mxjit_free(ctx, db);
    mxjit_ctx_destroy(ctx);
 }
+
+/* Variable-K wgrad past 4 GiB: dOut (L) and A (R) rows are 8 MiB apart, the second group's
+ * rows lie past 4 GiB, and its 310 rows end mid-stage: the per-stage i64 rebase of the
+ * contraction-strided operands and the masked tail (lanes past the group read zeros, which
+ * needs a resource under 2 GiB) are both exercised. */
+Test(grouped_gemm, wgrad_rows_past_4gb, .timeout = 300)
+{
+   const char *target = "gfx942";
+   const int64_t pitch = INT64_C(8) << 20, p = 64, q = 32, mt = 610;
+   const int64_t offs[3] = {0, 300, mt};
+   mxjit_ctx *ctx = kt_emu_ctx(target, 0);
+   mxjit_devptr dl, dr;
+   size_t bytes = (size_t)(mt * pitch);
+   if (mxjit_malloc(ctx, bytes, &dl) || mxjit_malloc(ctx, bytes, &dr)) {
+      mxjit_ctx_destroy(ctx);
+      cr_skip_test("the emulator could not reserve %zu bytes on this host", 2 * bytes);
+   }
+   uint64_t s = 7;
+   uint8_t *hl = malloc((size_t)(mt * p)), *hr = malloc((size_t)(mt * q));
+   for (int64_t i = 0; i < mt * p; i++)
+      hl[i] = rand_code(MXJIT_DTYPE_E5M2FNUZ, &s);
+   for (int64_t i = 0; i < mt * q; i++)
+      hr[i] = rand_code(MXJIT_DTYPE_E4M3FNUZ, &s);
+   for (int64_t r = 0; r < mt; r++) {
+      cr_assert_eq(mxjit_memcpy_h2d(ctx, dl + (uint64_t)(r * pitch), hl + r * p, (size_t)p), 0);
+      cr_assert_eq(mxjit_memcpy_h2d(ctx, dr + (uint64_t)(r * pitch), hr + r * q, (size_t)q), 0);
+   }
+   /* the next row after each group's end holds data too: a tail that read it would show */
+   float sl = 2.0f, sr = 0.5f;
+   struct tpl_gg_problem pr = {.mode = TPL_GG_CONTRACT,
+                               .fmt_l = 1,
+                               .num_xcd = 8,
+                               .align = 4,
+                               .m_total = mt,
+                               .ngroups = 2,
+                               .p = p,
+                               .q = q,
+                               .ld_l = pitch,
+                               .ld_r = pitch,
+                               .l_bytes = (int64_t)bytes,
+                               .r_bytes = (int64_t)bytes};
+   size_t ob = (size_t)(2 * p * q) * 2;
+   uint64_t io[6] = {dl,
+                     dr,
+                     kt_dev_fill(ctx, ob, OUT_FILL),
+                     kt_to_dev(ctx, offs, sizeof(offs)),
+                     kt_to_dev(ctx, &sl, 4),
+                     kt_to_dev(ctx, &sr, 4)};
+   const tpl_family *f = &tpl_grouped_gemm_fp8;
+   struct tpl_gg_params pp = point(64, 64, 64, 3, 4, 0);
+   pp.mode = 1, pp.l_kc = pp.r_kc = 0, pp.fmt_l = 1, pp.fmt_r = 0;
+   char msg[256];
+   cr_assert_eq(tpl_validate(f, &pr, &pp, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+   const rt_lkernel *kern;
+   cr_assert_eq(rt_kernel_get(ctx, f, &pp, &kern), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   uint64_t vals[TPL_MAX_KARGS];
+   uint8_t ka[TPL_MAX_KARGS * 8];
+   f->kernargs(&pr, &pp, io, vals);
+   size_t kn = tpl_kargs_write(f, vals, ka, sizeof(ka));
+   tpl_grid g;
+   f->grid(&pr, &pp, &g);
+   cr_assert_eq(rt_kernel_launch(ctx, kern, g.grid, g.block, ka, kn, NULL), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   uint16_t *out = (uint16_t *)kt_take(ctx, io[2], ob);
+   unsigned bad = 0;
+   for (int64_t gi = 0; gi < 2; gi++) {
+      for (int64_t i = 0; i < p; i++) {
+         for (int64_t j = 0; j < q; j++) {
+            double sum = 0, abs_sum = 0;
+            for (int64_t m = offs[gi]; m < offs[gi + 1]; m++) {
+               double t = dec(MXJIT_DTYPE_E5M2FNUZ, hl[m * p + i]) *
+                          dec(MXJIT_DTYPE_E4M3FNUZ, hr[m * q + j]);
+               sum += t, abs_sum += fabs(t);
+            }
+            double exact = sum, got = host_bf16_to_f32(out[(gi * p + i) * q + j]);
+            int ex;
+            frexp(exact, &ex);
+            double tol = 2 * ldexp(1, ex - 8) + 310 * ldexp(1, -24) * abs_sum;
+            if (!(fabs(got - exact) <= tol) && bad++ < 5)
+               cr_log_error("group %lld dB(%lld, %lld): %g, exact %g", (long long)gi, (long long)i,
+                            (long long)j, got, exact);
+         }
+      }
+   }
+   cr_expect_eq(bad, 0, "%u elements outside the tolerance", bad);
+   free(out), free(hl), free(hr);
+   mxjit_free(ctx, dl), mxjit_free(ctx, dr);
+   mxjit_ctx_destroy(ctx);
+}
+
+/* What the op refuses, with a message that says what to do: OCP fp8 on gfx942 (its MFMA
+ * takes FNUZ), and row pitches that are not a multiple of 4 bytes (4-byte loads to LDS). */
+Test(grouped_gemm, op_refusals)
+{
+   mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0);
+   gcase c = {.target = "gfx950",
+              .pass = MXJIT_GEMM_FWD,
+              .ng = 2,
+              .lens = {5, 7},
+              .n = 16,
+              .k = 64,
+              .seed = 1};
+   gdata d;
+   make_case(ctx, &c, &d); /* gfx950's OCP dtypes on a gfx942 context */
+   cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &d.a), MXJIT_ERR_UNSUPPORTED);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "FNUZ"), "%s", mxjit_ctx_last_error(ctx));
+   mxjit_free(ctx, d.a.out);
+   free_case(ctx, &d);
+   c.target = "gfx942", c.k = 66;
+   make_case(ctx, &c, &d);
+   cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &d.a), MXJIT_ERR_UNSUPPORTED);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "multiple of 4"), "%s", mxjit_ctx_last_error(ctx));
+   mxjit_free(ctx, d.a.out);
+   free_case(ctx, &d);
+   mxjit_ctx_destroy(ctx);
+}
