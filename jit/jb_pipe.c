@@ -81,7 +81,7 @@ check_dma(jb_builder *b, const char *op, jb_val lds, const jb_lds_dma_opts *o)
    }
    if (wide && !jt_has(b->target, JT_CAP_LDS_DMA16)) {
       jb_error(b, MXJIT_ERR_UNSUPPORTED,
-               "%s: %u-byte load-to-LDS needs gfx950; %s has 1, 2 and 4 bytes per lane", op,
+               "%s: %u-byte load-to-LDS needs gfx950; %s has 4 bytes per lane", op,
                o->bytes, b->target->name);
       return false;
    }

@@ -117,6 +117,14 @@ gemm_loop_target(const char *target, char **kv, int nkv)
       defs[n++] = kv[i];
    if (cu_params("bench", t, f, defs, n, (uint8_t *)&p))
       return 2;
+   struct tpl_gg_problem probe = {.mode = TPL_GG_ROWS, .l_kc = 1, .r_kc = 1, .align = 16,
+                                  .m_total = p.bm, .ngroups = 1, .q = p.bn, .kc = 12 * p.bk,
+                                  .ld_l = 12 * p.bk, .ld_r = 12 * p.bk};
+   char why[256];
+   if (tpl_validate(f, &probe, &p, why, sizeof(why))) {
+      fprintf(stderr, "mxjit bench --gemm-loop: %s\n", why);
+      return 2;
+   }
    mxjit_ctx *ctx = NULL;
    if (mxjit_ctx_create(
            &(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU, .target = target, .no_disk_cache = 1},
