@@ -61,7 +61,8 @@ TPL_KARG_ENUM(GG_KARGS);
 TPL_KARG_TABLE(gg_kargs, GG_KARGS);
 
 static const uint32_t v_tile[] = {64, 128, 256}, v_bk[] = {64, 128}, v_depth[] = {1, 2, 3, 4},
-                      v_vec[] = {4, 16}, v_01[] = {0, 1}, v_band[] = {1, 4, 8}, v_cvec[] = {1, 4};
+                      v_vec[] = {1, 4, 16}, v_01[] = {0, 1}, v_band[] = {1, 4, 8},
+                      v_cvec[] = {1, 4};
 #define P(f, a, d)                                                                                 \
    {                                                                                               \
 #f, offsetof(struct tpl_gg_params, f), a, sizeof(a) / sizeof(a[0]), d                        \
@@ -130,8 +131,9 @@ gg_validate(const void *problem, const void *params, char *msg, size_t msglen)
             stage_bytes(p->bn, p) % (WAVES * 64 * p->vec))
       why = "a stage must be a whole number of load-to-LDS instructions per wave";
    else if (dma_per_wave(p->bm, p) > MAX_DMA || dma_per_wave(p->bn, p) > MAX_DMA)
-      why = "more than 32 load-to-LDS instructions per operand per stage: raise vec";
-   else if (p->depth >= 2 && (p->depth - 2) * loads > 63)
+      why = "more than 32 loads per lane per operand and stage: raise vec or shrink the tile "
+            "(vec 1: bm, bn <= 128 with bk 64)";
+   else if (p->vec > 1 && p->depth >= 2 && (p->depth - 2) * loads > 63)
       why = "the fence's vmcnt ((depth - 2) x loads per stage) exceeds 63";
    else if (lds_bytes(p) > 65536)
       why = "depth x (bm + bn) x bk exceeds 64 KiB of LDS (the ds_read offset field)";
@@ -169,7 +171,7 @@ gg_pick(const struct jt_target *t, const void *problem, void *params)
    p->r_kc = pr->r_kc;
    p->fmt_l = pr->fmt_l;
    p->fmt_r = pr->fmt_r;
-   p->vec = pr->align >= 16 && jt_has(t, JT_CAP_LDS_DMA16) ? 16 : 4;
+   p->vec = pr->align >= 16 && jt_has(t, JT_CAP_LDS_DMA16) ? 16 : pr->align >= 4 ? 4 : 1;
    int64_t rows = pr->mode == TPL_GG_CONTRACT ? pr->p : pr->m_total / pr->ngroups;
    p->bm = rows >= 256 && p->vec == 16 ? 256 : rows > 64 ? 128 : 64;
    /* gfx942's 4-byte loads: 256 x 256 needs 32 load offsets per wave, which spill to AGPRs
@@ -349,6 +351,21 @@ struct tile {
 /* requires: o->tile_off, o->k_stride of this tile. produces: the loads of stage s into slot
  * (counts ndma on vmcnt whatever s is: the fence's count is static). A stage that ends past
  * kend masks its lanes by k (zeros land); a full stage takes no per-lane work. */
+/* vec = 1, rows whose pitch is not a multiple of 4 bytes (no load-to-LDS can take them):
+ * the same LDS layout filled through VGPRs, a byte per lane per load (buffer_load_ubyte, k
+ * tail masked to 0) and ds_write_b8. LLVM waits for each load before its ds_write, so the
+ * stage's loads do not overlap the MFMAs: correct for every shape, not fast. */
+static void
+stage_bytes_vgpr(jb_builder *b, const struct tile *t, const struct opnd *o, jb_val srd, jb_val soff,
+                 jb_val wbase, jb_val lane, jb_val rem, unsigned slot)
+{
+   for (unsigned j = 0; j < o->ndma; j++) {
+      jb_val x = jb_buffer_load(b, srd, o->voff[j], JB_I8, .soffset = soff,
+                                .mask = jb_cmp(b, JB_SLT, o->kpos[j], rem));
+      jb_lds_store(b, x, t->lds, jb_iadd(b, jb_iadd_imm(b, wbase, j * 64), lane), .slot = slot + 1);
+   }
+}
+
 static void
 issue_operand(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t,
               const struct opnd *o, jb_val wave, jb_val s, unsigned slot)
@@ -365,6 +382,11 @@ issue_operand(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t
    uint32_t base = slot * (lds_bytes(p) / p->depth) + o->lds_off;
    jb_val wbase = jb_iadd_imm(b, jb_imul_imm(b, wave, o->ndma * 64 * p->vec), base);
    jb_val rem = jb_trunc(b, jb_smin(b, jb_isub(b, t->kend, k0), jb_imm_i64(b, 1 << 30)), JB_I32);
+   if (p->vec == 1) {
+      stage_bytes_vgpr(b, t, o, srd, soff, wbase, jb_and_imm(b, jb_workitem_id(b, 0), 63), rem,
+                       slot);
+      return;
+   }
    jb_val full = jb_cmp(b, JB_SGE, rem, jb_imm_i32(b, (int32_t)p->bk));
    jb_if *fi = jb_push_if(b, full);
    for (unsigned j = 0; j < o->ndma; j++)
@@ -455,7 +477,9 @@ main_loop(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, const st
          issue_operand(b, p, t, l, wave, s, 0);
          issue_operand(b, p, t, r, wave, s, 0);
          if (p->fence) /* fences stage s's loads (the only ones in flight) */
-            jb_waitcnt(b, 0, JB_WAIT_ANY);
+            jb_waitcnt(b, p->vec == 1 ? JB_WAIT_ANY : 0, p->vec == 1 ? 0 : JB_WAIT_ANY);
+      } else if (p->fence && p->vec == 1) {
+         jb_waitcnt(b, JB_WAIT_ANY, 0); /* fences the ds_writes of stage s (VGPR staging) */
       } else if (p->fence) {
          /* fences stage s's loads; the depth - 2 younger stages stay in flight */
          jb_waitcnt(b, (int)((d - 2) * loads), JB_WAIT_ANY);
