@@ -648,7 +648,8 @@ tile_setup(jb_builder *b, const struct tpl_gg_params *p, const struct tile_pos *
    if (r->kc)
       r->tile_srd =
           srd_window(b, jb_arg_val(b, r->ka_ptr), r->tile_off, jb_arg_val(b, r->ka_bytes));
-   jb_val n = jb_isub(b, t->kend, t->kbeg);
+   /* a decreasing group_offs (invalid, not checked on the device) gives no stages */
+   jb_val n = jb_smax(b, jb_isub(b, t->kend, t->kbeg), jb_imm_i64(b, 0));
    t->nk = jb_trunc(b, jb_lshr_imm(b, jb_iadd_imm(b, n, p->bk - 1), __builtin_ctz(p->bk)), JB_I32);
 }
 

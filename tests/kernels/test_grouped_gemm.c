@@ -744,3 +744,33 @@ Test(grouped_gemm, odd_pitches, .timeout = 600)
       }
    }
 }
+
+/* group_offs is not read on the host for a device call: a decreasing one must still end (no
+ * runaway stage count, nothing written out of bounds), and check mode names it. */
+Test(grouped_gemm, decreasing_group_offs_terminate)
+{
+   mxjit_ctx *ctx = NULL;
+   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
+                                                      .target = "gfx950",
+                                                      .no_disk_cache = 1,
+                                                      .check = 1},
+                                 &ctx),
+                MXJIT_OK);
+   gcase c = {.target = "gfx950",
+              .pass = MXJIT_GEMM_WGRAD,
+              .ng = 3,
+              .lens = {40, 100, 20},
+              .n = 32,
+              .k = 64,
+              .seed = 3};
+   gdata d;
+   make_case(ctx, &c, &d);
+   const int64_t bad[4] = {0, 140, 40, 160}; /* group 1 runs backwards */
+   cr_assert_eq(mxjit_memcpy_h2d(ctx, d.a.group_offs, bad, sizeof(bad)), MXJIT_OK);
+   mxjit_status st = mxjit_grouped_gemm_fp8(ctx, NULL, &d.a);
+   cr_assert_eq(st, MXJIT_ERR_INVALID_ARG, "%d: %s", (int)st, mxjit_ctx_last_error(ctx));
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "nondecreasing"), "%s", mxjit_ctx_last_error(ctx));
+   mxjit_free(ctx, d.a.out);
+   free_case(ctx, &d);
+   mxjit_ctx_destroy(ctx);
+}
