@@ -331,6 +331,12 @@ opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val l
          jb_val unit = jb_xor(b, jb_iadd_imm(b, kg, 4 * c), s);
          o->rd[c] =
              jb_iadd(b, jb_imul_imm(b, jb_iadd(b, wave_mn, i), o->width), jb_shl_imm(b, unit, 4));
+      } else if (jt_has(jb_target(b), JT_CAP_LDS_TR)) {
+         /* transposing read (jb_lds_load_tr8): lane j of each 16 reads row 16 kg + j / 2 at
+          * column wave_mn + 8 (j % 2) (+ 64 c rows, 8 h rows, 16 blk columns: constants) */
+         o->rd[c] = jb_iadd(
+             b, jb_imul_imm(b, jb_iadd(b, jb_shl_imm(b, kg, 4), jb_lshr_imm(b, i, 1)), o->width),
+             jb_iadd(b, wave_mn, jb_shl_imm(b, jb_and_imm(b, i, 1), 3)));
       } else {
          /* row 64 c + 16 kg (+ e), column wave_mn + i (+ 16 blk) */
          o->rd[c] = jb_iadd(b, jb_imul_imm(b, kg, 16 * o->width), jb_iadd(b, wave_mn, i));
@@ -410,6 +416,14 @@ read_frag(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t, co
    if (o->kc)
       return jb_lds_load(b, t->lds, jb_iadd_imm(b, o->rd[c], base + 16 * blk * o->width), JB_V4I32,
                          .slot = slot + 1, .align = 16);
+   if (jt_has(jb_target(b), JT_CAP_LDS_TR)) {
+      /* two 8 x 8 byte transposes: k bytes 16 kg + 8 h .. + 7 of column 16 blk + i (gfx950) */
+      jb_val h0 = jb_lds_load_tr8(
+          b, t->lds, jb_iadd_imm(b, o->rd[c], base + 64 * c * o->width + 16 * blk), slot + 1);
+      jb_val h1 = jb_lds_load_tr8(
+          b, t->lds, jb_iadd_imm(b, o->rd[c], base + (64 * c + 8) * o->width + 16 * blk), slot + 1);
+      return jb_concat(b, h0, h1);
+   }
    /* rows 64 c + 16 kg + e hold k; gather the 16 bytes of column 16 blk + i */
    jb_val dw[4];
    for (unsigned d = 0; d < 4; d++) {

@@ -405,6 +405,14 @@ jb_val jb_for_iv(jb_builder *b, jb_for *f);
 jb_loop *jb_for_loop(jb_for *f);
 void jb_pop_for(jb_builder *b, jb_for *f);
 
+/** Transposing LDS read (gfx950 ds_read_b64_tr_b8, JT_CAP_LDS_TR): every lane reads 8 bytes at
+ *  lds + off (its "row"); within each group of 16 lanes, lane 8a + b (a = 0, 1) receives as its
+ *  byte n (n = 0..7) byte b of the row read by lane a + 2n. So with lane j reading row
+ *  r0 + j / 2 at column c0 + 8 (j % 2) of an N-contiguous tile, lane i gets column c0 + i of
+ *  rows r0 .. r0 + 7: an MFMA operand stored along N arrives k-contiguous per lane. i32 x 2.
+ *  All 16 lanes of a group must be active. Other targets: sticky MXJIT_ERR_UNSUPPORTED. */
+jb_val jb_lds_load_tr8(jb_builder *b, jb_val lds, jb_val off, unsigned slot);
+
 /** p + off bytes for a global or LDS pointer (off i32 or i64): e.g. the LDS span a
  *  load-to-LDS fills. */
 jb_val jb_ptr_add(jb_builder *b, jb_val p, jb_val off);

@@ -81,8 +81,8 @@ check_dma(jb_builder *b, const char *op, jb_val lds, const jb_lds_dma_opts *o)
    }
    if (wide && !jt_has(b->target, JT_CAP_LDS_DMA16)) {
       jb_error(b, MXJIT_ERR_UNSUPPORTED,
-               "%s: %u-byte load-to-LDS needs gfx950; %s has 4 bytes per lane", op,
-               o->bytes, b->target->name);
+               "%s: %u-byte load-to-LDS needs gfx950; %s has 4 bytes per lane", op, o->bytes,
+               b->target->name);
       return false;
    }
    if (o->mask.v && (o->mask.t.kind != JB_KIND_BOOL || o->mask.t.lanes != 1)) {
@@ -289,6 +289,29 @@ jb_pop_for(jb_builder *b, jb_for *f)
    LLVMValueRef br = LLVMGetBasicBlockTerminator(latch);
    if (jb_ok(b) && br && f->unroll)
       set_unroll(b, br, f->unroll);
+}
+
+jb_val
+jb_lds_load_tr8(jb_builder *b, jb_val lds, jb_val off, unsigned slot)
+{
+   if (!jb_ok(b))
+      return jb_poison(b, JB_V2I32);
+   if (!jt_has(b->target, JT_CAP_LDS_TR)) {
+      jb_error(b, MXJIT_ERR_UNSUPPORTED,
+               "jb_lds_load_tr8: %s has no transposing LDS reads (gfx950 ds_read_b64_tr_b8); "
+               "gather bytes instead",
+               b->target->name);
+      return jb_poison(b, JB_V2I32);
+   }
+   if (lds.t.kind != JB_KIND_PTR || lds.t.as != 3 || off.t.kind != JB_KIND_INT) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_lds_load_tr8: needs an LDS pointer and an offset");
+      return jb_poison(b, JB_V2I32);
+   }
+   LLVMValueRef p = jb_ptr_add(b, lds, off).v;
+   LLVMValueRef r =
+       jb_intrinsic_(b, "llvm.amdgcn.ds.read.tr8.b64.v2i32", jb_llvm_type(b, JB_V2I32), &p, 1);
+   jb_set_lds_slot_(b, r, slot);
+   return jb_wrap(r, JB_V2I32);
 }
 
 jb_val

@@ -18,6 +18,7 @@ enum jt_cap {
    JT_CAP_MFMA_F8F6F4 = 1u << 5,    /* gfx950 scaled MFMA */
    JT_CAP_MFMA_BF16_K2 = 1u << 6,   /* gfx950 bf16/f16 MFMA with doubled K (16x16x32, ...) */
    JT_CAP_LDS_DMA16 = 1u << 7,      /* gfx950 12/16-byte load-to-LDS (buffer/global ..._lds) */
+   JT_CAP_LDS_TR = 1u << 8,         /* gfx950 transposing LDS reads (ds_read_b64_tr_b8, ...) */
 };
 
 struct jt_target {

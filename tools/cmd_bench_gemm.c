@@ -4,6 +4,7 @@
  * one bm x bn tile (G = 1, the forward NT) twice, with K = 4 and K = 12 stages of bk; the
  * difference of the two runs' counters divided by 8 stages and 4 waves is one steady-state
  * K iteration of one wave (the prologue, the tile search and the epilogue cancel out).
+ * --param mode=1 l_kc=0 r_kc=0 measures the wgrad layout (both operands p/q-contiguous).
  * Printed per target: wave-instructions per iteration by class, non-MFMA VALU per MFMA, LDS
  * bank conflicts, operand bytes read from LDS per MFMA (ideal: the tile's (bm/2 + bn/2) x bk
  * per wave over its MFMAs), registers, scratch, cold compile ms and emulator wall time.
@@ -59,6 +60,22 @@ run_tile(mxjit_ctx *ctx, const rt_lkernel *k, const struct tpl_gg_params *p, int
    for (int64_t i = 0; i < n * kk; i++)
       b[i] = (uint8_t)((i * 53 + 5) % 0x70);
    int64_t offs[2] = {0, m};
+   if (p->mode == TPL_GG_CONTRACT) { /* wgrad: the K rows are one group's; L (K, m), R (K, n) */
+      pr = (struct tpl_gg_problem){.mode = TPL_GG_CONTRACT,
+                                   .fmt_l = p->fmt_l,
+                                   .fmt_r = p->fmt_r,
+                                   .num_xcd = 8,
+                                   .align = 16,
+                                   .m_total = kk,
+                                   .ngroups = 1,
+                                   .p = m,
+                                   .q = n,
+                                   .ld_l = m,
+                                   .ld_r = n,
+                                   .l_bytes = m * kk,
+                                   .r_bytes = n * kk};
+      offs[1] = kk;
+   }
    float one = 1.0f;
    mxjit_devptr d[6] = {0};
    mxjit_status st = MXJIT_OK;
@@ -117,9 +134,19 @@ gemm_loop_target(const char *target, char **kv, int nkv)
       defs[n++] = kv[i];
    if (cu_params("bench", t, f, defs, n, (uint8_t *)&p))
       return 2;
-   struct tpl_gg_problem probe = {.mode = TPL_GG_ROWS, .l_kc = 1, .r_kc = 1, .align = 16,
-                                  .m_total = p.bm, .ngroups = 1, .q = p.bn, .kc = 12 * p.bk,
-                                  .ld_l = 12 * p.bk, .ld_r = 12 * p.bk};
+   struct tpl_gg_problem probe = {.mode = p.mode,
+                                  .l_kc = p.l_kc,
+                                  .r_kc = p.r_kc,
+                                  .fmt_l = p.fmt_l,
+                                  .fmt_r = p.fmt_r,
+                                  .align = 16,
+                                  .m_total = p.mode ? 12 * p.bk : p.bm,
+                                  .ngroups = 1,
+                                  .p = p.bm,
+                                  .q = p.bn,
+                                  .kc = 12 * p.bk,
+                                  .ld_l = p.mode ? p.bm : 12 * p.bk,
+                                  .ld_r = p.mode ? p.bn : 12 * p.bk};
    char why[256];
    if (tpl_validate(f, &probe, &p, why, sizeof(why))) {
       fprintf(stderr, "mxjit bench --gemm-loop: %s\n", why);

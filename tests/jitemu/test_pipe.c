@@ -332,3 +332,55 @@ Test(pipe, sched_group_barrier_and_iglp_compile_and_run)
       }
    }
 }
+
+/* jb_lds_load_tr8 on gfx950: LDS holds bytes 7 i + 1; lane l reads 8 bytes at
+ * 16 (l / 2) + 8 (l % 2); the result is the transpose jb.h documents. gfx942 refuses it. */
+Test(pipe, lds_load_tr8_gfx950)
+{
+   jb_builder *b = jb_builder_create(&jt_gfx950, "tr");
+   const jb_arg args[] = {{"out", JB_GLOBAL_PTR}};
+   jb_kernel(b, "tr", args, 1, .wg_size = 64, .exact_wg = true);
+   jb_val lane = jb_and_imm(b, jb_workitem_id(b, 0), 63);
+   jb_val lds = jb_lds_alloc(b, 1024, 16);
+   /* lane l fills bytes [16 l, 16 l + 16): byte i = 16 l + 4 d + e holds 7 i + 1 (mod 256) */
+   jb_val x[4];
+   for (unsigned d = 0; d < 4; d++) {
+      jb_val i0 = jb_iadd_imm(b, jb_shl_imm(b, lane, 4), 4 * d);
+      jb_val w = jb_imm_u32(b, 0);
+      for (unsigned e = 0; e < 4; e++) {
+         jb_val by = jb_and_imm(b, jb_iadd_imm(b, jb_imul_imm(b, i0, 7), 7 * e + 1), 255);
+         w = jb_or(b, w, jb_shl_imm(b, by, 8 * e));
+      }
+      x[d] = w;
+   }
+   jb_lds_store(b, jb_vec(b, x, 4), lds, jb_shl_imm(b, lane, 4));
+   jb_s_barrier(b);
+   jb_val off = jb_iadd(b, jb_shl_imm(b, jb_lshr_imm(b, lane, 1), 4),
+                        jb_shl_imm(b, jb_and_imm(b, lane, 1), 3));
+   jb_waitcnt(b, JB_WAIT_ANY, 0); /* the ds_writes above, before the exchange reads */
+   jb_val v = jb_lds_load_tr8(b, lds, off, 0);
+   jb_global_store(b, v, jb_arg_val(b, 0), jb_zext(b, jb_shl_imm(b, lane, 3), JB_I64));
+   je_kernel k;
+   char *as = NULL;
+   cr_assert_eq(je_build(b, "tr", 0, &k, &as), MXJIT_OK, "%s", k.msg);
+   cr_assert(strstr(as, "ds_read_b64_tr_b8"), "%s", as);
+   free(as);
+   uint64_t dout = je_alloc(&k, NULL, 512);
+   je_arg(&k, 0, &dout, 8);
+   cr_assert_eq(je_launch(&k, 1, 64), MXJIT_OK, "%s", k.msg);
+   const uint8_t *out = je_host(&k, dout, 512);
+   for (unsigned l = 0; l < 64; l++) {
+      unsigned g = l & ~15u, a = (l & 15) / 8, bb = l % 8;
+      for (unsigned n = 0; n < 8; n++) {
+         unsigned src = g + a + 2 * n, addr = 16 * (src / 2) + 8 * (src % 2) + bb;
+         cr_assert_eq(out[8 * l + n], (uint8_t)(7 * addr + 1), "lane %u byte %u", l, n);
+      }
+   }
+   je_destroy(&k);
+   b = jb_builder_create(&jt_gfx942, "tr");
+   jb_kernel(b, "tr", args, 1, .wg_size = 64);
+   jb_lds_load_tr8(b, jb_lds_alloc(b, 64, 16), jb_imm_u32(b, 0), 0);
+   cr_assert_eq(jb_status(b), MXJIT_ERR_UNSUPPORTED);
+   cr_assert(strstr(jb_message(b), "gather bytes"), "%s", jb_message(b));
+   jb_builder_destroy(b);
+}
