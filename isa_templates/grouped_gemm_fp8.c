@@ -255,11 +255,10 @@ gg_tune_key(const void *problem, tpl_tune_key *k)
 
 /* One operand's view: its LDS tile shape and the per-lane parts of its loads and reads. */
 struct opnd {
-   bool kc;              /* contiguous along k */
-   unsigned mn;          /* tile extent along p (L) or q (R) */
-   unsigned rows, width; /* LDS stage: rows x width bytes (kc: mn x bk, else bk x mn) */
-   unsigned ndma;        /* load-to-LDS instructions per wave per stage */
-   uint32_t lds_off;     /* offset of this operand in a slot */
+   bool kc;          /* contiguous along k */
+   unsigned width;   /* LDS row bytes (kc: bk, rows are p/q; else mn, rows are k) */
+   unsigned ndma;    /* load-to-LDS instructions per wave per stage */
+   uint32_t lds_off; /* offset of this operand in a slot */
    unsigned ka_ptr, ka_ld, ka_bytes;
    jb_val ld;                 /* i64 */
    jb_val voff[MAX_DMA];      /* i32: lane's byte offset from the stage's base */
@@ -671,8 +670,6 @@ static void
 opnd_shape(const struct tpl_gg_params *p, struct opnd *o, bool kc, unsigned mn, uint32_t lds_off)
 {
    o->kc = kc;
-   o->mn = mn;
-   o->rows = kc ? mn : p->bk;
    o->width = kc ? p->bk : mn;
    o->ndma = dma_per_wave(mn, p);
    o->lds_off = lds_off;
