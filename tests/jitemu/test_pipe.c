@@ -10,7 +10,8 @@
  *    vmcnt(1) (the slot-2 load stays in flight), not vmcnt(0).
  * 3. Counted loops (uniform induction variable, zero trips, unroll hints), dynamic LDS, kernel
  *    attributes (exact workgroup size, VGPR budget, no AGPRs, scheduling strategy, kernarg
- *    preload), sched.group.barrier and iglp. */
+ *    preload), sched.group.barrier and iglp, the gfx950 transposing LDS read.
+ * What only the IR shows (attributes, metadata, refusals) is tested in tests/jit/test_jb_pipe.c. */
 #include "jitemu_util.h"
 
 #include <criterion/criterion.h>
@@ -124,18 +125,6 @@ Test(pipe, global_load_lds_4)
 Test(pipe, global_load_lds_16_gfx950)
 {
    check_dma(16, true);
-}
-
-Test(pipe, dma16_refused_on_gfx942)
-{
-   jb_builder *b = jb_builder_create(&jt_gfx942, "x");
-   const jb_arg args[] = {{"src", JB_GLOBAL_PTR}};
-   jb_kernel(b, "x", args, 1, .wg_size = 64);
-   jb_val lds = jb_lds_alloc(b, 1024, 16);
-   jb_buffer_load_lds(b, jb_srd(b, jb_arg_val(b, 0), jb_imm_i64(b, 64)), jb_imm_u32(b, 0), lds, 16);
-   cr_assert_eq(jb_status(b), MXJIT_ERR_UNSUPPORTED);
-   cr_assert(strstr(jb_message(b), "needs gfx950"), "%s", jb_message(b));
-   jb_builder_destroy(b);
 }
 
 /* Two stages in flight in slots 1 and 2; reading slot 1 must wait for one load, not both. */
@@ -260,42 +249,6 @@ Test(pipe, counted_loop_unroll4_preload_sched)
 {
    check_loop(4, 3, "max-ilp");
    check_loop(0, 1, "iterative-ilp");
-}
-
-Test(pipe, unroll_hint_reaches_the_ir)
-{
-   jb_builder *b = build_loop(&jt_gfx950, 4, 0, NULL);
-   cr_assert_eq(jb_finish(b), MXJIT_OK, "%s", jb_message(b));
-   char *buf = NULL;
-   size_t len = 0;
-   FILE *f = open_memstream(&buf, &len);
-   jb_dump_ir(b, f);
-   fclose(f);
-   cr_assert(strstr(buf, "llvm.loop.unroll.count") && strstr(buf, "\"amdgpu-num-vgpr\"=\"32\"") &&
-                 strstr(buf, "\"amdgpu-flat-work-group-size\"=\"64,64\"") &&
-                 strstr(buf, "\"amdgpu-agpr-alloc\"=\"0\""),
-             "%s", buf);
-   free(buf);
-   jb_builder_destroy(b);
-}
-
-Test(pipe, bad_kernel_options_are_refused)
-{
-   const jb_arg args[] = {{"out", JB_GLOBAL_PTR}};
-   jb_builder *b = jb_builder_create(&jt_gfx942, "x");
-   jb_kernel(b, "x", args, 1, .wg_size = 64, .sched = "fastest");
-   cr_assert_eq(jb_status(b), MXJIT_ERR_INVALID_ARG);
-   cr_assert(strstr(jb_message(b), "max-ilp"), "%s", jb_message(b));
-   jb_builder_destroy(b);
-   b = jb_builder_create(&jt_gfx942, "x");
-   jb_kernel(b, "x", args, 1, .wg_size = 64, .kernarg_preload = 2);
-   cr_assert_eq(jb_status(b), MXJIT_ERR_INVALID_ARG);
-   jb_builder_destroy(b);
-   b = jb_builder_create(&jt_gfx942, "x");
-   jb_kernel(b, "x", args, 1, .wg_size = 64);
-   jb_iglp_opt(b, 9);
-   cr_assert_eq(jb_status(b), MXJIT_ERR_INVALID_ARG);
-   jb_builder_destroy(b);
 }
 
 /* sched.group.barrier and iglp around MFMAs: the kernel still computes the same product. */
