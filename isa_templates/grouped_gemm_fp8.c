@@ -75,6 +75,10 @@ static const tpl_param gg_params[] = {
 };
 #undef P
 
+/* Lanes are masked with offset 0x80000000 (jb_mem.c's bound idiom), so a resource must span
+ * less than 2 GiB for the mask to hold: validate keeps every tile's lane offsets below this. */
+#define GG_VIEW_LIMIT 0x7fff0000
+
 #define WAVES 4u
 #define MAX_DMA 32u /* load-to-LDS instructions per operand per stage per wave */
 #define MAX_BLK 8u  /* 16 x 16 blocks per wave along p or q */
@@ -141,10 +145,11 @@ gg_validate(const void *problem, const void *params, char *msg, size_t msglen)
       why = "4-element C stores need q % 4 == 0";
    else if ((double)(p->bm > p->bn ? p->bm : p->bn) *
                     (double)(pr->ld_l > pr->ld_r ? pr->ld_l : pr->ld_r) >=
-                2147483648.0 ||
-            (double)p->bk * (double)(pr->ld_l > pr->ld_r ? pr->ld_l : pr->ld_r) >= 2147483648.0 ||
+                GG_VIEW_LIMIT ||
+            (double)p->bk * (double)(pr->ld_l > pr->ld_r ? pr->ld_l : pr->ld_r) >= GG_VIEW_LIMIT ||
             (double)p->bm * (double)pr->q * 2 >= 2147483648.0)
-      why = "a tile must span less than 2 GiB of any operand (32-bit lane offsets)";
+      why = "a tile must span less than 2 GiB of any operand (32-bit lane offsets below the "
+            "resource's bound)";
    else if (ntiles >= 2147483647 || pr->m_total >= 2147483647 || pr->kc >= 2147483647 ||
             pr->ngroups >= 2147483647)
       why = "more than 2^31 tiles, rows or k: split the problem";
@@ -267,10 +272,6 @@ struct opnd {
    jb_val tile_off, k_stride; /* i64 per tile: base offset; bytes per k step */
    jb_val tile_srd;           /* k-contiguous: the tile's resource (stages use soffset) */
 };
-
-/* Lanes are masked with offset 0x80000000 (jb_mem.c's bound idiom), so a resource must span
- * less than 2 GiB for the mask to hold: validate keeps every tile's lane offsets below this. */
-#define GG_VIEW_LIMIT 0x7fff0000
 
 /* requires: off, bytes i64, uniform. produces: a resource over [base + off, base + min(bytes,
  * off + GG_VIEW_LIMIT)) (i64 rebase: the 64-bit sum goes into the SRD base, SALU). */
