@@ -147,7 +147,7 @@ gg_validate(const void *problem, const void *params, char *msg, size_t msglen)
                     (double)(pr->ld_l > pr->ld_r ? pr->ld_l : pr->ld_r) >=
                 GG_VIEW_LIMIT ||
             (double)p->bk * (double)(pr->ld_l > pr->ld_r ? pr->ld_l : pr->ld_r) >= GG_VIEW_LIMIT ||
-            (double)p->bm * (double)pr->q * 2 >= 2147483648.0)
+            (double)p->bm * (double)pr->q * 2 >= GG_VIEW_LIMIT)
       why = "a tile must span less than 2 GiB of any operand (32-bit lane offsets below the "
             "resource's bound)";
    else if (ntiles >= 2147483647 || pr->m_total >= 2147483647 || pr->kc >= 2147483647 ||
@@ -516,7 +516,9 @@ store_tile(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, jb_val 
            jb_val qcols, jb_val lane, jb_val wave_p, jb_val wave_q, jb_val scale)
 {
    jb_val q64 = jb_arg_val(b, KA_q);
-   jb_val srd = jb_srd_rebase(b, jb_arg_val(b, KA_c), c_off, jb_arg_val(b, KA_c_bytes));
+   /* capped below 2 GiB: masked stores (rows past the group, columns past q) must land out of
+    * range even when the output runs on for gigabytes */
+   jb_val srd = srd_window(b, jb_arg_val(b, KA_c), c_off, jb_arg_val(b, KA_c_bytes));
    jb_val ldc = jb_trunc(b, jb_shl_imm(b, q64, 1), JB_I32);
    jb_val lp = jb_iadd(b, wave_p, jb_and_imm(b, lane, 15));
    jb_val lq = jb_iadd(b, wave_q, jb_shl_imm(b, jb_lshr_imm(b, lane, 4), 2));
