@@ -18,6 +18,7 @@
 #include "jt.h"
 #include "kt_common.h"
 #include "op_int.h"
+#include "rt_int.h"
 #include "rt_run.h"
 
 #include <criterion/criterion.h>
@@ -772,5 +773,71 @@ Test(grouped_gemm, decreasing_group_offs_terminate)
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "nondecreasing"), "%s", mxjit_ctx_last_error(ctx));
    mxjit_free(ctx, d.a.out);
    free_case(ctx, &d);
+   mxjit_ctx_destroy(ctx);
+}
+
+/* An output that runs on for gigabytes past a tile (m_total = 2^26 rows, 4 GiB of C, only the
+ * first 70 rows grouped): the masked stores of the rows past the group and the columns past N
+ * must fall out of range (the tile's resource is capped below 2 GiB), not 2 GiB further into
+ * C. The emulator counts the bytes stores really wrote: exactly the 70 x 32 valid outputs.
+ * (Before the cap it counted the whole 256 x 64 tile, 32768 bytes.) */
+Test(grouped_gemm, masked_stores_stay_in_the_tile, .timeout = 300)
+{
+   const int64_t mt = INT64_C(1) << 26, k = 64, n = 32, rows = 70;
+   mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0);
+   /* persistent on 2 CUs: the bound of ~2^18 tiles is walked by 2 workgroups, not launched */
+   mxjit_grouped_gemm_fp8_args a = {
+       .pass = MXJIT_GEMM_FWD, .b_layout = MXJIT_B_NK, .ngroups = 1, .persistent_cus = 2};
+   a.a = (mxjit_tensor){.dtype = MXJIT_DTYPE_E4M3, .ndim = 2, .shape = {mt, k}};
+   a.b = (mxjit_tensor){.dtype = MXJIT_DTYPE_E4M3, .ndim = 3, .shape = {1, n, k}};
+   size_t cbytes = (size_t)(mt * n) * 2;
+   if (mxjit_malloc(ctx, (size_t)(mt * k), &a.a.data) || mxjit_malloc(ctx, cbytes, &a.out)) {
+      mxjit_ctx_destroy(ctx);
+      cr_skip_test("the emulator could not reserve %zu bytes on this host", cbytes * 2);
+   }
+   uint64_t s = 5;
+   uint8_t ha[70 * 64], hb[32 * 64];
+   for (unsigned i = 0; i < sizeof(ha); i++)
+      ha[i] = rand_code(MXJIT_DTYPE_E4M3, &s);
+   for (unsigned i = 0; i < sizeof(hb); i++)
+      hb[i] = rand_code(MXJIT_DTYPE_E4M3, &s);
+   cr_assert_eq(mxjit_memcpy_h2d(ctx, a.a.data, ha, sizeof(ha)), MXJIT_OK);
+   /* rows past the group hold data too, so the masked rows' values are not zeros */
+   for (int64_t r = rows; r < 512; r += 2)
+      cr_assert_eq(mxjit_memcpy_h2d(ctx, a.a.data + (uint64_t)(r * k), ha, 2 * (size_t)k),
+                   MXJIT_OK);
+   a.b.data = kt_to_dev(ctx, hb, sizeof(hb));
+   float one = 1.0f;
+   int64_t offs[2] = {0, rows};
+   a.a_scale_inv = kt_to_dev(ctx, &one, 4);
+   a.b_scale_inv = kt_to_dev(ctx, &one, 4);
+   a.group_offs = kt_to_dev(ctx, offs, sizeof(offs));
+   cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   {
+      rt_device *dev = rt_ctx_device(ctx);
+      rt_counters cn;
+      dev->ops->last_counters(dev, &cn);
+      cr_assert_eq(cn.bytes_global_store, (uint64_t)(rows * n * 2),
+                   "%llu bytes stored: masked stores landed in C",
+                   (unsigned long long)cn.bytes_global_store);
+   }
+   uint16_t out[70 * 32];
+   cr_assert_eq(mxjit_memcpy_d2h(ctx, out, a.out, sizeof(out)), MXJIT_OK);
+   for (int64_t r = 0; r < rows; r++) {
+      for (int64_t j = 0; j < n; j++) {
+         double sum = 0, abs_sum = 0;
+         for (int64_t kk = 0; kk < k; kk++) {
+            double t =
+                dec(MXJIT_DTYPE_E4M3, ha[r * k + kk]) * dec(MXJIT_DTYPE_E4M3, hb[j * k + kk]);
+            sum += t, abs_sum += fabs(t);
+         }
+         int ex;
+         frexp(sum, &ex);
+         double tol = 2 * ldexp(1, ex - 8) + k * ldexp(1, -24) * abs_sum;
+         cr_assert(fabs(host_bf16_to_f32(out[r * n + j]) - sum) <= tol, "out(%lld, %lld)",
+                   (long long)r, (long long)j);
+      }
+   }
+   mxjit_free(ctx, a.a.data), mxjit_free(ctx, a.out), mxjit_free(ctx, a.b.data);
    mxjit_ctx_destroy(ctx);
 }
