@@ -90,6 +90,8 @@ typedef struct mxjit_ctx_options {
    int emu_wait_states;         /**< 0: also report a missing software wait state (the ISA's
                                      "manually inserted wait states" table) as a fault (default);
                                      1: ignore */
+   int emu_num_cu;              /**< compute units the emulator reports (sizes persistent
+                                     grids); 0: the real part's (gfx942 304, gfx950 256) */
    const char *config_dir;      /**< tuned-params YAML dir; NULL: $MXJIT_CONFIG_DIR, installed,
                                      then the source tree's configs/ */
    int check;                   /**< 1: after every kernel op, copy its inputs back, run the host
@@ -368,6 +370,10 @@ typedef struct mxjit_grouped_gemm_fp8_args {
    mxjit_devptr group_offs;
    int64_t ngroups;
    mxjit_devptr out;
+   /** Persistent variant: at most this many workgroups, one per CU, looping over the tiles, so
+    *  the other CUs stay free for communication kernels; 0: one workgroup per tile (full
+    *  grid); -1: the device's CU count. Ignored by the host device. */
+   int32_t persistent_cus;
 } mxjit_grouped_gemm_fp8_args;
 MXJIT_API mxjit_status mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream,
                                               const mxjit_grouped_gemm_fp8_args *args);

@@ -97,7 +97,7 @@ karg_bytes(enum tpl_karg_kind k)
 }
 
 void
-tpl_kernel_begin(jb_builder *b, const tpl_family *f, unsigned wg_size, unsigned max_vgprs)
+tpl_kernel_begin_opts(jb_builder *b, const tpl_family *f, jb_kernel_opts o)
 {
    jb_arg args[TPL_MAX_KARGS];
    if (f->nkargs > TPL_MAX_KARGS) {
@@ -113,9 +113,16 @@ tpl_kernel_begin(jb_builder *b, const tpl_family *f, unsigned wg_size, unsigned 
                                     : JB_I32;
       args[i] = (jb_arg){f->kargs[i].name, t};
    }
+   o.nargs = f->nkargs;
+   jb_kernel_(b, f->kernel_name, args, o);
+}
+
+void
+tpl_kernel_begin(jb_builder *b, const tpl_family *f, unsigned wg_size, unsigned max_vgprs)
+{
    /* 512 VGPRs per lane per SIMD (gfx90a+ unified file): waves per EU = 512 / budget */
-   jb_kernel(b, f->kernel_name, args, f->nkargs, .wg_size = wg_size,
-             .waves_per_eu = max_vgprs ? 512 / max_vgprs : 0);
+   tpl_kernel_begin_opts(
+       b, f, (jb_kernel_opts){.wg_size = wg_size, .waves_per_eu = max_vgprs ? 512 / max_vgprs : 0});
 }
 
 size_t
@@ -186,9 +193,9 @@ tpl_dump(const struct jt_target *t, const tpl_family *f, const void *params, boo
    return st != MXJIT_OK ? st : jc_dump_source(t, &src, ir, isa, out, msg, msglen);
 }
 
-const tpl_family *const tpl_families[] = {&tpl_scaled_copy, &tpl_mxfp8_dim0, &tpl_mxfp8_dim1,
-                                          &tpl_mxfp4_rowwise, &tpl_fp8t_amax, &tpl_fp8t_cast,
-                                          NULL};
+const tpl_family *const tpl_families[] = {&tpl_scaled_copy,   &tpl_mxfp8_dim0,       &tpl_mxfp8_dim1,
+                                          &tpl_mxfp4_rowwise, &tpl_fp8t_amax,        &tpl_fp8t_cast,
+                                          &tpl_grouped_gemm_fp8, NULL};
 
 const tpl_family *
 tpl_lookup(const char *name)

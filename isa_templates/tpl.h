@@ -96,6 +96,10 @@ typedef struct tpl_family {
  *  (64, 128, 256 or 512; 0: LLVM's choice), passed as the occupancy it implies. */
 void tpl_kernel_begin(struct jb_builder *b, const tpl_family *f, unsigned wg_size,
                       unsigned max_vgprs);
+/** tpl_kernel_begin with every jb_kernel option (exact workgroup size, register budget,
+ *  scheduling strategy, ...): o.nargs is filled in from f. */
+struct jb_kernel_opts;
+void tpl_kernel_begin_opts(struct jb_builder *b, const tpl_family *f, struct jb_kernel_opts o);
 /** Writes the kernarg segment of f from vals (by KA_ index), each argument at the next
  *  offset aligned to its size, as jb_kernel lays them out. Returns the bytes written, or 0 if
  *  cap is too small. */
@@ -132,6 +136,7 @@ extern const tpl_family tpl_scaled_copy;
 extern const tpl_family tpl_mxfp8_dim0;
 extern const tpl_family tpl_mxfp8_dim1;
 extern const tpl_family tpl_mxfp4_rowwise;
+extern const tpl_family tpl_grouped_gemm_fp8;
 /** All families, NULL-terminated (for tools: compile, dis, demo). */
 extern const tpl_family *const tpl_families[];
 const tpl_family *tpl_lookup(const char *name);

@@ -96,9 +96,20 @@ typedef struct jb_arg {
  * 3) and jb_kernel(b, "k", args, 3, .wg_size = 256) both expand to a valid compound literal. */
 typedef struct jb_kernel_opts {
    unsigned nargs;
-   unsigned wg_size;      /* max work-items per workgroup (amdgpu-flat-work-group-size) */
-   unsigned waves_per_eu; /* occupancy hint, 0 = let LLVM pick */
+   unsigned wg_size;         /* max work-items per workgroup (amdgpu-flat-work-group-size) */
+   unsigned waves_per_eu;    /* occupancy hint, 0 = let LLVM pick */
+   bool exact_wg;            /* every launch has exactly wg_size work-items ("N,N"): lets LLVM
+                              * size barriers and wave ids exactly */
+   unsigned max_vgprs;       /* VGPR+AGPR budget per lane ("amdgpu-num-vgpr"), 0 = LLVM's */
+   int agprs;                /* JB_AGPRS_AUTO (LLVM splits the unified file) or JB_AGPRS_NONE */
+   unsigned kernarg_preload; /* first N arguments preloaded into user SGPRs (inreg; gfx942 and
+                              * gfx950 firmware skip the code object's 256-byte compatibility
+                              * prologue, which loads them the old way elsewhere) */
+   const char *sched;        /* "amdgpu-sched-strategy": NULL, "max-ilp", "max-memory-clause",
+                              * "iterative-ilp", "iterative-minreg" */
 } jb_kernel_opts;
+#define JB_AGPRS_AUTO 0
+#define JB_AGPRS_NONE (-1)
 
 /** Starts the kernel: AMDGPU_KERNEL calling convention, arguments laid out in the kernarg
  *  segment in order, each aligned to its size (LLVM AMDGPUUsage "Kernel Argument"), no hidden
@@ -246,8 +257,9 @@ void jb_var_set(jb_builder *b, jb_var v, jb_val x);
    jb_val soffset;   /* i32 scalar offset outside the bounds check; .v NULL = 0 */                 \
    bool glc;         /* gfx942: sc0 */                                                             \
    bool nontemporal; /* gfx942: nt */                                                              \
-   unsigned align;   /* global/LDS alignment in bytes; 0 = natural for the element */             \
-   jb_val mask;      /* buffer ops: i1 per lane, false -> out of range; see below */
+   unsigned align;   /* global/LDS alignment in bytes; 0 = natural for the element */              \
+   jb_val mask;      /* buffer ops: i1 per lane, false -> out of range; see below */               \
+   unsigned slot;    /* LDS ops: pipeline slot 1..JB_MAX_LDS_SLOTS (jb_pipe.c), 0 = none */
 /* .mask is the bound idiom for tails: a lane whose mask is false is steered out of range
  * (offset 0x80000000; loads give 0, stores write nothing) without a branch. The view must hold
  * fewer than 2^31 bytes. .v NULL (the default) = every lane. */
@@ -306,13 +318,108 @@ void jb_lds_store_(jb_builder *b, jb_val x, jb_val lds, jb_store_opts o);
 void jb_barrier(jb_builder *b);
 #define JB_WAIT_ANY (-1)
 /** s_waitcnt vmcnt(vm) lgkmcnt(lgkm); JB_WAIT_ANY leaves a counter unconstrained. The caller
- *  says in a comment which loads it fences (STYLE C12, KERNELS.md §3). */
+ *  says in a comment which loads it fences (STYLE C12, KERNELS.md §3).
+ *  This wait is ADDITIVE: LLVM's SIInsertWaitcnts still inserts every wait it derives for this
+ *  wave's own accesses (e.g. vmcnt before a ds_read that may alias a pending load-to-LDS of the
+ *  same wave), and merges this one with them. What LLVM cannot derive is a wait for the loads of
+ *  OTHER waves: a pipeline whose waves read LDS that other waves filled must wait here before
+ *  the barrier (jb_s_barrier), with vm = the loads issued after the fenced stage. LDS slots
+ *  (.slot) let LLVM's own waits stop at the fenced stage instead of vmcnt(0). */
 void jb_waitcnt(jb_builder *b, int vm, int lgkm);
 
 /** s_setprio prio (0..3). */
 void jb_setprio(jb_builder *b, unsigned prio);
 /** llvm.amdgcn.sched.barrier(mask): 0 = no instruction may be scheduled across. */
 void jb_sched_barrier(jb_builder *b, uint32_t mask);
+
+/* --- Pipelined main loops (jb_pipe.c) -----------------------------------------------------
+ * What a global->LDS multi-stage GEMM loop needs (issue 11 §1). A pipeline stage lives in an
+ * LDS "slot": every access to one buffer of the ring carries .slot = i (1..JB_MAX_LDS_SLOTS),
+ * which becomes an LLVM alias scope, so LLVM's own vmcnt waits before a ds_read of slot i
+ * cover the load-to-LDS of slot i only, not the later stages still in flight. */
+#define JB_MAX_LDS_SLOTS 8
+
+typedef struct jb_lds_dma_opts {
+   unsigned bytes; /* per lane: 1, 2 or 4; 12 or 16 where JT_CAP_LDS_DMA16 (gfx950) */
+   jb_val soffset; /* buffer form: i32 uniform offset, .v NULL = 0 */
+   bool glc, nontemporal;
+   jb_val mask;   /* i1 per lane; false -> out of range: the lane's LDS bytes become 0 */
+   unsigned slot; /* LDS pipeline slot of the destination, 0 = none */
+} jb_lds_dma_opts;
+/** Load-to-LDS (buffer_load_* ... lds): lane l copies `bytes` from the buffer at voff (+ soffset)
+ *  to LDS at lds + l * bytes, i.e. the wave fills one contiguous span of 64 * bytes. lds must be
+ *  wave-uniform (it goes to M0; readfirstlane is applied). The copy completes on vmcnt, in issue
+ *  order with the wave's other VMEM loads; nothing is written to VGPRs. A tail is a bound:
+ *  out-of-range dwords land as 0. Counts 1 on vmcnt per instruction. */
+void jb_buffer_load_lds_(jb_builder *b, jb_val srd, jb_val voff, jb_val lds, jb_lds_dma_opts o);
+#define jb_buffer_load_lds(b, srd, voff, lds, ...)                                                 \
+   jb_buffer_load_lds_((b), (srd), (voff), (lds), (jb_lds_dma_opts){.bytes = __VA_ARGS__})
+/** The same through a 64-bit address per lane (global_load_lds_*): lane l copies from
+ *  base + off (off i64 or i32 per lane). No bounds: the caller keeps addresses in range. */
+void jb_global_load_lds_(jb_builder *b, jb_val base, jb_val off, jb_val lds, jb_lds_dma_opts o);
+#define jb_global_load_lds(b, base, off, lds, ...)                                                 \
+   jb_global_load_lds_((b), (base), (off), (lds), (jb_lds_dma_opts){.bytes = __VA_ARGS__})
+
+/** s_barrier with no memory fence: unlike jb_barrier (whose workgroup-scope release makes LLVM
+ *  wait vmcnt(0) lgkmcnt(0), draining every prefetch), the caller states the waits with
+ *  jb_waitcnt: lgkmcnt(0) after its ds_writes, vmcnt(N) after its loads-to-LDS. Wavefront-scope
+ *  fences around it keep LLVM from moving memory accesses across (they emit no instruction). */
+void jb_s_barrier(jb_builder *b);
+
+/** Instruction classes of sched.barrier / sched.group.barrier masks (AMDGPUUsage). */
+enum jb_sched_class {
+   JB_SCHED_ALU = 0x1,
+   JB_SCHED_VALU = 0x2,
+   JB_SCHED_SALU = 0x4,
+   JB_SCHED_MFMA = 0x8,
+   JB_SCHED_VMEM = 0x10,
+   JB_SCHED_VMEM_READ = 0x20,
+   JB_SCHED_VMEM_WRITE = 0x40,
+   JB_SCHED_DS = 0x80,
+   JB_SCHED_DS_READ = 0x100,
+   JB_SCHED_DS_WRITE = 0x200,
+   JB_SCHED_TRANS = 0x400,
+};
+/** llvm.amdgcn.sched.group.barrier(mask, size, syncid): the scheduler places `size`
+ *  instructions of the classes in `mask` here, in the order of the group barriers sharing
+ *  syncid (interleaving MFMAs with loads, as CK's pipelines do). */
+void jb_sched_group_barrier(jb_builder *b, uint32_t mask, unsigned size, unsigned syncid);
+/** llvm.amdgcn.iglp.opt(strategy): one of LLVM's canned MFMA/DS interleavings (0 small GEMM,
+ *  1 single-wave small GEMM; 2, 3 other strategies, see AMDGPUIGroupLP.cpp). */
+void jb_iglp_opt(jb_builder *b, unsigned strategy);
+
+typedef struct jb_for jb_for;
+typedef struct jb_for_opts {
+   jb_val end;      /* i32, exclusive (positional, C6) */
+   int32_t step;    /* > 0; 0 = 1 */
+   unsigned unroll; /* 0 = LLVM decides, 1 = never unroll, n = unroll by n */
+   jb_val stride;   /* i32 > 0 step known only at run time (made uniform); .v NULL: .step */
+} jb_for_opts;
+/** Counted loop for (i = begin; i < end; i += step): begin and end are made wave-uniform
+ *  (readfirstlane), so the induction variable lives in an SGPR and the exit branch is
+ *  uniform (s_cbranch_scc). jb_for_iv gives i; jb_break/jb_continue work on jb_for_loop().
+ *  Closed by jb_pop_for, which attaches the unroll hint to the back edge. */
+jb_for *jb_push_for_(jb_builder *b, jb_val begin, jb_for_opts o);
+#define jb_push_for(b, begin, ...) jb_push_for_((b), (begin), (jb_for_opts){.end = __VA_ARGS__})
+jb_val jb_for_iv(jb_builder *b, jb_for *f);
+jb_loop *jb_for_loop(jb_for *f);
+void jb_pop_for(jb_builder *b, jb_for *f);
+
+/** Transposing LDS read (gfx950 ds_read_b64_tr_b8, JT_CAP_LDS_TR): every lane reads 8 bytes at
+ *  lds + off (its "row"); within each group of 16 lanes, lane 8a + b (a = 0, 1) receives as its
+ *  byte n (n = 0..7) byte b of the row read by lane a + 2n. So with lane j reading row
+ *  r0 + j / 2 at column c0 + 8 (j % 2) of an N-contiguous tile, lane i gets column c0 + i of
+ *  rows r0 .. r0 + 7: an MFMA operand stored along N arrives k-contiguous per lane. i32 x 2.
+ *  All 16 lanes of a group must be active. Other targets: sticky MXJIT_ERR_UNSUPPORTED. */
+jb_val jb_lds_load_tr8(jb_builder *b, jb_val lds, jb_val off, unsigned slot);
+
+/** p + off bytes for a global or LDS pointer (off i32 or i64): e.g. the LDS span a
+ *  load-to-LDS fills. */
+jb_val jb_ptr_add(jb_builder *b, jb_val p, jb_val off);
+
+/** The kernel's dynamic LDS: starts after every jb_lds_alloc (aligned to 16); its size is the
+ *  launch's dynamic LDS bytes (tpl_grid.lds_dynamic). */
+jb_val jb_lds_dynamic(jb_builder *b);
 
 /* --- Wave operations (jb_wave.c) ----------------------------------------------------------- */
 
@@ -395,6 +502,14 @@ enum jb_mfma_op {
    JB_MFMA_F32_32X32X16_BF16, /* gfx950: A, B: 8 bf16; D: 16 f32 */
    JB_MFMA_F32_16X16X32_FP8,  /* A, B: 8 native fp8 (i64); D: 4 f32 */
    JB_MFMA_F32_32X32X16_FP8,  /* A, B: 8 native fp8 (i64); D: 16 f32 */
+   /* Mixed fp8 (E4M3) / bf8 (E5M2) operands (HYBRID gradients): first format is A's. Both
+    * targets; encodings are the target's native ones (FNUZ on gfx942, OCP on gfx950). */
+   JB_MFMA_F32_16X16X32_FP8_BF8,
+   JB_MFMA_F32_16X16X32_BF8_FP8,
+   JB_MFMA_F32_16X16X32_BF8_BF8,
+   JB_MFMA_F32_32X32X16_FP8_BF8,
+   JB_MFMA_F32_32X32X16_BF8_FP8,
+   JB_MFMA_F32_32X32X16_BF8_BF8,
 };
 typedef struct jb_mfma_shape {
    unsigned m, n, k;
@@ -404,6 +519,9 @@ typedef struct jb_mfma_shape {
 } jb_mfma_shape;
 
 void jb_mfma_get_shape(enum jb_mfma_op op, jb_mfma_shape *s);
+/** The 8-bit-float MFMA of M = N = mn (16 or 32) whose A operand holds fmt_a codes and B
+ *  fmt_b codes (JB_E4M3 = "fp8", JB_E5M2 = "bf8" in the ISA's names). */
+enum jb_mfma_op jb_mfma_f8_op(unsigned mn, enum jb_fp8 fmt_a, enum jb_fp8 fmt_b);
 /** Whether b's target has op (templates pick shapes with this, STYLE C14). */
 bool jb_mfma_supported(const jb_builder *b, enum jb_mfma_op op);
 /** D = A * B + acc for one block. a, bm: any lanes of the operand's total size; acc: f32 x

@@ -216,8 +216,16 @@ set_kernel_attrs(jb_builder *b, const jb_kernel_opts *o)
 {
    char buf[32];
    unsigned wg = o->wg_size ? o->wg_size : 256;
-   snprintf(buf, sizeof(buf), "1,%u", wg);
+   snprintf(buf, sizeof(buf), "%u,%u", o->exact_wg ? wg : 1, wg);
    add_fn_attr(b, "amdgpu-flat-work-group-size", buf);
+   if (o->max_vgprs) {
+      snprintf(buf, sizeof(buf), "%u", o->max_vgprs);
+      add_fn_attr(b, "amdgpu-num-vgpr", buf);
+   }
+   if (o->agprs == JB_AGPRS_NONE)
+      add_fn_attr(b, "amdgpu-agpr-alloc", "0");
+   if (o->sched)
+      add_fn_attr(b, "amdgpu-sched-strategy", o->sched);
    if (o->waves_per_eu) {
       snprintf(buf, sizeof(buf), "%u", o->waves_per_eu);
       add_fn_attr(b, "amdgpu-waves-per-eu", buf);
@@ -250,6 +258,23 @@ jb_kernel_(jb_builder *b, const char *name, const jb_arg *args, jb_kernel_opts o
                JB_MAX_ARGS);
       return;
    }
+   static const char *const scheds[] = {"max-ilp", "max-memory-clause", "iterative-ilp",
+                                        "iterative-minreg"};
+   bool sched_ok = !opts.sched;
+   for (unsigned i = 0; i < sizeof(scheds) / sizeof(scheds[0]) && !sched_ok; i++)
+      sched_ok = strcmp(opts.sched, scheds[i]) == 0;
+   if (!sched_ok || opts.max_vgprs > b->target->num_vgpr + b->target->num_agpr ||
+       (opts.max_vgprs && opts.max_vgprs < 8) || opts.kernarg_preload > nargs ||
+       (opts.agprs != JB_AGPRS_AUTO && opts.agprs != JB_AGPRS_NONE) ||
+       (opts.exact_wg && !opts.wg_size)) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG,
+               "jb_kernel(%s): sched \"%s\" (max-ilp, max-memory-clause, iterative-ilp, "
+               "iterative-minreg), max_vgprs %u (8..%u), kernarg_preload %u (<= %u arguments), "
+               "agprs %d or exact_wg without wg_size is not valid",
+               name, opts.sched ? opts.sched : "", opts.max_vgprs,
+               b->target->num_vgpr + b->target->num_agpr, opts.kernarg_preload, nargs, opts.agprs);
+      return;
+   }
    if (opts.wg_size > 1024 || (opts.wg_size && opts.wg_size % b->target->wave_size)) {
       jb_error(b, MXJIT_ERR_INVALID_ARG,
                "jb_kernel(%s): wg_size %u is not a multiple of %u up to 1024", name, opts.wg_size,
@@ -277,6 +302,12 @@ jb_kernel_(jb_builder *b, const char *name, const jb_arg *args, jb_kernel_opts o
       LLVMSetValueName2(p, args[i].name, strlen(args[i].name));
       if (args[i].type.kind == JB_KIND_PTR) {
          unsigned k = LLVMGetEnumAttributeKindForName("noalias", 7);
+         LLVMAddAttributeAtIndex(b->fn, i + 1, LLVMCreateEnumAttribute(b->ctx, k, 0));
+      }
+      /* Kernarg preload (AMDGPUUsage "Preloaded Kernel Arguments", gfx940+): inreg arguments
+       * arrive in user SGPRs; LLVM stops at the SGPRs it has and loads the rest normally. */
+      if (i < opts.kernarg_preload) {
+         unsigned k = LLVMGetEnumAttributeKindForName("inreg", 5);
          LLVMAddAttributeAtIndex(b->fn, i + 1, LLVMCreateEnumAttribute(b->ctx, k, 0));
       }
    }

@@ -28,6 +28,14 @@ struct jb_if {
 struct jb_loop {
    struct jb_flow f;
 };
+/* A counted loop (jb_pipe.c): the loop plus its induction variable. */
+struct jb_for {
+   jb_loop *l;
+   jb_var iv;
+   jb_val stride; /* run-time step, or .v NULL */
+   int32_t step;
+   unsigned unroll;
+};
 
 struct jb_builder {
    LLVMContextRef ctx;
@@ -51,6 +59,10 @@ struct jb_builder {
    } flow[JB_MAX_FLOW];
    unsigned flow_depth;
    LLVMBasicBlockRef last_then_end, last_else_end;
+   struct jb_for fors[JB_MAX_FLOW];
+   unsigned nfor;
+   LLVMMetadataRef lds_scope[JB_MAX_LDS_SLOTS + 1]; /* [0]: the domain; created on first use */
+   LLVMValueRef lds_dyn;
    bool mid_block;          /* cursor placed before an instruction: no if/loop may start here */
    LLVMValueRef cur_before; /* that instruction, while mid_block */
    bool finished;
@@ -69,6 +81,10 @@ LLVMValueRef jb_intrinsic_(jb_builder *b, const char *name, LLVMTypeRef ret, LLV
 LLVMModuleRef jb_module(jb_builder *b);
 /** Data layout of amdgcn-amd-amdhsa (cached once per process). */
 const char *jb_datalayout(void);
+
+/* jb_pipe.c */
+/** Tags an LDS access (load, store, load-to-LDS call) with pipeline slot `slot` (0: none). */
+void jb_set_lds_slot_(jb_builder *b, LLVMValueRef inst, unsigned slot);
 
 /* jb_alu.c */
 unsigned jb_type_bytes(jb_type t);

@@ -287,6 +287,7 @@ jb_lds_load_(jb_builder *b, jb_val lds, jb_val off, jb_load_opts o)
       return jb_poison(b, t);
    LLVMValueRef v = LLVMBuildLoad2(b->llb, jb_llvm_type(b, t), byte_ptr(b, lds, off), "");
    set_mem_attrs(b, v, t, o.align, o.nontemporal);
+   jb_set_lds_slot_(b, v, o.slot);
    return jb_wrap(v, t);
 }
 
@@ -299,6 +300,7 @@ jb_lds_store_(jb_builder *b, jb_val x, jb_val lds, jb_store_opts o)
       return;
    LLVMValueRef s = LLVMBuildStore(b->llb, x.v, byte_ptr(b, lds, off));
    set_mem_attrs(b, s, x.t, o.align, o.nontemporal);
+   jb_set_lds_slot_(b, s, o.slot);
 }
 
 /* __syncthreads() as LLVM expresses it: the fences order LDS accesses around s_barrier at

@@ -34,7 +34,31 @@ static const struct mfma_desc {
                                   16, 32, 0},
     [JB_MFMA_F32_32X32X16_FP8] = {"llvm.amdgcn.mfma.f32.32x32x16.fp8.fp8", JB_KIND_INT, 64, 1, 16,
                                   32, 16, 0},
+    [JB_MFMA_F32_16X16X32_FP8_BF8] = {"llvm.amdgcn.mfma.f32.16x16x32.fp8.bf8", JB_KIND_INT, 64, 1,
+                                      4, 16, 32, 0},
+    [JB_MFMA_F32_16X16X32_BF8_FP8] = {"llvm.amdgcn.mfma.f32.16x16x32.bf8.fp8", JB_KIND_INT, 64, 1,
+                                      4, 16, 32, 0},
+    [JB_MFMA_F32_16X16X32_BF8_BF8] = {"llvm.amdgcn.mfma.f32.16x16x32.bf8.bf8", JB_KIND_INT, 64, 1,
+                                      4, 16, 32, 0},
+    [JB_MFMA_F32_32X32X16_FP8_BF8] = {"llvm.amdgcn.mfma.f32.32x32x16.fp8.bf8", JB_KIND_INT, 64, 1,
+                                      16, 32, 16, 0},
+    [JB_MFMA_F32_32X32X16_BF8_FP8] = {"llvm.amdgcn.mfma.f32.32x32x16.bf8.fp8", JB_KIND_INT, 64, 1,
+                                      16, 32, 16, 0},
+    [JB_MFMA_F32_32X32X16_BF8_BF8] = {"llvm.amdgcn.mfma.f32.32x32x16.bf8.bf8", JB_KIND_INT, 64, 1,
+                                      16, 32, 16, 0},
 };
+
+enum jb_mfma_op
+jb_mfma_f8_op(unsigned mn, enum jb_fp8 fmt_a, enum jb_fp8 fmt_b)
+{
+   static const enum jb_mfma_op ops[2][2][2] = {
+       {{JB_MFMA_F32_16X16X32_FP8, JB_MFMA_F32_16X16X32_FP8_BF8},
+        {JB_MFMA_F32_16X16X32_BF8_FP8, JB_MFMA_F32_16X16X32_BF8_BF8}},
+       {{JB_MFMA_F32_32X32X16_FP8, JB_MFMA_F32_32X32X16_FP8_BF8},
+        {JB_MFMA_F32_32X32X16_BF8_FP8, JB_MFMA_F32_32X32X16_BF8_BF8}},
+   };
+   return ops[mn == 32][fmt_a == JB_E5M2][fmt_b == JB_E5M2];
+}
 
 void
 jb_mfma_get_shape(enum jb_mfma_op op, jb_mfma_shape *s)

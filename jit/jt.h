@@ -17,6 +17,8 @@ enum jt_cap {
    JT_CAP_PERMLANE_SWAP = 1u << 4,  /* v_permlane16/32_swap (gfx950) */
    JT_CAP_MFMA_F8F6F4 = 1u << 5,    /* gfx950 scaled MFMA */
    JT_CAP_MFMA_BF16_K2 = 1u << 6,   /* gfx950 bf16/f16 MFMA with doubled K (16x16x32, ...) */
+   JT_CAP_LDS_DMA16 = 1u << 7,      /* gfx950 12/16-byte load-to-LDS (buffer/global ..._lds) */
+   JT_CAP_LDS_TR = 1u << 8,         /* gfx950 transposing LDS reads (ds_read_b64_tr_b8, ...) */
 };
 
 struct jt_target {
@@ -29,6 +31,10 @@ struct jt_target {
    enum jt_fp8_flavor fp8;
    uint32_t caps;
    uint32_t elf_mach;      /* EF_AMDGPU_MACH_* */
+   /* The real part's compute units and XCDs (MI300X: 304 CUs in 8 XCDs; MI355X: 256 in 8,
+    * KERNELS.md). Devices report their own (rt_device); these are the emulator's defaults. */
+   unsigned num_cu, num_xcd;
+   unsigned lds_banks; /* 4-byte LDS banks (gfx942 32, gfx950 64): swizzles avoid conflicts */
 };
 
 extern const struct jt_target jt_gfx942, jt_gfx950;

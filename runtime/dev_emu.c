@@ -6,6 +6,7 @@
  * ignored: everything is complete when a hook returns.
  */
 #include "emu.h"
+#include "jt.h"
 #include "rt_device.h"
 
 #include <stdio.h>
@@ -217,6 +218,9 @@ dev_emu_create(const char *target, const mxjit_ctx_options *opts, rt_device **ou
    }
    d->base.ops = &dev_emu_ops;
    snprintf(d->base.target, sizeof(d->base.target), "%.6s", t);
+   const struct jt_target *jt = jt_lookup(t); /* emu_device_create accepted t: never NULL */
+   d->base.num_cu = opts && opts->emu_num_cu > 0 ? (unsigned)opts->emu_num_cu : jt->num_cu;
+   d->base.num_xcd = jt->num_xcd;
    *out = &d->base;
    return MXJIT_OK;
 }

@@ -7,6 +7,7 @@
  * Only the handful of HIP types we need are declared here; the ABI of hipDeviceProp_t changes
  * between ROCm releases, so the architecture name is found by scanning it (arch_from_props).
  */
+#include "jt.h"
 #include "rt_int.h"
 
 #include <dlfcn.h>
@@ -52,6 +53,10 @@ typedef void *hip_stream;         /* hipStream_t */
 
 typedef const char *(*hip_errstr_fn)(hip_err);
 typedef hip_err (*hip_props_fn)(void *props, int dev);
+typedef hip_err (*hip_attr_fn)(int *v, int attr, int dev);
+/* hipDeviceAttribute_t value of hipDeviceAttributeMultiprocessorCount (hip_runtime_api.h; the
+ * CUDA-compatible block of the enum is stable across ROCm 5-7). */
+#define HIP_ATTR_MULTIPROCESSOR_COUNT 63
 
 struct hip_api {
 #define X(name, args) hip_err(*name) args;
@@ -59,6 +64,7 @@ struct hip_api {
 #undef X
    hip_errstr_fn errstr;
    hip_props_fn get_props;
+   hip_attr_fn get_attr;
 };
 
 typedef struct hip_device {
@@ -266,6 +272,7 @@ resolve(hip_device *h, const char *libname, char *msg, size_t msglen)
    HIP_FUNCS(X)
 #undef X
    *(void **)&h->api.errstr = dlsym(h->lib, "hipGetErrorString");
+   *(void **)&h->api.get_attr = dlsym(h->lib, "hipDeviceGetAttribute");
    *(void **)&h->api.get_props = dlsym(h->lib, "hipGetDevicePropertiesR0600");
    if (!h->api.get_props)
       *(void **)&h->api.get_props = dlsym(h->lib, "hipGetDeviceProperties");
@@ -326,6 +333,14 @@ probe_device(hip_device *h, const char *libname, char *msg, size_t msglen)
       snprintf(msg, msglen, "hip: device 0 reports no gcnArchName; cannot pick a target");
       return MXJIT_ERR_DEVICE;
    }
+   /* Device facts: the CU count the runtime exposes (a partitioned part reports its own);
+    * XCDs have no HIP attribute, so they come from the target. */
+   const struct jt_target *jt = jt_lookup(h->base.target);
+   int cus = 0;
+   if (!h->api.get_attr || h->api.get_attr(&cus, HIP_ATTR_MULTIPROCESSOR_COUNT, 0) || cus <= 0)
+      cus = jt ? (int)jt->num_cu : 0;
+   h->base.num_cu = (unsigned)cus;
+   h->base.num_xcd = jt ? jt->num_xcd : 1;
    return MXJIT_OK;
 }
 

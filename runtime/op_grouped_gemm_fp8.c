@@ -2,10 +2,18 @@
  * op_grouped_gemm_fp8.c — mxjit_grouped_gemm_fp8: the FP8 tensorwise grouped GEMM of MoE
  * training (NUMERICS.md §6.2-6.3, KERNELS.md §3): forward NT/NN, dgrad, variable-K wgrad.
  * The host device runs host_grouped_gemm_fp8(_wgrad): exact fp64 sums rounded once to bf16.
+ * emu/hip run the grouped_gemm_fp8 family (isa_templates/grouped_gemm_fp8.c) through rt_run;
+ * check mode compares with the exact fp64 sum within NUMERICS.md §6.3's tolerance.
  */
+#include "grouped_gemm.h"
+#include "jt.h"
 #include "op_int.h"
+#include "rt_run.h"
 
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const mxjit_dtype fp8_dts[] = {MXJIT_DTYPE_E4M3, MXJIT_DTYPE_E5M2, MXJIT_DTYPE_E4M3FNUZ,
                                       MXJIT_DTYPE_E5M2FNUZ};
@@ -101,6 +109,212 @@ check_args(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a,
    return MXJIT_OK;
 }
 
+static int
+is_bf8(mxjit_dtype dt)
+{
+   return dt == MXJIT_DTYPE_E5M2 || dt == MXJIT_DTYPE_E5M2FNUZ;
+}
+
+static int
+is_fnuz(mxjit_dtype dt)
+{
+   return dt == MXJIT_DTYPE_E4M3FNUZ || dt == MXJIT_DTYPE_E5M2FNUZ;
+}
+
+/* Largest of 16 and 4 dividing every value (bytes); 1 if none does. */
+static uint32_t
+common_align(const uint64_t *v, unsigned n)
+{
+   uint64_t x = 0;
+   for (unsigned i = 0; i < n; i++)
+      x |= v[i];
+   return x % 16 == 0 ? 16 : x % 4 == 0 ? 4 : 1;
+}
+
+/* The kernel's view (grouped_gemm.h): which tensor is L and which R, their pitches. */
+static mxjit_status
+device_problem(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a,
+               const gemm_geom *g, struct tpl_gg_problem *pr, mxjit_devptr *lp, mxjit_devptr *rp,
+               mxjit_devptr *sl, mxjit_devptr *sr)
+{
+   int nk = a->b_layout == MXJIT_B_NK;
+   const struct jt_target *t = jt_lookup(mxjit_ctx_target(ctx));
+   int fnuz = t && t->fp8 == JT_FP8_FNUZ;
+   if (is_fnuz(a->a.dtype) != fnuz || is_fnuz(a->b.dtype) != fnuz)
+      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
+                      "%s: %s's MFMA takes %s fp8 (a is %s, b is %s); quantize with "
+                      "mxjit_fp8_tensorwise_quantize to %s",
+                      op, mxjit_ctx_target(ctx), fnuz ? "FNUZ" : "OCP",
+                      mxjit_dtype_name(a->a.dtype), mxjit_dtype_name(a->b.dtype),
+                      fnuz ? "E4M3FNUZ/E5M2FNUZ" : "E4M3/E5M2");
+   memset(pr, 0, sizeof(*pr));
+   pr->m_total = g->mt;
+   pr->ngroups = g->g;
+   pr->num_xcd = ctx->dev->num_xcd;
+   int32_t cap = a->persistent_cus;
+   if (cap < -1)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "%s: args.persistent_cus = %d; use 0 (full grid), -1 (the device's CUs) "
+                      "or a CU count", op, (int)cap);
+   pr->cu_cap = cap == -1 ? ctx->dev->num_cu : (uint32_t)cap;
+   const mxjit_tensor *lt, *rt;
+   if (a->pass == MXJIT_GEMM_WGRAD) {
+      /* NT forward: dB = dOutᵀ·A, L = dOut; NN forward: dB = Aᵀ·dOut, L = A (§6.3) */
+      lt = nk ? &a->a : &a->b;
+      rt = nk ? &a->b : &a->a;
+      pr->mode = TPL_GG_CONTRACT;
+      pr->p = g->p;
+      pr->q = g->q;
+      pr->ld_l = g->p;
+      pr->ld_r = g->q;
+   } else {
+      lt = &a->a;
+      rt = &a->b;
+      pr->mode = TPL_GG_ROWS;
+      pr->l_kc = 1;
+      pr->q = g->nout;
+      pr->kc = g->kc;
+      pr->ld_l = g->kc;
+      /* B[g] is (q, kc) when trans_b (k-contiguous), else (kc, q) */
+      pr->r_kc = g->trans_b ? 1 : 0;
+      pr->ld_r = g->trans_b ? g->kc : g->nout;
+      pr->r_gstride = g->kc * g->nout;
+   }
+   *lp = lt->data;
+   *rp = rt->data;
+   *sl = lt == &a->a ? a->a_scale_inv : a->b_scale_inv;
+   *sr = rt == &a->a ? a->a_scale_inv : a->b_scale_inv;
+   pr->fmt_l = is_bf8(lt->dtype);
+   pr->fmt_r = is_bf8(rt->dtype);
+   pr->l_bytes = rt_op_numel(lt);
+   pr->r_bytes = rt_op_numel(rt);
+   const uint64_t al[] = {*lp, *rp, (uint64_t)pr->ld_l, (uint64_t)pr->ld_r,
+                          (uint64_t)pr->r_gstride};
+   pr->align = common_align(al, 5); /* < 4: the kernel stages bytes through VGPRs (vec 1) */
+   return MXJIT_OK;
+}
+
+mxjit_status
+rt_op_gg_problem(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a,
+                 struct tpl_gg_problem *pr, uint64_t io[6])
+{
+   gemm_geom g = {0};
+   mxjit_devptr lp = 0, rp = 0, sl = 0, sr = 0;
+   mxjit_status st = check_args(ctx, op, a, &g);
+   if (st == MXJIT_OK)
+      st = device_problem(ctx, op, a, &g, pr, &lp, &rp, &sl, &sr);
+   if (st != MXJIT_OK)
+      return st;
+   io[TPL_GG_IO_L] = lp;
+   io[TPL_GG_IO_R] = rp;
+   io[TPL_GG_IO_C] = a->out;
+   io[TPL_GG_IO_OFFS] = a->group_offs;
+   io[TPL_GG_IO_SL] = sl;
+   io[TPL_GG_IO_SR] = sr;
+   return MXJIT_OK;
+}
+
+static mxjit_status
+run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
+           const mxjit_grouped_gemm_fp8_args *a)
+{
+   struct tpl_gg_problem pr;
+   uint64_t io[6];
+   mxjit_status st = rt_op_gg_problem(ctx, op, a, &pr, io);
+   return st == MXJIT_OK ? rt_run(ctx, stream, op, &tpl_grouped_gemm_fp8, &pr, io) : st;
+}
+
+/* NUMERICS.md §6.3 / §7 item 28: |got - exact| <= 2 bf16 ulp of exact + K 2^-24 Σ|terms|. */
+static int
+within_tolerance(double exact, double abs_sum, int64_t k, uint16_t got_bits)
+{
+   double got = host_bf16_to_f32(got_bits);
+   if (isnan(exact) || isnan(got))
+      return isnan(exact) && isnan(got);
+   int e;
+   frexp(exact, &e); /* exact = m 2^e, 0.5 <= |m| < 1: one bf16 ulp is 2^(e - 8) */
+   double ulp = exact == 0 ? ldexp(1, -133) : ldexp(1, (e - 8 < -133 ? -133 : e - 8));
+   return fabs(got - exact) <= 2 * ulp + (double)k * ldexp(1, -24) * abs_sum;
+}
+
+/* Check mode: operands back to the host, exact fp64 sums, and every output element within
+ * tolerance; MXJIT_ERR_CHECK names the first element outside it. */
+static mxjit_status
+verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_grouped_gemm_fp8_args *a,
+       const gemm_geom *g)
+{
+   size_t an = (size_t)rt_op_numel(&a->a), bn = (size_t)rt_op_numel(&a->b);
+   size_t on = (size_t)g->out_elems, gn = (size_t)(g->g + 1);
+   uint8_t *ha = malloc(an + 1), *hb = malloc(bn + 1);
+   uint16_t *ho = malloc(2 * on + 2);
+   int64_t *hoffs = malloc(8 * gn);
+   float s[2];
+   mxjit_status st = MXJIT_OK;
+   if (!ha || !hb || !ho || !hoffs) {
+      st = rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
+      goto done;
+   }
+   if ((st = mxjit_synchronize(ctx, stream)) || (st = mxjit_memcpy_d2h(ctx, ha, a->a.data, an)) ||
+       (st = mxjit_memcpy_d2h(ctx, hb, a->b.data, bn)) ||
+       (st = mxjit_memcpy_d2h(ctx, ho, a->out, 2 * on)) ||
+       (st = mxjit_memcpy_d2h(ctx, hoffs, a->group_offs, 8 * gn)) ||
+       (st = mxjit_memcpy_d2h(ctx, &s[0], a->a_scale_inv, 4)) ||
+       (st = mxjit_memcpy_d2h(ctx, &s[1], a->b_scale_inv, 4)))
+      goto done;
+   host_fmt fa = (host_fmt)rt_op_host_fmt(a->a.dtype), fb = (host_fmt)rt_op_host_fmt(a->b.dtype);
+   double scale = (double)s[0] * (double)s[1];
+   int nk = a->b_layout == MXJIT_B_NK;
+   for (int64_t gi = 0; gi < g->g; gi++) {
+      int64_t r0 = hoffs[gi], r1 = hoffs[gi + 1];
+      if (r0 < 0 || r1 < r0 || r1 > g->mt) {
+         st = rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                       "%s: check mode: group_offs[%" PRId64 "..%" PRId64 "] = %" PRId64
+                       ", %" PRId64 " is not a nondecreasing range within [0, %" PRId64 "]",
+                       op, gi, gi + 1, r0, r1, g->mt);
+         goto done;
+      }
+      int wg = a->pass == MXJIT_GEMM_WGRAD;
+      int64_t np = wg ? g->p : r1 - r0, nq = wg ? g->q : g->nout, kk = wg ? r1 - r0 : g->kc;
+      for (int64_t i = 0; i < np; i++) {
+         for (int64_t j = 0; j < nq; j++) {
+            double sum = 0, abs_sum = 0;
+            for (int64_t k = 0; k < kk; k++) {
+               double x, y;
+               if (wg) { /* lhs (m, p), rhs (m, q): NT: lhs = a, NN: lhs = b (§6.3) */
+                  int64_t m = r0 + k;
+                  x = nk ? host_fmt_decode(fa, ha[m * g->p + i])
+                         : host_fmt_decode(fb, hb[m * g->p + i]);
+                  y = nk ? host_fmt_decode(fb, hb[m * g->q + j])
+                         : host_fmt_decode(fa, ha[m * g->q + j]);
+               } else {
+                  x = host_fmt_decode(fa, ha[(r0 + i) * g->kc + k]);
+                  size_t bi = (size_t)(gi * g->kc * g->nout) +
+                              (size_t)(g->trans_b ? j * g->kc + k : k * g->nout + j);
+                  y = host_fmt_decode(fb, hb[bi]);
+               }
+               sum += x * y;
+               abs_sum += fabs(x * y);
+            }
+            size_t oi = wg ? (size_t)((gi * g->p + i) * g->q + j) : (size_t)((r0 + i) * nq + j);
+            if (!within_tolerance(sum * scale, abs_sum * fabs(scale), kk, ho[oi])) {
+               st = rt_error(ctx, MXJIT_ERR_CHECK,
+                             "%s: check mode: output element %zu (group %" PRId64 ") is %g on "
+                             "the device, the exact sum is %.9g (outside NUMERICS.md §6.3's "
+                             "tolerance: a miscompile or a device fault; please report it)",
+                             op, oi, gi, (double)host_bf16_to_f32(ho[oi]), sum * scale);
+               goto done;
+            }
+         }
+      }
+   }
+done:
+   free(ha);
+   free(hb);
+   free(ho);
+   free(hoffs);
+   return st;
+}
+
 mxjit_status
 mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream,
                        const mxjit_grouped_gemm_fp8_args *args)
@@ -113,8 +327,11 @@ mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream,
       st = check_args(ctx, op, args, &g);
    if (st != MXJIT_OK)
       return st;
-   if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
-      return rt_op_no_kernel(ctx, op);
+   if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST) {
+      if ((st = run_device(ctx, stream, op, args)) != MXJIT_OK)
+         return st;
+      return ctx->check ? verify(ctx, stream, op, args, &g) : MXJIT_OK;
+   }
    host_fmt fa = (host_fmt)rt_op_host_fmt(args->a.dtype);
    host_fmt fb = (host_fmt)rt_op_host_fmt(args->b.dtype);
    float sa = *(const float *)RT_HOST_PTR(args->a_scale_inv);

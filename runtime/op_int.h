@@ -93,5 +93,12 @@ mxjit_status rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_
 mxjit_status rt_op_fp8t_plan(mxjit_ctx *ctx, const char *op,
                              const mxjit_fp8_tensorwise_args *args, const struct rt_plan **amax,
                              const struct rt_plan **cast);
+/* op_grouped_gemm_fp8.c */
+struct tpl_gg_problem;
+/** The grouped_gemm_fp8 family's problem and per-call values (io, TPL_GG_IO_*) of a checked
+ *  call on an emu/hip context: what rt_run gets (tests launch it with explicit params). */
+mxjit_status rt_op_gg_problem(mxjit_ctx *ctx, const char *op,
+                              const mxjit_grouped_gemm_fp8_args *a, struct tpl_gg_problem *pr,
+                              uint64_t io[6]);
 
 #endif /* OP_INT_H */

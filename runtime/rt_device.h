@@ -64,6 +64,11 @@ struct rt_device {
    const rt_device_ops *ops;
    char target[32]; /* "gfx950"; empty for host */
    char msg[1024];  /* last error of this device */
+   /* Device facts kernels size their grids by (persistent GEMMs, XCD tile remap): compute
+    * units and XCDs. hip: the HIP attribute (hipDeviceAttributeMultiprocessorCount), XCDs from
+    * the target; emu: the real part's counts (MI300X 304 CUs / 8 XCDs, MI355X 256 / 8) unless
+    * mxjit_ctx_options.emu_num_cu says otherwise; host: 0. */
+   unsigned num_cu, num_xcd;
 };
 
 /** Writes "fmt" into dev->msg and returns st. */

@@ -11,5 +11,7 @@ int cmd_cache(int argc, char **argv);   /* tools/cmd_cache.c */
 int cmd_bench(int argc, char **argv);   /* tools/cmd_bench.c */
 int cmd_precompile(int argc, char **argv); /* tools/cmd_precompile.c */
 int cmd_tune(int argc, char **argv);       /* tools/cmd_tune.c */
+/* tools/cmd_bench_gemm.c: `mxjit bench --gemm-loop [--target T] [--param k=v ...]` */
+int bench_gemm_loop(const char *target, char **kv, int nkv);
 
 #endif

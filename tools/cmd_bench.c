@@ -506,14 +506,18 @@ bench_emu_loops(int reps, int json)
 int
 cmd_bench(int argc, char **argv)
 {
-   int json = 0, reps = 20, emu_only = 0, nkv = 0;
-   const char *tpl = NULL;
+   int json = 0, reps = 20, emu_only = 0, nkv = 0, gemm_loop = 0;
+   const char *tpl = NULL, *target = NULL;
    char *kv[32];
    for (int i = 1; i < argc; i++) {
       if (!strcmp(argv[i], "--json")) {
          json = 1;
       } else if (!strcmp(argv[i], "--emu-loops")) {
          emu_only = 1;
+      } else if (!strcmp(argv[i], "--gemm-loop")) {
+         gemm_loop = 1;
+      } else if (!strcmp(argv[i], "--target") && i + 1 < argc && !target) {
+         target = argv[++i];
       } else if (!strcmp(argv[i], "--cpu-time")) {
          be_cpu_time = 1;
       } else if (!strcmp(argv[i], "--wait-states")) {
@@ -538,10 +542,20 @@ cmd_bench(int argc, char **argv)
                  "usage: mxjit bench [--json] [--reps N (1..%d)] [--template FAMILY [--param k=v "
                  "...]]\n"
                  "                   [--emu-loops] [--cpu-time] [--wait-states]\n"
-                 "                   [--only be_mfma|be_copy|be_valu|be_gemm]\n",
+                 "                   [--only be_mfma|be_copy|be_valu|be_gemm]\n"
+                 "       mxjit bench --gemm-loop [--target gfx942|gfx950] [--param k=v ...]\n"
+                 "                   (grouped_gemm_fp8: one steady-state K iteration from the\n"
+                 "                   emulator's counters)\n",
                  MAX_REPS);
          return help ? 0 : 2;
       }
+   }
+   if (gemm_loop) {
+      if (target && !jt_lookup(target)) {
+         fprintf(stderr, "mxjit bench: --target %s: use gfx942 or gfx950\n", target);
+         return 2;
+      }
+      return bench_gemm_loop(target, kv, nkv);
    }
    if (reps < 1 || reps > MAX_REPS) {
       fprintf(stderr, "mxjit bench: --reps %d is out of range 1..%d\n", reps, MAX_REPS);

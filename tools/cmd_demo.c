@@ -12,6 +12,7 @@
 
 #include "fp8_tensorwise.h"
 
+#include "grouped_gemm.h"
 #include "jt.h"
 #include "op_int.h"
 #include "rt_int.h"
@@ -581,6 +582,121 @@ run_fp8t_cast(mxjit_ctx *ctx, demo_row *row)
    return run_fp8t(ctx, row, 0);
 }
 
+/* ---- MoE layer: fp8 tensorwise quantize + grouped GEMM fwd, dgrad, wgrad -------------------
+ * A small MoE layer (4 experts, skewed routing with an empty expert): x, the expert weights
+ * and dOut are quantized per tensor (E4M3, dOut E5M2: HYBRID; FNUZ on gfx942), on the device
+ * when its quantize kernel exists, else on the host device; then the three grouped GEMMs run on
+ * the device with check mode on, which compares each output with the exact fp64 sum within
+ * NUMERICS.md §6.3's tolerance. */
+enum { MOE_T = 160, MOE_H = 128, MOE_I = 96, MOE_E = 4 };
+
+static mxjit_status
+moe_quantize(mxjit_ctx *ctx, mxjit_ctx *host, const float *x, int64_t n, mxjit_dtype fp8,
+             mxjit_devptr *q, mxjit_devptr *s)
+{
+   mxjit_fp8_tensorwise_args a = {.x = {.dtype = MXJIT_DTYPE_F32, .ndim = 1, .shape = {n}},
+                                  .fp8 = fp8};
+   mxjit_status st;
+   if ((st = mxjit_malloc(ctx, (size_t)n, q)) || (st = mxjit_malloc(ctx, 4, s)) ||
+       (st = mxjit_malloc(ctx, (size_t)n * 4, &a.x.data)) ||
+       (st = mxjit_memcpy_h2d(ctx, a.x.data, x, (size_t)n * 4)))
+      return st;
+   a.q = *q, a.scale_inv = *s;
+   st = mxjit_fp8_tensorwise_quantize(ctx, NULL, &a);
+   mxjit_free(ctx, a.x.data);
+   if (st != MXJIT_ERR_UNSUPPORTED)
+      return st;
+   /* no device quantize kernel yet: the host reference's bytes, uploaded */
+   uint8_t *hq = malloc((size_t)n);
+   float hs;
+   a.x.data = (mxjit_devptr)(uintptr_t)x;
+   a.q = (mxjit_devptr)(uintptr_t)hq;
+   a.scale_inv = (mxjit_devptr)(uintptr_t)&hs;
+   st = hq ? mxjit_fp8_tensorwise_quantize(host, NULL, &a) : MXJIT_ERR_NOMEM;
+   if (!st && !(st = mxjit_memcpy_h2d(ctx, *q, hq, (size_t)n)))
+      st = mxjit_memcpy_h2d(ctx, *s, &hs, 4);
+   free(hq);
+   return st;
+}
+
+static int
+run_moe_gemm(mxjit_ctx *ctx, demo_row *row)
+{
+   mxjit_ctx *host = NULL;
+   int fnuz = !strcmp(mxjit_ctx_target(ctx), "gfx942");
+   mxjit_dtype e4 = fnuz ? MXJIT_DTYPE_E4M3FNUZ : MXJIT_DTYPE_E4M3;
+   mxjit_dtype e5 = fnuz ? MXJIT_DTYPE_E5M2FNUZ : MXJIT_DTYPE_E5M2;
+   const int64_t offs[MOE_E + 1] = {0, 61, 61, 78, MOE_T}; /* expert 1 gets no tokens */
+   float *x = malloc(sizeof(float) * MOE_T * MOE_H), *w = malloc(sizeof(float) * MOE_E * MOE_I *
+                                                                  MOE_H);
+   float *dy = malloc(sizeof(float) * MOE_T * MOE_I);
+   mxjit_devptr xq = 0, xs = 0, wq = 0, ws = 0, gq = 0, gs = 0, dout = 0, doffs = 0;
+   mxjit_status st = mxjit_ctx_create(
+       &(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST, .no_disk_cache = 1}, &host);
+   const char *step = "setup";
+   if (!st && (!x || !w || !dy))
+      st = MXJIT_ERR_NOMEM;
+   for (int64_t i = 0; !st && i < MOE_T * MOE_H; i++)
+      x[i] = (float)((i * 37) % 101 - 50) * 0.05f;
+   for (int64_t i = 0; !st && i < MOE_E * MOE_I * MOE_H; i++)
+      w[i] = (float)((i * 53) % 89 - 44) * 0.003f;
+   for (int64_t i = 0; !st && i < MOE_T * MOE_I; i++)
+      dy[i] = (float)((i * 29) % 97 - 48) * 0.001f;
+   if (!st && !(st = moe_quantize(ctx, host, x, MOE_T * MOE_H, e4, &xq, &xs)) &&
+       !(st = moe_quantize(ctx, host, w, MOE_E * MOE_I * MOE_H, e4, &wq, &ws)) &&
+       !(st = moe_quantize(ctx, host, dy, MOE_T * MOE_I, e5, &gq, &gs)) &&
+       !(st = mxjit_malloc(ctx, sizeof(uint16_t) * MOE_E * MOE_I * MOE_H, &dout)) &&
+       !(st = mxjit_malloc(ctx, sizeof(offs), &doffs)))
+      st = mxjit_memcpy_h2d(ctx, doffs, offs, sizeof(offs));
+   int saved = ctx->check;
+   ctx->check = 1; /* every GEMM below is compared with the exact sum */
+   static const char *const names[] = {"fwd", "dgrad", "wgrad"};
+   for (int pass = 0; pass < 3 && !st; pass++) {
+      mxjit_grouped_gemm_fp8_args a = {.pass = (mxjit_gemm_pass)pass, .b_layout = MXJIT_B_NK,
+                                       .group_offs = doffs, .ngroups = MOE_E, .out = dout};
+      mxjit_tensor tx = {.data = xq, .dtype = e4, .ndim = 2, .shape = {MOE_T, MOE_H}};
+      mxjit_tensor tw = {.data = wq, .dtype = e4, .ndim = 3, .shape = {MOE_E, MOE_I, MOE_H}};
+      mxjit_tensor tg = {.data = gq, .dtype = e5, .ndim = 2, .shape = {MOE_T, MOE_I}};
+      a.a = pass == 0 ? tx : tg;
+      a.b = pass == 2 ? tx : tw;
+      a.a_scale_inv = pass == 0 ? xs : gs;
+      a.b_scale_inv = pass == 2 ? xs : ws;
+      step = names[pass];
+      st = mxjit_grouped_gemm_fp8(ctx, NULL, &a);
+      rt_device *dev = rt_ctx_device(ctx);
+      struct tpl_gg_problem pr;
+      uint64_t io[6];
+      const rt_plan *plan = NULL;
+      if (!st && pass == 0 && !rt_op_gg_problem(ctx, "grouped_gemm_fp8", &a, &pr, io) &&
+          !rt_plan_get(ctx, "grouped_gemm_fp8", &tpl_grouped_gemm_fp8, &pr, &plan))
+         memcpy(row->params, plan->params, sizeof(row->params)); /* the kernel that ran */
+      if (!st && pass == 0 && dev->ops->last_counters) {
+         dev->ops->last_counters(dev, &row->cnt);
+         row->have_counters = row->cnt.total != 0;
+         row->elems = MOE_T * MOE_I;
+         snprintf(row->shape, sizeof(row->shape), "fwd %dx%dx%d, %d experts", MOE_T, MOE_I,
+                  MOE_H, MOE_E);
+      }
+   }
+   ctx->check = saved;
+   if (st)
+      snprintf(row->result, sizeof(row->result), "%s%s: %s: %s",
+               st == MXJIT_ERR_CHECK ? "WRONG " : "", step, mxjit_status_name(st),
+               mxjit_ctx_last_error(ctx));
+   else
+      snprintf(row->result, sizeof(row->result),
+               "ok (MoE layer fwd+dgrad+wgrad, %d tokens, %d experts: within NUMERICS §6.3 of "
+               "the exact sum)",
+               MOE_T, MOE_E);
+   mxjit_devptr bufs[] = {xq, xs, wq, ws, gq, gs, dout, doffs};
+   for (unsigned i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+      if (bufs[i])
+         mxjit_free(ctx, bufs[i]);
+   free(x), free(w), free(dy);
+   mxjit_ctx_destroy(host);
+   return st == MXJIT_ERR_CHECK ? 1 : st ? -1 : 0;
+}
+
 /* A table row per target: a label, the family it covers, how its kernel is chosen and run.
  * mx_kind >= 0: the kernel is the plan mxjit_mxfp8_quantize makes for the kind's largest
  * case; fp8t: 1 (amax step) or 2 (cast step) of mxjit_fp8_tensorwise_quantize's plan for its
@@ -601,6 +717,7 @@ static const demo_entry entries[] = {
     {"mxfp4 rowwise", &tpl_mxfp4_rowwise, -1, run_mx4_rowwise, 0},
     {"fp8t amax", &tpl_fp8t_amax, -1, run_fp8t_amax, 1},
     {"fp8t cast", &tpl_fp8t_cast, -1, run_fp8t_cast, 2},
+    {"moe fp8 gemm", &tpl_grouped_gemm_fp8, -1, run_moe_gemm, 0},
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 

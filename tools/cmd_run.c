@@ -53,6 +53,8 @@ static const char run_usage[] =
    "                       --b-shape GxNxK|MxK [--fp8 e4m3 | --a-fp8 X --b-fp8 Y]\n"
    "                       [--b-layout nk|kn] --a-scale-inv f32 --b-scale-inv f32\n"
    "                       --group-offs 0,a,b,... (G+1 values) --out out.bin (bf16)\n"
+   "                       [--persistent-cus N] (persistent grid of N workgroups; -1: the\n"
+   "                       device's CUs; default 0: one workgroup per tile)\n"
    "  moe_a16w4_stage2     --a a.bin --w w.bin --w-scale s.bin [--preshuffled] [--bias b.bin]\n"
    "                       --sorted-ids i.bin --expert-ids e.bin --sorted-weights w.bin\n"
    "                       --num-valid N --tokens T --topk K --experts E --model-dim D\n"
@@ -732,6 +734,7 @@ run_grouped_gemm(run_ctx *r)
       .b_layout = (mxjit_b_layout)pick(r, "b-layout", layouts, 2, 0, &err),
    };
    int fa = pick(r, "a-fp8", fp8_names, 4, f, &err), fb = pick(r, "b-fp8", fp8_names, 4, f, &err);
+   a.persistent_cus = (int32_t)num(r, "persistent-cus", -1, 1 << 20, 0, &err);
    if (err)
       return err;
    int64_t offs[4097];
@@ -840,8 +843,8 @@ static const struct {
     {"shuffle_scale_a16w4", run_shuffle_a16w4, "shape experts gate-up inverse! in< out>"},
     {"fp8_tensorwise", run_fp8_tensorwise, "dtype fp8 shape in< out-q> out-scale-inv>"},
     {"grouped_gemm_fp8", run_grouped_gemm,
-     "pass fp8 a-fp8 b-fp8 b-layout a-shape b-shape group-offs a< b< a-scale-inv< "
-     "b-scale-inv< out>"},
+     "pass fp8 a-fp8 b-fp8 b-layout a-shape b-shape group-offs persistent-cus a< b< "
+     "a-scale-inv< b-scale-inv< out>"},
     {"moe_a16w4_stage2", run_moe,
      "tokens topk experts model-dim inter nsorted block-m num-valid preshuffled! a< w< "
      "w-scale< bias< sorted-ids< expert-ids< sorted-weights< out>"},

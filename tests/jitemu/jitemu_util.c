@@ -112,7 +112,8 @@ je_launch(je_kernel *k, uint32_t grid, uint32_t block)
    emu_launch_params p = {.grid = {grid, 1, 1},
                           .block = {block, 1, 1},
                           .kernargs = k->kernargs,
-                          .kernarg_size = k->kernarg_size};
+                          .kernarg_size = k->kernarg_size,
+                          .dynamic_lds = k->dynamic_lds};
    mxjit_status st = emu_launch(k->dev, k->k, &p, NULL);
    if (st != MXJIT_OK)
       snprintf(k->msg, sizeof(k->msg), "%s", emu_last_error(k->dev));

@@ -24,7 +24,8 @@ typedef struct je_kernel {
    uint32_t arg_off[JE_MAX_ARGS]; /* kernarg layout, copied from the builder */
    uint32_t kernarg_size;
    uint8_t kernargs[256];
-   char msg[2048]; /* builder, compiler, linker or emulator message of the last failure */
+   uint32_t dynamic_lds; /* dynamic LDS bytes of the next je_launch (0 by default) */
+   char msg[2048];       /* builder, compiler, linker or emulator message of the last failure */
 } je_kernel;
 
 /** Finishes b (kernel named `name`), compiles it at O3 for b's target, links it and loads it on

@@ -2,8 +2,8 @@
  * placed and results read through the lane layouts documented in jb_mfma.c, against an fp64
  * GEMM of the same small integer-valued tiles. Every product and partial sum is an integer far
  * below 2^24, so any summation order is exact and the comparison is exact.
- * fp8 operands use the target's native E4M3 (FNUZ on gfx942, OCP on gfx950, jb_mfma.c), encoded
- * with host_fmt_encode; integers in [-8, 8] are exact in both. */
+ * fp8 operands use the target's native E4M3 or E5M2 (FNUZ on gfx942, OCP on gfx950, jb_mfma.c),
+ * encoded with host_fmt_encode; integers in [-8, 8] are exact in all four. */
 #include "host_ref.h"
 #include "jitemu_util.h"
 
@@ -45,12 +45,18 @@ build_mfma(const struct jt_target *t, enum jb_mfma_op op, const jb_mfma_shape *s
    return b;
 }
 
-/* Element bytes of value v in the operand format of op on t. */
+/* Operand element formats: bf16, or the target's E4M3 ("fp8") or E5M2 ("bf8"). */
+enum elem { EL_BF16, EL_FP8, EL_BF8 };
+
+/* Element bytes of value v in operand format el on t. */
 static void
-put_elem(const struct jt_target *t, bool fp8, uint8_t *p, int v)
+put_elem(const struct jt_target *t, enum elem el, uint8_t *p, int v)
 {
-   if (fp8) {
-      *p = host_fmt_encode(t->fp8 == JT_FP8_FNUZ ? HOST_FMT_E4M3FNUZ : HOST_FMT_E4M3, (float)v);
+   bool fnuz = t->fp8 == JT_FP8_FNUZ;
+   if (el == EL_FP8) {
+      *p = host_fmt_encode(fnuz ? HOST_FMT_E4M3FNUZ : HOST_FMT_E4M3, (float)v);
+   } else if (el == EL_BF8) {
+      *p = host_fmt_encode(fnuz ? HOST_FMT_E5M2FNUZ : HOST_FMT_E5M2, (float)v);
    } else {
       uint16_t h = host_f32_to_bf16((float)v);
       memcpy(p, &h, 2);
@@ -58,11 +64,11 @@ put_elem(const struct jt_target *t, bool fp8, uint8_t *p, int v)
 }
 
 static void
-check_op(const struct jt_target *t, enum jb_mfma_op op, bool fp8)
+check_op(const struct jt_target *t, enum jb_mfma_op op, enum elem ea, enum elem eb_)
 {
    jb_mfma_shape s;
    jb_mfma_get_shape(op, &s);
-   const unsigned mn = s.m, k = s.k, kpl = s.kpl, eb = fp8 ? 1 : 2;
+   const unsigned mn = s.m, k = s.k, kpl = s.kpl, eb = ea != EL_BF16 ? 1 : 2;
    int a[MAXMN][MAXK], bm[MAXK][MAXMN];
    float c[MAXMN][MAXMN];
    srand(op * 17 + (t == &jt_gfx950));
@@ -81,8 +87,8 @@ check_op(const struct jt_target *t, enum jb_mfma_op op, bool fp8)
    for (unsigned kk = 0; kk < k; kk++) {
       for (unsigned i = 0; i < mn; i++) {
          unsigned l = i + mn * (kk / kpl);
-         put_elem(t, fp8, &abuf[l * s.ab_bytes + (kk % kpl) * eb], a[i][kk]);
-         put_elem(t, fp8, &bbuf[l * s.ab_bytes + (kk % kpl) * eb], bm[kk][i]);
+         put_elem(t, ea, &abuf[l * s.ab_bytes + (kk % kpl) * eb], a[i][kk]);
+         put_elem(t, eb_, &bbuf[l * s.ab_bytes + (kk % kpl) * eb], bm[kk][i]);
       }
    }
    for (unsigned i = 0; i < mn; i++) {
@@ -122,7 +128,7 @@ check_op(const struct jt_target *t, enum jb_mfma_op op, bool fp8)
 }
 
 static void
-check_both(enum jb_mfma_op op, bool fp8)
+check_both(enum jb_mfma_op op, enum elem ea, enum elem eb)
 {
    unsigned ran = 0;
    for (unsigned ti = 0; ti < 2; ti++) {
@@ -130,7 +136,7 @@ check_both(enum jb_mfma_op op, bool fp8)
       bool ok = jb_mfma_supported(probe, op);
       jb_builder_destroy(probe);
       if (ok) {
-         check_op(je_targets[ti], op, fp8);
+         check_op(je_targets[ti], op, ea, eb);
          ran++;
       }
    }
@@ -139,25 +145,48 @@ check_both(enum jb_mfma_op op, bool fp8)
 
 Test(mfma, bf16_16x16x16)
 {
-   check_both(JB_MFMA_F32_16X16X16_BF16, false);
+   check_both(JB_MFMA_F32_16X16X16_BF16, EL_BF16, EL_BF16);
 }
 Test(mfma, bf16_32x32x8)
 {
-   check_both(JB_MFMA_F32_32X32X8_BF16, false);
+   check_both(JB_MFMA_F32_32X32X8_BF16, EL_BF16, EL_BF16);
 }
 Test(mfma, bf16_16x16x32_gfx950)
 {
-   check_both(JB_MFMA_F32_16X16X32_BF16, false);
+   check_both(JB_MFMA_F32_16X16X32_BF16, EL_BF16, EL_BF16);
 }
 Test(mfma, bf16_32x32x16_gfx950)
 {
-   check_both(JB_MFMA_F32_32X32X16_BF16, false);
+   check_both(JB_MFMA_F32_32X32X16_BF16, EL_BF16, EL_BF16);
 }
 Test(mfma, fp8_16x16x32)
 {
-   check_both(JB_MFMA_F32_16X16X32_FP8, true);
+   check_both(JB_MFMA_F32_16X16X32_FP8, EL_FP8, EL_FP8);
 }
 Test(mfma, fp8_32x32x16)
 {
-   check_both(JB_MFMA_F32_32X32X16_FP8, true);
+   check_both(JB_MFMA_F32_32X32X16_FP8, EL_FP8, EL_FP8);
+}
+
+/* The HYBRID forms (E4M3 x E5M2 and the rest, issue 11 §1), chosen through jb_mfma_f8_op so
+ * the table row and the selector are both checked. */
+static void
+check_f8(unsigned mn, enum jb_fp8 fa, enum jb_fp8 fb)
+{
+   enum jb_mfma_op op = jb_mfma_f8_op(mn, fa, fb);
+   check_both(op, fa == JB_E5M2 ? EL_BF8 : EL_FP8, fb == JB_E5M2 ? EL_BF8 : EL_FP8);
+}
+Test(mfma, f8_mixed_16x16x32)
+{
+   check_f8(16, JB_E4M3, JB_E5M2);
+   check_f8(16, JB_E5M2, JB_E4M3);
+   check_f8(16, JB_E5M2, JB_E5M2);
+   cr_assert_eq(jb_mfma_f8_op(16, JB_E4M3, JB_E4M3), JB_MFMA_F32_16X16X32_FP8);
+}
+Test(mfma, f8_mixed_32x32x16)
+{
+   check_f8(32, JB_E4M3, JB_E5M2);
+   check_f8(32, JB_E5M2, JB_E4M3);
+   check_f8(32, JB_E5M2, JB_E5M2);
+   cr_assert_eq(jb_mfma_f8_op(32, JB_E4M3, JB_E4M3), JB_MFMA_F32_32X32X16_FP8);
 }

@@ -123,6 +123,34 @@ Test(ops_cli_run, fp8_tensorwise_then_grouped_gemm)
    host_grouped_gemm_fp8(raq, HOST_FMT_E4M3, ras, rbq, HOST_FMT_E4M3, rbs, offs, G, MT, K, N, 1,
                          ref, NULL, 0);
    cr_expect_eq(memcmp(out, ref, sizeof(out)), 0);
+   /* the same GEMM on the emulator's gfx950 kernel, persistent on 2 CUs: within NUMERICS.md
+    * §6.3's tolerance of the exact sum (2 bf16 ulp + K 2^-24 sum |terms|) */
+   cr_assert_eq(cli((const char *[]){"run", "grouped_gemm_fp8", "--pass", "fwd", "--a",
+                                     path("aq"), "--a-shape", "48x64", "--b", path("bq"),
+                                     "--b-shape", "3x32x64", "--a-scale-inv", path("as"),
+                                     "--b-scale-inv", path("bs"), "--group-offs", "0,0,17,48",
+                                     "--persistent-cus", "2", "--out", path("eout"), "--device",
+                                     "emu", "--target", "gfx950", NULL}),
+                0);
+   static uint16_t eout[MT * N];
+   get("eout", eout, sizeof(eout));
+   for (int r = 0; r < MT; r++) {
+      int g = r < 17 ? 1 : 2;
+      for (int j = 0; j < N; j++) {
+         double sum = 0, abs_sum = 0;
+         for (int k = 0; k < K; k++) {
+            double t = (double)host_fmt_decode(HOST_FMT_E4M3, raq[r * K + k]) *
+                       host_fmt_decode(HOST_FMT_E4M3, rbq[(g * N + j) * K + k]) * ras * rbs;
+            sum += t, abs_sum += t < 0 ? -t : t;
+         }
+         double got = host_bf16_to_f32(eout[r * N + j]), ulp = 0x1p-133;
+         for (double m = 0x1p-126; m <= (sum < 0 ? -sum : sum); m *= 2)
+            ulp = m * 0x1p-7;
+         double tol = 2 * ulp + K * 0x1p-24 * abs_sum;
+         cr_expect(got - sum <= tol && sum - got <= tol, "emu out(%d, %d) = %g, exact %g", r, j,
+                   got, sum);
+      }
+   }
 }
 
 Test(ops_cli_run, moe_a16w4_stage2)

@@ -48,7 +48,8 @@ static const char fake_src[] =
    "int hipEventDestroy(void*e){return 0;}\n"
    "int hipEventRecord(void*e,void*s){return 0;}\n"
    "int hipEventSynchronize(void*e){return 0;}\n"
-   "int hipEventElapsedTime(float*ms,void*a,void*b){*ms=1;return 0;}\n";
+   "int hipEventElapsedTime(float*ms,void*a,void*b){*ms=1;return 0;}\n"
+   "int hipDeviceGetAttribute(int*v,int a,int d){if(a!=63)return 1;*v=228;return 0;}\n";
 
 static char lib[256];
 
@@ -255,4 +256,37 @@ Test(rt_hip, threads_share_one_load)
    dlclose(h);
    mxjit_ctx_destroy(ctx);
    unlink(lib);
+}
+
+/* Device facts (issue 11 §1): the CU count comes from hipDeviceGetAttribute (the fake reports
+ * 228, as a partitioned part would), XCDs from the target; the emulator reports the real part's
+ * counts unless emu_num_cu overrides them. */
+Test(rt_hip, device_facts)
+{
+   build_fake(1);
+   mxjit_ctx *ctx = NULL;
+   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP,
+                                                      .no_disk_cache = 1},
+                                 &ctx),
+                MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   cr_assert_eq(ctx->dev->num_cu, 228);
+   cr_assert_eq(ctx->dev->num_xcd, 8);
+   mxjit_ctx_destroy(ctx);
+   unlink(lib);
+   static const struct {
+      const char *target;
+      int override;
+      unsigned cu;
+   } emu[] = {{"gfx942", 0, 304}, {"gfx950", 0, 256}, {"gfx950", 40, 40}};
+   for (unsigned i = 0; i < 3; i++) {
+      cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
+                                                         .target = emu[i].target,
+                                                         .emu_num_cu = emu[i].override,
+                                                         .no_disk_cache = 1},
+                                    &ctx),
+                   MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+      cr_assert_eq(ctx->dev->num_cu, emu[i].cu, "%s: %u CUs", emu[i].target, ctx->dev->num_cu);
+      cr_assert_eq(ctx->dev->num_xcd, 8);
+      mxjit_ctx_destroy(ctx);
+   }
 }

@@ -1,0 +1,61 @@
+/*
+ * grouped_gemm.h — the FP8 tensorwise grouped GEMM family (grouped_gemm_fp8.c): its problem,
+ * parameters and per-call values, shared with the op (runtime/op_grouped_gemm_fp8.c) and tests.
+ *
+ * One kernel computes, for every group g, C = L · Rᵀ over a contraction index k:
+ *    C(p, q) = bf16( (Σ_k L(p, k) · R(q, k)) · (sL · sR) )
+ * ROWS mode (forward, dgrad): p runs over the rows of group g ([offs[g], offs[g+1]) of L and
+ *    C, both (m_total, ·)), k over kc, R is per group (R[g] at g · r_gstride elements).
+ * CONTRACT mode (variable-K wgrad): k runs over the rows of group g, C[g] is (p, q) at
+ *    g · p · q; an empty group gives C[g] = 0.
+ * Each operand is stored either contiguous along k ("kc": element (x, k) at x · ld + k) or
+ * along its output dimension (element (x, k) at k · ld + x). fp8 codes are the target's
+ * native encodings (FNUZ on gfx942, OCP on gfx950; the op converts or refuses).
+ */
+#ifndef GROUPED_GEMM_H
+#define GROUPED_GEMM_H
+
+#include "tpl.h"
+
+#include <stdint.h>
+
+enum tpl_gg_mode { TPL_GG_ROWS = 0, TPL_GG_CONTRACT = 1 };
+
+/* Pointer-free and padding-free: hashed bytewise to memoize plans (tpl.h). */
+struct tpl_gg_problem {
+   uint32_t mode;         /* enum tpl_gg_mode */
+   uint32_t l_kc, r_kc;   /* 1: the operand is contiguous along k */
+   uint32_t fmt_l, fmt_r; /* 0: E4M3 ("fp8"), 1: E5M2 ("bf8"), target-native encodings */
+   uint32_t cu_cap;       /* persistent grid of at most this many workgroups; 0: full grid */
+   uint32_t num_xcd;      /* XCDs of the device (tile remap) */
+   uint32_t align;        /* largest of 16, 4 dividing every operand base and row pitch */
+   int64_t m_total;       /* rows of the row-grouped tensors */
+   int64_t ngroups;
+   int64_t p, q;       /* CONTRACT: C[g] is p x q; ROWS: q output columns (p unused) */
+   int64_t kc;         /* ROWS: contraction extent */
+   int64_t ld_l, ld_r; /* elements between storage rows of L and R */
+   int64_t r_gstride;  /* ROWS: elements between R[g] and R[g+1] */
+   int64_t l_bytes, r_bytes;
+};
+
+/* Parameters (all uint32_t, tpl.h). fence = 0 is the test-only broken pipeline of KERNELS.md
+ * §3 (no s_waitcnt vmcnt before the stage barrier); the op never picks it. */
+struct tpl_gg_params {
+   uint32_t mode, l_kc, r_kc, fmt_l, fmt_r; /* the problem's class (copied from it) */
+   uint32_t bm, bn, bk; /* workgroup tile: bm rows (p) x bn columns (q), bk of k per stage */
+   uint32_t depth;      /* pipeline stages in LDS (1: load, wait, compute; 2: double buffer) */
+   uint32_t vec;        /* bytes per lane of each load-to-LDS: 4, or 16 on gfx950 */
+   uint32_t persistent; /* 1: grid capped to cu_cap, tiles strided over it */
+   uint32_t xcd;        /* 1: remap workgroup ids so consecutive tiles share an XCD's L2 */
+   uint32_t band;       /* p-tiles per band of the L2-friendly tile order */
+   uint32_t cvec;       /* output elements per store: 4 (8-byte stores) or 1 */
+   uint32_t fence;      /* 1: the vmcnt fence (always, except in the trap's test) */
+};
+
+/* Per-call values (io[] of rt_run), in this order. */
+enum { TPL_GG_IO_L, TPL_GG_IO_R, TPL_GG_IO_C, TPL_GG_IO_OFFS, TPL_GG_IO_SL, TPL_GG_IO_SR };
+
+/** Tiles the grid covers (an upper bound in ROWS mode: Σ ⌈M_g/bm⌉ ≤ ⌈m_total/bm⌉ + G). */
+int64_t tpl_gg_tile_bound(const struct tpl_gg_problem *pr, const struct tpl_gg_params *p);
+
+#endif /* GROUPED_GEMM_H */

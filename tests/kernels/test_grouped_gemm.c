@@ -1,0 +1,843 @@
+/*
+ * test_grouped_gemm.c — the grouped_gemm_fp8 family (KERNELS.md §3) on the emulator with every
+ * hazard check on, against the exact fp64 sum of the dequantized products within NUMERICS.md
+ * §6.3's tolerance (|err| <= 2 bf16 ulp + K 2^-24 Σ|terms|, §7 item 28):
+ *  - every pass x B layout x target through the public op (pick's params), group sizes
+ *    {0, 1, 15, 16, 17, 128, 300}, E4M3 and the HYBRID E5M2 gradient;
+ *  - every pipeline depth x variant (full grid / persistent, XCD remap on/off, both store
+ *    widths) with explicit params, shuffled wave orders, N and K tails, G up to 8;
+ *  - the known trap: the same kernels with the vmcnt fence removed (fence = 0) must be caught
+ *    (the emulator's load-to-LDS hazard check, or a wrong result);
+ *  - operands past 4 GB by buffer placement (row pitch and expert stride);
+ *  - static checks: no scratch, VGPR + AGPR within the budget, 16-byte fragment reads and the
+ *    widest loads-to-LDS the target has.
+ * Rows at or past group_offs[G] must stay unwritten. MXJIT_SWEEP_ALL=1 runs every depth x
+ * variant point on both targets (the default runs a seeded sample).
+ */
+#include "grouped_gemm.h"
+#include "jt.h"
+#include "kt_common.h"
+#include "op_int.h"
+#include "rt_int.h"
+#include "rt_run.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OUT_FILL 0xa5 /* output bytes start as 0xA5A5 (a bf16 NaN-free pattern) */
+
+/* A random fp8 code of dtype dt that is finite (no NaN/Inf), magnitude spread over the
+ * format's range. */
+static uint8_t
+rand_code(mxjit_dtype dt, uint64_t *s)
+{
+   for (;;) {
+      uint8_t c = (uint8_t)kt_rand(s);
+      switch (dt) {
+      case MXJIT_DTYPE_E4M3:
+         if ((c & 0x7f) != 0x7f)
+            return c;
+         break;
+      case MXJIT_DTYPE_E5M2:
+         if ((c & 0x7f) < 0x7c)
+            return c;
+         break;
+      default: /* FNUZ: 0x80 is the only NaN */
+         if (c != 0x80)
+            return c;
+         break;
+      }
+   }
+}
+
+static host_fmt
+fmt_of(mxjit_dtype dt)
+{
+   return (host_fmt)rt_op_host_fmt(dt);
+}
+
+typedef struct gcase {
+   const char *target;
+   mxjit_gemm_pass pass;
+   mxjit_b_layout layout;
+   int hybrid; /* dOut in E5M2 (HYBRID) */
+   int64_t ng; /* groups */
+   int64_t lens[8];
+   int64_t n, k; /* forward's N and K */
+   int32_t persistent_cus;
+   uint64_t seed;
+} gcase;
+
+typedef struct gdata {
+   mxjit_grouped_gemm_fp8_args a;
+   uint8_t *ha, *hb;
+   int64_t offs[9];
+   float sa, sb;
+   size_t out_bytes;
+   char msg[1024]; /* the context's message of a failed launch */
+} gdata;
+
+static mxjit_dtype
+fwd_dtype(const char *target)
+{
+   return strcmp(target, "gfx942") ? MXJIT_DTYPE_E4M3 : MXJIT_DTYPE_E4M3FNUZ;
+}
+
+static mxjit_dtype
+grad_dtype(const gcase *c)
+{
+   if (!c->hybrid)
+      return fwd_dtype(c->target);
+   return strcmp(c->target, "gfx942") ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E5M2FNUZ;
+}
+
+/* Host operands and device args of a case (a and b per pass as mxjit.h documents). */
+static void
+make_case(mxjit_ctx *ctx, const gcase *c, gdata *d)
+{
+   memset(d, 0, sizeof(*d));
+   int64_t mt = 0;
+   d->offs[0] = 0;
+   for (int64_t g = 0; g < c->ng; g++)
+      d->offs[g + 1] = (mt += c->lens[g]);
+   mxjit_grouped_gemm_fp8_args *a = &d->a;
+   a->pass = c->pass;
+   a->b_layout = c->layout;
+   a->ngroups = c->ng;
+   a->persistent_cus = c->persistent_cus;
+   int nk = c->layout == MXJIT_B_NK;
+   mxjit_dtype fd = fwd_dtype(c->target), gd = grad_dtype(c);
+   if (c->pass == MXJIT_GEMM_WGRAD) {
+      a->a = (mxjit_tensor){.dtype = gd, .ndim = 2, .shape = {mt, c->n}};
+      a->b = (mxjit_tensor){.dtype = fd, .ndim = 2, .shape = {mt, c->k}};
+      d->out_bytes = (size_t)(c->ng * c->n * c->k) * 2;
+   } else {
+      int64_t acols = c->pass == MXJIT_GEMM_FWD ? c->k : c->n;
+      a->a = (mxjit_tensor){
+          .dtype = c->pass == MXJIT_GEMM_FWD ? fd : gd, .ndim = 2, .shape = {mt, acols}};
+      a->b = (mxjit_tensor){
+          .dtype = fd, .ndim = 3, .shape = {c->ng, nk ? c->n : c->k, nk ? c->k : c->n}};
+      d->out_bytes = (size_t)(mt * (c->pass == MXJIT_GEMM_FWD ? c->n : c->k)) * 2;
+   }
+   size_t an = (size_t)(a->a.shape[0] * a->a.shape[1]);
+   size_t bn = (size_t)(a->b.ndim == 3 ? a->b.shape[0] * a->b.shape[1] * a->b.shape[2]
+                                       : a->b.shape[0] * a->b.shape[1]);
+   uint64_t s = c->seed * 0x9e3779b97f4a7c15ull + 1;
+   d->ha = malloc(an + 1);
+   d->hb = malloc(bn + 1);
+   for (size_t i = 0; i < an; i++)
+      d->ha[i] = rand_code(a->a.dtype, &s);
+   for (size_t i = 0; i < bn; i++)
+      d->hb[i] = rand_code(a->b.dtype, &s);
+   d->sa = 0.0078125f * (1 + (float)(kt_rand(&s) % 100) / 37);
+   d->sb = 0.03f * (1 + (float)(kt_rand(&s) % 100) / 41);
+   a->a.data = kt_to_dev(ctx, d->ha, an);
+   a->b.data = kt_to_dev(ctx, d->hb, bn);
+   a->a_scale_inv = kt_to_dev(ctx, &d->sa, 4);
+   a->b_scale_inv = kt_to_dev(ctx, &d->sb, 4);
+   a->group_offs = kt_to_dev(ctx, d->offs, (size_t)(c->ng + 1) * 8);
+   a->out = kt_dev_fill(ctx, d->out_bytes, OUT_FILL);
+}
+
+static double
+dec(mxjit_dtype dt, uint8_t c)
+{
+   return host_fmt_decode(fmt_of(dt), c);
+}
+
+/* Compares the device output with the exact sums; returns the number of elements outside the
+ * tolerance (logging the first few). Rows past offs[G] must hold the fill pattern. */
+static unsigned
+compare(const gcase *c, const gdata *d, const uint16_t *out, const char *tag)
+{
+   const mxjit_grouped_gemm_fp8_args *a = &d->a;
+   int nk = c->layout == MXJIT_B_NK, wg = c->pass == MXJIT_GEMM_WGRAD;
+   double scale = (double)d->sa * d->sb;
+   unsigned bad = 0;
+   int64_t mt = d->offs[c->ng];
+   for (int64_t g = 0; g < c->ng; g++) {
+      int64_t r0 = d->offs[g], r1 = d->offs[g + 1];
+      int64_t np = wg ? (nk ? c->n : c->k) : r1 - r0;
+      int64_t nq = wg ? (nk ? c->k : c->n) : (c->pass == MXJIT_GEMM_FWD ? c->n : c->k);
+      int64_t kk = wg ? r1 - r0 : (c->pass == MXJIT_GEMM_FWD ? c->k : c->n);
+      for (int64_t i = 0; i < np; i++) {
+         for (int64_t j = 0; j < nq; j++) {
+            double sum = 0, abs_sum = 0;
+            for (int64_t k = 0; k < kk; k++) {
+               double x, y;
+               if (wg) {
+                  int64_t m = r0 + k;
+                  /* NT: dB(n, k) = Σ dOut(m, n) A(m, k); NN: dB(k, n) = Σ A(m, k) dOut(m, n) */
+                  x = nk ? dec(a->a.dtype, d->ha[m * c->n + i])
+                         : dec(a->b.dtype, d->hb[m * c->k + i]);
+                  y = nk ? dec(a->b.dtype, d->hb[m * c->k + j])
+                         : dec(a->a.dtype, d->ha[m * c->n + j]);
+               } else if (c->pass == MXJIT_GEMM_FWD) {
+                  x = dec(a->a.dtype, d->ha[(r0 + i) * c->k + k]);
+                  size_t bi =
+                      (size_t)(g * c->n * c->k) + (size_t)(nk ? j * c->k + k : k * c->n + j);
+                  y = dec(a->b.dtype, d->hb[bi]);
+               } else { /* dgrad: dA(r, kout) = Σ_n dOut(r, n) B(n, kout) */
+                  x = dec(a->a.dtype, d->ha[(r0 + i) * c->n + k]);
+                  size_t bi =
+                      (size_t)(g * c->n * c->k) + (size_t)(nk ? k * c->k + j : j * c->n + k);
+                  y = dec(a->b.dtype, d->hb[bi]);
+               }
+               sum += x * y;
+               abs_sum += fabs(x * y);
+            }
+            double exact = sum * scale;
+            size_t oi = wg ? (size_t)((g * np + i) * nq + j) : (size_t)((r0 + i) * nq + j);
+            double got = host_bf16_to_f32(out[oi]);
+            int e;
+            frexp(exact, &e);
+            double ulp = exact == 0 ? ldexp(1, -133) : ldexp(1, e - 8 < -133 ? -133 : e - 8);
+            double tol = 2 * ulp + (double)kk * ldexp(1, -24) * abs_sum * fabs(scale);
+            if (!(fabs(got - exact) <= tol) && bad++ < 5)
+               cr_log_error("%s: group %lld out(%lld, %lld) = %.9g, exact %.9g (tol %.3g)", tag,
+                            (long long)g, (long long)i, (long long)j, got, exact, tol);
+         }
+      }
+   }
+   if (!wg) { /* rows >= offs[G] are never written */
+      int64_t nq = c->pass == MXJIT_GEMM_FWD ? c->n : c->k;
+      for (size_t i = (size_t)(mt * nq); i < d->out_bytes / 2; i++)
+         if (out[i] != (OUT_FILL | OUT_FILL << 8) && bad++ < 5)
+            cr_log_error("%s: element %zu past the last group was written", tag, i);
+   }
+   return bad;
+}
+
+static void
+free_case(mxjit_ctx *ctx, gdata *d)
+{
+   mxjit_free(ctx, d->a.a.data);
+   mxjit_free(ctx, d->a.b.data);
+   mxjit_free(ctx, d->a.a_scale_inv);
+   mxjit_free(ctx, d->a.b_scale_inv);
+   mxjit_free(ctx, d->a.group_offs);
+   free(d->ha);
+   free(d->hb);
+}
+
+/* Runs c through the op (params NULL) or with explicit params; returns the launch status and
+ * leaves the output in *out (malloc'd) when it succeeded. */
+static mxjit_status
+run(mxjit_ctx *ctx, const gcase *c, const struct tpl_gg_params *params, gdata *d, uint16_t **out)
+{
+   make_case(ctx, c, d);
+   mxjit_status st;
+   if (!params) {
+      st = mxjit_grouped_gemm_fp8(ctx, NULL, &d->a);
+   } else {
+      struct tpl_gg_problem pr;
+      uint64_t io[6];
+      cr_assert_eq(rt_op_gg_problem(ctx, "test", &d->a, &pr, io), MXJIT_OK, "%s",
+                   mxjit_ctx_last_error(ctx));
+      const tpl_family *f = &tpl_grouped_gemm_fp8;
+      struct tpl_gg_params pp = *params; /* the class fields come from the problem */
+      pp.mode = pr.mode, pp.l_kc = pr.l_kc, pp.r_kc = pr.r_kc;
+      pp.fmt_l = pr.fmt_l, pp.fmt_r = pr.fmt_r;
+      if (!pr.cu_cap)
+         pp.persistent = 0;
+      params = &pp;
+      char msg[256];
+      cr_assert_eq(tpl_validate(f, &pr, params, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+      const rt_lkernel *k;
+      cr_assert_eq(rt_kernel_get(ctx, f, params, &k), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+      uint64_t vals[TPL_MAX_KARGS];
+      uint8_t ka[TPL_MAX_KARGS * 8];
+      f->kernargs(&pr, params, io, vals);
+      size_t n = tpl_kargs_write(f, vals, ka, sizeof(ka));
+      tpl_grid g;
+      f->grid(&pr, params, &g);
+      st = g.grid[0] ? rt_kernel_launch(ctx, k, g.grid, g.block, ka, n, NULL) : MXJIT_OK;
+   }
+   *out = st == MXJIT_OK ? (uint16_t *)kt_take(ctx, d->a.out, d->out_bytes) : NULL;
+   if (st != MXJIT_OK) {
+      snprintf(d->msg, sizeof(d->msg), "%s", mxjit_ctx_last_error(ctx));
+      mxjit_free(ctx, d->a.out);
+   }
+   return st;
+}
+
+static void
+check_case(const gcase *c, const struct tpl_gg_params *params, uint64_t shuffle, const char *tag)
+{
+   mxjit_ctx *ctx = kt_emu_ctx(c->target, shuffle);
+   gdata d;
+   uint16_t *out;
+   mxjit_status st = run(ctx, c, params, &d, &out);
+   cr_assert_eq(st, MXJIT_OK, "%s: %s", tag, d.msg);
+   unsigned bad = compare(c, &d, out, tag);
+   cr_expect_eq(bad, 0, "%s: %u elements outside the tolerance", tag, bad);
+   free(out);
+   free_case(ctx, &d);
+   mxjit_ctx_destroy(ctx);
+}
+
+static const int64_t skew[7] = {0, 1, 15, 16, 17, 128, 300};
+
+/* Every pass x layout x target through the op, the group sizes of issue 11 §3. */
+static void
+op_passes(const char *target, int hybrid)
+{
+   for (int pass = 0; pass < 3; pass++) {
+      for (int lay = 0; lay < 2; lay++) {
+         gcase c = {.target = target,
+                    .pass = pass,
+                    .layout = lay,
+                    .hybrid = hybrid,
+                    .ng = 7,
+                    .n = 80,
+                    .k = 96,
+                    .seed = (uint64_t)(pass * 2 + lay + 10 * hybrid)};
+         memcpy(c.lens, skew, sizeof(skew));
+         char tag[96];
+         snprintf(tag, sizeof(tag), "%s pass %d layout %d%s", target, pass, lay,
+                  hybrid ? " hybrid" : "");
+         check_case(&c, NULL, 0, tag);
+      }
+   }
+}
+
+Test(grouped_gemm, op_passes_gfx942, .timeout = 600)
+{
+   op_passes("gfx942", 0);
+}
+Test(grouped_gemm, op_passes_gfx950, .timeout = 600)
+{
+   op_passes("gfx950", 0);
+}
+Test(grouped_gemm, op_hybrid_gradients, .timeout = 600)
+{
+   op_passes("gfx942", 1);
+   op_passes("gfx950", 1);
+}
+
+/* ---- pipeline depths and variants, explicit params --------------------------------------- */
+
+static struct tpl_gg_params
+point(unsigned bm, unsigned bn, unsigned bk, unsigned depth, unsigned vec, unsigned variant)
+{
+   return (struct tpl_gg_params){.bm = bm,
+                                 .bn = bn,
+                                 .bk = bk,
+                                 .depth = depth,
+                                 .vec = vec,
+                                 .persistent = variant & 1,
+                                 .xcd = variant >> 1 & 1,
+                                 .band = variant & 4 ? 1 : 4,
+                                 .cvec = 4,
+                                 .fence = 1};
+}
+
+/* G = 8 skewed groups with N and K tails (72 = 4.5 x 16 columns, K = 200: a partial last
+ * stage), forward NT; and the same contraction in wgrad (K = group rows). */
+static gcase
+tail_case(const char *target, mxjit_gemm_pass pass, int32_t cus, uint64_t seed)
+{
+   gcase c = {.target = target,
+              .pass = pass,
+              .layout = MXJIT_B_NK,
+              .ng = 8,
+              .lens = {3, 0, 70, 129, 16, 1, 33, 200},
+              .n = 72,
+              .k = 200,
+              .persistent_cus = cus,
+              .seed = seed};
+   return c;
+}
+
+static bool
+sweep_all(void)
+{
+   const char *e = getenv("MXJIT_SWEEP_ALL");
+   return e && *e && strcmp(e, "0");
+}
+
+/* Every depth x variant (persistent, XCD remap, band order) on shuffled wave orders; the
+ * default runs a seeded third of the points. */
+static void
+depths_and_variants(const char *target)
+{
+   unsigned vec = strcmp(target, "gfx950") ? 4 : 16;
+   uint64_t rng = 1234;
+   unsigned ran = 0;
+   for (unsigned depth = 1; depth <= 4; depth++) {
+      for (unsigned variant = 0; variant < 8; variant++) {
+         if (!sweep_all() && kt_rand(&rng) % 3 && !(variant == 0 || variant == 1))
+            continue;
+         struct tpl_gg_params p = point(64, 64, 64, depth, 4, variant);
+         char tag[128];
+         snprintf(tag, sizeof(tag), "%s depth %u variant %u (fwd, K tail)", target, depth, variant);
+         gcase c = tail_case(target, MXJIT_GEMM_FWD, variant & 1 ? 3 : 0, depth * 8 + variant);
+         check_case(&c, &p, depth * 31 + variant, tag);
+         snprintf(tag, sizeof(tag), "%s depth %u variant %u (wgrad)", target, depth, variant);
+         c = tail_case(target, MXJIT_GEMM_WGRAD, variant & 1 ? 5 : 0, depth * 8 + variant + 100);
+         check_case(&c, &p, depth * 17 + variant, tag);
+         ran++;
+      }
+   }
+   /* VGPR-staged bytes (vec 1, the path of pitches that are not a multiple of 4) at every
+    * depth: its fence is lgkmcnt(0) on the ds_writes instead of vmcnt */
+   for (unsigned depth = 1; depth <= 4; depth++) {
+      struct tpl_gg_params p1 = point(64, 64, 64, depth, 1, depth & 1);
+      gcase c1 = tail_case(target, MXJIT_GEMM_WGRAD, depth & 1 ? 3 : 0, 300 + depth);
+      char tag[96];
+      snprintf(tag, sizeof(tag), "%s depth %u vec 1 (wgrad)", target, depth);
+      check_case(&c1, &p1, depth, tag);
+   }
+   /* the wide tiles: 16-byte loads where the target has them, bk 128 (two k chunks) */
+   gcase c = {.target = target,
+              .pass = MXJIT_GEMM_FWD,
+              .layout = MXJIT_B_NK,
+              .ng = 3,
+              .lens = {130, 0, 257},
+              .n = 256,
+              .k = 320,
+              .seed = 5};
+   struct tpl_gg_params p = point(128, 128, 128, 2, vec, 0);
+   check_case(&c, &p, 3, "wide 128x128x128");
+   p = point(256, 256, 64, 2, vec, 2);
+   if (vec == 16)
+      check_case(&c, &p, 4, "wide 256x256x64");
+   cr_assert_gt(ran, 8u);
+}
+
+Test(grouped_gemm, depths_and_variants_gfx942, .timeout = 900)
+{
+   depths_and_variants("gfx942");
+}
+Test(grouped_gemm, depths_and_variants_gfx950, .timeout = 900)
+{
+   depths_and_variants("gfx950");
+}
+
+/* The known trap (KERNELS.md §3): without the vmcnt fence before the stage barrier a wave reads
+ * LDS that another wave's load-to-LDS has not filled yet. The emulator must catch it: its
+ * load-to-LDS hazard check faults (or, were it to run on, the result would be wrong). */
+static void
+trap(const char *target)
+{
+   for (unsigned depth = 1; depth <= 3; depth++) {
+      for (uint64_t seed = 0; seed < 2; seed++) {
+         struct tpl_gg_params p = point(64, 64, 64, depth, 4, 0);
+         p.fence = 0;
+         gcase c = tail_case(target, MXJIT_GEMM_FWD, 0, 40 + depth);
+         mxjit_ctx *ctx = kt_emu_ctx(target, seed);
+         gdata d;
+         uint16_t *out;
+         mxjit_status st = run(ctx, &c, &p, &d, &out);
+         unsigned bad = st == MXJIT_OK ? compare(&c, &d, out, "unfenced") : 0;
+         cr_assert(st == MXJIT_ERR_EMU_FAULT_HAZARD || bad,
+                   "%s depth %u: the unfenced pipeline was not caught (status %d)", target, depth,
+                   (int)st);
+         if (st != MXJIT_OK)
+            cr_assert(strstr(d.msg, "load-to-LDS"), "%s: %s", target, d.msg);
+         free(out);
+         free_case(ctx, &d);
+         mxjit_ctx_destroy(ctx);
+      }
+   }
+}
+
+Test(grouped_gemm, unfenced_pipeline_is_caught)
+{
+   trap("gfx942");
+   trap("gfx950");
+}
+
+/* ---- static checks ------------------------------------------------------------------------ */
+
+static char *
+isa_of(const char *target, const struct tpl_gg_params *p)
+{
+   char *text = NULL, msg[256];
+   size_t len = 0;
+   FILE *mem = open_memstream(&text, &len);
+   cr_assert_eq(
+       tpl_dump(jt_lookup(target), &tpl_grouped_gemm_fp8, p, false, true, mem, msg, sizeof(msg)),
+       MXJIT_OK, "%s", msg);
+   fclose(mem);
+   return text;
+}
+
+/* Whether some line of text contains both a and b. */
+static bool
+line_has(const char *text, const char *a, const char *b)
+{
+   for (const char *l = text; l && *l;) {
+      const char *e = strchr(l, '\n');
+      size_t n = e ? (size_t)(e - l) : strlen(l);
+      char line[256];
+      snprintf(line, sizeof(line), "%.*s", (int)(n < 255 ? n : 255), l);
+      if (strstr(line, a) && strstr(line, b))
+         return true;
+      l = e ? e + 1 : NULL;
+   }
+   return false;
+}
+
+/* No scratch, VGPR + AGPR within the budget the kernel asks for (occupancy 512 / budget),
+ * fragments read 16 bytes at a time, loads-to-LDS of the widest form the target has. */
+Test(grouped_gemm, static_checks)
+{
+   static const struct {
+      const char *target;
+      unsigned bm, bn, vec, budget;
+   } pts[] = {{"gfx942", 128, 128, 4, 256},
+              {"gfx942", 256, 128, 4, 512},
+              {"gfx950", 128, 128, 16, 256},
+              {"gfx950", 256, 256, 16, 512}};
+   for (unsigned i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+      struct tpl_gg_params p = point(pts[i].bm, pts[i].bn, 64, 2, pts[i].vec, 0);
+      p.l_kc = p.r_kc = 1;
+      mxjit_ctx *ctx = kt_emu_ctx(pts[i].target, 0);
+      const rt_lkernel *k;
+      cr_assert_eq(rt_kernel_get(ctx, &tpl_grouped_gemm_fp8, &p, &k), MXJIT_OK, "%s",
+                   mxjit_ctx_last_error(ctx));
+      const char *t = pts[i].target;
+      cr_assert_eq(k->meta.private_segment_size, 0u, "%s %ux%u: scratch", t, p.bm, p.bn);
+      /* gfx90a+: vgpr_count is the unified total (AGPRs from accum_offset up) */
+      unsigned regs = k->meta.vgpr_count;
+      cr_assert_leq(regs, pts[i].budget, "%s %ux%u: %u VGPR+AGPR (budget %u)", t, p.bm, p.bn, regs,
+                    pts[i].budget);
+      cr_log_info("%s %ux%u: %u VGPRs + %u AGPRs, %u SGPRs, %u B LDS", t, p.bm, p.bn,
+                  k->meta.vgpr_count, k->meta.agpr_count, k->meta.sgpr_count,
+                  k->meta.group_segment_size);
+      char *isa = isa_of(t, &p);
+      cr_assert_null(strstr(isa, "scratch_"), "%s: scratch access", t);
+      cr_assert(strstr(isa, "ds_read_b128"), "%s: no 16-byte fragment reads", t);
+      cr_assert_null(strstr(isa, "ds_read_u8"), "%s: byte reads of k-contiguous tiles", t);
+      const char *dma = pts[i].vec == 16 ? "buffer_load_dwordx4" : "buffer_load_dword ";
+      cr_assert(line_has(isa, dma, " lds"), "%s: no %s ... lds", t, dma);
+      cr_assert(strstr(isa, "buffer_store_dwordx2"), "%s: no 8-byte C stores", t);
+      free(isa);
+      mxjit_ctx_destroy(ctx);
+   }
+}
+
+/* ---- > 4 GB ---------------------------------------------------------------------------------
+ * Buffer placement: A's rows are 8 MiB apart (a row-pitched view, which the kernel supports and
+ * the op's contiguous tensors are a case of) so rows 512.. lie past 4 GiB, and B's experts are
+ * 2.5 GiB apart, so expert 1 starts past 4 GiB. Only the rows and experts used are touched (the
+ * emulator's buffers are lazily zero). The i64 SRD rebase per tile and per stage is what makes
+ * these offsets reachable. */
+Test(grouped_gemm, operands_past_4gb, .timeout = 300)
+{
+   const char *target = "gfx950";
+   const int64_t pitch = INT64_C(8) << 20, estride = INT64_C(5) << 29, k = 128, n = 64;
+   const int64_t lens[2] = {520, 90}, mt = 610;
+   mxjit_ctx *ctx = kt_emu_ctx(target, 0);
+   mxjit_devptr da, db;
+   size_t abytes = (size_t)(mt * pitch), bbytes = (size_t)(2 * estride);
+   if (mxjit_malloc(ctx, abytes, &da) || mxjit_malloc(ctx, bbytes, &db)) {
+      mxjit_ctx_destroy(ctx);
+      cr_skip_test("the emulator could not reserve %zu bytes on this host", abytes + bbytes);
+   }
+   uint64_t s = 99;
+   uint8_t *ha = malloc((size_t)(mt * k)), *hb = malloc((size_t)(2 * n * k));
+   for (int64_t i = 0; i < mt * k; i++)
+      ha[i] = rand_code(MXJIT_DTYPE_E4M3, &s);
+   for (int64_t i = 0; i < 2 * n * k; i++)
+      hb[i] = rand_code(MXJIT_DTYPE_E4M3, &s);
+   for (int64_t r = 0; r < mt; r++)
+      cr_assert_eq(mxjit_memcpy_h2d(ctx, da + (uint64_t)(r * pitch), ha + r * k, (size_t)k), 0);
+   for (int64_t e = 0; e < 2; e++)
+      cr_assert_eq(
+          mxjit_memcpy_h2d(ctx, db + (uint64_t)(e * estride), hb + e * n * k, (size_t)(n * k)), 0);
+   int64_t offs[3] = {0, lens[0], mt};
+   float sa = 0.5f, sb = 0.25f;
+   struct tpl_gg_problem pr = {.mode = TPL_GG_ROWS,
+                               .l_kc = 1,
+                               .r_kc = 1,
+                               .num_xcd = 8,
+                               .align = 16,
+                               .m_total = mt,
+                               .ngroups = 2,
+                               .q = n,
+                               .kc = k,
+                               .ld_l = pitch,
+                               .ld_r = k,
+                               .r_gstride = estride,
+                               .l_bytes = (int64_t)abytes,
+                               .r_bytes = (int64_t)bbytes};
+   cr_assert_gt((uint64_t)((mt - 1) * pitch), UINT64_C(1) << 32);
+   uint64_t io[6] = {da,
+                     db,
+                     kt_dev_fill(ctx, (size_t)(mt * n) * 2, OUT_FILL),
+                     kt_to_dev(ctx, offs, sizeof(offs)),
+                     kt_to_dev(ctx, &sa, 4),
+                     kt_to_dev(ctx, &sb, 4)};
+   const tpl_family *f = &tpl_grouped_gemm_fp8;
+   struct tpl_gg_params p = point(64, 64, 64, 2, 16, 0);
+   p.mode = 0, p.l_kc = p.r_kc = 1, p.fmt_l = p.fmt_r = 0;
+   char msg[256];
+   cr_assert_eq(tpl_validate(f, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+   const rt_lkernel *kern;
+   cr_assert_eq(rt_kernel_get(ctx, f, &p, &kern), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   uint64_t vals[TPL_MAX_KARGS];
+   uint8_t ka[TPL_MAX_KARGS * 8];
+   f->kernargs(&pr, &p, io, vals);
+   size_t kn = tpl_kargs_write(f, vals, ka, sizeof(ka));
+   tpl_grid g;
+   f->grid(&pr, &p, &g);
+   cr_assert_eq(rt_kernel_launch(ctx, kern, g.grid, g.block, ka, kn, NULL), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   uint16_t *out = (uint16_t *)kt_take(ctx, io[2], (size_t)(mt * n) * 2);
+   unsigned bad = 0;
+   for (int64_t r = 0; r < mt; r++) {
+      int64_t e = r >= lens[0];
+      for (int64_t j = 0; j < n; j++) {
+         double sum = 0, abs_sum = 0;
+         for (int64_t kk = 0; kk < k; kk++) {
+            double t = dec(MXJIT_DTYPE_E4M3, ha[r * k + kk]) *
+                       dec(MXJIT_DTYPE_E4M3, hb[(e * n + j) * k + kk]);
+            sum += t, abs_sum += fabs(t);
+         }
+         double exact = sum * 0.125, got = host_bf16_to_f32(out[r * n + j]);
+         int ex;
+         frexp(exact, &ex);
+         double tol = 2 * ldexp(1, ex - 8) + (double)k * ldexp(1, -24) * abs_sum * 0.125;
+         if (!(fabs(got - exact) <= tol) && bad++ < 5)
+            cr_log_error("row %lld col %lld: %g, exact %g", (long long)r, (long long)j, got, exact);
+      }
+   }
+   cr_expect_eq(bad, 0, "%u elements outside the tolerance", bad);
+   free(out), free(ha), free(hb);
+   mxjit_free(ctx, da), mxjit_free(ctx, db);
+   mxjit_ctx_destroy(ctx);
+}
+
+/* Variable-K wgrad past 4 GiB: dOut (L) and A (R) rows are 8 MiB apart, the second group's
+ * rows lie past 4 GiB, and its 310 rows end mid-stage: the per-stage i64 rebase of the
+ * contraction-strided operands and the masked tail (lanes past the group read zeros, which
+ * needs a resource under 2 GiB) are both exercised. */
+Test(grouped_gemm, wgrad_rows_past_4gb, .timeout = 300)
+{
+   const char *target = "gfx942";
+   const int64_t pitch = INT64_C(8) << 20, p = 64, q = 32, mt = 610;
+   const int64_t offs[3] = {0, 300, mt};
+   mxjit_ctx *ctx = kt_emu_ctx(target, 0);
+   mxjit_devptr dl, dr;
+   size_t bytes = (size_t)(mt * pitch);
+   if (mxjit_malloc(ctx, bytes, &dl) || mxjit_malloc(ctx, bytes, &dr)) {
+      mxjit_ctx_destroy(ctx);
+      cr_skip_test("the emulator could not reserve %zu bytes on this host", 2 * bytes);
+   }
+   uint64_t s = 7;
+   uint8_t *hl = malloc((size_t)(mt * p)), *hr = malloc((size_t)(mt * q));
+   for (int64_t i = 0; i < mt * p; i++)
+      hl[i] = rand_code(MXJIT_DTYPE_E5M2FNUZ, &s);
+   for (int64_t i = 0; i < mt * q; i++)
+      hr[i] = rand_code(MXJIT_DTYPE_E4M3FNUZ, &s);
+   for (int64_t r = 0; r < mt; r++) {
+      cr_assert_eq(mxjit_memcpy_h2d(ctx, dl + (uint64_t)(r * pitch), hl + r * p, (size_t)p), 0);
+      cr_assert_eq(mxjit_memcpy_h2d(ctx, dr + (uint64_t)(r * pitch), hr + r * q, (size_t)q), 0);
+   }
+   /* the next row after each group's end holds data too: a tail that read it would show */
+   float sl = 2.0f, sr = 0.5f;
+   struct tpl_gg_problem pr = {.mode = TPL_GG_CONTRACT,
+                               .fmt_l = 1,
+                               .num_xcd = 8,
+                               .align = 4,
+                               .m_total = mt,
+                               .ngroups = 2,
+                               .p = p,
+                               .q = q,
+                               .ld_l = pitch,
+                               .ld_r = pitch,
+                               .l_bytes = (int64_t)bytes,
+                               .r_bytes = (int64_t)bytes};
+   size_t ob = (size_t)(2 * p * q) * 2;
+   uint64_t io[6] = {dl,
+                     dr,
+                     kt_dev_fill(ctx, ob, OUT_FILL),
+                     kt_to_dev(ctx, offs, sizeof(offs)),
+                     kt_to_dev(ctx, &sl, 4),
+                     kt_to_dev(ctx, &sr, 4)};
+   const tpl_family *f = &tpl_grouped_gemm_fp8;
+   struct tpl_gg_params pp = point(64, 64, 64, 3, 4, 0);
+   pp.mode = 1, pp.l_kc = pp.r_kc = 0, pp.fmt_l = 1, pp.fmt_r = 0;
+   char msg[256];
+   cr_assert_eq(tpl_validate(f, &pr, &pp, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+   const rt_lkernel *kern;
+   cr_assert_eq(rt_kernel_get(ctx, f, &pp, &kern), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   uint64_t vals[TPL_MAX_KARGS];
+   uint8_t ka[TPL_MAX_KARGS * 8];
+   f->kernargs(&pr, &pp, io, vals);
+   size_t kn = tpl_kargs_write(f, vals, ka, sizeof(ka));
+   tpl_grid g;
+   f->grid(&pr, &pp, &g);
+   cr_assert_eq(rt_kernel_launch(ctx, kern, g.grid, g.block, ka, kn, NULL), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   uint16_t *out = (uint16_t *)kt_take(ctx, io[2], ob);
+   unsigned bad = 0;
+   for (int64_t gi = 0; gi < 2; gi++) {
+      for (int64_t i = 0; i < p; i++) {
+         for (int64_t j = 0; j < q; j++) {
+            double sum = 0, abs_sum = 0;
+            for (int64_t m = offs[gi]; m < offs[gi + 1]; m++) {
+               double t = dec(MXJIT_DTYPE_E5M2FNUZ, hl[m * p + i]) *
+                          dec(MXJIT_DTYPE_E4M3FNUZ, hr[m * q + j]);
+               sum += t, abs_sum += fabs(t);
+            }
+            double exact = sum, got = host_bf16_to_f32(out[(gi * p + i) * q + j]);
+            int ex;
+            frexp(exact, &ex);
+            double tol = 2 * ldexp(1, ex - 8) + 310 * ldexp(1, -24) * abs_sum;
+            if (!(fabs(got - exact) <= tol) && bad++ < 5)
+               cr_log_error("group %lld dB(%lld, %lld): %g, exact %g", (long long)gi, (long long)i,
+                            (long long)j, got, exact);
+         }
+      }
+   }
+   cr_expect_eq(bad, 0, "%u elements outside the tolerance", bad);
+   free(out), free(hl), free(hr);
+   mxjit_free(ctx, dl), mxjit_free(ctx, dr);
+   mxjit_ctx_destroy(ctx);
+}
+
+/* What the op refuses, with a message that says what to do: OCP fp8 on gfx942 (its MFMA
+ * takes FNUZ). */
+Test(grouped_gemm, op_refuses_ocp_on_gfx942)
+{
+   mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0);
+   gcase c = {.target = "gfx950",
+              .pass = MXJIT_GEMM_FWD,
+              .ng = 2,
+              .lens = {5, 7},
+              .n = 16,
+              .k = 64,
+              .seed = 1};
+   gdata d;
+   make_case(ctx, &c, &d); /* gfx950's OCP dtypes on a gfx942 context */
+   cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &d.a), MXJIT_ERR_UNSUPPORTED);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "FNUZ"), "%s", mxjit_ctx_last_error(ctx));
+   mxjit_free(ctx, d.a.out);
+   free_case(ctx, &d);
+   mxjit_ctx_destroy(ctx);
+}
+
+/* Row pitches that are not a multiple of 4 bytes (K = 66, N = 37) cannot be loaded to LDS
+ * directly: the kernel stages bytes through VGPRs (vec 1) and C is stored element by element
+ * (37 columns): every pass, both targets, still within the tolerance. */
+Test(grouped_gemm, odd_pitches, .timeout = 600)
+{
+   static const char *const targets[] = {"gfx942", "gfx950"};
+   for (unsigned t = 0; t < 2; t++) {
+      for (int pass = 0; pass < 3; pass++) {
+         gcase c = {.target = targets[t],
+                    .pass = pass,
+                    .layout = pass == 1,
+                    .ng = 3,
+                    .lens = {33, 0, 70},
+                    .n = 37,
+                    .k = 66,
+                    .seed = 77 + (uint64_t)pass};
+         char tag[64];
+         snprintf(tag, sizeof(tag), "%s pass %d, K 66, N 37", targets[t], pass);
+         check_case(&c, NULL, 1, tag);
+      }
+   }
+}
+
+/* group_offs is not read on the host for a device call: a decreasing one must still end (no
+ * runaway stage count, nothing written out of bounds), and check mode names it. */
+Test(grouped_gemm, decreasing_group_offs_terminate)
+{
+   mxjit_ctx *ctx = NULL;
+   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
+                                                      .target = "gfx950",
+                                                      .no_disk_cache = 1,
+                                                      .check = 1},
+                                 &ctx),
+                MXJIT_OK);
+   gcase c = {.target = "gfx950",
+              .pass = MXJIT_GEMM_WGRAD,
+              .ng = 3,
+              .lens = {40, 100, 20},
+              .n = 32,
+              .k = 64,
+              .seed = 3};
+   gdata d;
+   make_case(ctx, &c, &d);
+   const int64_t bad[4] = {0, 140, 40, 160}; /* group 1 runs backwards */
+   cr_assert_eq(mxjit_memcpy_h2d(ctx, d.a.group_offs, bad, sizeof(bad)), MXJIT_OK);
+   mxjit_status st = mxjit_grouped_gemm_fp8(ctx, NULL, &d.a);
+   cr_assert_eq(st, MXJIT_ERR_INVALID_ARG, "%d: %s", (int)st, mxjit_ctx_last_error(ctx));
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "nondecreasing"), "%s", mxjit_ctx_last_error(ctx));
+   mxjit_free(ctx, d.a.out);
+   free_case(ctx, &d);
+   mxjit_ctx_destroy(ctx);
+}
+
+/* An output that runs on for gigabytes past a tile (m_total = 2^26 rows, 4 GiB of C, only the
+ * first 70 rows grouped): the masked stores of the rows past the group and the columns past N
+ * must fall out of range (the tile's resource is capped below 2 GiB), not 2 GiB further into
+ * C. The emulator counts the bytes stores really wrote: exactly the 70 x 32 valid outputs.
+ * (Before the cap it counted the whole 256 x 64 tile, 32768 bytes.) */
+Test(grouped_gemm, masked_stores_stay_in_the_tile, .timeout = 300)
+{
+   const int64_t mt = INT64_C(1) << 26, k = 64, n = 32, rows = 70;
+   mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0);
+   /* persistent on 2 CUs: the bound of ~2^18 tiles is walked by 2 workgroups, not launched */
+   mxjit_grouped_gemm_fp8_args a = {
+       .pass = MXJIT_GEMM_FWD, .b_layout = MXJIT_B_NK, .ngroups = 1, .persistent_cus = 2};
+   a.a = (mxjit_tensor){.dtype = MXJIT_DTYPE_E4M3, .ndim = 2, .shape = {mt, k}};
+   a.b = (mxjit_tensor){.dtype = MXJIT_DTYPE_E4M3, .ndim = 3, .shape = {1, n, k}};
+   size_t cbytes = (size_t)(mt * n) * 2;
+   if (mxjit_malloc(ctx, (size_t)(mt * k), &a.a.data) || mxjit_malloc(ctx, cbytes, &a.out)) {
+      mxjit_ctx_destroy(ctx);
+      cr_skip_test("the emulator could not reserve %zu bytes on this host", cbytes * 2);
+   }
+   uint64_t s = 5;
+   uint8_t ha[70 * 64], hb[32 * 64];
+   for (unsigned i = 0; i < sizeof(ha); i++)
+      ha[i] = rand_code(MXJIT_DTYPE_E4M3, &s);
+   for (unsigned i = 0; i < sizeof(hb); i++)
+      hb[i] = rand_code(MXJIT_DTYPE_E4M3, &s);
+   cr_assert_eq(mxjit_memcpy_h2d(ctx, a.a.data, ha, sizeof(ha)), MXJIT_OK);
+   /* rows past the group hold data too, so the masked rows' values are not zeros */
+   for (int64_t r = rows; r < 512; r += 2)
+      cr_assert_eq(mxjit_memcpy_h2d(ctx, a.a.data + (uint64_t)(r * k), ha, 2 * (size_t)k),
+                   MXJIT_OK);
+   a.b.data = kt_to_dev(ctx, hb, sizeof(hb));
+   float one = 1.0f;
+   int64_t offs[2] = {0, rows};
+   a.a_scale_inv = kt_to_dev(ctx, &one, 4);
+   a.b_scale_inv = kt_to_dev(ctx, &one, 4);
+   a.group_offs = kt_to_dev(ctx, offs, sizeof(offs));
+   cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   {
+      rt_device *dev = rt_ctx_device(ctx);
+      rt_counters cn;
+      dev->ops->last_counters(dev, &cn);
+      cr_assert_eq(cn.bytes_global_store, (uint64_t)(rows * n * 2),
+                   "%llu bytes stored: masked stores landed in C",
+                   (unsigned long long)cn.bytes_global_store);
+   }
+   uint16_t out[70 * 32];
+   cr_assert_eq(mxjit_memcpy_d2h(ctx, out, a.out, sizeof(out)), MXJIT_OK);
+   for (int64_t r = 0; r < rows; r++) {
+      for (int64_t j = 0; j < n; j++) {
+         double sum = 0, abs_sum = 0;
+         for (int64_t kk = 0; kk < k; kk++) {
+            double t =
+                dec(MXJIT_DTYPE_E4M3, ha[r * k + kk]) * dec(MXJIT_DTYPE_E4M3, hb[j * k + kk]);
+            sum += t, abs_sum += fabs(t);
+         }
+         int ex;
+         frexp(sum, &ex);
+         double tol = 2 * ldexp(1, ex - 8) + k * ldexp(1, -24) * abs_sum;
+         cr_assert(fabs(host_bf16_to_f32(out[r * n + j]) - sum) <= tol, "out(%lld, %lld)",
+                   (long long)r, (long long)j);
+      }
+   }
+   mxjit_free(ctx, a.a.data), mxjit_free(ctx, a.out), mxjit_free(ctx, a.b.data);
+   mxjit_ctx_destroy(ctx);
+}
