@@ -35,6 +35,21 @@ struct tpl_mx_problem {
 /* Per-call values (rt_run's io): x, q, s, offs device pointers. */
 enum { TPL_MX_IO_X, TPL_MX_IO_Q, TPL_MX_IO_S, TPL_MX_IO_OFFS };
 
+/* ---- the MXFP4 cast / cast-transpose family (mxfp4.c, KERNELS.md §2) ---------------------
+ * One read of x (M, K) writes the rowwise output q_row (M, K/2) + scales over (M, K/32), the
+ * columnwise output q_col (K, M/2) + scales over (K, M/32), or both. */
+enum { TPL_MXFP4_ROW = 1, TPL_MXFP4_COL = 2, TPL_MXFP4_BOTH = 3 };
+/** The problem (plan key; no pointers, no padding). scales: enum tpl_mx_scales, for every
+ *  output requested; preshuffle: the FP4 data in the shuffle_weight 16x16 layout (§5.2). */
+struct tpl_mxfp4_problem {
+   int64_t m, k;
+   int64_t ld_x; /* row stride of x in elements (>= k) */
+   uint32_t in_f32, mode, outputs, scales, preshuffle;
+   uint32_t pad0; /* keeps the struct free of padding (it is hashed bytewise) */
+};
+/* Per-call values (rt_run's io). */
+enum { TPL_MXFP4_IO_X, TPL_MXFP4_IO_QR, TPL_MXFP4_IO_SR, TPL_MXFP4_IO_QC, TPL_MXFP4_IO_SC };
+
 /** Parameters of both families. The first group mirrors the problem class (pick copies it,
  *  validate insists on it: one compiled kernel per class); the second shapes the kernel. */
 struct tpl_mx_params {
@@ -50,6 +65,19 @@ struct tpl_mx_params {
    uint32_t ktail;  /* dim1: K % (load / elem size) != 0: the chunk across K is loaded
                      * element by element */
    uint32_t is3d;   /* dim1 family: the 3d problem (expert weights, its scale layouts) */
+};
+
+/** The MXFP4 family's params (mxfp4.c): its class, then its geometry. The shared stages take
+ *  the struct tpl_mx_params that the family fills from these (elem E2M1). */
+struct tpl_mxfp4_params {
+   uint32_t in_f32, mode, scales;
+   uint32_t outputs;    /* TPL_MXFP4_ROW | TPL_MXFP4_COL */
+   uint32_t preshuffle; /* data in the shuffle_weight 16x16 layout */
+   uint32_t waves;      /* waves per workgroup */
+   uint32_t load;       /* bytes per load instruction: 4, 8, 16 */
+   uint32_t rpl;        /* rows of a 32-row tile per lane */
+   uint32_t rows;       /* 32-row tiles per wave, one after another */
+   uint32_t ktail;      /* K % (load / elem size) != 0: the chunk across K element by element */
 };
 
 #define TPL_MX_PARAMS(X)                                                                           \

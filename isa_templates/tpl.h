@@ -132,6 +132,7 @@ extern const tpl_family tpl_scaled_copy;
 extern const tpl_family tpl_mxfp8_dim0;
 extern const tpl_family tpl_mxfp8_dim1;
 extern const tpl_family tpl_mxfp4_rowwise;
+extern const tpl_family tpl_mxfp4;
 /** All families, NULL-terminated (for tools: compile, dis, demo). */
 extern const tpl_family *const tpl_families[];
 const tpl_family *tpl_lookup(const char *name);

@@ -336,33 +336,6 @@ Test(mxfp4, every_pick_point_gfx950, .timeout = 900)
    every_pick_point("gfx950");
 }
 
-/* ---- what the emu/hip device still refuses ------------------------------------------------ */
-
-Test(mxfp4, device_refusals)
-{
-   mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0);
-   fp4_case c = {.m = 32, .k = 64};
-   uint16_t x[32 * 64] = {0};
-   mxjit_devptr dx = kt_to_dev(ctx, x, sizeof(x));
-   mxjit_mxfp4_quant_args a = args_of(&c, dx);
-   a.q_row = kt_dev_fill(ctx, 32 * 32, 0);
-   a.s_row = kt_dev_fill(ctx, 256 * 8, 0);
-   a.q_col = kt_dev_fill(ctx, 32 * 32, 0);
-   a.s_col = kt_dev_fill(ctx, 256 * 8, 0);
-   a.colwise = 1;
-   cr_expect_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_ERR_UNSUPPORTED);
-   cr_expect(strstr(mxjit_ctx_last_error(ctx), "columnwise"), "%s", mxjit_ctx_last_error(ctx));
-   a.colwise = 0;
-   a.preshuffle = 1;
-   cr_expect_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_ERR_UNSUPPORTED);
-   cr_expect(strstr(mxjit_ctx_last_error(ctx), "preshuffle"), "%s", mxjit_ctx_last_error(ctx));
-   a.preshuffle = 0;
-   a.scale_layout = MXJIT_SCALES_BLOCKED;
-   cr_expect_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_ERR_UNSUPPORTED);
-   cr_expect(strstr(mxjit_ctx_last_error(ctx), "blocked"), "%s", mxjit_ctx_last_error(ctx));
-   mxjit_ctx_destroy(ctx);
-}
-
 /* Check mode (options.check): the kernel's output is compared with the host reference on the
  * inputs copied back; the FP4 data of 0xFF-scale blocks (NaN/Inf, present in the random
  * inputs) differs between them and must not fail the check, in either scale layout. */
