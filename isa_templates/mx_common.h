@@ -77,6 +77,7 @@ struct tpl_mxfp4_params {
    uint32_t load;       /* bytes per load instruction: 4, 8, 16 */
    uint32_t rpl;        /* rows of a 32-row tile per lane */
    uint32_t rows;       /* 32-row tiles per wave, one after another */
+   uint32_t unroll;     /* column chunks (2 rpl load / elem size wide) per tile, in turn */
    uint32_t ktail;      /* K % (load / elem size) != 0: the chunk across K element by element */
 };
 

@@ -51,6 +51,7 @@ static const uint32_t f4_waves[] = {1, 2, 4, 8};
 static const uint32_t f4_load[] = {4, 8, 16};
 static const uint32_t f4_rpl[] = {2, 4, 8, 16};
 static const uint32_t f4_rows[] = {1, 2, 4};
+static const uint32_t f4_unroll[] = {1, 2, 4};
 
 #define P(nm, allowed, d)                                                                          \
    {#nm, offsetof(struct tpl_mxfp4_params, nm), allowed, sizeof(allowed) / sizeof(allowed[0]), d},
@@ -59,7 +60,8 @@ static const uint32_t f4_rows[] = {1, 2, 4};
 static const tpl_param mxfp4_params[] = {
     P(in_f32, f4_bool, 0) P(mode, f4_mode, 0) P(scales, f4_scales, 0)
         Q(outputs, f4_outputs, TPL_MXFP4_ROW) Q(preshuffle, f4_bool, 0) P(waves, f4_waves, 4)
-            P(load, f4_load, 16) P(rpl, f4_rpl, 8) P(rows, f4_rows, 1) P(ktail, f4_bool, 0)};
+            P(load, f4_load, 16) P(rpl, f4_rpl, 8) P(rows, f4_rows, 1) P(unroll, f4_unroll, 1)
+                P(ktail, f4_bool, 0)};
 #undef P
 #undef Q
 
@@ -87,7 +89,13 @@ esize(const struct tpl_mx_params *p)
    return p->in_f32 ? 4 : 2;
 }
 
-/* Columns per lane, lanes per 32-row block, columns of a wave's tile. */
+static unsigned
+fp_unroll(const void *params)
+{
+   return ((const struct tpl_mxfp4_params *)params)->unroll;
+}
+
+/* Columns per lane, lanes per 32-row block, columns of one chunk of a wave's tile. */
 static unsigned
 cols(const struct tpl_mx_params *p)
 {
@@ -170,15 +178,14 @@ mxfp4_validate(const void *problem, const void *params, char *msg, size_t msglen
    else if (pr->preshuffle && ((has_row(pr->outputs) && (pr->m % 16 || pr->k % 64)) ||
                                (has_col(pr->outputs) && (pr->k % 16 || pr->m % 64))))
       why = "preshuffled data (shuffle_weight 16x16) needs rows % 16 == 0 and row bytes % 32 == 0";
-   else if (span(p) % 32 || (pr->preshuffle && span(p) % 64))
-      why = "a wave's columns (2 * rpl * load / element size) must be whole 32-column blocks "
-            "(64 with preshuffled data)";
+   else if (span(p) % 32)
+      why = "a wave's columns (2 * rpl * load / element size) must be whole 32-column blocks";
    else if (p->ktail != (pr->k % c != 0))
       why = "ktail must be 1 exactly when K is not a multiple of the columns per load";
    else if (p->rpl * p->load > 256)
       why = "more than 256 bytes per lane in flight (rpl * load): the registers would spill";
    else if (row_b >= 2147483648.0 || 32.0 * pr->k >= 2147483648.0 ||
-            (double)span(p) * pr->m >= 2147483648.0)
+            (double)span(p) * fp->unroll * pr->m >= 2147483648.0)
       why = "a tile's offsets must stay under 2 GB (32 rows of x and q_row, the tile's columns of "
             "q_col; 32-bit lane offsets)";
    if (!why)
@@ -203,12 +210,15 @@ mxfp4_pick(const struct jt_target *t, const void *problem, void *params)
    fp->preshuffle = pr->preshuffle;
    fp->waves = 4;
    fp->load = 16;
-   /* gfx942's software E2M1 encoder needs more registers: 4 rows per lane there keep both
-    * outputs under 64 VGPRs without scratch (8 spilled), 8 where preshuffled f32 needs the
-    * 64-column tile */
+   /* 8 rows per lane where the registers allow both outputs without scratch: gfx950 bf16
+    * (62 VGPRs); gfx942's software E2M1 encoder and f32 (twice the dwords per column) take 4
+    * (8 spilled) */
    bool hw = t && jt_has(t, JT_CAP_CVT_SCALEF32) && jt_has(t, JT_CAP_PK_FP4);
-   fp->rpl = hw || (pr->preshuffle && pr->in_f32) ? 8 : 4;
+   fp->rpl = hw && !pr->in_f32 ? 8 : 4;
    fp->rows = 1;
+   /* two column chunks per tile share the tile's resources and address math (the scalar
+    * setup halves); gfx942 f32 EVEN with both outputs preshuffled spilled 8 bytes with two */
+   fp->unroll = !hw && pr->in_f32 && pr->preshuffle && pr->outputs == TPL_MXFP4_BOTH ? 1 : 2;
    fp->ktail = pr->k % (fp->load / (pr->in_f32 ? 4 : 2)) != 0;
 }
 
@@ -239,7 +249,8 @@ mxfp4_grid(const void *problem, const void *params, tpl_grid *g)
    cover(pr, &tm, &kc);
    if (pr->m == 0 || pr->k == 0)
       tm = kc = 0; /* nothing to read and no scale matrix */
-   g->grid[0] = (uint32_t)((kc + span(p) - 1) / span(p));
+   int64_t wc = (int64_t)span(p) * fp_unroll(params);
+   g->grid[0] = (uint32_t)((kc + wc - 1) / wc);
    g->grid[1] = (uint32_t)((tm + per_wg - 1) / per_wg);
    g->grid[2] = 1;
    g->block[0] = 64 * p->waves;
@@ -280,18 +291,22 @@ struct lanes {
 
 struct tile {
    jb_val m0, k0;   /* i64, uniform: first row and column */
-   jb_val mrem;     /* i32, uniform: M - m0 clamped to [-1, 2^30] */
    jb_val krem;     /* i32, uniform: K - k0 clamped */
    jb_val rows[16]; /* raw dwords of each of the lane's rows */
 };
 
-/* A store stream: a resource at the tile's base, the lane's offset, and the uniform step
- * between consecutive rows (rowwise) or columns (columnwise) of the lane. */
+/* A store stream: a resource at the tile's base, the lane's offset (out of range where the
+ * lane has nothing to store), and the step between consecutive rows (rowwise) or columns
+ * (columnwise) of the lane: constant, or uniform i32. Rows and columns past the tensor fall
+ * past the view's end (the range check drops them); views stay under 2^31 bytes so that the
+ * out-of-range offset plus any step stays out. */
 struct stream {
    jb_val srd, voff;
    unsigned step; /* constant step, or */
    jb_val step_v; /* a uniform i32 step (.v NULL: use step) */
 };
+
+#define OOB 0x80000000u /* an offset no view contains */
 
 static jb_val
 clamp_i32(jb_builder *b, jb_val v64)
@@ -300,10 +315,22 @@ clamp_i32(jb_builder *b, jb_val v64)
    return jb_trunc(b, v64, JB_I32);
 }
 
+/* A resource over [ptr + off, ptr + total), under 2^31 bytes; empty unless `in` (uniform i1,
+ * .v NULL = always). */
 static jb_val
-stream_soff(jb_builder *b, const struct stream *s, unsigned i)
+view(jb_builder *b, jb_val ptr, jb_val off, jb_val total, jb_val in)
 {
-   return s->step_v.v ? jb_imul_imm(b, s->step_v, i) : jb_imm_u32(b, s->step * i);
+   jb_val end = jb_smin(b, total, jb_iadd_imm(b, off, 0x7fffffff));
+   return jb_srd_rebase(b, ptr, off, in.v ? jb_select(b, in, end, off) : end);
+}
+
+static jb_val
+stream_off(jb_builder *b, const struct stream *s, unsigned i)
+{
+   if (!i)
+      return s->voff;
+   return jb_iadd(b, s->voff,
+                  s->step_v.v ? jb_imul_imm(b, s->step_v, i) : jb_imm_u32(b, s->step * i));
 }
 
 /* requires: the tile's m0, k0. produces: its loads issued, zeros past M and K. */
@@ -313,28 +340,28 @@ tile_load(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L, s
    unsigned es = esize(p), c = cols(p), nd = p->load / 4;
    jb_val ldx = jb_arg_val(b, KA_ld_x);
    jb_val off = jb_imul_imm(b, jb_iadd(b, jb_imul(b, T->m0, ldx), T->k0), es);
-   jb_val srd = jb_srd_rebase(b, jb_arg_val(b, KA_x), off, jb_arg_val(b, KA_x_bytes));
+   jb_val srd = view(b, jb_arg_val(b, KA_x), off, jb_arg_val(b, KA_x_bytes), (jb_val){0});
    jb_val ldb = jb_trunc(b, jb_imul_imm(b, ldx, es), JB_I32);
    jb_val full = jb_cmp(b, JB_SLE, jb_iadd_imm(b, L->kk, c), T->krem);
    jb_val straddle = jb_and(b, jb_cmp(b, JB_SLT, L->kk, T->krem), jb_not(b, full));
    jb_type lt = nd == 1 ? JB_I32 : JB_TYPE(JB_KIND_INT, 32, nd);
    jb_val voff = jb_iadd(b, jb_imul(b, L->mrow, ldb), jb_imul_imm(b, L->kk, es));
+   /* lanes past K read nothing; rows past M lie past the view's end (x ends with row M-1) */
+   jb_val voff_full = jb_select(b, full, voff, jb_imm_u32(b, OOB));
    for (unsigned r = 0; r < p->rpl; r++) {
-      /* the row in the scalar offset (unchecked by the range check): rows past M masked */
-      jb_val soff = jb_imul_imm(b, ldb, r);
-      jb_val in = jb_cmp(b, JB_SLT, jb_iadd_imm(b, L->mrow, r), T->mrem);
-      jb_val v = jb_buffer_load(b, srd, voff, lt, .mask = jb_and(b, full, in), .soffset = soff,
+      jb_val step = jb_imul_imm(b, ldb, r);
+      jb_val v = jb_buffer_load(b, srd, r ? jb_iadd(b, voff_full, step) : voff_full, lt,
                                 .nontemporal = true);
       if (p->ktail) {
          /* the chunk across K, element by element (no load may straddle the row's end) */
          jb_val d[4];
          for (unsigned i = 0; i < nd; i++)
             d[i] = jb_imm_u32(b, 0);
+         jb_val vr = jb_iadd(b, voff, step);
          for (unsigned e = 0; e < c; e++) {
-            jb_val ok = jb_and(b, jb_and(b, straddle, in),
-                               jb_cmp(b, JB_SLT, jb_iadd_imm(b, L->kk, e), T->krem));
-            jb_val x = jb_buffer_load(b, srd, jb_iadd_imm(b, voff, e * es),
-                                      es == 2 ? JB_I16 : JB_I32, .mask = ok, .soffset = soff);
+            jb_val ok = jb_and(b, straddle, jb_cmp(b, JB_SLT, jb_iadd_imm(b, L->kk, e), T->krem));
+            jb_val x = jb_buffer_load(b, srd, jb_iadd_imm(b, vr, e * es), es == 2 ? JB_I16 : JB_I32,
+                                      .mask = ok);
             x = es == 2 ? jb_shl_imm(b, jb_zext(b, x, JB_I32), 16 * (e % 2)) : x;
             d[e * es / 4] = jb_or(b, d[e * es / 4], x);
          }
@@ -365,16 +392,15 @@ column(jb_builder *b, const struct tpl_mx_params *p, const struct tile *T, unsig
    return n > 1 ? jb_vec(b, d, n) : d[0];
 }
 
-/* Stores n codes (bytes, n = 1, 2, 4, 8) as one access. */
+/* Stores n codes (bytes, n = 1, 2, 4, 8) as one access, the i-th of the stream. */
 static void
-store_codes(jb_builder *b, jb_val codes, unsigned n, const struct stream *s, unsigned i, jb_val ok)
+store_codes(jb_builder *b, jb_val codes, unsigned n, const struct stream *s, unsigned i)
 {
    jb_type st = n >= 8   ? JB_TYPE(JB_KIND_INT, 32, n / 4)
                 : n == 4 ? JB_I32
                 : n == 2 ? JB_I16
                          : JB_I8;
-   jb_buffer_store(b, n > 1 ? jb_bitcast(b, codes, st) : codes, s->srd, s->voff, .mask = ok,
-                   .soffset = stream_soff(b, s, i));
+   jb_buffer_store(b, n > 1 ? jb_bitcast(b, codes, st) : codes, s->srd, stream_off(b, s, i));
 }
 
 /* §5.1 offset of (row i, column j) within a 32-row group, with i % 32 = r and j the column:
@@ -403,10 +429,12 @@ blocked_off(jb_builder *b, jb_val i, jb_val j)
 
 /* Scale stream of an output: the layout over a logical (h, w) matrix whose element (i, j) for
  * this lane is (i0 + il + step, j0 + jl) with i0, j0 uniform i64 (i0 % 32 == 0) and il (< 2^30),
- * jl i32. Rows of a lane (the stepped index) stay within one 16-row group of i. */
+ * jl i32. Rows of a lane (the stepped index) stay within one 16-row group of i. Rows past the
+ * layout's (padded) rows fall past its end; lane_ok masks the rest (columns, other lanes). */
 static void
 scale_stream(jb_builder *b, const struct tpl_mx_params *p, jb_val s, jb_val cols_w, jb_val bytes,
-             jb_val i0, jb_val il, jb_val j0, jb_val jl, struct stream *out)
+             jb_val i0, jb_val il, jb_val j0, jb_val jl, jb_val in, jb_val lane_ok,
+             struct stream *out)
 {
    jb_val base, voff;
    out->step_v = (jb_val){0};
@@ -433,8 +461,8 @@ scale_stream(jb_builder *b, const struct tpl_mx_params *p, jb_val s, jb_val cols
       voff = jb_iadd(b, jb_imul(b, il, w), jl);
       out->step_v = w;
    }
-   out->srd = jb_srd_rebase(b, s, base, bytes);
-   out->voff = voff;
+   out->srd = view(b, s, base, bytes, in);
+   out->voff = jb_select(b, lane_ok, voff, jb_imm_u32(b, OOB));
 }
 
 /* requires: the tile's rows loaded. produces: q_row and its scales for the tile's rows. */
@@ -450,42 +478,43 @@ row_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
    struct stream q, s;
    q.step_v = (jb_val){0};
    if (fp->preshuffle) {
-      /* §5.2 over (M, K/2): rows m0 + mrow + r (r < rpl, one 16-row group), bytes k0/2 + kb
-       * (k0/2 % 32 == 0): n0 16 Kb + k0' 512 + k1 256 + n1 16 + k2 */
+      /* §5.2 over (M, K/2): rows m0 + mrow + r (r < rpl, one 16-row group), byte kb of the
+       * row = k0/2 + the lane's: n0 16 Kb + kb0 512 + k1 256 + n1 16 + k2 with kb = 32 kb0 +
+       * 16 k1 + k2; the 32-byte groups before the tile's in the base, the rest per lane */
       jb_val base = jb_iadd(b, jb_imul(b, T->m0, kh), jb_shl_imm(b, jb_lshr_imm(b, T->k0, 6), 9));
       jb_val n0 = jb_imul(b, jb_shl_imm(b, jb_lshr_imm(b, L->mrow, 4), 4), kh32);
+      kb = jb_iadd(b, jb_trunc(b, jb_and_imm(b, jb_lshr_imm(b, T->k0, 1), 31), JB_I32), kb);
       jb_val kpart = jb_iadd(b, jb_shl_imm(b, jb_lshr_imm(b, kb, 5), 9),
                              jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, jb_lshr_imm(b, kb, 4), 1), 8),
                                      jb_and_imm(b, kb, 15)));
       q.voff = jb_iadd(b, jb_iadd(b, n0, kpart), jb_shl_imm(b, jb_and_imm(b, L->mrow, 15), 4));
-      q.srd = jb_srd_rebase(b, jb_arg_val(b, KA_q_row), base, jb_imul(b, jb_arg_val(b, KA_m), kh));
+      q.srd =
+          view(b, jb_arg_val(b, KA_q_row), base, jb_imul(b, jb_arg_val(b, KA_m), kh), (jb_val){0});
       q.step = 16;
    } else {
       jb_val base = jb_iadd(b, jb_imul(b, T->m0, kh), jb_lshr_imm(b, T->k0, 1));
-      q.srd = jb_srd_rebase(b, jb_arg_val(b, KA_q_row), base, jb_imul(b, jb_arg_val(b, KA_m), kh));
+      q.srd =
+          view(b, jb_arg_val(b, KA_q_row), base, jb_imul(b, jb_arg_val(b, KA_m), kh), (jb_val){0});
       q.voff = jb_iadd(b, jb_imul(b, L->mrow, kh32), kb);
       q.step_v = kh32;
    }
+   /* rows past M fall past q's end; lanes past K (K % 32 == 0: whole chunks) store nothing */
+   q.voff = jb_select(b, jb_cmp(b, JB_SLT, L->kk, T->krem), q.voff, jb_imm_u32(b, OOB));
+   /* scales: the first lane of a block, and a column the layout has */
+   jb_val sccols = clamp_i32(b, jb_isub(b, jb_arg_val(b, KA_sr_cols), jb_lshr_imm(b, T->k0, 5)));
+   jb_val lead = jb_and(b, jb_cmp(b, JB_EQ, jb_and_imm(b, L->kk, 31), jb_imm_u32(b, 0)),
+                        jb_cmp(b, JB_SLT, jb_lshr_imm(b, L->kk, 5), sccols));
    scale_stream(b, p, jb_arg_val(b, KA_s_row), jb_arg_val(b, KA_sr_cols),
                 jb_arg_val(b, KA_sr_bytes), T->m0, L->mrow, jb_lshr_imm(b, T->k0, 5),
-                jb_lshr_imm(b, L->kk, 5), &s);
-   jb_val srrem = clamp_i32(b, jb_isub(b, jb_arg_val(b, KA_sr_rows), T->m0));
-   jb_val sccols = clamp_i32(b, jb_isub(b, jb_arg_val(b, KA_sr_cols), jb_lshr_imm(b, T->k0, 5)));
-   jb_val lead = jb_cmp(b, JB_EQ, jb_and_imm(b, L->kk, 31), jb_imm_u32(b, 0));
-   jb_val s_col_ok = jb_and(b, lead, jb_cmp(b, JB_SLT, jb_lshr_imm(b, L->kk, 5), sccols));
-   jb_val q_col_ok = jb_cmp(b, JB_SLT, L->kk, T->krem); /* K % 32 == 0: whole chunks */
+                jb_lshr_imm(b, L->kk, 5), (jb_val){0}, lead, &s);
    for (unsigned r = 0; r < p->rpl; r++) {
       jb_val abs, raw = T->rows[r];
       jb_val amax = tpl_mx_amax_bits(b, p, raw, &abs);
       for (unsigned x = 1; x < bl; x *= 2) /* the block's lanes are lm apart */
          amax = jb_umax(b, amax, jb_shuffle_xor(b, amax, x * lm));
       jb_val sb = tpl_mx_scale(b, p, amax);
-      jb_val codes = tpl_mx_cast(b, p, raw, abs, sb);
-      jb_val row = jb_iadd_imm(b, L->mrow, r);
-      store_codes(b, codes, c / 2, &q, r, jb_and(b, q_col_ok, jb_cmp(b, JB_SLT, row, T->mrem)));
-      jb_val sok = jb_and(b, s_col_ok, jb_cmp(b, JB_SLT, row, srrem));
-      jb_buffer_store(b, jb_trunc(b, sb, JB_I8), s.srd, s.voff, .mask = sok,
-                      .soffset = stream_soff(b, &s, r));
+      store_codes(b, tpl_mx_cast(b, p, raw, abs, sb), c / 2, &q, r);
+      jb_buffer_store(b, jb_trunc(b, sb, JB_I8), s.srd, stream_off(b, &s, r));
    }
 }
 
@@ -514,31 +543,28 @@ col_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
       jb_val n0 = jb_imul(b, jb_shl_imm(b, jb_lshr_imm(b, L->kk, 4), 4), mh32);
       q.voff = jb_iadd(b, jb_iadd(b, n0, jb_shl_imm(b, jb_and_imm(b, L->kk, 15), 4)),
                        jb_lshr_imm(b, L->mrow, 1));
-      q.srd = jb_srd_rebase(b, jb_arg_val(b, KA_q_col), base, jb_imul(b, kdim, mh));
+      q.srd = view(b, jb_arg_val(b, KA_q_col), base, jb_imul(b, kdim, mh), m_in);
       q.step = 16;
    } else {
       jb_val base = jb_iadd(b, jb_imul(b, T->k0, mh), jb_lshr_imm(b, T->m0, 1));
-      q.srd = jb_srd_rebase(b, jb_arg_val(b, KA_q_col), base, jb_imul(b, kdim, mh));
+      q.srd = view(b, jb_arg_val(b, KA_q_col), base, jb_imul(b, kdim, mh), m_in);
       q.voff = jb_iadd(b, jb_imul(b, L->kk, mh32), jb_lshr_imm(b, L->mrow, 1));
       q.step_v = mh32;
    }
+   /* columns past K fall past q's and the scales' ends; one lane of a block stores its scale,
+    * in a tile whose block the layout has (padding included) */
+   jb_val lead = jb_cmp(b, JB_EQ, L->mg, jb_imm_u32(b, 0));
    scale_stream(b, p, jb_arg_val(b, KA_s_col), jb_arg_val(b, KA_sc_cols),
-                jb_arg_val(b, KA_sc_bytes), T->k0, L->kk, mb, jb_imm_u32(b, 0), &s);
-   jb_val screm = clamp_i32(b, jb_isub(b, jb_arg_val(b, KA_sc_rows), T->k0));
-   jb_val lead = jb_and(b, jb_cmp(b, JB_EQ, L->mg, jb_imm_u32(b, 0)),
-                        jb_cmp(b, JB_SLT, mb, jb_arg_val(b, KA_sc_cols)));
+                jb_arg_val(b, KA_sc_bytes), T->k0, L->kk, mb, jb_imm_u32(b, 0),
+                jb_cmp(b, JB_SLT, mb, jb_arg_val(b, KA_sc_cols)), lead, &s);
    for (unsigned j = 0; j < c; j++) {
       jb_val abs, colv = column(b, p, T, j);
       jb_val amax = tpl_mx_amax_bits(b, p, colv, &abs);
-      if (lm > 1)
-         amax = jb_wave_reduce(b, JB_RED_UMAX, amax, .cluster = lm);
+      for (unsigned x = 1; x < lm; x *= 2) /* the block's lanes are consecutive: DPP */
+         amax = jb_umax(b, amax, jb_shuffle_xor(b, amax, x));
       jb_val sb = tpl_mx_scale(b, p, amax);
-      jb_val codes = tpl_mx_cast(b, p, colv, abs, sb);
-      jb_val col = jb_iadd_imm(b, L->kk, j);
-      store_codes(b, codes, p->rpl / 2, &q, j, jb_and(b, m_in, jb_cmp(b, JB_SLT, col, T->krem)));
-      jb_val sok = jb_and(b, lead, jb_cmp(b, JB_SLT, col, screm));
-      jb_buffer_store(b, jb_trunc(b, sb, JB_I8), s.srd, s.voff, .mask = sok,
-                      .soffset = stream_soff(b, &s, j));
+      store_codes(b, tpl_mx_cast(b, p, colv, abs, sb), p->rpl / 2, &q, j);
+      jb_buffer_store(b, jb_trunc(b, sb, JB_I8), s.srd, stream_off(b, &s, j));
    }
 }
 
@@ -561,7 +587,8 @@ mxfp4_build(jb_builder *b, const void *params)
    L.kk = jb_imul_imm(b, jb_lshr_imm(b, L.lane, __builtin_ctz(lm)), cols(p));
    L.mrow = jb_imul_imm(b, L.mg, p->rpl);
    jb_val wave = jb_readfirstlane(b, jb_lshr_imm(b, tid, 6));
-   jb_val k0 = jb_imul_imm(b, jb_zext(b, jb_workgroup_id(b, 0), JB_I64), span(p));
+   jb_val k0 =
+       jb_imul_imm(b, jb_zext(b, jb_workgroup_id(b, 0), JB_I64), (int64_t)span(p) * fp->unroll);
    jb_val wg = jb_zext(b, jb_workgroup_id(b, 1), JB_I64);
    jb_val t0 =
        jb_imul_imm(b, jb_iadd(b, jb_imul_imm(b, wg, p->waves), jb_zext(b, wave, JB_I64)), p->rows);
@@ -571,13 +598,19 @@ mxfp4_build(jb_builder *b, const void *params)
       T.k0 = k0;
       T.krem = krem;
       T.m0 = jb_shl_imm(b, jb_iadd_imm(b, t0, i), 5);
-      T.mrem = clamp_i32(b, jb_isub(b, jb_arg_val(b, KA_m), T.m0));
-      tile_load(b, p, &L, &T);
-      jb_sched_barrier(b, 0); /* the tiles one after another (registers) */
-      if (has_col(fp->outputs))
-         col_stage(b, fp, &L, &T);
-      if (has_row(fp->outputs))
-         row_stage(b, fp, &L, &T);
+      /* the wave's column chunks one after another: the same resources (LLVM merges their
+       * identical address math), one chunk's registers at a time */
+      for (unsigned u = 0; u < fp->unroll; u++) {
+         struct lanes Lu = L;
+         Lu.kk = jb_iadd_imm(b, L.kk, (int64_t)u * span(p));
+         tile_load(b, p, &Lu, &T);
+         jb_sched_barrier(b, 0);
+         if (has_col(fp->outputs))
+            col_stage(b, fp, &Lu, &T);
+         if (has_row(fp->outputs))
+            row_stage(b, fp, &Lu, &T);
+         jb_sched_barrier(b, 0);
+      }
    }
 }
 
