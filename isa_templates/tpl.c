@@ -185,7 +185,7 @@ tpl_dump(const struct jt_target *t, const tpl_family *f, const void *params, boo
 }
 
 const tpl_family *const tpl_families[] = {&tpl_scaled_copy, &tpl_mxfp8_dim0, &tpl_mxfp8_dim1,
-                                          &tpl_mxfp4_rowwise, &tpl_mxfp4, NULL};
+                                          &tpl_mxfp4, NULL};
 
 const tpl_family *
 tpl_lookup(const char *name)

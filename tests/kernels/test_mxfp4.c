@@ -1,9 +1,9 @@
 /*
- * test_mxfp4.c — the MXFP4 rowwise cast kernel (isa_templates/mxfp4_rowwise.c) on the
+ * test_mxfp4.c — the MXFP4 rowwise cast (the mxfp4 family, isa_templates/mxfp4.c) on the
  * emulator, gfx942 and gfx950, every emulator check on: the golden mxfp4_rowwise rows (plain
  * and e8m0-shuffled scales), random inputs with NaN/Inf/zeros/subnormals against the host
- * device over tails in M and K, every point the family's pick returns with its static checks
- * (no scratch, VGPR budget, memory widths), and what emu/hip still refuse.
+ * device over tails in M and K, and check mode. The family's parameter space, columnwise and
+ * both outputs: test_mxfp4_params.c.
  *
  * FP4 data of blocks whose scale is 0xFF is not compared (NUMERICS.md §2.3: E2M1 has no NaN,
  * the code is the library's); everything else, scales and their padding included, is bit-exact.
@@ -245,95 +245,6 @@ Test(mxfp4, rowwise_every_class, .timeout = 600)
       mxjit_ctx_destroy(ctx);
    }
    mxjit_ctx_destroy(host);
-}
-
-/* ---- every pick point, with static checks ------------------------------------------------ */
-
-static char *
-isa_of(const char *target, const tpl_family *f, const void *params)
-{
-   char *text = NULL, msg[256];
-   size_t len = 0;
-   FILE *mem = open_memstream(&text, &len);
-   cr_assert_eq(tpl_dump(jt_lookup(target), f, params, false, true, mem, msg, sizeof(msg)),
-                MXJIT_OK, "%s", msg);
-   fclose(mem);
-   return text;
-}
-
-static void
-static_checks(const char *target, const struct tpl_mx_params *p, const rt_lkernel *k,
-              const char *tag)
-{
-   cr_assert_eq(k->meta.private_segment_size, 0u, "%s: scratch", tag);
-   cr_assert_leq(k->meta.vgpr_count, 64u, "%s: %u VGPRs (budget 64)", tag, k->meta.vgpr_count);
-   cr_assert_eq(k->meta.agpr_count, 0u, "%s: %u AGPRs", tag, k->meta.agpr_count);
-   char *isa = isa_of(target, &tpl_mxfp4_rowwise, p);
-   cr_assert(strstr(isa, "buffer_load_dwordx4"), "%s: no 16-byte loads", tag);
-   cr_assert_null(strstr(isa, "buffer_load_dwordx2"), "%s: 8-byte loads", tag);
-   cr_assert_null(strstr(isa, "scratch_"), "%s: scratch access", tag);
-   /* q: a lane's codes in one store (8 bytes from bf16, 4 from f32) */
-   cr_assert(strstr(isa, p->in_f32 ? "buffer_store_dword " : "buffer_store_dwordx2"),
-             "%s: no whole-chunk q stores", tag);
-   if (p->sstore == 4)
-      cr_assert_null(strstr(isa, "buffer_store_byte"), "%s: byte scale stores", tag);
-   else
-      cr_assert(strstr(isa, "buffer_store_byte"), "%s: no scale stores", tag);
-   free(isa);
-}
-
-static void
-every_pick_point(const char *target)
-{
-   static const int64_t shapes[][2] = {{5, 96}, {5, 128}, {3, 2880}, {33, 4096}};
-   struct tpl_mx_params seen[128];
-   int nseen = 0, n = 0;
-   mxjit_ctx *ctx = kt_emu_ctx(target, 0), *host = kt_host_ctx();
-   for (unsigned cls = 0; cls < 16; cls++)
-      for (unsigned i = 0; i < 4; i++, n++) {
-         struct tpl_mx_problem pr = {.e = 1,
-                                     .m = shapes[i][0],
-                                     .k = shapes[i][1],
-                                     .ld_x = shapes[i][1],
-                                     .kind = TPL_MX_DIM0,
-                                     .in_f32 = cls & 1,
-                                     .elem = TPL_MX_E2M1,
-                                     .mode = cls >> 1 & 3,
-                                     .scales =
-                                         cls >> 3 ? TPL_MX_SCALES_SHUFFLED : TPL_MX_SCALES_PLAIN};
-         const rt_plan *plan;
-         cr_assert_eq(rt_plan_get(ctx, "test", &tpl_mxfp4_rowwise, &pr, &plan), MXJIT_OK, "%s",
-                      mxjit_ctx_last_error(ctx));
-         int dup = 0;
-         for (int j = 0; j < nseen && !dup; j++)
-            dup = !memcmp(&seen[j], plan->params, sizeof(seen[j]));
-         if (dup)
-            continue;
-         memcpy(&seen[nseen++], plan->params, sizeof(seen[0]));
-         char tag[300], ser[200];
-         tpl_params_serialize(&tpl_mxfp4_rowwise, plan->params, ser, sizeof(ser));
-         snprintf(tag, sizeof(tag), "%s mxfp4_rowwise %s (problem %d)", target, ser, n);
-         static_checks(target, (const void *)plan->params, plan->kernel, tag);
-         fp4_case c = {.f32 = (int)pr.in_f32,
-                       .mode = modes[pr.mode],
-                       .shuffled = pr.scales == TPL_MX_SCALES_SHUFFLED,
-                       .m = pr.m,
-                       .k = pr.k};
-         check_vs_host(ctx, host, &c, 1000 + (uint64_t)n, tag);
-      }
-   cr_log_info("%s: %d distinct pick points of %d problems", target, nseen, n);
-   cr_assert_geq(nseen, 16 + 8, "pick gave %d points", nseen); /* sstore 1/4 on plain classes */
-   mxjit_ctx_destroy(ctx);
-   mxjit_ctx_destroy(host);
-}
-
-Test(mxfp4, every_pick_point_gfx942, .timeout = 900)
-{
-   every_pick_point("gfx942");
-}
-Test(mxfp4, every_pick_point_gfx950, .timeout = 900)
-{
-   every_pick_point("gfx950");
 }
 
 /* Check mode (options.check): the kernel's output is compared with the host reference on the
