@@ -31,13 +31,14 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_MXFP4_VERSION 1
+#define TPL_MXFP4_VERSION 2
 
 /* clang-format off */
 #define MXFP4_KARGS(X)                                                                             \
    X(x, PTR) X(q_row, PTR) X(s_row, PTR) X(q_col, PTR) X(s_col, PTR) X(m, I64) X(k, I64)           \
    X(ld_x, I64) X(x_bytes, I64) X(sr_rows, I64) X(sr_cols, I64) X(sr_bytes, I64)                   \
-   X(sc_rows, I64) X(sc_cols, I64) X(sc_bytes, I64)
+   X(sc_rows, I64) X(sc_cols, I64) X(sc_bytes, I64)  \
+   X(m_tiles, I64) X(k_cover, I64)
 /* clang-format on */
 TPL_KARG_ENUM(MXFP4_KARGS);
 TPL_KARG_TABLE(mxfp4_karg_table, MXFP4_KARGS);
@@ -280,6 +281,10 @@ mxfp4_kernargs(const void *problem, const void *params, const uint64_t *io, uint
    v[KA_sc_rows] = (uint64_t)sc[0];
    v[KA_sc_cols] = (uint64_t)sc[1];
    v[KA_sc_bytes] = (uint64_t)(sc[0] * sc[1]);
+   int64_t tm, kc;
+   cover(pr, &tm, &kc);
+   v[KA_m_tiles] = (uint64_t)tm;
+   v[KA_k_cover] = (uint64_t)kc;
 }
 
 /* ---- kernel ----------------------------------------------------------------------------- */
@@ -598,11 +603,18 @@ mxfp4_build(jb_builder *b, const void *params)
       T.k0 = k0;
       T.krem = krem;
       T.m0 = jb_shl_imm(b, jb_iadd_imm(b, t0, i), 5);
+      /* tiles and chunks past what the grid must cover (the data and the padded scale
+       * layouts) are skipped by a uniform branch: a workgroup's waves and chunks overhang */
+      jb_if *tile_in =
+          jb_push_if(b, jb_cmp(b, JB_SLT, jb_iadd_imm(b, t0, i), jb_arg_val(b, KA_m_tiles)));
       /* the wave's column chunks one after another: the same resources (LLVM merges their
        * identical address math), one chunk's registers at a time */
       for (unsigned u = 0; u < fp->unroll; u++) {
          struct lanes Lu = L;
          Lu.kk = jb_iadd_imm(b, L.kk, (int64_t)u * span(p));
+         jb_if *chunk_in = u ? jb_push_if(b, jb_cmp(b, JB_SLT, jb_iadd_imm(b, k0, u * span(p)),
+                                                    jb_arg_val(b, KA_k_cover)))
+                             : NULL;
          tile_load(b, p, &Lu, &T);
          jb_sched_barrier(b, 0);
          if (has_col(fp->outputs))
@@ -610,7 +622,10 @@ mxfp4_build(jb_builder *b, const void *params)
          if (has_row(fp->outputs))
             row_stage(b, fp, &Lu, &T);
          jb_sched_barrier(b, 0);
+         if (chunk_in)
+            jb_pop_if(b, chunk_in);
       }
+      jb_pop_if(b, tile_in);
    }
 }
 
