@@ -3,6 +3,8 @@
  */
 #include "mx_common.h"
 
+#include "jt.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -132,7 +134,11 @@ tpl_mx_cast(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_val abs
 {
    unsigned n = raw.t.lanes;
    jb_val x = raw;
-   if (p->mode == JB_SCALE_FLOOR || p->mode == JB_SCALE_EVEN) {
+   /* E2M1 from bf16 without the scaled convert is the integer path of jb_mx_cvt_fp4, which
+    * saturates any finite input by itself: no clamp there */
+   bool sat = p->elem == TPL_MX_E2M1 && !p->in_f32 &&
+              !jt_has(jb_target(b), JT_CAP_CVT_SCALEF32);
+   if ((p->mode == JB_SCALE_FLOOR || p->mode == JB_SCALE_EVEN) && !sat) {
       /* max_pos * 2^(sb - 127) in the input's bits: max_pos's bits with the exponent moved by
        * sb - 127. For sb >= 247 it passes +Inf's bits, i.e. clamps nothing (finite blocks
        * never need it there, NaN/Inf blocks are sb = 255 and come out NaN). */

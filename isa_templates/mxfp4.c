@@ -211,11 +211,12 @@ mxfp4_pick(const struct jt_target *t, const void *problem, void *params)
    fp->preshuffle = pr->preshuffle;
    fp->waves = 4;
    fp->load = 16;
-   /* 8 rows per lane where the registers allow both outputs without scratch: gfx950 bf16
-    * (62 VGPRs); gfx942's software E2M1 encoder and f32 (twice the dwords per column) take 4
-    * (8 spilled) */
+   /* 8 rows per lane where the registers allow it without scratch: bf16 (gfx950 both
+    * outputs: 58 VGPRs), but for gfx942 RCEIL with both outputs (48 bytes spilled); f32 (twice
+    * the dwords per column) takes 4 */
    bool hw = t && jt_has(t, JT_CAP_CVT_SCALEF32) && jt_has(t, JT_CAP_PK_FP4);
-   fp->rpl = hw && !pr->in_f32 ? 8 : 4;
+   bool spill8 = pr->in_f32 || (!hw && pr->outputs == TPL_MXFP4_BOTH && pr->mode == JB_SCALE_RCEIL);
+   fp->rpl = spill8 ? 4 : 8;
    fp->rows = 1;
    /* two column chunks per tile share the tile's resources and address math (the scalar
     * setup halves); gfx942 f32 EVEN with both outputs preshuffled spilled 8 bytes with two */
