@@ -122,6 +122,15 @@ jb_val tpl_mx_scale(jb_builder *b, const struct tpl_mx_params *p, jb_val amax_bi
  *  (saturation, §2.1-2.3) in the integer domain; RCEIL and CEIL cannot exceed it (E2M1 RCEIL:
  *  by under 2^-22 relative at §3.2's subnormal edge, which still rounds to 6). */
 jb_val tpl_mx_cast(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_val abs, jb_val sb);
+/** requires: rows[0..rpl) = the lane's rpl rows of load / elem_size contiguous columns (raw
+ *  dwords). produces: the rpl elements of column j, as dwords (bf16: rows r, r+1 in one dword,
+ *  one v_perm; f32: register renaming). The register transpose of the dim1 / columnwise casts. */
+jb_val tpl_mx_column(jb_builder *b, const struct tpl_mx_params *p, const jb_val *rows, unsigned j);
+/** The K-tail chunk (a load that would straddle the row's end): its load / elem_size elements
+ *  loaded one by one at voff (+ soffset soff, .v NULL: none) where straddle holds and column
+ *  kk + e < rem, zeros elsewhere, as the load's dwords (to be ORed into the masked full load). */
+jb_val tpl_mx_tail_chunk(jb_builder *b, const struct tpl_mx_params *p, jb_val srd, jb_val voff,
+                         jb_val soff, jb_val straddle, jb_val kk, jb_val rem);
 /** Bytes of the blocked-layout offset of scale (row, col) without the column tile (§4.4):
  *  512 * (row / 128) * (wp / 4) + 16 * (row % 32) + 4 * ((row % 128) / 32). i64 row, wp. */
 jb_val tpl_mx_blocked_row_off(jb_builder *b, jb_val row, jb_val wp);

@@ -360,42 +360,13 @@ tile_load(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L, s
                                 .nontemporal = true);
       if (p->ktail) {
          /* the chunk across K, element by element (no load may straddle the row's end) */
-         jb_val d[4];
-         for (unsigned i = 0; i < nd; i++)
-            d[i] = jb_imm_u32(b, 0);
-         jb_val vr = jb_iadd(b, voff, step);
-         for (unsigned e = 0; e < c; e++) {
-            jb_val ok = jb_and(b, straddle, jb_cmp(b, JB_SLT, jb_iadd_imm(b, L->kk, e), T->krem));
-            jb_val x = jb_buffer_load(b, srd, jb_iadd_imm(b, vr, e * es), es == 2 ? JB_I16 : JB_I32,
-                                      .mask = ok);
-            x = es == 2 ? jb_shl_imm(b, jb_zext(b, x, JB_I32), 16 * (e % 2)) : x;
-            d[e * es / 4] = jb_or(b, d[e * es / 4], x);
-         }
-         v = jb_or(b, v, nd > 1 ? jb_vec(b, d, nd) : d[0]);
+         v = jb_or(b, v,
+                   tpl_mx_tail_chunk(b, p, srd, jb_iadd(b, voff, step), (jb_val){0}, straddle,
+                                     L->kk, T->krem));
          jb_sched_barrier(b, 0); /* one row's element loads at a time (registers) */
       }
       T->rows[r] = v;
    }
-}
-
-/* The rpl elements of column j of the lane's piece, as dwords (bf16 pairs or f32). */
-static jb_val
-column(jb_builder *b, const struct tpl_mx_params *p, const struct tile *T, unsigned j)
-{
-   jb_val d[16];
-   unsigned n = 0;
-   for (unsigned r = 0; r < p->rpl; r += p->in_f32 ? 1 : 2) {
-      if (p->in_f32) {
-         d[n++] = T->rows[r].t.lanes > 1 ? jb_extract(b, T->rows[r], j) : T->rows[r];
-         continue;
-      }
-      jb_val lo = T->rows[r].t.lanes > 1 ? jb_extract(b, T->rows[r], j / 2) : T->rows[r];
-      jb_val hi =
-          T->rows[r + 1].t.lanes > 1 ? jb_extract(b, T->rows[r + 1], j / 2) : T->rows[r + 1];
-      /* rows r, r+1 of column j: the low (j even) or high halves of the two dwords */
-      d[n++] = jb_perm(b, hi, lo, j % 2 ? 0x07060302u : 0x05040100u);
-   }
-   return n > 1 ? jb_vec(b, d, n) : d[0];
 }
 
 /* Stores n codes (bytes, n = 1, 2, 4, 8) as one access, the i-th of the stream. */
@@ -564,7 +535,7 @@ col_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
                 jb_arg_val(b, KA_sc_bytes), T->k0, L->kk, mb, jb_imm_u32(b, 0),
                 jb_cmp(b, JB_SLT, mb, jb_arg_val(b, KA_sc_cols)), lead, &s);
    for (unsigned j = 0; j < c; j++) {
-      jb_val abs, colv = column(b, p, T, j);
+      jb_val abs, colv = tpl_mx_column(b, p, T->rows, j);
       jb_val amax = tpl_mx_amax_bits(b, p, colv, &abs);
       for (unsigned x = 1; x < lm; x *= 2) /* the block's lanes are consecutive: DPP */
          amax = jb_umax(b, amax, jb_shuffle_xor(b, amax, x));
