@@ -178,6 +178,46 @@ device_path(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxf
    return st;
 }
 
+/* x (D1, ..., Dn) is the 2D (D1 ... Dn-1, Dn) (KERNELS.md §2): leading dims whose strides
+ * nest (stride[i] = stride[i+1] * shape[i+1]) fold into one row stride. Shapes the checks
+ * would refuse anyway (negative, too many dims) are left for them to name. */
+static mxjit_status
+flatten(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *in,
+        mxjit_mxfp4_quant_args *out)
+{
+   *out = *in;
+   const mxjit_tensor *t = &in->x;
+   int n = t->ndim, zero = 1;
+   if (n <= 2 || n > MXJIT_MAX_DIMS)
+      return MXJIT_OK;
+   int64_t rows = 1;
+   for (int i = 0; i < n; i++) {
+      if (t->shape[i] < 0 || t->shape[i] > (INT64_C(1) << 40))
+         return MXJIT_OK;
+      zero &= t->stride[i] == 0;
+   }
+   for (int i = 0; i < n - 1; i++)
+      if (__builtin_mul_overflow(rows, t->shape[i], &rows))
+         return MXJIT_OK;
+   for (int i = 0; !zero && rows && i < n - 2; i++)
+      if (t->shape[i + 1] > 1 && (t->stride[i + 1] > (INT64_C(1) << 50) / t->shape[i + 1] ||
+                                  t->stride[i] != t->stride[i + 1] * t->shape[i + 1]))
+         return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                         "%s: args.x.stride[%d] = %" PRId64
+                         " is not stride[%d] * shape[%d] = %" PRId64 " * %" PRId64
+                         ": the leading dims of a %dD x must nest to be read as "
+                         "rows (pass a 2D view with a row stride instead)",
+                         op, i, t->stride[i], i + 1, i + 1, t->stride[i + 1], t->shape[i + 1], n);
+   out->x.ndim = 2;
+   out->x.shape[0] = rows;
+   out->x.shape[1] = t->shape[n - 1];
+   out->x.stride[0] = zero ? 0 : t->stride[n - 2];
+   out->x.stride[1] = zero ? 0 : t->stride[n - 1];
+   for (int i = 2; i < MXJIT_MAX_DIMS; i++)
+      out->x.shape[i] = out->x.stride[i] = 0;
+   return MXJIT_OK;
+}
+
 mxjit_status
 mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mxfp4_quant_args *args)
 {
@@ -186,6 +226,10 @@ mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mxfp4_quan
    mxjit_status st = rt_op_begin(ctx, op, args);
    if (st != MXJIT_OK)
       return st;
+   mxjit_mxfp4_quant_args flat;
+   if ((st = flatten(ctx, op, args, &flat)) != MXJIT_OK)
+      return st;
+   args = &flat;
    if (!args->rowwise && !args->colwise)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "%s: args.rowwise and args.colwise are both 0; request at least one", op);

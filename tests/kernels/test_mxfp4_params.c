@@ -624,3 +624,59 @@ Test(mxfp4_params, check_mode_both_outputs, .timeout = 120)
       mxjit_ctx_destroy(ctx);
    }
 }
+
+/* Leading dims are flattened into rows (KERNELS.md §2): a 4D contiguous x and a 3D x with a
+ * padded row stride give the bytes of their 2D views; strides that do not nest are refused. */
+Test(mxfp4_params, leading_dims_flattened, .timeout = 120)
+{
+   mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0);
+   f4case c2 = {.layout = TPL_MX_SCALES_SHUFFLED, .row = 1, .col = 1, .m = 96, .k = 64, .ld = 80};
+   size_t n = x_elems(&c2);
+   uint16_t *x = malloc(n * 2);
+   kt_fill_mx_input(x, n, 0, 31);
+   f4out want, got;
+   cr_assert_eq(run_case(ctx, &c2, x, NULL, &want), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   for (int v = 0; v < 3; v++) {
+      mxjit_devptr dx = kt_to_dev(ctx, x, n * 2);
+      mxjit_mxfp4_quant_args a = args_of(&c2, dx);
+      if (v == 0) { /* (2, 48, 64), strides (48 * 80, 80, 1) */
+         a.x.ndim = 3;
+         a.x.shape[0] = 2, a.x.shape[1] = 48, a.x.shape[2] = 64;
+         a.x.stride[0] = 48 * 80, a.x.stride[1] = 80, a.x.stride[2] = 1;
+      } else if (v == 1) { /* (2, 3, 16, 64) in a padded row stride */
+         a.x.ndim = 4;
+         a.x.shape[0] = 2, a.x.shape[1] = 3, a.x.shape[2] = 16, a.x.shape[3] = 64;
+         a.x.stride[0] = 3 * 16 * 80, a.x.stride[1] = 16 * 80, a.x.stride[2] = 80;
+         a.x.stride[3] = 1;
+      } else { /* experts not nested: refused, naming the stride */
+         a.x.ndim = 3;
+         a.x.shape[0] = 2, a.x.shape[1] = 48, a.x.shape[2] = 64;
+         a.x.stride[0] = 5000, a.x.stride[1] = 80, a.x.stride[2] = 1;
+      }
+      memset(&got, 0, sizeof(got));
+      mxjit_devptr *ptr[4] = {&a.q_row, &a.s_row, &a.q_col, &a.s_col};
+      for (int i = 0; i < 4; i++) {
+         got.n[i] = want.n[i];
+         *ptr[i] = kt_dev_fill(ctx, got.n[i], 0xa5);
+      }
+      mxjit_status st = mxjit_mxfp4_quantize(ctx, NULL, &a);
+      char msg[512];
+      snprintf(msg, sizeof(msg), "%s", mxjit_ctx_last_error(ctx));
+      for (int i = 0; i < 4; i++)
+         got.b[i] = kt_take(ctx, *ptr[i], got.n[i]);
+      if (v == 2) {
+         cr_expect_eq(st, MXJIT_ERR_INVALID_ARG_STRIDE);
+         cr_expect(strstr(msg, "args.x.stride[0] = 5000"), "%s", msg);
+      } else {
+         cr_assert_eq(st, MXJIT_OK, "%dD: %s", 3 + v, msg);
+         for (int i = 0; i < 4; i++)
+            cr_assert_eq(golden_first_diff(got.b[i], want.b[i], want.n[i]), -1,
+                         "%dD x: output %d differs from the 2D view's", 3 + v, i);
+      }
+      out_free(&got);
+      mxjit_free(ctx, dx);
+   }
+   out_free(&want);
+   free(x);
+   mxjit_ctx_destroy(ctx);
+}
