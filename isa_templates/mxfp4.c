@@ -7,15 +7,18 @@
  * padding written as 0x00 by the kernel; data linear or in the shuffle_weight 16x16 layout
  * (§5.2, what gemm_a4w4 reads for B).
  *
- * Geometry: a wave owns a tile of 32 rows x (2 rpl c) columns, c = load / elem_size. Lane
- * (kg, mg) = (lane / lm, lane % lm), lm = 32 / rpl, loads rpl rows (mg rpl ..) of c contiguous
- * columns (kg c ..): x is read once, into registers. Columnwise, the rpl x c piece is transposed
+ * Geometry: a wave owns a tile of 32 rows x unroll chunks of (2 rpl c) columns, c = load /
+ * elem_size, converted one chunk after the other. Lane (kg, mg) = (lane / lm, lane % lm),
+ * lm = 32 / rpl, loads rpl rows (mg rpl ..) of c contiguous columns (kg c ..) of a chunk: x is
+ * read once, into registers. Columnwise, the rpl x c piece is transposed
  * in registers (bf16: one v_perm per dword; f32: renaming), a column's 32-row block is lm
  * consecutive lanes (DPP reduction) and its codes rpl/2 contiguous bytes of q_col's row.
  * Rowwise, a row's 32-column block is 32 / c lanes lm apart (xor shuffles) and a lane's codes
  * are c/2 contiguous bytes of q_row's row. The transpose needs no LDS (no bank conflicts).
- * Waves of a workgroup and `rows` tiles per wave go along M, grid x along K.
- * Tails are bounds (the .mask idiom): rows past M and columns past K load 0 and store nothing;
+ * Waves of a workgroup and `rows` tiles per wave go along M, grid x along K; tiles and chunks
+ * past what the grid must cover are skipped by a uniform branch.
+ * Tails are bounds: lanes past K get an out-of-range offset, rows and columns past the tensor
+ * fall past the end of a view (range-checked buffer ops: loads give 0, stores are dropped);
  * the grid covers the padded scale layouts, whose padding rows and columns get scale 0x00
  * from the zeros they load. K not a multiple of c (columnwise only): the chunk across K is
  * loaded element by element (ktail). One resource per tensor per tile (i64 rebase); lane
@@ -37,8 +40,7 @@
 #define MXFP4_KARGS(X)                                                                             \
    X(x, PTR) X(q_row, PTR) X(s_row, PTR) X(q_col, PTR) X(s_col, PTR) X(m, I64) X(k, I64)           \
    X(ld_x, I64) X(x_bytes, I64) X(sr_rows, I64) X(sr_cols, I64) X(sr_bytes, I64)                   \
-   X(sc_rows, I64) X(sc_cols, I64) X(sc_bytes, I64)  \
-   X(m_tiles, I64) X(k_cover, I64)
+   X(sc_rows, I64) X(sc_cols, I64) X(sc_bytes, I64) X(m_tiles, I64) X(k_cover, I64)
 /* clang-format on */
 TPL_KARG_ENUM(MXFP4_KARGS);
 TPL_KARG_TABLE(mxfp4_karg_table, MXFP4_KARGS);
@@ -56,15 +58,14 @@ static const uint32_t f4_unroll[] = {1, 2, 4};
 
 #define P(nm, allowed, d)                                                                          \
    {#nm, offsetof(struct tpl_mxfp4_params, nm), allowed, sizeof(allowed) / sizeof(allowed[0]), d},
-#define Q(nm, allowed, d)                                                                          \
-   {#nm, offsetof(struct tpl_mxfp4_params, nm), allowed, sizeof(allowed) / sizeof(allowed[0]), d},
+/* clang-format off */
 static const tpl_param mxfp4_params[] = {
-    P(in_f32, f4_bool, 0) P(mode, f4_mode, 0) P(scales, f4_scales, 0)
-        Q(outputs, f4_outputs, TPL_MXFP4_ROW) Q(preshuffle, f4_bool, 0) P(waves, f4_waves, 4)
-            P(load, f4_load, 16) P(rpl, f4_rpl, 8) P(rows, f4_rows, 1) P(unroll, f4_unroll, 1)
-                P(ktail, f4_bool, 0)};
+   P(in_f32, f4_bool, 0) P(mode, f4_mode, 0) P(scales, f4_scales, 0)
+   P(outputs, f4_outputs, TPL_MXFP4_ROW) P(preshuffle, f4_bool, 0)
+   P(waves, f4_waves, 4) P(load, f4_load, 16) P(rpl, f4_rpl, 8) P(rows, f4_rows, 1)
+   P(unroll, f4_unroll, 1) P(ktail, f4_bool, 0)};
+/* clang-format on */
 #undef P
-#undef Q
 
 /* The shared stages' view of the params (mx_common.h). */
 static const struct tpl_mx_params *
@@ -183,8 +184,6 @@ mxfp4_validate(const void *problem, const void *params, char *msg, size_t msglen
       why = "a wave's columns (2 * rpl * load / element size) must be whole 32-column blocks";
    else if (p->ktail != (pr->k % c != 0))
       why = "ktail must be 1 exactly when K is not a multiple of the columns per load";
-   else if (p->rpl * p->load > 256)
-      why = "more than 256 bytes per lane in flight (rpl * load): the registers would spill";
    else if (row_b >= 2147483648.0 || 32.0 * pr->k >= 2147483648.0 ||
             (double)span(p) * fp->unroll * pr->m >= 2147483648.0)
       why = "a tile's offsets must stay under 2 GB (32 rows of x and q_row, the tile's columns of "
@@ -196,8 +195,8 @@ mxfp4_validate(const void *problem, const void *params, char *msg, size_t msglen
    return MXJIT_ERR_INVALID_ARG;
 }
 
-/* Heuristic: 16-byte loads of 8 rows per lane (bf16: an 8x8 piece, 128 columns per wave;
- * f32: 8x4, 64 columns), 4 waves along M, one 32-row tile per wave: 32 VGPRs of x. */
+/* Heuristic: 16-byte loads of 8 rows per lane (bf16: an 8x8 piece, 128 columns per chunk, 32
+ * VGPRs of x), two chunks per tile, 4 waves along M, one 32-row tile per wave. */
 static void
 mxfp4_pick(const struct jt_target *t, const void *problem, void *params)
 {
@@ -211,9 +210,9 @@ mxfp4_pick(const struct jt_target *t, const void *problem, void *params)
    fp->preshuffle = pr->preshuffle;
    fp->waves = 4;
    fp->load = 16;
-   /* 8 rows per lane where the registers allow it without scratch: bf16 (gfx950 both
-    * outputs: 58 VGPRs), but for gfx942 RCEIL with both outputs (48 bytes spilled); f32 (twice
-    * the dwords per column) takes 4 */
+   /* 8 rows per lane where the registers allow it without scratch: bf16 (both outputs: 60-62
+    * VGPRs), but for gfx942 RCEIL with both outputs (48 bytes spilled; 8-byte loads there fit
+    * but count more); f32 (twice the dwords per column) takes 4 */
    bool hw = t && jt_has(t, JT_CAP_CVT_SCALEF32) && jt_has(t, JT_CAP_PK_FP4);
    bool spill8 = pr->in_f32 || (!hw && pr->outputs == TPL_MXFP4_BOTH && pr->mode == JB_SCALE_RCEIL);
    fp->rpl = spill8 ? 4 : 8;
