@@ -29,7 +29,7 @@ test: build
 # Exhaustive sweeps (not in CI): every legal parameter point of the kernel families on both
 # targets against the host device (`make test` runs a seeded sample of them).
 test-full: build
-	@cd $(BUILD) && MXJIT_SWEEP_ALL=1 ./test_kernels --jobs $(JOBS) --filter 'mxfp8_params/*'
+	@cd $(BUILD) && MXJIT_SWEEP_ALL=1 ./test_kernels --jobs $(JOBS) --filter '@(mxfp8_params|mxfp4_params)/*'
 
 # The whole suite built with AddressSanitizer + UndefinedBehaviorSanitizer (C, C++ and the link)
 # in its own build directory; a UBSan report stops the test that hit it.

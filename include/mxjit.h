@@ -250,7 +250,9 @@ MXJIT_API mxjit_status mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream,
                                             const mxjit_mx_quant_args *args);
 
 /** MXFP4 cast / cast-transpose (KERNELS.md §2): one pass producing rowwise and/or columnwise
- *  E2M1 data and scales. x bf16/f32 (M,K) (leading dims flattened), M and K multiples of 32.
+ *  E2M1 data and scales. x bf16/f32 (M,K) (leading dims flattened when their strides nest; a
+ *  row stride is accepted); the block dim a multiple of 32: K for rowwise (any M), M for
+ *  columnwise, both for both.
  *  Rowwise: q_row (M, K/2), scales of (M, K/32); columnwise: q_col (K, M/2), scales of (K, M/32).
  *  Scales in scale_layout (the aiter GEMM wants MXJIT_SCALES_SHUFFLED, padding 0).
  *  preshuffle = 1 writes q in the shuffle_weight (16,16) layout (§5.2; rows % 16 == 0 and

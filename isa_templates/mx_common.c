@@ -3,6 +3,8 @@
  */
 #include "mx_common.h"
 
+#include "jt.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -132,7 +134,10 @@ tpl_mx_cast(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_val abs
 {
    unsigned n = raw.t.lanes;
    jb_val x = raw;
-   if (p->mode == JB_SCALE_FLOOR || p->mode == JB_SCALE_EVEN) {
+   /* E2M1 from bf16 without the scaled convert is the integer path of jb_mx_cvt_fp4, which
+    * saturates any finite input by itself: no clamp there */
+   bool sat = p->elem == TPL_MX_E2M1 && !p->in_f32 && !jt_has(jb_target(b), JT_CAP_CVT_SCALEF32);
+   if ((p->mode == JB_SCALE_FLOOR || p->mode == JB_SCALE_EVEN) && !sat) {
       /* max_pos * 2^(sb - 127) in the input's bits: max_pos's bits with the exponent moved by
        * sb - 127. For sb >= 247 it passes +Inf's bits, i.e. clamps nothing (finite blocks
        * never need it there, NaN/Inf blocks are sb = 255 and come out NaN). */
@@ -171,4 +176,40 @@ tpl_mx_blocked_row_off(jb_builder *b, jb_val row, jb_val wp)
    jb_val in = jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, row, 31), 4),
                        jb_shl_imm(b, jb_and_imm(b, jb_lshr_imm(b, row, 5), 3), 2));
    return jb_iadd(b, jb_shl_imm(b, tile, 9), in);
+}
+
+jb_val
+tpl_mx_column(jb_builder *b, const struct tpl_mx_params *p, const jb_val *rows, unsigned j)
+{
+   jb_val d[16];
+   unsigned n = 0;
+   for (unsigned r = 0; r < p->rpl; r += p->in_f32 ? 1 : 2) {
+      if (p->in_f32) {
+         d[n++] = rows[r].t.lanes > 1 ? jb_extract(b, rows[r], j) : rows[r];
+         continue;
+      }
+      jb_val lo = rows[r].t.lanes > 1 ? jb_extract(b, rows[r], j / 2) : rows[r];
+      jb_val hi = rows[r + 1].t.lanes > 1 ? jb_extract(b, rows[r + 1], j / 2) : rows[r + 1];
+      /* rows r, r+1 of column j: the low (j even) or high halves of the two dwords */
+      d[n++] = jb_perm(b, hi, lo, j % 2 ? 0x07060302u : 0x05040100u);
+   }
+   return n > 1 ? jb_vec(b, d, n) : d[0];
+}
+
+jb_val
+tpl_mx_tail_chunk(jb_builder *b, const struct tpl_mx_params *p, jb_val srd, jb_val voff,
+                  jb_val soff, jb_val straddle, jb_val kk, jb_val rem)
+{
+   unsigned es = p->in_f32 ? 4 : 2, c = p->load / es, nd = p->load / 4;
+   jb_val d[4];
+   for (unsigned i = 0; i < nd; i++)
+      d[i] = jb_imm_u32(b, 0);
+   for (unsigned e = 0; e < c; e++) {
+      jb_val ok = jb_and(b, straddle, jb_cmp(b, JB_SLT, jb_iadd_imm(b, kk, e), rem));
+      jb_val x = jb_buffer_load(b, srd, jb_iadd_imm(b, voff, e * es), es == 2 ? JB_I16 : JB_I32,
+                                .mask = ok, .soffset = soff);
+      x = es == 2 ? jb_shl_imm(b, jb_zext(b, x, JB_I32), 16 * (e % 2)) : x;
+      d[e * es / 4] = jb_or(b, d[e * es / 4], x);
+   }
+   return nd > 1 ? jb_vec(b, d, nd) : d[0];
 }

@@ -35,6 +35,21 @@ struct tpl_mx_problem {
 /* Per-call values (rt_run's io): x, q, s, offs device pointers. */
 enum { TPL_MX_IO_X, TPL_MX_IO_Q, TPL_MX_IO_S, TPL_MX_IO_OFFS };
 
+/* ---- the MXFP4 cast / cast-transpose family (mxfp4.c, KERNELS.md §2) ---------------------
+ * One read of x (M, K) writes the rowwise output q_row (M, K/2) + scales over (M, K/32), the
+ * columnwise output q_col (K, M/2) + scales over (K, M/32), or both. */
+enum { TPL_MXFP4_ROW = 1, TPL_MXFP4_COL = 2, TPL_MXFP4_BOTH = 3 };
+/** The problem (plan key; no pointers, no padding). scales: enum tpl_mx_scales, for every
+ *  output requested; preshuffle: the FP4 data in the shuffle_weight 16x16 layout (§5.2). */
+struct tpl_mxfp4_problem {
+   int64_t m, k;
+   int64_t ld_x; /* row stride of x in elements (>= k) */
+   uint32_t in_f32, mode, outputs, scales, preshuffle;
+   uint32_t pad0; /* keeps the struct free of padding (it is hashed bytewise) */
+};
+/* Per-call values (rt_run's io). */
+enum { TPL_MXFP4_IO_X, TPL_MXFP4_IO_QR, TPL_MXFP4_IO_SR, TPL_MXFP4_IO_QC, TPL_MXFP4_IO_SC };
+
 /** Parameters of both families. The first group mirrors the problem class (pick copies it,
  *  validate insists on it: one compiled kernel per class); the second shapes the kernel. */
 struct tpl_mx_params {
@@ -50,6 +65,20 @@ struct tpl_mx_params {
    uint32_t ktail;  /* dim1: K % (load / elem size) != 0: the chunk across K is loaded
                      * element by element */
    uint32_t is3d;   /* dim1 family: the 3d problem (expert weights, its scale layouts) */
+};
+
+/** The MXFP4 family's params (mxfp4.c): its class, then its geometry. The shared stages take
+ *  the struct tpl_mx_params that the family fills from these (elem E2M1). */
+struct tpl_mxfp4_params {
+   uint32_t in_f32, mode, scales;
+   uint32_t outputs;    /* TPL_MXFP4_ROW | TPL_MXFP4_COL */
+   uint32_t preshuffle; /* data in the shuffle_weight 16x16 layout */
+   uint32_t waves;      /* waves per workgroup */
+   uint32_t load;       /* bytes per load instruction: 4, 8, 16 */
+   uint32_t rpl;        /* rows of a 32-row tile per lane */
+   uint32_t rows;       /* 32-row tiles per wave, one after another */
+   uint32_t unroll;     /* column chunks (2 rpl load / elem size wide) per tile, in turn */
+   uint32_t ktail;      /* K % (load / elem size) != 0: the chunk across K element by element */
 };
 
 #define TPL_MX_PARAMS(X)                                                                           \
@@ -93,6 +122,15 @@ jb_val tpl_mx_scale(jb_builder *b, const struct tpl_mx_params *p, jb_val amax_bi
  *  (saturation, §2.1-2.3) in the integer domain; RCEIL and CEIL cannot exceed it (E2M1 RCEIL:
  *  by under 2^-22 relative at §3.2's subnormal edge, which still rounds to 6). */
 jb_val tpl_mx_cast(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_val abs, jb_val sb);
+/** requires: rows[0..rpl) = the lane's rpl rows of load / elem_size contiguous columns (raw
+ *  dwords). produces: the rpl elements of column j, as dwords (bf16: rows r, r+1 in one dword,
+ *  one v_perm; f32: register renaming). The register transpose of the dim1 / columnwise casts. */
+jb_val tpl_mx_column(jb_builder *b, const struct tpl_mx_params *p, const jb_val *rows, unsigned j);
+/** The K-tail chunk (a load that would straddle the row's end): its load / elem_size elements
+ *  loaded one by one at voff (+ soffset soff, .v NULL: none) where straddle holds and column
+ *  kk + e < rem, zeros elsewhere, as the load's dwords (to be ORed into the masked full load). */
+jb_val tpl_mx_tail_chunk(jb_builder *b, const struct tpl_mx_params *p, jb_val srd, jb_val voff,
+                         jb_val soff, jb_val straddle, jb_val kk, jb_val rem);
 /** Bytes of the blocked-layout offset of scale (row, col) without the column tile (§4.4):
  *  512 * (row / 128) * (wp / 4) + 16 * (row % 32) + 4 * ((row % 128) / 32). i64 row, wp. */
 jb_val tpl_mx_blocked_row_off(jb_builder *b, jb_val row, jb_val wp);

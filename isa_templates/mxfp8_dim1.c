@@ -273,7 +273,6 @@ block_begin(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L,
    jb_val full = jb_cmp(b, JB_SLE, jb_iadd_imm(b, L->kk, c), L->rem);
    jb_val straddle = jb_and(b, jb_cmp(b, JB_SLT, L->kk, L->rem), jb_not(b, full));
    jb_type lt = p->load == 4 ? JB_I32 : JB_TYPE(JB_KIND_INT, 32, p->load / 4);
-   unsigned nd = p->load / 4;
    /* The lane's offset is the same for its rpl rows: the row goes in the scalar offset
     * (in range for every block that reads, since blocks are whole rows of x). */
    jb_val lane_off =
@@ -285,43 +284,13 @@ block_begin(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L,
           jb_buffer_load(b, k->x_srd, voff, lt, .mask = full, .soffset = soff, .nontemporal = true);
       if (p->ktail) {
          /* the chunk across K, element by element (no load may straddle the row's end) */
-         jb_val d[4];
-         for (unsigned i = 0; i < nd; i++)
-            d[i] = jb_imm_u32(b, 0);
-         for (unsigned e = 0; e < c; e++) {
-            jb_val ok = jb_and(b, straddle, jb_cmp(b, JB_SLT, jb_iadd_imm(b, L->kk, e), L->rem));
-            jb_val x = jb_buffer_load(b, k->x_srd, jb_iadd_imm(b, voff, e * es),
-                                      es == 2 ? JB_I16 : JB_I32, .mask = ok, .soffset = soff);
-            x = es == 2 ? jb_shl_imm(b, jb_zext(b, x, JB_I32), 16 * (e % 2)) : x;
-            d[e * es / 4] = jb_or(b, d[e * es / 4], x);
-         }
-         v = jb_or(b, v, nd > 1 ? jb_vec(b, d, nd) : d[0]);
+         v = jb_or(b, v, tpl_mx_tail_chunk(b, p, k->x_srd, voff, soff, straddle, L->kk, L->rem));
          /* one row's element loads at a time: hoisting them all would spill (the tail
           * variant trades latency for registers) */
          jb_sched_barrier(b, 0);
       }
       k->rows[r] = v;
    }
-}
-
-/* The rpl elements of column c of the lane's tile, as dwords (bf16 pairs or f32). */
-static jb_val
-column(jb_builder *b, const struct tpl_mx_params *p, const struct blk *k, unsigned c)
-{
-   jb_val d[16];
-   unsigned n = 0;
-   for (unsigned r = 0; r < p->rpl; r += p->in_f32 ? 1 : 2) {
-      if (p->in_f32) {
-         d[n++] = k->rows[r].t.lanes > 1 ? jb_extract(b, k->rows[r], c) : k->rows[r];
-         continue;
-      }
-      jb_val lo = k->rows[r].t.lanes > 1 ? jb_extract(b, k->rows[r], c / 2) : k->rows[r];
-      jb_val hi =
-          k->rows[r + 1].t.lanes > 1 ? jb_extract(b, k->rows[r + 1], c / 2) : k->rows[r + 1];
-      /* rows r, r+1 of column c: the low (c even) or high halves of the two dwords */
-      d[n++] = jb_perm(b, hi, lo, c % 2 ? 0x07060302u : 0x05040100u);
-   }
-   return jb_vec(b, d, n);
 }
 
 /* requires: sb[j0] = scale of column j0 of this block. produces: its scale bytes in the
@@ -465,7 +434,7 @@ block_finish(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
    }
    /* One column at a time, so only one transposed column is live next to the raw rows. */
    for (unsigned j = 0; j < c; j++) {
-      jb_val abs, colv = column(b, p, k, j);
+      jb_val abs, colv = tpl_mx_column(b, p, k->rows, j);
       jb_val amax = tpl_mx_amax_bits(b, p, colv, &abs);
       if (p->tile32)
          sb[j] = tile_sb;

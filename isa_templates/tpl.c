@@ -193,8 +193,8 @@ tpl_dump(const struct jt_target *t, const tpl_family *f, const void *params, boo
    return st != MXJIT_OK ? st : jc_dump_source(t, &src, ir, isa, out, msg, msglen);
 }
 
-const tpl_family *const tpl_families[] = {&tpl_scaled_copy,   &tpl_mxfp8_dim0,       &tpl_mxfp8_dim1,
-                                          &tpl_mxfp4_rowwise, &tpl_fp8t_amax,        &tpl_fp8t_cast,
+const tpl_family *const tpl_families[] = {&tpl_scaled_copy, &tpl_mxfp8_dim0, &tpl_mxfp8_dim1,
+                                          &tpl_mxfp4,       &tpl_fp8t_amax,  &tpl_fp8t_cast,
                                           &tpl_grouped_gemm_fp8, NULL};
 
 const tpl_family *

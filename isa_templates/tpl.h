@@ -135,7 +135,7 @@ mxjit_status tpl_dump(const struct jt_target *t, const tpl_family *f, const void
 extern const tpl_family tpl_scaled_copy;
 extern const tpl_family tpl_mxfp8_dim0;
 extern const tpl_family tpl_mxfp8_dim1;
-extern const tpl_family tpl_mxfp4_rowwise;
+extern const tpl_family tpl_mxfp4;
 extern const tpl_family tpl_grouped_gemm_fp8;
 /** All families, NULL-terminated (for tools: compile, dis, demo). */
 extern const tpl_family *const tpl_families[];

@@ -487,10 +487,12 @@ jb_val jb_mx_cvt_fp8(jb_builder *b, jb_val x, jb_val sb, enum jb_fp8 fmt);
  *  (element 2i in the low nibble, §1.3) of x_i * 2^(127 - sb), RNE, saturating. x: f32 lanes,
  *  or bf16 lanes (n even, 2..32); sb: i32 scale byte per lane. requires: |x_i| < 7 * 2^(sb - 127)
  *  (below the first value that would round past 6; the caller clamps: FLOOR and EVEN scales
- *  can leave elements up to 8 * 2^(sb - 127), §3.2). sb = 255 gives unspecified codes (§2.3:
- *  only the 0xFF scale of such a block is compared). Lowering: gfx950
- *  v_cvt_scalef32_pk_fp4_{bf16,f32} with the scale's exponent; elsewhere the product
- *  x * 2^(127 - sb) and jb_cvt_f32_to_fp4. */
+ *  can leave elements up to 8 * 2^(sb - 127), §3.2), except for bf16 lanes on targets without
+ *  JT_CAP_CVT_SCALEF32, which saturate any finite input. sb = 255 gives unspecified codes
+ *  (§2.3: only the 0xFF scale of such a block is compared). Lowering: gfx950
+ *  v_cvt_scalef32_pk_fp4_{bf16,f32} with the scale's exponent; elsewhere bf16 in the integer
+ *  domain, two lanes per instruction (jb_cvt.c), f32 as the product x * 2^(127 - sb) and
+ *  jb_cvt_f32_to_fp4. */
 jb_val jb_mx_cvt_fp4(jb_builder *b, jb_val x, jb_val sb);
 
 /* --- Matrix multiply-add (jb_mfma.c); lane layouts are documented there ------------------ */

@@ -580,6 +580,76 @@ mx_fp4_scalef32(jb_builder *b, jb_val dw, bool bf16, jb_val xf, jb_val sb)
    return out;
 }
 
+/* Targets without the scaled fp4 convert, bf16 input: E2M1 in the integer domain on the bf16
+ * bits, two elements per instruction (<2 x i16>: v_pk_* on gfx9). y = x * 2^(127 - sb) is
+ * never formed; with a = |x| bits:
+ * - y >= 1: the §2.3 bit trick on the bits of 2|x| (a2 = a + min(a, 0x80): exact doubling,
+ *   subnormal or normal) against sb' = sb + 1, so that 2|x| is normal whenever y >= 1 (also for
+ *   sb = 0): t = a2 + 0x1F + odd + 0x80 - (sb' << 7) = ((E_y - 126) << 7) + m + 0x1F + odd, the
+ *   code t >> 6, saturated at 7 (so no clamp is needed, any finite y >= 7 gives 6.0);
+ * - y < 1: RNE(2y) = [y > 0.25] + [y >= 0.75], compared on bits: the thresholds t 2^(sb - 127)
+ *   are exact bf16 values (subnormal for small sb) and bf16 bits order like magnitudes;
+ * the subtraction saturates at 0 so the first code never exceeds the second below 1, and
+ * the code is their max. NaN inputs (sb = 255 blocks) give some code (§2.3). */
+static jb_val
+usub_sat16(jb_builder *b, jb_val x, jb_val y)
+{
+   LLVMValueRef a[2] = {x.v, y.v};
+   return jb_wrap(jb_intrinsic_(b, "llvm.usub.sat.v2i16", jb_llvm_type(b, x.t), a, 2), x.t);
+}
+
+static jb_val
+splat16(jb_builder *b, jb_val v)
+{
+   return jb_bitcast(b, jb_or(b, v, jb_shl_imm(b, v, 16)), JB_TYPE(JB_KIND_INT, 16, 2));
+}
+
+static jb_val
+mx_fp4_bf16_int(jb_builder *b, jb_val dw, jb_val sb)
+{
+   jb_type h2 = JB_TYPE(JB_KIND_INT, 16, 2);
+   unsigned nd = dw.t.lanes;
+   jb_val three = jb_imm_u32(b, 3), two = jb_imm_u32(b, 2);
+   /* bits of 2^(sb' - 127), 0.25 * 2^(sb - 127), and 0.75 * 2^(sb - 127) less one */
+   jb_val S = splat16(b, jb_shl_imm(b, jb_iadd_imm(b, sb, 1), 7));
+   jb_val u1 = jb_select(b, jb_cmp(b, JB_ULT, sb, three), jb_shl(b, jb_imm_u32(b, 16), sb),
+                         jb_shl_imm(b, jb_iadd_imm(b, sb, -2), 7));
+   jb_val u2 = jb_select(b, jb_cmp(b, JB_ULT, sb, two), jb_shl(b, jb_imm_u32(b, 48), sb),
+                         jb_or(b, jb_shl_imm(b, jb_iadd_imm(b, sb, -1), 7), jb_imm_u32(b, 0x40)));
+   jb_val U1 = splat16(b, u1), U2 = splat16(b, jb_iadd_imm(b, u2, -1));
+   jb_val d[16];
+   for (unsigned i = 0; i < nd; i++) {
+      jb_val x = jb_bitcast(b, nd > 1 ? jb_extract(b, dw, i) : dw, h2);
+      jb_val a = jb_and_imm(b, x, 0x7fff);
+      jb_val a2 = jb_iadd(b, a, jb_umin(b, a, jb_imm_int(b, h2, 0x80)));
+      jb_val odd = jb_and_imm(b, jb_lshr_imm(b, a2, 6), 1);
+      jb_val t = usub_sat16(b, jb_iadd_imm(b, jb_iadd(b, a2, odd), 0x9f), S);
+      jb_val cn = jb_umin(b, jb_lshr_imm(b, t, 6), jb_imm_int(b, h2, 7));
+      /* [a > U] as the sign of U - a (both below 0x8000): packed subtract and shift (a
+       * compare would be split into 16-bit halves) */
+      jb_val cs = jb_iadd(b, jb_lshr_imm(b, jb_isub(b, U1, a), 15),
+                          jb_lshr_imm(b, jb_isub(b, U2, a), 15));
+      jb_val c = jb_or(b, jb_umax(b, cn, cs), jb_and_imm(b, jb_lshr_imm(b, x, 12), 8));
+      d[i] = jb_bitcast(b, c, JB_I32); /* codes 2i (bits 0-3) and 2i+1 (bits 16-19) */
+   }
+   /* four codes per 16 bits: w = d0 | d1 << 8 holds them at 0, 16, 8, 24; w | w >> 12 puts
+    * codes 1 and 3 at 4 and 12 */
+   unsigned nb = nd / 2 ? nd / 2 : 1;
+   jb_val h[8];
+   for (unsigned i = 0; i < nb; i++) {
+      jb_val w = nd > 1 ? jb_or(b, d[2 * i], jb_shl_imm(b, d[2 * i + 1], 8)) : d[0];
+      h[i] = jb_and_imm(b, jb_or(b, w, jb_lshr_imm(b, w, 12)), nd > 1 ? 0xffff : 0xff);
+   }
+   if (nd == 1)
+      return dwords_to_bytes(b, h[0], 1);
+   if (nd == 2)
+      return dwords_to_bytes(b, h[0], 2);
+   jb_val o[4];
+   for (unsigned i = 0; i < nb / 2; i++)
+      o[i] = jb_or(b, h[2 * i], jb_shl_imm(b, h[2 * i + 1], 16));
+   return dwords_to_bytes(b, nb / 2 > 1 ? jb_vec(b, o, nb / 2) : o[0], nd);
+}
+
 jb_val
 jb_mx_cvt_fp4(jb_builder *b, jb_val x, jb_val sb)
 {
@@ -604,6 +674,8 @@ jb_mx_cvt_fp4(jb_builder *b, jb_val x, jb_val sb)
       jb_val dw = bf16 ? jb_bitcast(b, x, JB_TYPE(JB_KIND_INT, 32, n / 2)) : (jb_val){0};
       return dwords_to_bytes(b, mx_fp4_scalef32(b, dw, bf16, x, sb), n / 2);
    }
+   if (bf16)
+      return mx_fp4_bf16_int(b, jb_bitcast(b, x, JB_TYPE(JB_KIND_INT, 32, n / 2)), sb);
    /* elsewhere: one exact product (see above), then the saturating encoder; sb = 255 gives
     * NaN products, whose codes are unspecified (§2.3) */
    jb_val xf = bf16 ? jb_bf16_to_f32(b, x) : x;

@@ -406,12 +406,9 @@ mx_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const m
                                     [MXJIT_SCALE_EVEN] = JB_SCALE_EVEN};
    pr->mode = modes[a->mode];
    pr->tile32 = g->tile == 32;
-   if (g->fp4 && (a->kind != MXJIT_MX_DIM0 || a->scale_layout == MXJIT_SCALES_BLOCKED))
-      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
-                      "%s: the %s device has no MXFP4 kernel template yet for %s (the host "
-                      "device computes it); rowwise casts with plain or shuffled scales run there",
-                      op, mxjit_ctx_device(ctx) == MXJIT_DEVICE_EMU ? "emu" : "hip",
-                      a->kind != MXJIT_MX_DIM0 ? "columnwise casts" : "blocked scales");
+   if (g->fp4)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_DTYPE,
+                      "%s: e2m1x2 runs through mxjit_mxfp4_quantize (the mxfp4 family)", op);
    if (a->scale_layout == MXJIT_SCALES_SHUFFLED && !g->fp4)
       return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
                       "%s: MXJIT_SCALES_SHUFFLED on the %s device has no MXFP8 kernel yet (the "
@@ -425,8 +422,7 @@ mx_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const m
    return MXJIT_OK;
 }
 
-/* The family and problem the device path runs for a (dim1 also serves 3d; E2M1: the MXFP4
- * rowwise family, the only MXFP4 one yet). */
+/* The family and problem the device path runs for a (dim1 also serves 3d). */
 static mxjit_status
 mx_family_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
                   const tpl_family **f, struct tpl_mx_problem *pr)
@@ -435,9 +431,7 @@ mx_family_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
    mxjit_status st = geometry(ctx, op, a, &g);
    if (st == MXJIT_OK)
       st = mx_problem(ctx, op, a, &g, pr);
-   *f = a->elem == MXJIT_DTYPE_E2M1X2 ? &tpl_mxfp4_rowwise
-        : a->kind == MXJIT_MX_DIM0    ? &tpl_mxfp8_dim0
-                                      : &tpl_mxfp8_dim1;
+   *f = a->kind == MXJIT_MX_DIM0 ? &tpl_mxfp8_dim0 : &tpl_mxfp8_dim1;
    return st;
 }
 
@@ -464,20 +458,6 @@ rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit
                           [TPL_MX_IO_S] = a->s,
                           [TPL_MX_IO_OFFS] = a->offs};
    return rt_run(ctx, stream, op, f, &pr, io);
-}
-
-/* Rowwise E2M1 byte i of q belongs to a block whose scale in s (the host's, in a's layout) is
- * 0xFF: its codes are unspecified (NUMERICS.md §2.3), only the scale is compared. */
-static bool
-fp4_byte_unspecified(const mxjit_mx_quant_args *a, const mx_geom *g, const uint8_t *s, size_t i)
-{
-   if (!g->fp4 || a->kind != MXJIT_MX_DIM0 || a->scale_layout == MXJIT_SCALES_BLOCKED)
-      return false;
-   int64_t r = (int64_t)i / (g->k / 2), j = (int64_t)i % (g->k / 2) / 16, at = r * g->scols + j;
-   if (a->scale_layout == MXJIT_SCALES_SHUFFLED) /* §5.1 */
-      at = (r / 32) * 32 * ((g->scols + 7) / 8 * 8) + (j / 8) * 256 + (j % 4) * 64 + (r % 16) * 4 +
-           (j / 4 % 2) * 2 + (r / 16 % 2);
-   return s[at] == 0xFF;
 }
 
 /* Check mode (MXJIT_CHECK=1): the inputs come back to the host, the host reference runs on
@@ -512,7 +492,7 @@ rt_op_mx_verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit
       goto done;
    int64_t d = -1;
    for (size_t i = 0; i < g.q_bytes && d < 0; i++)
-      d = dq[i] != hq[i] && !fp4_byte_unspecified(a, &g, hs, i) ? (int64_t)i : -1;
+      d = dq[i] != hq[i] ? (int64_t)i : -1;
    if (d >= 0) {
       st = rt_error(ctx, MXJIT_ERR_CHECK,
                     "%s: check mode: q byte %" PRId64 " is 0x%02x on the device, 0x%02x in the "

@@ -5,6 +5,9 @@
  * data in the shuffle_weight (16,16) layout (§5.2).
  */
 #include "op_int.h"
+#include "rt_run.h"
+
+#include "mx_common.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,13 +18,13 @@ static mxjit_mx_quant_args
 side_args(const mxjit_mxfp4_quant_args *a, int col)
 {
    return (mxjit_mx_quant_args){
-      .kind = col ? MXJIT_MX_DIM1 : MXJIT_MX_DIM0,
-      .x = a->x,
-      .mode = a->mode,
-      .elem = MXJIT_DTYPE_E2M1X2,
-      .scale_layout = a->scale_layout,
-      .q = col ? a->q_col : a->q_row,
-      .s = col ? a->s_col : a->s_row,
+       .kind = col ? MXJIT_MX_DIM1 : MXJIT_MX_DIM0,
+       .x = a->x,
+       .mode = a->mode,
+       .elem = MXJIT_DTYPE_E2M1X2,
+       .scale_layout = a->scale_layout,
+       .q = col ? a->q_col : a->q_row,
+       .s = col ? a->s_col : a->s_row,
    };
 }
 
@@ -52,22 +55,167 @@ preshuffle_host(mxjit_ctx *ctx, const char *op, mxjit_devptr q, int64_t rows, in
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INTERNAL, msg) : MXJIT_OK;
 }
 
-/* emu/hip: the rowwise cast runs the mxfp4_rowwise family (linear data, plain or shuffled
- * scales); columnwise casts and the data preshuffle have no template yet. */
+/* The mxfp4 family's problem of a checked request. */
+static void
+mxfp4_problem(const mxjit_mxfp4_quant_args *a, struct tpl_mxfp4_problem *pr)
+{
+   static const uint32_t modes[] = {[MXJIT_SCALE_FLOOR] = JB_SCALE_FLOOR,
+                                    [MXJIT_SCALE_RCEIL] = JB_SCALE_RCEIL,
+                                    [MXJIT_SCALE_CEIL] = JB_SCALE_CEIL,
+                                    [MXJIT_SCALE_EVEN] = JB_SCALE_EVEN};
+   memset(pr, 0, sizeof(*pr));
+   pr->m = a->x.shape[0];
+   pr->k = a->x.shape[1];
+   pr->ld_x = a->x.stride[0] || a->x.stride[1] ? a->x.stride[0] : pr->k;
+   pr->in_f32 = a->x.dtype == MXJIT_DTYPE_F32;
+   pr->mode = modes[a->mode];
+   pr->outputs = (a->rowwise ? TPL_MXFP4_ROW : 0) | (a->colwise ? TPL_MXFP4_COL : 0);
+   pr->scales = a->scale_layout == MXJIT_SCALES_BLOCKED    ? TPL_MX_SCALES_BLOCKED
+                : a->scale_layout == MXJIT_SCALES_SHUFFLED ? TPL_MX_SCALES_SHUFFLED
+                                                           : TPL_MX_SCALES_PLAIN;
+   pr->preshuffle = (uint32_t)a->preshuffle;
+}
+
+/* shuffle_weight 16x16 (§5.2) index of byte (n, k) of an (N, kb)-byte matrix. */
+static size_t
+sw_index(int64_t n, int64_t k, int64_t kb)
+{
+   return (size_t)((n / 16) * 16 * kb + (k / 32) * 512 + (k % 32 / 16) * 256 + (n % 16) * 16 +
+                   k % 16);
+}
+
+/* Check mode for one side: the host reference on the inputs copied back; scales (padding
+ * included) byte for byte; FP4 data compared in its logical position, except bytes of a
+ * block whose scale is 0xFF (NUMERICS.md §2.3, §3.4: E2M1 has no NaN). */
+static mxjit_status
+verify_side(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *a, int col,
+            mxjit_devptr hx)
+{
+   mxjit_mx_quant_args s = side_args(a, col), lin = s;
+   size_t qb = 0, sb = 0, pb = 0, unused;
+   mxjit_status st = mxjit_mx_quant_sizes(&s, &qb, &sb);
+   lin.scale_layout = MXJIT_SCALES_PLAIN;
+   if (st == MXJIT_OK)
+      st = mxjit_mx_quant_sizes(&lin, &unused, &pb);
+   if (st != MXJIT_OK)
+      return rt_error(ctx, MXJIT_ERR_INTERNAL, "%s: check mode: sizing failed", op);
+   uint8_t *dq = malloc(qb + 1), *ds = malloc(sb + 1), *hq = malloc(qb + 1);
+   uint8_t *hs = calloc(1, sb + 1), *ps = calloc(1, pb + 1), *pq = malloc(qb + 1);
+   if (!dq || !ds || !hq || !hs || !ps || !pq) {
+      st = rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
+      goto done;
+   }
+   if ((st = mxjit_memcpy_d2h(ctx, dq, s.q, qb)) != MXJIT_OK ||
+       (st = mxjit_memcpy_d2h(ctx, ds, s.s, sb)) != MXJIT_OK)
+      goto done;
+   s.x.data = lin.x.data = hx;
+   s.q = (mxjit_devptr)(uintptr_t)hq;
+   s.s = (mxjit_devptr)(uintptr_t)hs;
+   lin.q = (mxjit_devptr)(uintptr_t)pq;
+   lin.s = (mxjit_devptr)(uintptr_t)ps;
+   if ((st = rt_op_mx_host(ctx, op, &s)) != MXJIT_OK ||
+       (st = rt_op_mx_host(ctx, op, &lin)) != MXJIT_OK)
+      goto done;
+   for (size_t i = 0; i < sb; i++)
+      if (ds[i] != hs[i]) {
+         st = rt_error(ctx, MXJIT_ERR_CHECK,
+                       "%s: check mode: %s scale byte %zu is 0x%02x on the device, 0x%02x in the "
+                       "host reference (a miscompile or a device fault; please report it)",
+                       op, col ? "s_col" : "s_row", i, ds[i], hs[i]);
+         goto done;
+      }
+   int64_t rows = a->x.shape[col ? 1 : 0], kb = a->x.shape[col ? 0 : 1] / 2;
+   for (int64_t n = 0; n < rows; n++)
+      for (int64_t k = 0; k < kb; k++) {
+         size_t li = (size_t)(n * kb + k), di = a->preshuffle ? sw_index(n, k, kb) : li;
+         if (dq[di] == pq[li] || ps[n * (kb / 16) + k / 16] == 0xFF)
+            continue;
+         st = rt_error(ctx, MXJIT_ERR_CHECK,
+                       "%s: check mode: %s byte (%" PRId64 ", %" PRId64 ") is 0x%02x on the "
+                       "device, 0x%02x in the host reference (a miscompile or a device fault; "
+                       "please report it)",
+                       op, col ? "q_col" : "q_row", n, k, dq[di], pq[li]);
+         goto done;
+      }
+done:
+   free(dq), free(ds), free(hq), free(hs), free(ps), free(pq);
+   return st;
+}
+
+static mxjit_status
+verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxfp4_quant_args *a)
+{
+   struct tpl_mxfp4_problem pr;
+   mxfp4_problem(a, &pr);
+   size_t xb = pr.m && pr.k ? (size_t)((pr.m - 1) * pr.ld_x + pr.k) * (pr.in_f32 ? 4 : 2) : 0;
+   uint8_t *hx = malloc(xb + 1);
+   if (!hx)
+      return rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
+   mxjit_status st = mxjit_synchronize(ctx, stream);
+   if (st == MXJIT_OK)
+      st = mxjit_memcpy_d2h(ctx, hx, a->x.data, xb);
+   for (int col = 0; col < 2 && st == MXJIT_OK; col++)
+      if (col ? a->colwise : a->rowwise)
+         st = verify_side(ctx, op, a, col, (mxjit_devptr)(uintptr_t)hx);
+   free(hx);
+   return st;
+}
+
+/* emu/hip: one launch of the mxfp4 family writes every requested output (one read of x). */
 static mxjit_status
 device_path(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxfp4_quant_args *a)
 {
-   if (a->colwise || a->preshuffle)
-      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
-                      "%s: the %s device has no kernel template yet for %s (issue 10; the host "
-                      "device computes it); rowwise casts without preshuffle run there",
-                      op, mxjit_ctx_device(ctx) == MXJIT_DEVICE_EMU ? "emu" : "hip",
-                      a->colwise ? "columnwise casts" : "the fused data preshuffle");
-   mxjit_mx_quant_args s = side_args(a, 0);
-   mxjit_status st = rt_op_mx_device(ctx, stream, op, &s);
+   struct tpl_mxfp4_problem pr;
+   mxfp4_problem(a, &pr);
+   const uint64_t io[] = {[TPL_MXFP4_IO_X] = a->x.data,
+                          [TPL_MXFP4_IO_QR] = a->rowwise ? a->q_row : 0,
+                          [TPL_MXFP4_IO_SR] = a->rowwise ? a->s_row : 0,
+                          [TPL_MXFP4_IO_QC] = a->colwise ? a->q_col : 0,
+                          [TPL_MXFP4_IO_SC] = a->colwise ? a->s_col : 0};
+   mxjit_status st = rt_run(ctx, stream, op, &tpl_mxfp4, &pr, io);
    if (st == MXJIT_OK && ctx->check)
-      st = rt_op_mx_verify(ctx, stream, op, &s);
+      st = verify(ctx, stream, op, a);
    return st;
+}
+
+/* x (D1, ..., Dn) is the 2D (D1 ... Dn-1, Dn) (KERNELS.md §2): leading dims whose strides
+ * nest (stride[i] = stride[i+1] * shape[i+1]) fold into one row stride. Shapes the checks
+ * would refuse anyway (negative, too many dims) are left for them to name. */
+static mxjit_status
+flatten(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *in,
+        mxjit_mxfp4_quant_args *out)
+{
+   *out = *in;
+   const mxjit_tensor *t = &in->x;
+   int n = t->ndim, zero = 1;
+   if (n <= 2 || n > MXJIT_MAX_DIMS)
+      return MXJIT_OK;
+   int64_t rows = 1;
+   for (int i = 0; i < n; i++) {
+      if (t->shape[i] < 0 || t->shape[i] > (INT64_C(1) << 40))
+         return MXJIT_OK;
+      zero &= t->stride[i] == 0;
+   }
+   for (int i = 0; i < n - 1; i++)
+      if (__builtin_mul_overflow(rows, t->shape[i], &rows))
+         return MXJIT_OK;
+   for (int i = 0; !zero && rows && i < n - 2; i++)
+      if (t->shape[i + 1] > 1 && (t->stride[i + 1] > (INT64_C(1) << 50) / t->shape[i + 1] ||
+                                  t->stride[i] != t->stride[i + 1] * t->shape[i + 1]))
+         return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                         "%s: args.x.stride[%d] = %" PRId64
+                         " is not stride[%d] * shape[%d] = %" PRId64 " * %" PRId64
+                         ": the leading dims of a %dD x must nest to be read as "
+                         "rows (pass a 2D view with a row stride instead)",
+                         op, i, t->stride[i], i + 1, i + 1, t->stride[i + 1], t->shape[i + 1], n);
+   out->x.ndim = 2;
+   out->x.shape[0] = rows;
+   out->x.shape[1] = t->shape[n - 1];
+   out->x.stride[0] = zero ? 0 : t->stride[n - 2];
+   out->x.stride[1] = zero ? 0 : t->stride[n - 1];
+   for (int i = 2; i < MXJIT_MAX_DIMS; i++)
+      out->x.shape[i] = out->x.stride[i] = 0;
+   return MXJIT_OK;
 }
 
 mxjit_status
@@ -78,6 +226,10 @@ mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mxfp4_quan
    mxjit_status st = rt_op_begin(ctx, op, args);
    if (st != MXJIT_OK)
       return st;
+   mxjit_mxfp4_quant_args flat;
+   if ((st = flatten(ctx, op, args, &flat)) != MXJIT_OK)
+      return st;
+   args = &flat;
    if (!args->rowwise && !args->colwise)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "%s: args.rowwise and args.colwise are both 0; request at least one", op);

@@ -14,6 +14,7 @@
 
 #include "grouped_gemm.h"
 #include "jt.h"
+#include "mx_common.h"
 #include "op_int.h"
 #include "rt_int.h"
 #include "rt_kernels.h"
@@ -153,7 +154,8 @@ typedef struct mx_case {
    mxjit_scale_mode mode;
    mxjit_scale_layout layout;
    int block_k;
-   int fp4; /* MXFP4 rowwise (mxjit_mxfp4_quantize) instead of MXFP8 */
+   int fp4; /* MXFP4 (mxjit_mxfp4_quantize) outputs instead of MXFP8: 1 rowwise, 2 columnwise,
+             * 3 both from one launch */
 } mx_case;
 
 static const mx_case mx_cases[] = {
@@ -165,6 +167,10 @@ static const mx_case mx_cases[] = {
     {MXJIT_MX_3D, 3, 96, 64, MXJIT_DTYPE_BF16, MXJIT_SCALE_RCEIL, MXJIT_SCALES_BLOCKED, 32, 0},
     {MXJIT_MX_DIM0, 0, 33, 160, MXJIT_DTYPE_F32, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 0, 1},
     {MXJIT_MX_DIM0, 0, 130, 2880, MXJIT_DTYPE_BF16, MXJIT_SCALE_RCEIL, MXJIT_SCALES_PLAIN, 0, 1},
+    {MXJIT_MX_DIM0, 0, 64, 70, MXJIT_DTYPE_BF16, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 0, 2},
+    {MXJIT_MX_DIM0, 0, 96, 2880, MXJIT_DTYPE_BF16, MXJIT_SCALE_RCEIL, MXJIT_SCALES_PLAIN, 0, 2},
+    {MXJIT_MX_DIM0, 0, 64, 160, MXJIT_DTYPE_F32, MXJIT_SCALE_RCEIL, MXJIT_SCALES_PLAIN, 0, 3},
+    {MXJIT_MX_DIM0, 0, 256, 2880, MXJIT_DTYPE_BF16, MXJIT_SCALE_FLOOR, MXJIT_SCALES_PLAIN, 0, 3},
 };
 
 static mxjit_mx_quant_args
@@ -198,7 +204,10 @@ mx_case_name(const mx_case *c, char *buf, size_t len)
    snprintf(buf, len, "%s%lldx%lld %s %s%s%s%s", e, (long long)c->m, (long long)c->k,
             c->in == MXJIT_DTYPE_F32 ? "f32" : "bf16", modes[c->mode],
             c->layout == MXJIT_SCALES_BLOCKED ? " blocked" : "", c->block_k == 32 ? " 32x32" : "",
-            c->fp4 ? " e2m1" : "");
+            c->fp4 == 1   ? " e2m1 rowwise"
+            : c->fp4 == 2 ? " e2m1 columnwise"
+            : c->fp4 == 3 ? " e2m1 both"
+                          : "");
 }
 
 static uint64_t
@@ -273,15 +282,7 @@ mx_run_on(mxjit_ctx *ctx, mxjit_mx_quant_args a, const void *x, size_t xb, uint8
    a.x.data = dx;
    a.q = dq;
    a.s = ds;
-   if (!st && a.elem == MXJIT_DTYPE_E2M1X2)
-      st = mxjit_mxfp4_quantize(ctx, NULL,
-                                &(mxjit_mxfp4_quant_args){.x = a.x,
-                                                          .mode = a.mode,
-                                                          .scale_layout = a.scale_layout,
-                                                          .rowwise = 1,
-                                                          .q_row = dq,
-                                                          .s_row = ds});
-   else if (!st)
+   if (!st)
       st = mxjit_mxfp8_quantize(ctx, NULL, &a);
    if (!st)
       st = mxjit_synchronize(ctx, NULL);
@@ -302,6 +303,99 @@ first_diff(const uint8_t *a, const uint8_t *b, size_t n)
       if (a[i] != b[i])
          return (int64_t)i;
    return -1;
+}
+
+/* MXFP4: one mxjit_mxfp4_quantize call on ctx over host x with the case's outputs (the
+ * sides not requested stay empty); out[0..3] = q_row, s_row, q_col, s_col of n[0..3] bytes. */
+static mxjit_status
+fp4_run_on(mxjit_ctx *ctx, const mx_case *c, const void *x, size_t xb, uint8_t *const *out,
+           const size_t *n)
+{
+   mxjit_mx_quant_args a = mx_case_args(c);
+   mxjit_mxfp4_quant_args f = {.x = a.x,
+                               .mode = a.mode,
+                               .scale_layout = a.scale_layout,
+                               .rowwise = c->fp4 & 1,
+                               .colwise = c->fp4 >> 1};
+   mxjit_devptr d[4] = {0, 0, 0, 0}, dx = 0;
+   mxjit_status st = mxjit_malloc(ctx, xb, &dx);
+   if (!st)
+      st = mxjit_memcpy_h2d(ctx, dx, x, xb);
+   for (int i = 0; i < 4 && !st; i++)
+      if (((c->fp4 >> (i / 2)) & 1) && !(st = mxjit_malloc(ctx, n[i], &d[i])))
+         st = mxjit_memset(ctx, d[i], 0xa5, n[i]);
+   f.x.data = dx;
+   f.q_row = d[0], f.s_row = d[1], f.q_col = d[2], f.s_col = d[3];
+   if (!st)
+      st = mxjit_mxfp4_quantize(ctx, NULL, &f);
+   if (!st)
+      st = mxjit_synchronize(ctx, NULL);
+   for (int i = 0; i < 4 && !st; i++)
+      if (d[i])
+         st = mxjit_memcpy_d2h(ctx, out[i], d[i], n[i]);
+   mxjit_free(ctx, dx);
+   for (int i = 0; i < 4; i++)
+      mxjit_free(ctx, d[i]);
+   return st;
+}
+
+/* The MXFP4 case against the host device: every output byte for byte, except the FP4 data
+ * of a block whose scale is 0xFF (not defined, NUMERICS §2.3; plain scales: scale byte b
+ * covers q bytes 16 b ..). Returns as run_mx_case. */
+static int
+run_fp4_case(mxjit_ctx *ctx, mxjit_ctx *host, const mx_case *c, uint64_t seed, char *res,
+             size_t len)
+{
+   static const char *const names[4] = {"q_row", "s_row", "q_col", "s_col"};
+   char name[96];
+   mx_case_name(c, name, sizeof(name));
+   size_t n[4] = {0, 0, 0, 0}, xb = 0;
+   uint8_t *d[4] = {NULL}, *h[4] = {NULL};
+   mxjit_status st = MXJIT_OK;
+   for (int col = 0; col < 2 && !st; col++) {
+      mxjit_mx_quant_args a = mx_case_args(c);
+      a.kind = col ? MXJIT_MX_DIM1 : MXJIT_MX_DIM0;
+      if ((c->fp4 >> col) & 1)
+         st = mxjit_mx_quant_sizes(&a, &n[2 * col], &n[2 * col + 1]);
+   }
+   void *x = st ? NULL : mx_input(c, seed, &xb);
+   int rc = -1, ok = x != NULL;
+   for (int i = 0; i < 4; i++) {
+      d[i] = malloc(n[i] + 1), h[i] = malloc(n[i] + 1);
+      ok &= d[i] && h[i];
+   }
+   mxjit_ctx *failed = host;
+   if (st || !ok) {
+      snprintf(res, len, "%s: %s", name, st ? mxjit_status_name(st) : "out of host memory");
+      goto out;
+   }
+   if (!(st = fp4_run_on(host, c, x, xb, h, n))) {
+      failed = ctx;
+      st = fp4_run_on(ctx, c, x, xb, d, n);
+   }
+   if (st) {
+      snprintf(res, len, "%s%s: %s: %s", name, failed == host ? " (host reference)" : "",
+               mxjit_status_name(st), mxjit_ctx_last_error(failed));
+      goto out;
+   }
+   rc = 0;
+   for (int i = 0; i < 4 && !rc; i++) {
+      if (i % 2 == 0) /* the data of 0xFF blocks is the library's own */
+         for (size_t b = 0; b < n[i + 1]; b++)
+            if (h[i + 1][b] == 0xff)
+               memcpy(d[i] + b * 16, h[i] + b * 16, 16);
+      int64_t at = first_diff(d[i], h[i], n[i]);
+      if (at >= 0) {
+         snprintf(res, len, "WRONG %s: %s byte %lld is 0x%02x, host 0x%02x", name, names[i],
+                  (long long)at, d[i][at], h[i][at]);
+         rc = 1;
+      }
+   }
+out:
+   free(x);
+   for (int i = 0; i < 4; i++)
+      free(d[i]), free(h[i]);
+   return rc;
 }
 
 /* Returns 0 ok, 1 wrong bytes, -1 device/API error; detail in res. */
@@ -334,10 +428,6 @@ run_mx_case(mxjit_ctx *ctx, mxjit_ctx *host, const mx_case *c, uint64_t seed, ch
                mxjit_status_name(st), mxjit_ctx_last_error(failed));
       goto out;
    }
-   if (c->fp4) /* FP4 data of a block whose scale is 0xFF is not defined (NUMERICS §2.3) */
-      for (size_t b = 0; b < sb; b++)
-         if (hs[b] == 0xff)
-            memcpy(q + b * 16, hq + b * 16, 16);
    int64_t dq = first_diff(q, hq, qb), ds = dq < 0 ? first_diff(s, hs, sb) : -1;
    rc = dq >= 0 || ds >= 0;
    if (dq >= 0)
@@ -373,8 +463,8 @@ run_mx(mxjit_ctx *ctx, mxjit_mx_kind kind, int fp4, demo_row *row)
       if (mx_cases[i].kind == kind && mx_cases[i].fp4 == fp4) {
          last = &mx_cases[i];
          n++;
-         rc = (unsigned)run_mx_case(ctx, host, last, 0x6d786a6974ull + i, row->result,
-                                    sizeof(row->result));
+         rc = (unsigned)(fp4 ? run_fp4_case : run_mx_case)(ctx, host, last, 0x6d786a6974ull + i,
+                                                           row->result, sizeof(row->result));
       }
    mxjit_ctx_destroy(host);
    if (rc)
@@ -390,15 +480,33 @@ run_mx(mxjit_ctx *ctx, mxjit_mx_kind kind, int fp4, demo_row *row)
    return 0;
 }
 
-/* The largest case of a kind: its plan's kernel is the one the row shows. */
+/* The largest case of a kind (MXFP8) or of an MXFP4 output set: its plan's kernel is the one
+ * the row shows. */
 static const mx_case *
-mx_largest(mxjit_mx_kind kind)
+mx_largest(mxjit_mx_kind kind, int fp4)
 {
    const mx_case *last = NULL;
    for (unsigned i = 0; i < sizeof(mx_cases) / sizeof(mx_cases[0]); i++)
-      if (mx_cases[i].kind == kind && !mx_cases[i].fp4)
+      if ((fp4 || mx_cases[i].kind == kind) && mx_cases[i].fp4 == fp4)
          last = &mx_cases[i];
    return last;
+}
+
+/* The mxfp4 family's plan for an MXFP4 case (the problem mxjit_mxfp4_quantize builds). */
+static mxjit_status
+fp4_plan(mxjit_ctx *ctx, const mx_case *c, const rt_plan **plan)
+{
+   struct tpl_mxfp4_problem pr = {.m = c->m,
+                                  .k = c->k,
+                                  .ld_x = c->k,
+                                  .in_f32 = c->in == MXJIT_DTYPE_F32,
+                                  .mode = c->mode == MXJIT_SCALE_RCEIL  ? JB_SCALE_RCEIL
+                                          : c->mode == MXJIT_SCALE_CEIL ? JB_SCALE_CEIL
+                                          : c->mode == MXJIT_SCALE_EVEN ? JB_SCALE_EVEN
+                                                                        : JB_SCALE_FLOOR,
+                                  .outputs = (uint32_t)c->fp4,
+                                  .scales = TPL_MX_SCALES_PLAIN};
+   return rt_plan_get(ctx, "mxfp4_quantize", &tpl_mxfp4, &pr, plan);
 }
 
 static int
@@ -411,6 +519,18 @@ static int
 run_mx4_rowwise(mxjit_ctx *ctx, demo_row *row)
 {
    return run_mx(ctx, MXJIT_MX_DIM0, 1, row);
+}
+
+static int
+run_mx4_colwise(mxjit_ctx *ctx, demo_row *row)
+{
+   return run_mx(ctx, MXJIT_MX_DIM0, 2, row);
+}
+
+static int
+run_mx4_both(mxjit_ctx *ctx, demo_row *row)
+{
+   return run_mx(ctx, MXJIT_MX_DIM0, 3, row);
 }
 
 static int
@@ -699,8 +819,11 @@ run_moe_gemm(mxjit_ctx *ctx, demo_row *row)
 
 /* A table row per target: a label, the family it covers, how its kernel is chosen and run.
  * mx_kind >= 0: the kernel is the plan mxjit_mxfp8_quantize makes for the kind's largest
- * case; fp8t: 1 (amax step) or 2 (cast step) of mxjit_fp8_tensorwise_quantize's plan for its
- * largest case; else the family's default params. run NULL: compile-only row. */
+ * case; MX4_ROW.. (-2 - outputs): the plan of mxjit_mxfp4_quantize's largest case of those
+ * outputs; fp8t: 1 (amax step) or 2 (cast step) of
+ * mxjit_fp8_tensorwise_quantize's plan for its largest case; else (-1) the family's default
+ * params. run NULL: compile-only row. */
+#define MX4_KIND(outputs) (-1 - (outputs))
 typedef struct demo_entry {
    const char *label;
    const tpl_family *family;
@@ -714,7 +837,9 @@ static const demo_entry entries[] = {
     {"mxfp8 dim0", &tpl_mxfp8_dim0, MXJIT_MX_DIM0, run_mx_dim0, 0},
     {"mxfp8 dim1", &tpl_mxfp8_dim1, MXJIT_MX_DIM1, run_mx_dim1, 0},
     {"mxfp8 3d", &tpl_mxfp8_dim1, MXJIT_MX_3D, run_mx_3d, 0},
-    {"mxfp4 rowwise", &tpl_mxfp4_rowwise, -1, run_mx4_rowwise, 0},
+    {"mxfp4 rowwise", &tpl_mxfp4, MX4_KIND(1), run_mx4_rowwise, 0},
+    {"mxfp4 columnwise", &tpl_mxfp4, MX4_KIND(2), run_mx4_colwise, 0},
+    {"mxfp4 both", &tpl_mxfp4, MX4_KIND(3), run_mx4_both, 0},
     {"fp8t amax", &tpl_fp8t_amax, -1, run_fp8t_amax, 1},
     {"fp8t cast", &tpl_fp8t_cast, -1, run_fp8t_cast, 2},
     {"moe fp8 gemm", &tpl_grouped_gemm_fp8, -1, run_moe_gemm, 0},
@@ -751,7 +876,7 @@ time_cold(const char *target, const demo_entry *e, demo_row *row)
    row->family = e->family;
    if (!st && e->mx_kind >= 0) {
       const rt_plan *plan = NULL;
-      mxjit_mx_quant_args a = mx_case_args(mx_largest((mxjit_mx_kind)e->mx_kind));
+      mxjit_mx_quant_args a = mx_case_args(mx_largest((mxjit_mx_kind)e->mx_kind, 0));
       if (!(st = rt_op_mx_plan(cold, "mxfp8_quantize", &a, &plan))) {
          row->family = plan->family;
          memcpy(row->params, plan->params, sizeof(row->params));
@@ -762,6 +887,13 @@ time_cold(const char *target, const demo_entry *e, demo_row *row)
       mxjit_fp8_tensorwise_args a = fp8t_args(&fp8t_cases[FP8T_NCASES - 1], target);
       if (!(st = rt_op_fp8t_plan(cold, "fp8_tensorwise_quantize", &a, &pa, &pc))) {
          const rt_plan *plan = e->fp8t == 1 ? pa : pc;
+         memcpy(row->params, plan->params, sizeof(row->params));
+         k = plan->kernel;
+      }
+   } else if (!st && e->mx_kind <= MX4_KIND(1)) {
+      const rt_plan *plan = NULL;
+      if (!(st = fp4_plan(cold, mx_largest(MXJIT_MX_DIM0, -1 - e->mx_kind), &plan))) {
+         row->family = plan->family;
          memcpy(row->params, plan->params, sizeof(row->params));
          k = plan->kernel;
       }

@@ -38,8 +38,9 @@ static const char run_usage[] =
    "  mxfp8   --kind dim0|dim1|3d --in x.bin --dtype bf16|f32 --shape MxK|ExNxK\n"
    "          --mode floor|rceil|ceil|even --elem e4m3|e5m2 --scales plain|blocked|shuffled\n"
    "          [--offs a,b,c] [--block-k 1|32] --out-q q.bin --out-s s.bin\n"
-   "  mxfp4   --kind dim0|dim1 (rowwise|columnwise) ... as mxfp8 with --elem e2m1\n"
-   "          [--preshuffle] (shuffle_weight 16x16 data)\n"
+   "  mxfp4   --kind dim0|dim1|both (rowwise|columnwise|both from one read of x)\n"
+   "          ... as mxfp8 with --elem e2m1 [--preshuffle] (shuffle_weight 16x16 data);\n"
+   "          both: --out-q/--out-s rowwise, --out-qc/--out-sc columnwise\n"
    "  to_blocked           --in s.bin --shape HxW|BxHxW [--groups m|k --offs a,b,c]\n"
    "                       [--inverse] --out out.bin\n"
    "  e8m0_shuffle         --in s.bin --shape MxN [--inverse] --out out.bin\n"
@@ -458,33 +459,47 @@ run_mxfp8(run_ctx *r)
 static int
 run_mxfp4(run_ctx *r)
 {
-   static const char *const elems[] = {"e2m1"};
+   static const char *const elems[] = {"e2m1"}, *const kinds[] = {"dim0", "dim1", "both"};
    int err = 0, mode, layout;
-   int kind = pick(r, "kind", kind_names, 2, 0, &err);
+   int kind = pick(r, "kind", kinds, 3, 0, &err);
    pick(r, "elem", elems, 1, 0, &err);
    if (err)
       return err;
    if (opt(r, "offs"))
       return bad(r, "--offs is not supported for mxfp4%s%s", "", "");
-   mxjit_mxfp4_quant_args a = {.rowwise = kind == 0, .colwise = kind == 1,
+   if (kind != 2 && (opt(r, "out-qc") || opt(r, "out-sc")))
+      return bad(r, "--out-qc/--out-sc are the columnwise outputs of --kind both%s%s", "", "");
+   mxjit_mxfp4_quant_args a = {.rowwise = kind != 1, .colwise = kind != 0,
                                .preshuffle = opt(r, "preshuffle") != NULL};
    int rc = mx_common(r, &a.x, &mode, &layout);
    if (rc)
       return rc;
    a.mode = (mxjit_scale_mode)mode;
    a.scale_layout = (mxjit_scale_layout)layout;
-   mxjit_mx_quant_args sz = {.kind = (mxjit_mx_kind)kind, .x = a.x, .mode = a.mode,
-                             .elem = MXJIT_DTYPE_E2M1X2, .scale_layout = a.scale_layout};
-   size_t qb, sb;
-   mxjit_status st = mxjit_mx_quant_sizes(&sz, &qb, &sb);
+   size_t qb[2] = {0, 0}, sb[2] = {0, 0};
+   mxjit_status st = MXJIT_OK;
+   for (int col = 0; col < 2 && st == MXJIT_OK; col++) {
+      mxjit_mx_quant_args sz = {.kind = col ? MXJIT_MX_DIM1 : MXJIT_MX_DIM0, .x = a.x,
+                                .mode = a.mode, .elem = MXJIT_DTYPE_E2M1X2,
+                                .scale_layout = a.scale_layout};
+      if (col ? a.colwise : a.rowwise)
+         st = mxjit_mx_quant_sizes(&sz, &qb[col], &sb[col]);
+   }
    if (st != MXJIT_OK)
       return fail_opts(r, mxjit_mxfp4_quantize(r->ctx, NULL, &a));
-   mxjit_devptr *q = kind ? &a.q_col : &a.q_row, *s = kind ? &a.s_col : &a.s_row;
-   if ((rc = mx_upload(r, &a.x)) || (rc = dev_alloc(r, qb, q)) || (rc = dev_alloc(r, sb, s)))
+   if ((rc = mx_upload(r, &a.x)))
+      return rc;
+   if (a.rowwise && ((rc = dev_alloc(r, qb[0], &a.q_row)) || (rc = dev_alloc(r, sb[0], &a.s_row))))
+      return rc;
+   if (a.colwise && ((rc = dev_alloc(r, qb[1], &a.q_col)) || (rc = dev_alloc(r, sb[1], &a.s_col))))
       return rc;
    if ((st = mxjit_mxfp4_quantize(r->ctx, NULL, &a)) != MXJIT_OK)
       return fail_st(r, st);
-   return download(r, "out-q", *q, qb) || download(r, "out-s", *s, sb);
+   if (kind == 1)
+      return download(r, "out-q", a.q_col, qb[1]) || download(r, "out-s", a.s_col, sb[1]);
+   return download(r, "out-q", a.q_row, qb[0]) || download(r, "out-s", a.s_row, sb[0]) ||
+          (kind == 2 &&
+           (download(r, "out-qc", a.q_col, qb[1]) || download(r, "out-sc", a.s_col, sb[1])));
 }
 
 static int
@@ -835,7 +850,8 @@ static const struct {
 } run_ops[] = {
     {"scaled_copy", run_scaled_copy, "shape scale ld-x ld-out in< out>"},
     {"mxfp8", run_mxfp8, "kind elem dtype mode scales shape offs block-k in< out-q> out-s>"},
-    {"mxfp4", run_mxfp4, "kind elem dtype mode scales shape offs preshuffle! in< out-q> out-s>"},
+    {"mxfp4", run_mxfp4,
+     "kind elem dtype mode scales shape offs preshuffle! in< out-q> out-s> out-qc> out-sc>"},
     {"to_blocked", run_to_blocked, "shape groups offs inverse! in< out>"},
     {"e8m0_shuffle", run_e8m0_shuffle, "shape inverse! in< out>"},
     {"shuffle_weight", run_shuffle_weight, "dtype shape inverse! in< out>"},

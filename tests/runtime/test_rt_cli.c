@@ -348,3 +348,66 @@ Test(rt_cli, run_scaled_copy_host_and_emu)
    free(want);
    free(got);
 }
+
+/* `mxjit run mxfp4 --kind both`: one launch writes rowwise and columnwise outputs (x read
+ * once: the emulator counts 2 bytes per element loaded), the same bytes as the host device,
+ * with shuffled scales and preshuffled data; --out-qc without --kind both is a usage error. */
+Test(rt_cli, run_mxfp4_both_one_launch, .timeout = 300)
+{
+   const int m = 64, k = 128;
+   char in[64], o[4][64], args[1024], out[8192];
+   static const char *const keys[4] = {"out-q", "out-s", "out-qc", "out-sc"};
+   snprintf(in, sizeof(in), "/tmp/mxjit-f4-in-%d.bin", (int)getpid());
+   uint16_t *x = malloc((size_t)m * k * 2);
+   cr_assert(x);
+   for (int i = 0; i < m * k; i++) /* finite, both signs, a spread of exponents */
+      x[i] = (uint16_t)((0x3000 + (unsigned)i * 40503u % 0x1f00) | (i & 1 ? 0x8000 : 0));
+   FILE *f = fopen(in, "wb");
+   cr_assert(f && fwrite(x, 2, (size_t)m * k, f) == (size_t)m * k);
+   fclose(f);
+   uint8_t *bytes[2][4] = {{NULL}};
+   size_t nb[2][4] = {{0}};
+   static const char *const devs[][2] = {{"host", "gfx950"}, {"emu", "gfx942"}};
+   for (unsigned d = 0; d < 2; d++) {
+      int at = 0;
+      for (int i = 0; i < 4; i++)
+         snprintf(o[i], sizeof(o[i]), "/tmp/mxjit-f4-%s-%u-%d.bin", keys[i], d, (int)getpid());
+      at = snprintf(args, sizeof(args),
+                    "run mxfp4 --kind both --in %s --dtype bf16 --shape %dx%d --mode rceil "
+                    "--scales shuffled --preshuffle --device %s --target %s --counters",
+                    in, m, k, devs[d][0], devs[d][1]);
+      for (int i = 0; i < 4; i++)
+         at += snprintf(args + at, sizeof(args) - (size_t)at, " --%s %s", keys[i], o[i]);
+      int rc = cli(args, out, sizeof(out));
+      cr_assert_eq(rc, 0, "`mxjit %s` exited %d:\n%s", args, rc, out);
+      if (d == 1)
+         cr_expect(strstr(out, "global 16384 B loaded") != NULL, "x not read once:\n%s", out);
+      for (int i = 0; i < 4; i++) {
+         f = fopen(o[i], "rb");
+         cr_assert(f, "%s: no --%s file", devs[d][0], keys[i]);
+         fseek(f, 0, SEEK_END);
+         nb[d][i] = (size_t)ftell(f);
+         rewind(f);
+         bytes[d][i] = malloc(nb[d][i] + 1);
+         cr_assert(fread(bytes[d][i], 1, nb[d][i], f) == nb[d][i]);
+         fclose(f);
+         unlink(o[i]);
+      }
+   }
+   for (int i = 0; i < 4; i++) {
+      cr_expect_eq(nb[0][i], nb[1][i], "--%s sizes differ", keys[i]);
+      cr_expect_eq(memcmp(bytes[0][i], bytes[1][i], nb[0][i]), 0, "--%s differs (emu vs host)",
+                   keys[i]);
+      free(bytes[0][i]), free(bytes[1][i]);
+   }
+   snprintf(args, sizeof(args),
+            "run mxfp4 --kind dim0 --in %s --dtype bf16 --shape %dx%d --mode floor --out-q %s "
+            "--out-s %s --out-qc %s",
+            in, m, k, o[0], o[1], o[2]);
+   cr_expect_eq(cli(args, out, sizeof(out)), 2, "%s", out);
+   cr_expect(strstr(out, "--kind both") != NULL, "%s", out);
+   unlink(in);
+   snprintf(args, sizeof(args), "rm -rf /tmp/mxjit-cli-%d", (int)getpid());
+   cr_expect_eq(system(args), 0);
+   free(x);
+}
