@@ -261,8 +261,9 @@ void jb_var_set(jb_builder *b, jb_var v, jb_val x);
    jb_val mask;      /* buffer ops: i1 per lane, false -> out of range; see below */               \
    unsigned slot;    /* LDS ops: pipeline slot 1..JB_MAX_LDS_SLOTS (jb_pipe.c), 0 = none */
 /* .mask is the bound idiom for tails: a lane whose mask is false is steered out of range
- * (offset 0x80000000; loads give 0, stores write nothing) without a branch. The view must hold
- * fewer than 2^31 bytes. .v NULL (the default) = every lane. */
+ * (offset 0x80000000; loads give 0, stores write nothing) without a branch. Views from
+ * jb_srd_rebase are clamped to 2^31 bytes, so this holds however large the tensor; a jb_srd
+ * view used with masks must hold at most 2^31 bytes. .v NULL (the default) = every lane. */
 typedef struct jb_load_opts {
    jb_type type;
    JB_MEM_OPTS
@@ -276,7 +277,9 @@ typedef struct jb_store_opts {
 jb_val jb_srd(jb_builder *b, jb_val base, jb_val nbytes);
 /** i64 rebase: a resource over [base + off, base + nbytes) with the 64-bit sum folded into the
  *  SRD base address (made wave-uniform with readfirstlane, so it stays in SGPRs). The 32-bit
- *  buffer offsets then stay small: tensors over 4 GB address correctly. off, nbytes: i64. */
+ *  buffer offsets then stay small: tensors over 4 GB address correctly. The view is clamped
+ *  to 2^31 bytes (the .mask idiom needs it): rebase again for data further on. off, nbytes:
+ *  i64. */
 jb_val jb_srd_rebase(jb_builder *b, jb_val base, jb_val off, jb_val nbytes);
 
 /** Raw buffer load of type t (1, 2, 4, 8, 12 or 16 bytes) at byte offset voff (i32):

@@ -20,13 +20,13 @@ make_rsrc(jb_builder *b, LLVMValueRef base, LLVMValueRef nrec64)
    return jb_wrap(jb_intrinsic_(b, "llvm.amdgcn.make.buffer.rsrc.p8.p1", b->t.ptr8, a, 4), JB_SRD);
 }
 
-/* num_records is a 32-bit field: clamp [0, 2^32-1] so a larger view stays addressable up to
- * 4 GB from its base, and a negative remainder (tile past the end) gives an empty view. */
+/* num_records is a 32-bit field: clamp [0, max] so a larger view stays addressable up to max
+ * bytes from its base, and a negative remainder (tile past the end) gives an empty view. */
 static LLVMValueRef
-clamp_records(jb_builder *b, LLVMValueRef n64)
+clamp_records(jb_builder *b, LLVMValueRef n64, uint64_t maxv)
 {
    LLVMValueRef zero = LLVMConstInt(b->t.i64, 0, 0);
-   LLVMValueRef max = LLVMConstInt(b->t.i64, 0xffffffffull, 0);
+   LLVMValueRef max = LLVMConstInt(b->t.i64, maxv, 0);
    LLVMValueRef a[2] = {n64, zero};
    LLVMValueRef lo = jb_intrinsic_(b, "llvm.smax.i64", b->t.i64, a, 2);
    LLVMValueRef c[2] = {lo, max};
@@ -49,7 +49,7 @@ jb_srd(jb_builder *b, jb_val base, jb_val nbytes)
 {
    if (!jb_ok(b) || !check_srd_args(b, "jb_srd", base, nbytes))
       return jb_poison(b, JB_SRD);
-   return make_rsrc(b, base.v, clamp_records(b, nbytes.v));
+   return make_rsrc(b, base.v, clamp_records(b, nbytes.v, 0xffffffffull));
 }
 
 /* requires: off, nbytes wave-uniform in meaning (per-tile bases).
@@ -69,7 +69,10 @@ jb_srd_rebase(jb_builder *b, jb_val base, jb_val off, jb_val nbytes)
    addr = jb_intrinsic_(b, "llvm.amdgcn.readfirstlane.i64", b->t.i64, &addr, 1);
    LLVMValueRef p = LLVMBuildIntToPtr(b->llb, addr, b->t.ptr1, "");
    LLVMValueRef rem = LLVMBuildSub(b->llb, nbytes.v, off.v, "");
-   rem = clamp_records(b, rem);
+   /* A rebased view is a tile's: at most 2^31 bytes, so the .mask idiom's offset 0x80000000
+    * is out of range however far the tensor extends past the tile (a 3 GiB remainder would
+    * otherwise let masked loads read, and masked stores write, 2 GiB further on). */
+   rem = clamp_records(b, rem, 0x80000000ull);
    rem = jb_intrinsic_(b, "llvm.amdgcn.readfirstlane.i64", b->t.i64, &rem, 1);
    return make_rsrc(b, p, rem);
 }

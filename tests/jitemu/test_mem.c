@@ -308,3 +308,79 @@ Test(mem, global_atomics_4_threads)
 {
    check_atom(&jt_gfx950, 4);
 }
+
+/* 4. The .mask idiom on a view that is a tile of a tensor extending 3 GiB past it: masked lanes
+ *    (odd ones) must load zeros and store nothing even though tile + 0x80000000 lies inside the
+ *    tensor — jb_srd_rebase clamps the view to 2^31 bytes. Data planted at tile + 2 GiB would
+ *    be read, and bytes there overwritten, with a 4 GiB view. */
+#define MTENSOR (4 * GIB)
+#define MTILE 0x1000ull
+
+static jb_builder *
+build_masked(const struct jt_target *t)
+{
+   jb_builder *b = jb_builder_create(t, "masked");
+   const jb_arg args[] = {{"t", JB_GLOBAL_PTR}, {"nbytes", JB_I64}};
+   jb_kernel(b, "masked", args, 2, .wg_size = 64);
+   jb_val base = jb_arg_val(b, 0), nbytes = jb_arg_val(b, 1);
+   jb_val in = jb_srd_rebase(b, base, jb_imm_i64(b, (int64_t)MTILE), nbytes);
+   jb_val out = jb_srd_rebase(b, base, jb_imm_i64(b, (int64_t)MTILE + 0x1000), nbytes);
+   jb_val lane = jb_workitem_id(b, 0);
+   jb_val even = jb_cmp(b, JB_EQ, jb_and_imm(b, lane, 1), jb_imm_u32(b, 0));
+   jb_val voff = jb_shl_imm(b, lane, 2);
+   jb_val v = jb_buffer_load(b, in, voff, JB_I32, .mask = even);
+   /* every lane stores (loaded value + 1) where it loaded: odd lanes' stores are masked too */
+   jb_buffer_store(b, jb_iadd_imm(b, v, 1), out, voff, .mask = even);
+   /* and every lane's loaded value, unmasked, to a small view: masked lanes loaded 0 */
+   jb_val all = jb_srd_rebase(b, base, jb_imm_i64(b, (int64_t)MTILE + 0x2000),
+                              jb_imm_i64(b, (int64_t)MTILE + 0x2000 + 256));
+   jb_buffer_store(b, v, all, voff);
+   return b;
+}
+
+static void
+check_masked(const struct jt_target *t)
+{
+   je_kernel k;
+   char *text = NULL;
+   cr_assert_eq(je_build(build_masked(t), "masked", 0, &k, &text), MXJIT_OK, "%s", k.msg);
+   free(text);
+   uint64_t base = je_alloc(&k, NULL, MTENSOR);
+   cr_assert(base, "%s", k.msg);
+   const uint64_t far = 0x80000000ull;
+   uint32_t *src = je_host(&k, base + MTILE, 256), *dst = je_host(&k, base + MTILE + 0x1000, 256);
+   uint32_t *src_far = je_host(&k, base + MTILE + far, 256);
+   uint32_t *dst_far = je_host(&k, base + MTILE + 0x1000 + far, 256);
+   uint32_t *loaded = je_host(&k, base + MTILE + 0x2000, 256);
+   cr_assert(src && dst && src_far && dst_far && loaded);
+   for (unsigned l = 0; l < 64; l++) {
+      src[l] = 1000 + l;
+      dst[l] = 0xEEEEEEEE;
+      src_far[l] = 0x5A5A0000 + l; /* what a masked lane would read with an unclamped view */
+      dst_far[l] = 0xCCCCCCCC;     /* what a masked store would overwrite */
+   }
+   const uint64_t nbytes = MTENSOR;
+   je_arg(&k, 0, &base, 8);
+   je_arg(&k, 1, &nbytes, 8);
+   cr_assert_eq(je_launch(&k, 1, 64), MXJIT_OK, "%s: %s", t->name, k.msg);
+   for (unsigned l = 0; l < 64; l++) {
+      uint32_t want = l % 2 ? 0xEEEEEEEE : 1001 + l;
+      cr_expect_eq(dst[l], want, "%s lane %u: stored 0x%08x, want 0x%08x", t->name, l, dst[l],
+                   want);
+      cr_expect_eq(dst_far[l], 0xCCCCCCCC, "%s lane %u: a masked store landed 2 GiB on", t->name,
+                   l);
+      cr_expect_eq(loaded[l], l % 2 ? 0 : 1000 + l, "%s lane %u: loaded 0x%08x", t->name, l,
+                   loaded[l]);
+   }
+   je_destroy(&k);
+}
+
+Test(mem, masked_lanes_of_a_tile_in_a_3gib_tensor_gfx942)
+{
+   check_masked(&jt_gfx942);
+}
+
+Test(mem, masked_lanes_of_a_tile_in_a_3gib_tensor_gfx950)
+{
+   check_masked(&jt_gfx950);
+}
