@@ -3,7 +3,8 @@
  *
  * Everything exported by libmxjit is declared here and carries the mxjit_ / MXJIT_ prefix.
  * Every function returns an mxjit_status; on failure a message naming the offending argument
- * and value is kept on the context and read with mxjit_ctx_last_error().
+ * and value is kept for the calling thread on the context and read with
+ * mxjit_ctx_last_error().
  *
  * Layout of this header:
  *   1. status codes          4. device memory (tools, tests, applications without HIP)
@@ -102,14 +103,19 @@ typedef struct mxjit_ctx_options {
  *  Kernel lookup and compilation on one context are thread-safe (each kernel is compiled
  *  once, then looked up without locks); concurrent launches and memory calls are safe only
  *  where the device is (HIP); with the emulator use one thread per context. The last-error
- *  message is per context, so read it before another call on that context fails.
+ *  message is per thread and per context: a thread reads the message of its own last call on
+ *  that context, whatever other threads do meanwhile.
  *  Environment, read here only: MXJIT_CACHE_DIR, XDG_CACHE_HOME, MXJIT_CACHE_MAX_SIZE,
  *  MXJIT_CONFIG_DIR, MXJIT_HIP_LIBRARY (HIP runtime to dlopen instead of libamdhip64.so).
  *  On failure *out is still a usable context (for mxjit_ctx_last_error) unless NULL was
  *  returned because of MXJIT_ERR_NOMEM; destroy it either way. */
 MXJIT_API mxjit_status mxjit_ctx_create(const mxjit_ctx_options *opts, mxjit_ctx **out);
 MXJIT_API void mxjit_ctx_destroy(mxjit_ctx *ctx);
-/** Message of the last failed call on ctx (empty string if none). Valid until the next call. */
+/** Message of the calling thread's last call on ctx: empty if it succeeded (or none was made),
+ *  else what was wrong and what to do. Each thread has its own message per context (a thread
+ *  keeps messages for its 8 most recently failed contexts; an older one reads as ""). For a
+ *  context whose creation failed, every thread reads why. Valid until this thread's next call
+ *  on ctx. */
 MXJIT_API const char *mxjit_ctx_last_error(const mxjit_ctx *ctx);
 /** Target name the context compiles for ("gfx950"), or NULL for the host device. */
 MXJIT_API const char *mxjit_ctx_target(const mxjit_ctx *ctx);

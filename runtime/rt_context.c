@@ -1,6 +1,6 @@
 /*
- * rt_context.c — mxjit_ctx: options, device selection, the kernel cache, tuned configs and
- * the last-error message every public call leaves behind (SQLite's errmsg-on-handle scheme).
+ * rt_context.c — mxjit_ctx: options, device selection, the kernel cache and tuned configs.
+ * The last-error message every public call leaves behind is per thread (rt_error.c).
  */
 #include "rt_int.h"
 #include "rt_kernels.h"
@@ -64,31 +64,7 @@ mxjit_dtype_name(mxjit_dtype dt)
    return names[dt];
 }
 
-/* ---- errors --------------------------------------------------------------------------- */
-
-mxjit_status
-rt_error(mxjit_ctx *ctx, mxjit_status st, const char *fmt, ...)
-{
-   va_list ap;
-   va_start(ap, fmt);
-   vsnprintf(ctx->err, sizeof(ctx->err), fmt, ap);
-   va_end(ap);
-   return st;
-}
-
-mxjit_status
-rt_error_from_device(mxjit_ctx *ctx, mxjit_status st)
-{
-   if (ctx->dev)
-      snprintf(ctx->err, sizeof(ctx->err), "%s", ctx->dev->msg);
-   return st;
-}
-
-void
-rt_clear_error(mxjit_ctx *ctx)
-{
-   ctx->err[0] = '\0';
-}
+/* ---- accessors ----------------------------------------------------------------------- */
 
 rt_device *
 rt_ctx_device(mxjit_ctx *ctx)
@@ -269,20 +245,22 @@ mxjit_ctx_create(const mxjit_ctx_options *opts, mxjit_ctx **out)
    if (!ctx)
       return MXJIT_ERR_NOMEM;
    *out = ctx;
+   ctx->id = rt_ctx_new_id();
    const mxjit_ctx_options defaults = {0};
    mxjit_status st = ctx_init(ctx, opts ? opts : &defaults);
    if (st != MXJIT_OK) {
       /* Keep the message; release everything else so only the shell remains. */
-      char err[sizeof(ctx->err)];
-      memcpy(err, ctx->err, sizeof(err));
+      char err[sizeof(ctx->create_err)];
+      snprintf(err, sizeof(err), "%s", mxjit_ctx_last_error(ctx));
+      uint64_t id = ctx->id;
       mxjit_ctx_destroy(ctx);
       ctx = calloc(1, sizeof(*ctx));
       *out = ctx;
       if (!ctx)
          return MXJIT_ERR_NOMEM;
-      memcpy(ctx->err, err, sizeof(err));
-      snprintf(ctx->create_err, sizeof(ctx->create_err), "%.*s",
-               (int)sizeof(ctx->create_err) - 1, err);
+      ctx->id = id;
+      memcpy(ctx->create_err, err, sizeof(err));
+      rt_error(ctx, st, "%s", err);
    }
    return st;
 }
@@ -299,15 +277,8 @@ mxjit_ctx_destroy(mxjit_ctx *ctx)
    if (ctx->cache)
       kc_close(ctx->cache);
    rt_config_free(ctx->config);
+   rt_ctx_release_slot(ctx);
    free(ctx);
-}
-
-const char *
-mxjit_ctx_last_error(const mxjit_ctx *ctx)
-{
-   if (!ctx)
-      return "ctx: NULL context (mxjit_ctx_create failed with MXJIT_ERR_NOMEM or was not called)";
-   return ctx->err;
 }
 
 const char *

@@ -1,6 +1,7 @@
 /*
  * rt_int.h — runtime internals shared by the runtime/ sources and tools/ (not installed).
- * Implemented in rt_context.c (context, errors) unless noted.
+ * Implemented in rt_context.c (context) and rt_error.c (per-thread errors and stats) unless
+ * noted.
  */
 #ifndef RT_INT_H
 #define RT_INT_H
@@ -10,17 +11,22 @@
 
 /** The context's device (never NULL for a created context). */
 rt_device *rt_ctx_device(mxjit_ctx *ctx);
-/** Sets the context's last error (printf-style; messages start with the module, "op: ...")
- *  and returns st. */
+/** Sets the calling thread's last error on ctx (printf-style; messages start with the
+ *  module, "op: ...") and returns st. Thread-safe: each thread has its own message. */
 mxjit_status rt_error(mxjit_ctx *ctx, mxjit_status st, const char *fmt, ...)
 #ifdef __GNUC__
    __attribute__((format(printf, 3, 4)))
 #endif
    ;
-/** Copies the device's message into the context error and returns st. */
+/** Copies the calling thread's device message (rt_device_last_error) into its context error
+ *  and returns st. */
 mxjit_status rt_error_from_device(mxjit_ctx *ctx, mxjit_status st);
-/** Clears the last error; every public entry point calls it first. */
+/** Clears the calling thread's last error on ctx; every public entry point calls it first. */
 void rt_clear_error(mxjit_ctx *ctx);
+/** A new process-unique context id (never 0, never reused). */
+uint64_t rt_ctx_new_id(void);
+/** Forgets the calling thread's error slot of ctx (mxjit_ctx_destroy). */
+void rt_ctx_release_slot(const mxjit_ctx *ctx);
 
 /* ---- Context internals (rt_context.c). Not part of the public ABI. ------------------------ */
 struct jt_target;
@@ -46,7 +52,12 @@ typedef struct rt_kstats {
    double ms_total;                       /* whole lookup */
 } rt_kstats;
 
+/** The calling thread's stats of the last kernel lookup on ctx that missed the table
+ *  (written by rt_kernels.c; zeros until one did). Per thread, like the error message. */
+rt_kstats *rt_ctx_kstats(mxjit_ctx *ctx);
+
 struct mxjit_ctx {
+   uint64_t id;                     /* process-unique; keys the per-thread error slots */
    mxjit_device_kind kind;
    rt_device *dev;                  /* NULL only for a context whose creation failed */
    const struct jt_target *target;  /* NULL for the host device */
@@ -55,9 +66,7 @@ struct mxjit_ctx {
    struct rt_ptable *ptable;        /* memoized plans by problem (rt_run.c) */
    int check;                       /* MXJIT_CHECK / options.check: compare with the host ref */
    struct rt_config *config;        /* tuned tables (rt_config.c); NULL: heuristics only */
-   rt_kstats last_kstats;           /* last lookup that missed the table (not thread-safe) */
-   char err[1024];
-   char create_err[512];            /* why creation failed (kept for later calls' messages) */
+   char create_err[1024];           /* why creation failed (kept for later calls' messages) */
 };
 
 /** MXJIT_OK if ctx is a successfully created context; else sets/returns INVALID_ARG. Used by

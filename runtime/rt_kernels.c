@@ -349,7 +349,7 @@ miss(mxjit_ctx *ctx, const tpl_family *f, const void *params, uint64_t h, const 
    if (st != MXJIT_OK || e)
       return st;
    double t2 = now_ms();
-   ctx->last_kstats = (rt_kstats){
+   *rt_ctx_kstats(ctx) = (rt_kstats){
       .source = b.built ? RT_KSRC_BUILT : to_source(src),
       .ms_ir = b.times.ms_ir,
       .ms_opt_codegen = b.times.ms_opt_codegen,

@@ -103,14 +103,14 @@ bench_hit(const tpl_family *f, const void *params, const char *dir, int reps, be
          rc = fail_ctx(b, ctx, st);
          break;
       }
-      if (ctx->last_kstats.source != RT_KSRC_DISK) {
+      if (rt_ctx_kstats(ctx)->source != RT_KSRC_DISK) {
          snprintf(b->err, sizeof(b->err), "expected a disk hit, got source %d",
-                  (int)ctx->last_kstats.source);
+                  (int)rt_ctx_kstats(ctx)->source);
          rc = 1;
       }
-      v[0][i] = ctx->last_kstats.ms_total;
-      v[1][i] = ctx->last_kstats.ms_cache;
-      v[2][i] = ctx->last_kstats.ms_load;
+      v[0][i] = rt_ctx_kstats(ctx)->ms_total;
+      v[1][i] = rt_ctx_kstats(ctx)->ms_cache;
+      v[2][i] = rt_ctx_kstats(ctx)->ms_load;
       mxjit_ctx_destroy(ctx);
    }
    b->hit = cu_median(v[0], reps);

@@ -487,7 +487,7 @@ time_cold(const char *target, const demo_entry *e, demo_row *row)
       st = rt_kernel_get(cold, e->family, row->params, &k);
    }
    if (!st) {
-      row->cold_ms = cold->last_kstats.ms_cache;
+      row->cold_ms = rt_ctx_kstats(cold)->ms_cache;
       row->vgpr = k->meta.vgpr_count;
       row->sgpr = k->meta.sgpr_count;
       row->lds = k->meta.group_segment_size;
@@ -513,10 +513,10 @@ time_hit(const char *target, const char *dir, demo_row *row, mxjit_ctx **run_ctx
       failed = hit;
    }
    if (!st && !(st = rt_kernel_get(hit, row->family, row->params, &k))) {
-      row->hit_ms = hit->last_kstats.ms_total;
-      if (hit->last_kstats.source != RT_KSRC_DISK)
+      row->hit_ms = rt_ctx_kstats(hit)->ms_total;
+      if (rt_ctx_kstats(hit)->source != RT_KSRC_DISK)
          snprintf(row->result, sizeof(row->result), "note: cache hit came from source %d",
-                  (int)hit->last_kstats.source);
+                  (int)rt_ctx_kstats(hit)->source);
    }
    if (st)
       snprintf(row->result, sizeof(row->result), "%s: %s", mxjit_status_name(st),

@@ -202,12 +202,12 @@ Test(rt_config, op_uses_tuned_entry)
    cr_assert_eq(mxjit_memcpy_d2h(ctx, out, o, sizeof(out)), MXJIT_OK);
    for (int i = 0; i < 3 * 70; i++)
       cr_assert_eq(out[i], 1.5f);
-   cr_assert_eq(ctx->last_kstats.source, RT_KSRC_BUILT);
-   ctx->last_kstats.source = (rt_ksource)99; /* a miss would overwrite it */
+   cr_assert_eq(rt_ctx_kstats(ctx)->source, RT_KSRC_BUILT);
+   rt_ctx_kstats(ctx)->source = (rt_ksource)99; /* a miss would overwrite it */
    struct tpl_scaled_copy_params tp = {.waves = 1, .vec = 2, .rebase = 0};
    const rt_lkernel *k = NULL;
    cr_assert_eq(rt_kernel_get(ctx, &tpl_scaled_copy, &tp, &k), MXJIT_OK);
-   cr_assert_eq((int)ctx->last_kstats.source, 99, "tuned params were not the loaded kernel");
+   cr_assert_eq((int)rt_ctx_kstats(ctx)->source, 99, "tuned params were not the loaded kernel");
    mxjit_free(ctx, x);
    mxjit_free(ctx, o);
    mxjit_ctx_destroy(ctx);

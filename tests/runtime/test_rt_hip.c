@@ -181,7 +181,8 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    const rt_launch l = {.grid = {1, 1, 1}, .block = {64, 1, 1}, .kernargs = ka,
                         .kernarg_size = sizeof(ka)};
    double ms = 0;
-   cr_assert_eq(dev->ops->time_launch(dev, k->kernel, &l, 4, &ms), MXJIT_OK, "%s", dev->msg);
+   cr_assert_eq(dev->ops->time_launch(dev, k->kernel, &l, 4, &ms), MXJIT_OK, "%s",
+                rt_device_last_error(dev));
    cr_assert_eq(ms, 0.25);
 
    /* A launch the runtime rejects comes back as MXJIT_ERR_DEVICE with HIP's words. */

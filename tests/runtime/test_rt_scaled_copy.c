@@ -164,7 +164,7 @@ Test(rt_scaled_copy, kernel_table_and_disk_cache)
    const rt_lkernel *k1 = NULL, *k2 = NULL;
    cr_assert_eq(rt_kernel_get(a, &tpl_scaled_copy, &p, &k1), MXJIT_OK, "%s",
                 mxjit_ctx_last_error(a));
-   cr_assert_eq(a->last_kstats.source, RT_KSRC_BUILT);
+   cr_assert_eq(rt_ctx_kstats(a)->source, RT_KSRC_BUILT);
    cr_assert_eq(rt_kernel_get(a, &tpl_scaled_copy, &p, &k2), MXJIT_OK);
    cr_assert_eq(k1, k2);
    uint64_t vals[TPL_MAX_KARGS] = {0};
@@ -174,7 +174,7 @@ Test(rt_scaled_copy, kernel_table_and_disk_cache)
    cr_assert_eq(k1->meta.private_segment_size, 0u);
    mxjit_ctx *b = make(MXJIT_DEVICE_EMU, "gfx950", dir);
    cr_assert_eq(rt_kernel_get(b, &tpl_scaled_copy, &p, &k2), MXJIT_OK);
-   cr_assert_eq(b->last_kstats.source, RT_KSRC_DISK);
+   cr_assert_eq(rt_ctx_kstats(b)->source, RT_KSRC_DISK);
    cr_assert_str_eq(k2->meta.name, k1->meta.name);
    mxjit_ctx_destroy(a);
    mxjit_ctx_destroy(b);
@@ -212,8 +212,8 @@ Test(rt_scaled_copy, cli_overlay_is_used)
    const rt_lkernel *k = NULL;
    cr_assert_eq(rt_kernel_get(ctx, &tpl_scaled_copy, &p, &k), MXJIT_OK, "%s",
                 mxjit_ctx_last_error(ctx));
-   cr_assert_eq(ctx->last_kstats.source, RT_KSRC_OVERLAY);
-   cr_assert_eq(ctx->last_kstats.ms_ir, 0.0);
+   cr_assert_eq(rt_ctx_kstats(ctx)->source, RT_KSRC_OVERLAY);
+   cr_assert_eq(rt_ctx_kstats(ctx)->ms_ir, 0.0);
    mxjit_ctx_destroy(ctx);
    snprintf(cmd, sizeof(cmd), "rm -rf %s %s", ov, user);
    cr_assert_eq(system(cmd), 0);
