@@ -27,8 +27,27 @@ extern "C" {
 #define MXJIT_API
 #endif
 
-/** ABI version of this header; part of every kernel cache key. Bump on any ABI change. */
+/** ABI version of this header; part of every kernel cache key. Bump on an incompatible change
+ *  only (a removed or reordered member or function); appending members to an options/args
+ *  struct is compatible and keeps it (see "ABI" below). */
 #define MXJIT_ABI_VERSION 1
+
+/* ABI. Every options/args struct starts with `uint32_t size`, the sizeof the struct as the
+ * caller compiled it; build them with MXJIT_ARGS, which fills it:
+ *
+ *    mxjit_scaled_copy(ctx, stream, &MXJIT_ARGS(mxjit_scaled_copy_args, .x = x, .out = out,
+ *                                               .m = m, .n = n, .scale = 2.0f));
+ *
+ * The library reads min(size, its own sizeof) bytes and gives members past the caller's size
+ * their default (0), so a program built against an older header keeps working with a newer
+ * library. A caller newer than the library (size larger than the library's) works as long as
+ * the members the library does not know are 0; otherwise the call fails with
+ * MXJIT_ERR_UNSUPPORTED naming the struct. size = 0 means the struct as it was in ABI 1,
+ * before the field existed (its first member was an unused int then); new code uses
+ * MXJIT_ARGS. Members are only ever appended, never removed or reordered, within one
+ * MXJIT_ABI_VERSION. */
+#define MXJIT_ARGS(...) MXJIT_ARGS_(__VA_ARGS__, )
+#define MXJIT_ARGS_(type, ...) ((type){.size = (uint32_t)sizeof(type), __VA_ARGS__})
 
 /* ---------------------------------------------------------------------------------------- */
 /* 1. Status codes (SQLite scheme: primary code in the low byte, detail in the bits above).  */
@@ -65,6 +84,14 @@ typedef enum mxjit_status {
 /** Static name of a status ("MXJIT_ERR_INVALID_ARG"); never NULL. */
 MXJIT_API const char *mxjit_status_name(mxjit_status st);
 
+/** Version of the library at run time ("0.1.0"); static string. */
+MXJIT_API const char *mxjit_version(void);
+/** MXJIT_ABI_VERSION of the library at run time; a program may refuse a different one. */
+MXJIT_API int mxjit_abi_version(void);
+/** sizeof the named options/args struct in this library ("mxjit_scaled_copy_args"), or 0 for
+ *  a name it does not know. Bindings (python/) compare it with their own layout. */
+MXJIT_API size_t mxjit_abi_struct_size(const char *name);
+
 /* ---------------------------------------------------------------------------------------- */
 /* 2. Context                                                                                */
 /* ---------------------------------------------------------------------------------------- */
@@ -78,7 +105,7 @@ typedef enum mxjit_device_kind {
 } mxjit_device_kind;
 
 typedef struct mxjit_ctx_options {
-   int _; /**< unused; lets callers write (mxjit_ctx_options){ ._ = 0, ... } */
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_device_kind device;
    const char *target;          /**< "gfx942" | "gfx950"; NULL: from the device (emu: gfx950) */
    const char *cache_dir;       /**< NULL: $MXJIT_CACHE_DIR, $XDG_CACHE_HOME/mxjit, ~/.cache/mxjit */
@@ -181,7 +208,7 @@ MXJIT_API const char *mxjit_dtype_name(mxjit_dtype dt);
 /** Scaled copy (the foundation template): out[m][n] = fp32(x[m][n]) * scale, x bf16 (M,N)
  *  row-major with row stride ld_x >= N, out fp32 (M,N) with row stride ld_out >= N. */
 typedef struct mxjit_scaled_copy_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_devptr x, out;
    int64_t m, n, ld_x, ld_out; /**< ld_*: 0 means n */
    float scale;
@@ -236,7 +263,7 @@ typedef enum mxjit_mx_kind {
  *  per 32x32 tile, PLAIN scales (E, N/32, K/32), BLOCKED replicates each tile scale over its
  *  32 k rows. Use mxjit_mx_quant_sizes for the output sizes. */
 typedef struct mxjit_mx_quant_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_mx_kind kind;
    mxjit_tensor x;
    mxjit_scale_mode mode;
@@ -260,7 +287,7 @@ MXJIT_API mxjit_status mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream,
  *  preshuffle = 1 writes q in the shuffle_weight (16,16) layout (§5.2; rows % 16 == 0 and
  *  packed width % 32 == 0). Sizes: mxjit_mx_quant_sizes with kind DIM0 / DIM1, elem E2M1X2. */
 typedef struct mxjit_mxfp4_quant_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor x;
    mxjit_scale_mode mode;
    mxjit_scale_layout scale_layout;
@@ -282,7 +309,7 @@ typedef enum mxjit_blocked_groups {
  *  means 1: per-expert blocking, expert stride 128·⌈h/128⌉·4·⌈w/4⌉). inverse = 1 runs
  *  from_blocked (GROUPS_NONE only): s becomes the output. offs: int64[ngroups] device array. */
 typedef struct mxjit_to_blocked_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_devptr s, out;
    int64_t batch, h, w;
    mxjit_blocked_groups groups;
@@ -298,7 +325,7 @@ MXJIT_API mxjit_status mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream,
 /** aiter e8m0_shuffle (§5.1): s u8 (m, n) → out (256·⌈m/256⌉, 8·⌈n/8⌉), padding 0.
  *  inverse = 1: out is the shuffled buffer's (m, n) unshuffled view (s = shuffled input). */
 typedef struct mxjit_e8m0_shuffle_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_devptr s, out;
    int64_t m, n;
    int inverse;
@@ -309,7 +336,7 @@ MXJIT_API mxjit_status mxjit_e8m0_shuffle(mxjit_ctx *ctx, mxjit_stream stream,
 /** aiter shuffle_weight, layout (16,16) (§5.2): w (..., N, Kb), 1-byte dtypes (u8, fp8,
  *  E2M1X2: Kb counts bytes) or bf16/f16; N % 16 == 0, Kb % 32 == 0. out has w's shape. */
 typedef struct mxjit_shuffle_weight_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor w;
    mxjit_devptr out;
    int inverse;
@@ -320,7 +347,7 @@ MXJIT_API mxjit_status mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream,
 /** aiter shuffle_weight_a16w4, NLane 16 (§5.3): w u8 (E, N, Kp) fp4x2 bytes; N % 16 == 0
  *  (gate_up: N % 32 == 0, rows [gate(N/2), up(N/2)]), Kp % 64 == 0. out has w's size. */
 typedef struct mxjit_shuffle_a16w4_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_devptr src, out;
    int64_t e, n, k; /**< weight: k = Kp bytes; scale: k = K/32 scale columns */
    int gate_up;
@@ -337,7 +364,7 @@ MXJIT_API mxjit_status mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream st
  *  tensor. x bf16/f32 any shape; q has x's shape in dtype fp8 (E4M3, E5M2, E4M3FNUZ,
  *  E5M2FNUZ); scale_inv: one f32 on the device (= 1/scale, the dequantization factor). */
 typedef struct mxjit_fp8_tensorwise_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor x;
    mxjit_dtype fp8;
    mxjit_devptr q, scale_inv;
@@ -366,7 +393,7 @@ typedef enum mxjit_b_layout {
  *  a_scale_inv, b_scale_inv: one f32 each on the device (mxjit_fp8_tensorwise_quantize). The
  *  host reference sums exactly in fp64 and rounds once; kernels match within tolerance. */
 typedef struct mxjit_grouped_gemm_fp8_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_gemm_pass pass;
    mxjit_b_layout b_layout;
    mxjit_tensor a, b;
@@ -389,7 +416,7 @@ MXJIT_API mxjit_status mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream strea
  *  bias[e(i)][n])), W = decode(E2M1) · 2^(scale−127). The reference sums in fp64 and rounds
  *  once; kernels accumulating in fp32/bf16 are compared with a tolerance. */
 typedef struct mxjit_moe_a16w4_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_devptr a, w, w_scale, bias;
    int preshuffled;
    mxjit_devptr sorted_ids, expert_ids, sorted_weights, num_valid_ids;

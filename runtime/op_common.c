@@ -31,9 +31,22 @@ rt_op_begin(mxjit_ctx *ctx, const char *op, const void *args)
    if (st != MXJIT_OK)
       return st;
    if (!args)
-      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
-                      "%s: args is NULL; pass &(mxjit_%s_args){...}", op, op);
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG, "%s: args is NULL; pass &MXJIT_ARGS(...)", op);
    return MXJIT_OK;
+}
+
+mxjit_status
+rt_op_begin_args(mxjit_ctx *ctx, const char *op, const void *args, const char *type, void *copy,
+                 size_t own, size_t abi1)
+{
+   mxjit_status st = rt_op_begin(ctx, op, args);
+   if (st == MXJIT_OK && !args)
+      st = MXJIT_ERR_INVALID_ARG;
+   if (st != MXJIT_OK)
+      return ctx && !args
+                 ? rt_error(ctx, st, "%s: args is NULL; pass &MXJIT_ARGS(%s, ...)", op, type)
+                 : st;
+   return rt_args_in(ctx, op, type, args, copy, own, abi1);
 }
 
 mxjit_status

@@ -13,7 +13,7 @@ mxjit_fp8_tensorwise_quantize(mxjit_ctx *ctx, mxjit_stream stream,
    const char *op = "fp8_tensorwise_quantize";
    RT_OP_DEFAULT_FENV;
    static const mxjit_dtype xdt[] = {MXJIT_DTYPE_BF16, MXJIT_DTYPE_F32};
-   mxjit_status st = rt_op_begin(ctx, op, args);
+   RT_OP_BEGIN(st, ctx, op, args, mxjit_fp8_tensorwise_args);
    if (st == MXJIT_OK)
       st = rt_op_check_tensor(ctx, op, "x", &args->x, 1, MXJIT_MAX_DIMS, xdt, 2);
    if (st != MXJIT_OK)

@@ -2,6 +2,7 @@
  * rt_context.c — mxjit_ctx: options, device selection, the kernel cache and tuned configs.
  * The last-error message every public call leaves behind is per thread (rt_error.c).
  */
+#include "rt_abi.h"
 #include "rt_int.h"
 #include "rt_kernels.h"
 #include "rt_config.h"
@@ -246,8 +247,10 @@ mxjit_ctx_create(const mxjit_ctx_options *opts, mxjit_ctx **out)
       return MXJIT_ERR_NOMEM;
    *out = ctx;
    ctx->id = rt_ctx_new_id();
-   const mxjit_ctx_options defaults = {0};
-   mxjit_status st = ctx_init(ctx, opts ? opts : &defaults);
+   mxjit_ctx_options o = {0};
+   mxjit_status st = opts ? RT_ARGS_IN(ctx, "ctx", mxjit_ctx_options, opts, &o) : MXJIT_OK;
+   if (st == MXJIT_OK)
+      st = ctx_init(ctx, &o);
    if (st != MXJIT_OK) {
       /* Keep the message; release everything else so only the shell remains. */
       char err[sizeof(ctx->create_err)];

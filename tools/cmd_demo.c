@@ -84,10 +84,9 @@ run_scaled_copy_shape(mxjit_ctx *ctx, int64_t m, int64_t n, int64_t pad, char *r
    if (!st)
       st = mxjit_memcpy_h2d(ctx, dout, ho, no * 4);
    if (!st)
-      st = mxjit_scaled_copy(
-          ctx, NULL,
-          &(mxjit_scaled_copy_args){
-              .x = dx, .out = dout, .m = m, .n = n, .ld_x = ldx, .ld_out = ldo, .scale = scale});
+      st = mxjit_scaled_copy(ctx, NULL,
+                             &MXJIT_ARGS(mxjit_scaled_copy_args, .x = dx, .out = dout, .m = m,
+                                         .n = n, .ld_x = ldx, .ld_out = ldo, .scale = scale));
    if (!st)
       st = mxjit_synchronize(ctx, NULL);
    if (!st)
@@ -167,11 +166,9 @@ static const mx_case mx_cases[] = {
 static mxjit_mx_quant_args
 mx_case_args(const mx_case *c)
 {
-   mxjit_mx_quant_args a = {.kind = c->kind,
-                            .mode = c->mode,
-                            .elem = c->fp4 ? MXJIT_DTYPE_E2M1X2 : MXJIT_DTYPE_E4M3,
-                            .scale_layout = c->layout,
-                            .scale_block_k = c->block_k};
+   mxjit_mx_quant_args a = MXJIT_ARGS(mxjit_mx_quant_args, .kind = c->kind, .mode = c->mode,
+                                      .elem = c->fp4 ? MXJIT_DTYPE_E2M1X2 : MXJIT_DTYPE_E4M3,
+                                      .scale_layout = c->layout, .scale_block_k = c->block_k);
    a.x.dtype = c->in;
    a.x.ndim = c->e ? 3 : 2;
    int64_t dims[3] = {c->e, c->m, c->k};
@@ -272,12 +269,9 @@ mx_run_on(mxjit_ctx *ctx, mxjit_mx_quant_args a, const void *x, size_t xb, uint8
    a.s = ds;
    if (!st && a.elem == MXJIT_DTYPE_E2M1X2)
       st = mxjit_mxfp4_quantize(ctx, NULL,
-                                &(mxjit_mxfp4_quant_args){.x = a.x,
-                                                          .mode = a.mode,
-                                                          .scale_layout = a.scale_layout,
-                                                          .rowwise = 1,
-                                                          .q_row = dq,
-                                                          .s_row = ds});
+                                &MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = a.x, .mode = a.mode,
+                                            .scale_layout = a.scale_layout, .rowwise = 1,
+                                            .q_row = dq, .s_row = ds));
    else if (!st)
       st = mxjit_mxfp8_quantize(ctx, NULL, &a);
    if (!st)
@@ -357,7 +351,7 @@ run_mx(mxjit_ctx *ctx, mxjit_mx_kind kind, int fp4, demo_row *row)
 {
    mxjit_ctx *host = NULL;
    mxjit_status st = mxjit_ctx_create(
-       &(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST, .no_disk_cache = 1}, &host);
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST, .no_disk_cache = 1), &host);
    if (st) {
       snprintf(row->result, sizeof(row->result), "host reference: %s: %s", mxjit_status_name(st),
                host ? mxjit_ctx_last_error(host) : "");
@@ -447,10 +441,9 @@ static const demo_entry entries[] = {
 static mxjit_status
 make_ctx(const char *target, const char *cache_dir, int no_disk, mxjit_ctx **out)
 {
-   mxjit_ctx_options o = {.device = MXJIT_DEVICE_AUTO,
-                          .target = target,
-                          .cache_dir = cache_dir,
-                          .no_disk_cache = no_disk};
+   mxjit_ctx_options o =
+       MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_AUTO, .target = target,
+                  .cache_dir = cache_dir, .no_disk_cache = no_disk);
    mxjit_status st = mxjit_ctx_create(&o, out);
    if (st == MXJIT_ERR_INVALID_ARG) { /* a GPU of the other arch: use the emulator */
       mxjit_ctx_destroy(*out);

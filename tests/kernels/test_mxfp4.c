@@ -40,12 +40,11 @@ x_elems(const fp4_case *c)
 static mxjit_mxfp4_quant_args
 args_of(const fp4_case *c, mxjit_devptr x)
 {
-   mxjit_mxfp4_quant_args a = {
+   mxjit_mxfp4_quant_args a = MXJIT_ARGS(
+       mxjit_mxfp4_quant_args,
        .x = {.data = x, .dtype = c->f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, .ndim = 2},
-       .mode = c->mode,
-       .scale_layout = c->shuffled ? MXJIT_SCALES_SHUFFLED : MXJIT_SCALES_PLAIN,
-       .rowwise = 1,
-   };
+       .mode = c->mode, .scale_layout = c->shuffled ? MXJIT_SCALES_SHUFFLED : MXJIT_SCALES_PLAIN,
+       .rowwise = 1);
    a.x.shape[0] = c->m;
    a.x.shape[1] = c->k;
    if (c->ld) {
@@ -58,13 +57,11 @@ args_of(const fp4_case *c, mxjit_devptr x)
 static void
 sizes_of(const fp4_case *c, size_t *qb, size_t *sb)
 {
-   mxjit_mx_quant_args s = {
-       .kind = MXJIT_MX_DIM0,
-       .x = {.dtype = c->f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, .ndim = 2},
-       .mode = c->mode,
-       .elem = MXJIT_DTYPE_E2M1X2,
-       .scale_layout = c->shuffled ? MXJIT_SCALES_SHUFFLED : MXJIT_SCALES_PLAIN,
-   };
+   mxjit_mx_quant_args s =
+       MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0,
+                  .x = {.dtype = c->f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, .ndim = 2},
+                  .mode = c->mode, .elem = MXJIT_DTYPE_E2M1X2,
+                  .scale_layout = c->shuffled ? MXJIT_SCALES_SHUFFLED : MXJIT_SCALES_PLAIN);
    s.x.shape[0] = c->m;
    s.x.shape[1] = c->k;
    cr_assert_eq(mxjit_mx_quant_sizes(&s, qb, sb), MXJIT_OK);
@@ -370,10 +367,9 @@ Test(mxfp4, check_mode_skips_nonfinite_blocks, .timeout = 120)
 {
    for (int l = 0; l < 2; l++) {
       mxjit_ctx *ctx = NULL;
-      cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                         .target = l ? "gfx950" : "gfx942",
-                                                         .no_disk_cache = 1,
-                                                         .check = 1},
+      cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
+                                                .target = l ? "gfx950" : "gfx942",
+                                                .no_disk_cache = 1, .check = 1),
                                     &ctx),
                    MXJIT_OK);
       fp4_case c = {.mode = MXJIT_SCALE_FLOOR, .shuffled = l, .m = 40, .k = 2880};

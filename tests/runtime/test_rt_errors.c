@@ -28,18 +28,16 @@ bad_call(mxjit_ctx *ctx, int t, char *want, size_t n)
    if (t % 2 == 0) {
       int64_t m = -1000 - t;
       snprintf(want, n, "scaled_copy: args.m = %lld must be > 0", (long long)m);
-      return mxjit_scaled_copy(ctx, NULL,
-                               &(mxjit_scaled_copy_args){.x = 64, .out = 4096, .m = m, .n = 8});
+      return mxjit_scaled_copy(
+          ctx, NULL, &MXJIT_ARGS(mxjit_scaled_copy_args, .x = 64, .out = 4096, .m = m, .n = 8));
    }
    int ndim = 10 + t;
    snprintf(want, n, "mxfp8_quantize: args.x.ndim = %d; dim0 takes a 2D tensor", ndim);
    return mxjit_mxfp8_quantize(
        ctx, NULL,
-       &(mxjit_mx_quant_args){.kind = MXJIT_MX_DIM0,
-                              .x = {.data = 64, .dtype = MXJIT_DTYPE_BF16, .ndim = ndim},
-                              .elem = MXJIT_DTYPE_E4M3,
-                              .q = 4096,
-                              .s = 8192});
+       &MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0,
+                   .x = {.data = 64, .dtype = MXJIT_DTYPE_BF16, .ndim = ndim},
+                   .elem = MXJIT_DTYPE_E4M3, .q = 4096, .s = 8192));
 }
 
 static void *
@@ -70,8 +68,8 @@ run_worker(void *p)
 Test(rt_errors, eight_threads_each_get_their_own_message)
 {
    mxjit_ctx *ctx = NULL;
-   mxjit_status st =
-       mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU, .no_disk_cache = 1}, &ctx);
+   mxjit_status st = mxjit_ctx_create(
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU, .no_disk_cache = 1), &ctx);
    cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    worker w[NTHREADS];
    pthread_t th[NTHREADS];
@@ -93,7 +91,7 @@ Test(rt_errors, eight_threads_each_get_their_own_message)
 Test(rt_errors, contexts_keep_separate_messages)
 {
    mxjit_ctx *a = NULL, *b = NULL;
-   const mxjit_ctx_options o = (mxjit_ctx_options){.device = MXJIT_DEVICE_HOST};
+   const mxjit_ctx_options o = MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST);
    cr_assert_eq(mxjit_ctx_create(&o, &a), MXJIT_OK);
    cr_assert_eq(mxjit_ctx_create(&o, &b), MXJIT_OK);
    char want[256];
@@ -116,11 +114,12 @@ Test(rt_errors, slot_reuse_drops_never_mixes)
 {
    enum { N = 12 };
    mxjit_ctx *c[N];
-   const mxjit_ctx_options o = (mxjit_ctx_options){.device = MXJIT_DEVICE_HOST};
+   const mxjit_ctx_options o = MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST);
    for (int i = 0; i < N; i++) {
       cr_assert_eq(mxjit_ctx_create(&o, &c[i]), MXJIT_OK);
-      mxjit_scaled_copy(c[i], NULL,
-                        &(mxjit_scaled_copy_args){.x = 64, .out = 4096, .m = -i - 1, .n = 8});
+      mxjit_scaled_copy(
+          c[i], NULL,
+          &MXJIT_ARGS(mxjit_scaled_copy_args, .x = 64, .out = 4096, .m = -i - 1, .n = 8));
    }
    for (int i = 0; i < N; i++) {
       char want[64];
@@ -144,8 +143,8 @@ read_error(void *p)
 Test(rt_errors, creation_failure_visible_from_other_threads)
 {
    mxjit_ctx *ctx = NULL;
-   mxjit_status st =
-       mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU, .target = "gfx1"}, &ctx);
+   mxjit_status st = mxjit_ctx_create(
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU, .target = "gfx1"), &ctx);
    cr_assert_eq(st, MXJIT_ERR_INVALID_ARG);
    pthread_t th;
    void *msg = NULL;
@@ -165,7 +164,7 @@ read_stats(void *p)
 Test(rt_errors, kstats_per_thread)
 {
    mxjit_ctx *ctx = NULL;
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST}, &ctx),
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST), &ctx),
                 MXJIT_OK);
    rt_ctx_kstats(ctx)->ms_total = 42.0;
    pthread_t th;

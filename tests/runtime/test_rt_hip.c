@@ -80,14 +80,15 @@ Test(rt_hip, unsupported_gpu)
 {
    build_fake_arch(1, "gfx90a:sramecc+:xnack-");
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP}, &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP), &ctx);
    cr_assert_eq(st, MXJIT_ERR_UNSUPPORTED, "%s", mxjit_ctx_last_error(ctx));
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "the hip device is a 'gfx90a'") != NULL, "%s",
              mxjit_ctx_last_error(ctx));
    mxjit_ctx_destroy(ctx);
    /* AUTO does not pick a GPU it cannot compile for. */
-   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO, .no_disk_cache = 1},
-                         &ctx);
+   st = mxjit_ctx_create(
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_AUTO, .no_disk_cache = 1), &ctx);
    cr_assert_neq(mxjit_ctx_device(ctx), MXJIT_DEVICE_HIP);
    if (st == MXJIT_OK)
       cr_assert_str_eq(mxjit_ctx_target(ctx), "gfx950");
@@ -99,15 +100,16 @@ Test(rt_hip, library_present_no_gpu)
 {
    build_fake(0);
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP}, &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP), &ctx);
    cr_assert_eq(st, MXJIT_ERR_NO_DEVICE, "%s", mxjit_ctx_last_error(ctx));
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "hip: no AMD GPU found by") != NULL, "%s",
              mxjit_ctx_last_error(ctx));
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "0 devices") != NULL);
    mxjit_ctx_destroy(ctx);
    /* AUTO falls back to the emulator (or fails only for the emulator's own reasons). */
-   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO, .no_disk_cache = 1},
-                         &ctx);
+   st = mxjit_ctx_create(
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_AUTO, .no_disk_cache = 1), &ctx);
    cr_assert_eq(mxjit_ctx_device(ctx), st == MXJIT_OK ? MXJIT_DEVICE_EMU : MXJIT_DEVICE_AUTO);
    mxjit_ctx_destroy(ctx);
    unlink(lib);
@@ -117,9 +119,8 @@ Test(rt_hip, fake_gpu_target_memory_launch)
 {
    build_fake(1);
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO,
-                                                           .no_disk_cache = 1},
-                                      &ctx);
+   mxjit_status st = mxjit_ctx_create(
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_AUTO, .no_disk_cache = 1), &ctx);
    cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    cr_assert_eq(mxjit_ctx_device(ctx), MXJIT_DEVICE_HIP);
    cr_assert_str_eq(mxjit_ctx_target(ctx), "gfx942");
@@ -133,8 +134,9 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    cr_assert_eq(mxjit_memcpy_d2h(ctx, back, dx, sizeof(x)), MXJIT_OK);
    cr_assert(!memcmp(back, x, sizeof(x)));
 
-   st = mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){
-      .x = dx, .out = dout, .m = 2, .n = 3, .scale = 2.0f});
+   st = mxjit_scaled_copy(
+       ctx, NULL,
+       &MXJIT_ARGS(mxjit_scaled_copy_args, .x = dx, .out = dout, .m = 2, .n = 3, .scale = 2.0f));
    cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
    cr_assert_not_null(h, "the backend should keep the runtime loaded");
@@ -166,8 +168,9 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    cr_assert_eq(sc, 2.0f);
    /* Second call: the kernel table hits, no second hipModuleLoadData. */
    cr_assert_eq(*loads, 1);
-   cr_assert_eq(mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){
-                   .x = dx, .out = dout, .m = 2, .n = 3, .scale = 3.0f}),
+   cr_assert_eq(mxjit_scaled_copy(ctx, NULL,
+                                  &MXJIT_ARGS(mxjit_scaled_copy_args, .x = dx, .out = dout, .m = 2,
+                                              .n = 3, .scale = 3.0f)),
                 MXJIT_OK);
    cr_assert_eq(*loads, 1);
    cr_assert_eq(mxjit_synchronize(ctx, NULL), MXJIT_OK);
@@ -189,8 +192,9 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    mxjit_devptr big = 0, bigout = 0;
    cr_assert_eq(mxjit_malloc(ctx, 200000 * 2, &big), MXJIT_OK);
    cr_assert_eq(mxjit_malloc(ctx, 200000 * 4, &bigout), MXJIT_OK);
-   st = mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){
-      .x = big, .out = bigout, .m = 200000, .n = 1, .scale = 1.0f});
+   st = mxjit_scaled_copy(ctx, NULL,
+                          &MXJIT_ARGS(mxjit_scaled_copy_args, .x = big, .out = bigout, .m = 200000,
+                                      .n = 1, .scale = 1.0f));
    cr_assert_eq(st, MXJIT_ERR_DEVICE, "%s", mxjit_status_name(st));
    cr_assert(strstr(mxjit_ctx_last_error(ctx),
                     "hip: hipModuleLaunchKernel failed: fake error (hipError 98)") != NULL,
@@ -202,8 +206,8 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    mxjit_ctx_destroy(ctx);
 
    /* Asking for the other arch on this GPU names both. */
-   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP, .target = "gfx950"},
-                         &ctx);
+   st = mxjit_ctx_create(
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP, .target = "gfx950"), &ctx);
    cr_assert_eq(st, MXJIT_ERR_INVALID_ARG);
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "'gfx950'") != NULL, "%s",
              mxjit_ctx_last_error(ctx));
@@ -233,10 +237,10 @@ Test(rt_hip, threads_share_one_load)
 {
    build_fake(1);
    mxjit_ctx *ctx = NULL;
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP,
-                                                      .no_disk_cache = 1},
-                                 &ctx),
-                MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   cr_assert_eq(
+       mxjit_ctx_create(
+           &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP, .no_disk_cache = 1), &ctx),
+       MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    enum { N = 8 };
    pthread_t th[N];
    struct race r[N];
