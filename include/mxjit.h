@@ -104,6 +104,18 @@ typedef enum mxjit_device_kind {
    MXJIT_DEVICE_HOST,     /**< scalar C reference of every op (NUMERICS.md); no JIT */
 } mxjit_device_kind;
 
+/** Which HIP device a context binds to. A context works on one device for its lifetime: create
+ *  one context per device (two contexts on two devices work side by side, from any threads).
+ *  mxjit never changes the calling thread's current device: a call that needs its device
+ *  current (kernel load, launch, malloc, copies, synchronize) switches to it only if the thread
+ *  is elsewhere, and switches back before it returns. */
+typedef enum mxjit_device_binding {
+   MXJIT_BIND_CURRENT = 0, /**< the calling thread's current HIP device (hipGetDevice) when
+                                mxjit_ctx_create runs: what frameworks that set the device
+                                per rank expect */
+   MXJIT_BIND_ORDINAL,     /**< options.device_ordinal */
+} mxjit_device_binding;
+
 typedef struct mxjit_ctx_options {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_device_kind device;
@@ -124,6 +136,10 @@ typedef struct mxjit_ctx_options {
                                      reference and fail (MXJIT_ERR_CHECK) on the first byte
                                      that differs; also on with MXJIT_CHECK=1. For finding a
                                      miscompile on a real GPU; slow */
+   /* ---- appended after ABI 1 (a caller's older, shorter struct reads them as 0) ---- */
+   mxjit_device_binding binding; /**< HIP: which GPU the context uses (see the enum) */
+   int device_ordinal;           /**< HIP device index for MXJIT_BIND_ORDINAL, as hipSetDevice
+                                      counts them (after HIP_VISIBLE_DEVICES) */
 } mxjit_ctx_options;
 
 /** Creates a context. On MXJIT_OK *out is owned by the caller; free with mxjit_ctx_destroy().
@@ -147,6 +163,8 @@ MXJIT_API const char *mxjit_ctx_last_error(const mxjit_ctx *ctx);
 /** Target name the context compiles for ("gfx950"), or NULL for the host device. */
 MXJIT_API const char *mxjit_ctx_target(const mxjit_ctx *ctx);
 MXJIT_API mxjit_device_kind mxjit_ctx_device(const mxjit_ctx *ctx);
+/** The HIP device ordinal the context is bound to; -1 for emu, host or a NULL/failed ctx. */
+MXJIT_API int mxjit_ctx_device_ordinal(const mxjit_ctx *ctx);
 
 /* ---------------------------------------------------------------------------------------- */
 /* 3. Streams                                                                                */

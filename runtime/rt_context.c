@@ -138,16 +138,17 @@ create_device(mxjit_ctx *ctx, const mxjit_ctx_options *o)
    char msg[1024] = "";
    mxjit_status st = MXJIT_OK;
    const char *hiplib = getenv("MXJIT_HIP_LIBRARY"); /* read once, here only */
+   int ordinal = o->binding == MXJIT_BIND_ORDINAL ? o->device_ordinal : -1;
 
    if (o->device == MXJIT_DEVICE_HOST) {
       ctx->kind = MXJIT_DEVICE_HOST;
       st = dev_host_create(&ctx->dev, msg, sizeof(msg));
    } else if (o->device == MXJIT_DEVICE_HIP) {
       ctx->kind = MXJIT_DEVICE_HIP;
-      st = dev_hip_create_lib(hiplib, o->target, &ctx->dev, msg, sizeof(msg));
+      st = dev_hip_create_lib(hiplib, o->target, ordinal, &ctx->dev, msg, sizeof(msg));
    } else {
       if (o->device == MXJIT_DEVICE_AUTO &&
-          dev_hip_create_lib(hiplib, o->target, &ctx->dev, msg, sizeof(msg)) == MXJIT_OK &&
+          dev_hip_create_lib(hiplib, o->target, ordinal, &ctx->dev, msg, sizeof(msg)) == MXJIT_OK &&
           jt_lookup(ctx->dev->target)) {
          ctx->kind = MXJIT_DEVICE_HIP;
       } else {
@@ -178,6 +179,21 @@ check_options(mxjit_ctx *ctx, const mxjit_ctx_options *o)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "ctx: options.target '%s' is not a known target; use gfx942 or gfx950",
                       o->target);
+   if ((unsigned)o->binding > MXJIT_BIND_ORDINAL)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "ctx: options.binding %d is not a mxjit_device_binding; use "
+                      "MXJIT_BIND_CURRENT or MXJIT_BIND_ORDINAL",
+                      (int)o->binding);
+   if (o->binding == MXJIT_BIND_ORDINAL && o->device_ordinal < 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "ctx: options.device_ordinal %d is negative; use a HIP device index "
+                      "(0, 1, ...) or MXJIT_BIND_CURRENT",
+                      o->device_ordinal);
+   if (o->binding != MXJIT_BIND_ORDINAL && o->device_ordinal != 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "ctx: options.device_ordinal %d is set but options.binding is not "
+                      "MXJIT_BIND_ORDINAL; set both to pick a device",
+                      o->device_ordinal);
    if (o->emu_threads < 0)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "ctx: options.emu_threads %d is negative; use 0 (one thread) or more",
@@ -294,4 +310,10 @@ mxjit_device_kind
 mxjit_ctx_device(const mxjit_ctx *ctx)
 {
    return ctx ? ctx->kind : MXJIT_DEVICE_AUTO;
+}
+
+int
+mxjit_ctx_device_ordinal(const mxjit_ctx *ctx)
+{
+   return ctx ? dev_hip_ordinal(ctx->dev) : -1;
 }

@@ -73,9 +73,12 @@ struct mxjit_ctx {
  *  every public entry point after its NULL check. */
 mxjit_status rt_ctx_check(mxjit_ctx *ctx, const char *fn);
 
-/** HIP backend with an explicit library path (NULL: libamdhip64.so, .so.7, .so.6). The path
- *  comes from $MXJIT_HIP_LIBRARY, read once by mxjit_ctx_create. */
-mxjit_status dev_hip_create_lib(const char *lib, const char *target, rt_device **out, char *msg,
-                                size_t msglen);
+/** HIP backend with an explicit library path (NULL: libamdhip64.so, .so.7, .so.6), bound to
+ *  device `ordinal` (< 0: the calling thread's current device). The path comes from
+ *  $MXJIT_HIP_LIBRARY, read once by mxjit_ctx_create. */
+mxjit_status dev_hip_create_lib(const char *lib, const char *target, int ordinal, rt_device **out,
+                                char *msg, size_t msglen);
+/** The HIP device ordinal dev is bound to; -1 for a device of another backend. */
+int dev_hip_ordinal(const rt_device *dev);
 
 #endif /* RT_INT_H */

@@ -11,6 +11,8 @@
 #include "rt_int.h"
 #include "rt_kernels.h"
 
+#include "fake_hip.h"
+
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -18,63 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The fake runtime. FAKE_NDEV picks the device count; props carry the arch string at an
- * offset no real layout uses, which the backend's scan must still find. */
-static const char fake_src[] =
-   "#include <stdlib.h>\n#include <string.h>\n#include <stdint.h>\n"
-   "int fake_grid[6]; unsigned char fake_args[256]; size_t fake_args_size; int fake_loads;\n"
-   "int hipInit(unsigned f){return 0;}\n"
-   "int hipGetDeviceCount(int*n){*n=FAKE_NDEV;return 0;}\n"
-   "int hipSetDevice(int d){return 0;}\n"
-   "const char*hipGetErrorString(int e){return \"fake error\";}\n"
-   "int hipGetDevicePropertiesR0600(void*p,int d){memset(p,0,1500);"
-   "strcpy((char*)p,\"AMD Instinct MI300X\");strcpy((char*)p+1000,FAKE_ARCH);"
-   "return 0;}\n"
-   "int hipModuleLoadData(void**m,const void*img){fake_loads++;*m=(void*)1;return 0;}\n"
-   "int hipModuleUnload(void*m){return 0;}\n"
-   "int hipModuleGetFunction(void**f,void*m,const char*n){*f=(void*)2;return 0;}\n"
-   "int hipModuleLaunchKernel(void*f,unsigned gx,unsigned gy,unsigned gz,unsigned bx,"
-   "unsigned by,unsigned bz,unsigned lds,void*s,void**p,void**extra){"
-   "int g[6]={gx,gy,gz,bx,by,bz};memcpy(fake_grid,g,sizeof g);if(gx*gy>5000)return 98;"
-   "if(extra[0]!=(void*)1||extra[2]!=(void*)2||extra[4]!=(void*)3)return 1;"
-   "fake_args_size=*(size_t*)extra[3];memcpy(fake_args,extra[1],fake_args_size);return 0;}\n"
-   "int hipMalloc(void**p,size_t n){*p=malloc(n);return *p?0:2;}\n"
-   "int hipFree(void*p){free(p);return 0;}\n"
-   "int hipMemcpy(void*d,const void*s,size_t n,int k){memcpy(d,s,n);return 0;}\n"
-   "int hipMemset(void*d,int v,size_t n){memset(d,v,n);return 0;}\n"
-   "int hipStreamSynchronize(void*s){return 0;}\n"
-   "int hipEventCreate(void**e){*e=(void*)3;return 0;}\n"
-   "int hipEventDestroy(void*e){return 0;}\n"
-   "int hipEventRecord(void*e,void*s){return 0;}\n"
-   "int hipEventSynchronize(void*e){return 0;}\n"
-   "int hipEventElapsedTime(float*ms,void*a,void*b){*ms=1;return 0;}\n";
-
-static char lib[256];
-
-static void
-build_fake_arch(int ndev, const char *arch)
-{
-   char src[256], cmd[1024];
-   snprintf(src, sizeof(src), "/tmp/mxjit-fakehip-%d.c", (int)getpid());
-   snprintf(lib, sizeof(lib), "/tmp/mxjit-fakehip-%d-%d.so", (int)getpid(), ndev);
-   FILE *f = fopen(src, "w");
-   cr_assert_not_null(f);
-   fputs(fake_src, f);
-   fclose(f);
-   snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -DFAKE_NDEV=%d '-DFAKE_ARCH=\"%s\"' -o %s %s",
-            ndev, arch, lib, src);
-   if (system(cmd) != 0)
-      cr_skip_test("no C compiler to build the fake HIP runtime");
-   unlink(src);
-   setenv("MXJIT_HIP_LIBRARY", lib, 1);
-}
-
-static void
-build_fake(int ndev)
-{
-   build_fake_arch(ndev, "gfx942:sramecc+:xnack-");
-}
 
 Test(rt_hip, unsupported_gpu)
 {
