@@ -83,7 +83,7 @@ mxjit_status
 mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_to_blocked_args *args)
 {
    const char *op = "to_blocked";
-   size_t nb;
+   size_t nb = 0;
    RT_OP_BEGIN(st, ctx, op, args, mxjit_to_blocked_args);
    if (st == MXJIT_OK)
       st = blocked_geometry(ctx, op, args, &nb);
