@@ -78,6 +78,9 @@ typedef enum mxjit_status {
 #define MXJIT_ERR_INVALID_ARG_DTYPE ((mxjit_status)(MXJIT_ERR_INVALID_ARG | (3 << 8)))
 #define MXJIT_ERR_INVALID_ARG_ALIGN ((mxjit_status)(MXJIT_ERR_INVALID_ARG | (4 << 8)))
 #define MXJIT_ERR_INVALID_ARG_ALIAS ((mxjit_status)(MXJIT_ERR_INVALID_ARG | (5 << 8)))
+/** A kernel the call needs is in no overlay or cache and the context has jit = MXJIT_JIT_NEVER
+ *  (the message names the kernel's template, params and key). */
+#define MXJIT_ERR_NOT_PREPARED ((mxjit_status)(MXJIT_ERR_UNSUPPORTED | (1 << 8)))
 #define MXJIT_ERR_EMU_FAULT_OOB ((mxjit_status)(MXJIT_ERR_EMU_FAULT | (1 << 8)))
 #define MXJIT_ERR_EMU_FAULT_HAZARD ((mxjit_status)(MXJIT_ERR_EMU_FAULT | (2 << 8)))
 
@@ -116,6 +119,15 @@ typedef enum mxjit_device_binding {
    MXJIT_BIND_ORDINAL,     /**< options.device_ordinal */
 } mxjit_device_binding;
 
+/** Whether a context compiles kernels. */
+typedef enum mxjit_jit_mode {
+   MXJIT_JIT_ON = 0, /**< compile a kernel that no overlay or cache holds, at its first use */
+   MXJIT_JIT_NEVER,  /**< serve kernels only from overlays and the caches; a missing one fails
+                          with MXJIT_ERR_NOT_PREPARED naming it (serving processes that must
+                          not stall on a compile: fill the cache with mxjit_prepare or
+                          `mxjit precompile` beforehand) */
+} mxjit_jit_mode;
+
 typedef struct mxjit_ctx_options {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_device_kind device;
@@ -140,6 +152,7 @@ typedef struct mxjit_ctx_options {
    mxjit_device_binding binding; /**< HIP: which GPU the context uses (see the enum) */
    int device_ordinal;           /**< HIP device index for MXJIT_BIND_ORDINAL, as hipSetDevice
                                       counts them (after HIP_VISIBLE_DEVICES) */
+   mxjit_jit_mode jit;           /**< whether a kernel missing from the caches may be compiled */
 } mxjit_ctx_options;
 
 /** Creates a context. On MXJIT_OK *out is owned by the caller; free with mxjit_ctx_destroy().
@@ -443,6 +456,85 @@ typedef struct mxjit_moe_a16w4_args {
 } mxjit_moe_a16w4_args;
 MXJIT_API mxjit_status mxjit_moe_a16w4_stage2(mxjit_ctx *ctx, mxjit_stream stream,
                                               const mxjit_moe_a16w4_args *args);
+
+/* ---------------------------------------------------------------------------------------- */
+/* 7. Before serving: capability query, prepare, counters                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/** The operations, for the calls below that take any op (args: a pointer to that op's args
+ *  struct, built with MXJIT_ARGS). */
+typedef enum mxjit_op {
+   MXJIT_OP_SCALED_COPY = 1,         /**< mxjit_scaled_copy_args */
+   MXJIT_OP_MXFP8_QUANTIZE,          /**< mxjit_mx_quant_args */
+   MXJIT_OP_MXFP4_QUANTIZE,          /**< mxjit_mxfp4_quant_args */
+   MXJIT_OP_TO_BLOCKED,              /**< mxjit_to_blocked_args */
+   MXJIT_OP_E8M0_SHUFFLE,            /**< mxjit_e8m0_shuffle_args */
+   MXJIT_OP_SHUFFLE_WEIGHT,          /**< mxjit_shuffle_weight_args */
+   MXJIT_OP_SHUFFLE_WEIGHT_A16W4,    /**< mxjit_shuffle_a16w4_args */
+   MXJIT_OP_SHUFFLE_SCALE_A16W4,     /**< mxjit_shuffle_a16w4_args */
+   MXJIT_OP_FP8_TENSORWISE_QUANTIZE, /**< mxjit_fp8_tensorwise_args */
+   MXJIT_OP_GROUPED_GEMM_FP8,        /**< mxjit_grouped_gemm_fp8_args */
+   MXJIT_OP_MOE_A16W4_STAGE2,        /**< mxjit_moe_a16w4_args */
+} mxjit_op;
+
+/** Static name of an op ("mxfp8_quantize"); "invalid" for unknown values. */
+MXJIT_API const char *mxjit_op_name(mxjit_op op);
+
+/** Can ctx run op with these args? MXJIT_OK: yes. Otherwise the status the call would return
+ *  (MXJIT_ERR_INVALID_ARG_*, or MXJIT_ERR_UNSUPPORTED for a case this device has no kernel
+ *  for) with the reason in mxjit_ctx_last_error. Checks what the call would check and picks
+ *  the kernel parameters; compiles, loads and launches nothing and touches no device memory.
+ *  Device pointers in args may be 0 (then they are not checked); nonzero ones are checked
+ *  for alignment and overlap. On the host device, which computes every op in scalar C at the
+ *  call, it checks only op and the args struct. */
+MXJIT_API mxjit_status mxjit_supports(mxjit_ctx *ctx, mxjit_op op, const void *args);
+
+/** Identity of one kernel an op runs: its template and its 128-bit cache key (hex). */
+typedef struct mxjit_kernel_key {
+   char template_name[48];
+   char key[33];
+} mxjit_kernel_key;
+
+/** Makes every kernel op would run for this problem ready on ctx's device: loads it from an
+ *  overlay or the cache, or compiles it (unless jit = MXJIT_JIT_NEVER), and memoizes the plan,
+ *  so a later call with the same shapes does no compile, no load and no allocation (safe
+ *  inside HIP graph capture). Launches nothing and touches no device memory; pointers in args
+ *  may be 0 as for mxjit_supports. *nkeys receives the number of kernels the op runs; the
+ *  first max_keys of them are written to keys (keys may be NULL when max_keys is 0).
+ *  Thread-safe; calls that need one kernel share one compile. The host device has no
+ *  kernels: *nkeys = 0. */
+MXJIT_API mxjit_status mxjit_prepare(mxjit_ctx *ctx, mxjit_op op, const void *args,
+                                     mxjit_kernel_key *keys, size_t max_keys, size_t *nkeys);
+
+/** One problem of a background prepare. An array element, so it has no size field: its
+ *  layout is fixed for MXJIT_ABI_VERSION 1. status and message are outputs. */
+typedef struct mxjit_prepare_item {
+   mxjit_op op;
+   const void *args;    /**< must stay valid until mxjit_prepare_wait returns */
+   mxjit_status status; /**< written by the job */
+   char message[256];   /**< the error message when status is not MXJIT_OK */
+} mxjit_prepare_item;
+
+typedef struct mxjit_prepare_job mxjit_prepare_job;
+
+/** Starts preparing items[0..n) on at most `threads` worker threads (0: 2; never more than
+ *  n) and returns at once. An op called meanwhile waits only when its own kernel is being
+ *  compiled, never for the whole job. items and ctx must stay valid until
+ *  mxjit_prepare_wait. */
+MXJIT_API mxjit_status mxjit_prepare_async(mxjit_ctx *ctx, mxjit_prepare_item *items, size_t n,
+                                           int threads, mxjit_prepare_job **out);
+/** Waits for the job, frees it and returns MXJIT_OK or the status of the first item that
+ *  failed (each item has its own status and message). NULL: MXJIT_ERR_INVALID_ARG. */
+MXJIT_API mxjit_status mxjit_prepare_wait(mxjit_prepare_job *job);
+
+/** What a context did so far (all threads), e.g. to assert that serving compiles nothing. */
+typedef struct mxjit_ctx_counters {
+   uint32_t size;             /**< MXJIT_ARGS fills it */
+   uint64_t kernels_compiled; /**< kernels this context compiled */
+   uint64_t kernels_loaded;   /**< kernels loaded on the device (compiled or from a cache) */
+   uint64_t plans;            /**< distinct (kernel step, problem) plans made */
+} mxjit_ctx_counters;
+MXJIT_API mxjit_status mxjit_ctx_get_counters(mxjit_ctx *ctx, mxjit_ctx_counters *out);
 
 #ifdef __cplusplus
 }

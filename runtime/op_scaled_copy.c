@@ -49,6 +49,8 @@ check_dims(mxjit_ctx *ctx, const mxjit_scaled_copy_args *a, int64_t ld_x, int64_
 static mxjit_status
 check_pointers(mxjit_ctx *ctx, const mxjit_scaled_copy_args *a, int64_t ld_x, int64_t ld_out)
 {
+   if (ctx->dry && (a->x == 0 || a->out == 0))
+      return MXJIT_OK; /* mxjit_supports / mxjit_prepare without pointers */
    if (a->x == 0 || a->out == 0)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "scaled_copy: args.%s is 0 (null device pointer); pass memory from "

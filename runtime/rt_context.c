@@ -26,6 +26,8 @@ mxjit_status_name(mxjit_status st)
    case MXJIT_ERR_INVALID_ARG_DTYPE: return "MXJIT_ERR_INVALID_ARG_DTYPE";
    case MXJIT_ERR_INVALID_ARG_ALIGN: return "MXJIT_ERR_INVALID_ARG_ALIGN";
    case MXJIT_ERR_INVALID_ARG_ALIAS: return "MXJIT_ERR_INVALID_ARG_ALIAS";
+   case MXJIT_ERR_NOT_PREPARED:
+      return "MXJIT_ERR_NOT_PREPARED";
    case MXJIT_ERR_EMU_FAULT_OOB: return "MXJIT_ERR_EMU_FAULT_OOB";
    case MXJIT_ERR_EMU_FAULT_HAZARD: return "MXJIT_ERR_EMU_FAULT_HAZARD";
    default: break;
@@ -179,6 +181,11 @@ check_options(mxjit_ctx *ctx, const mxjit_ctx_options *o)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "ctx: options.target '%s' is not a known target; use gfx942 or gfx950",
                       o->target);
+   if ((unsigned)o->jit > MXJIT_JIT_NEVER)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "ctx: options.jit %d is not a mxjit_jit_mode; use MXJIT_JIT_ON or "
+                      "MXJIT_JIT_NEVER",
+                      (int)o->jit);
    if ((unsigned)o->binding > MXJIT_BIND_ORDINAL)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "ctx: options.binding %d is not a mxjit_device_binding; use "
@@ -224,6 +231,9 @@ static mxjit_status
 ctx_init(mxjit_ctx *ctx, const mxjit_ctx_options *o)
 {
    mxjit_status st = check_options(ctx, o);
+   ctx->jit_never = o->jit == MXJIT_JIT_NEVER;
+   if (st == MXJIT_OK && !(ctx->counts = calloc(1, sizeof(*ctx->counts))))
+      st = rt_error(ctx, MXJIT_ERR_NOMEM, "ctx: out of host memory");
    if (st == MXJIT_OK)
       st = create_device(ctx, o);
    if (st != MXJIT_OK)
@@ -296,6 +306,7 @@ mxjit_ctx_destroy(mxjit_ctx *ctx)
    if (ctx->cache)
       kc_close(ctx->cache);
    rt_config_free(ctx->config);
+   free(ctx->counts);
    rt_ctx_release_slot(ctx);
    free(ctx);
 }

@@ -9,6 +9,8 @@
 #include "mxjit.h"
 #include "rt_device.h"
 
+#include <stdatomic.h>
+
 /** The context's device (never NULL for a created context). */
 rt_device *rt_ctx_device(mxjit_ctx *ctx);
 /** Sets the calling thread's last error on ctx (printf-style; messages start with the
@@ -56,6 +58,23 @@ typedef struct rt_kstats {
  *  (written by rt_kernels.c; zeros until one did). Per thread, like the error message. */
 rt_kstats *rt_ctx_kstats(mxjit_ctx *ctx);
 
+/** Dry runs: mxjit_supports and mxjit_prepare call the op on a shadow copy of the context
+ *  (same id, device, tables and cache; check mode off) whose `dry` says where rt_run stops;
+ *  nothing is launched and pointer arguments may be 0 (rt_op_check_ptr). */
+enum rt_dry {
+   RT_DRY_OFF = 0,
+   RT_DRY_SUPPORTS, /* checks and params only: no kernel lookup, no plan published */
+   RT_DRY_PREPARE,  /* plan and kernel (load or compile), keys recorded in `sink` */
+};
+struct rt_dry_sink {
+   mxjit_kernel_key *keys;
+   size_t max, n;
+};
+/** Shared by a context and its shadows (rt_prepare.c). */
+struct rt_counts {
+   _Atomic uint64_t compiled, loaded, plans;
+};
+
 struct mxjit_ctx {
    uint64_t id;                     /* process-unique; keys the per-thread error slots */
    mxjit_device_kind kind;
@@ -67,6 +86,10 @@ struct mxjit_ctx {
    int check;                       /* MXJIT_CHECK / options.check: compare with the host ref */
    struct rt_config *config;        /* tuned tables (rt_config.c); NULL: heuristics only */
    char create_err[1024];           /* why creation failed (kept for later calls' messages) */
+   int jit_never;                   /* options.jit == MXJIT_JIT_NEVER */
+   struct rt_counts *counts;        /* NULL only for a context whose creation failed */
+   enum rt_dry dry;                 /* RT_DRY_OFF except on a shadow (above) */
+   struct rt_dry_sink *sink;        /* RT_DRY_PREPARE: where rt_run records kernel keys */
 };
 
 /** MXJIT_OK if ctx is a successfully created context; else sets/returns INVALID_ARG. Used by

@@ -115,6 +115,11 @@ rt_plan_get(mxjit_ctx *ctx, const char *op, const tpl_family *f, const void *pro
    e->hash = h;
    memcpy(e->problem, problem, f->problem_size);
    mxjit_status st = choose_params(ctx, op, f, problem, e);
+   if (st == MXJIT_OK && ctx->dry == RT_DRY_SUPPORTS) {
+      free(e); /* mxjit_supports: the params fit; no kernel, no plan */
+      *out = NULL;
+      return MXJIT_OK;
+   }
    if (st == MXJIT_OK)
       st = rt_kernel_get(ctx, f, e->params, &e->kernel);
    if (st != MXJIT_OK) {
@@ -135,6 +140,8 @@ rt_plan_get(mxjit_ctx *ctx, const char *op, const tpl_family *f, const void *pro
          i++;
       atomic_store_explicit(&t->slot[(h + i) & (RT_PT_SLOTS - 1)], e, memory_order_release);
       t->count++;
+      if (ctx->counts)
+         atomic_fetch_add_explicit(&ctx->counts->plans, 1, memory_order_relaxed);
       raced = e;
       e = NULL;
    }
@@ -152,6 +159,8 @@ rt_run(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const tpl_family *f,
    mxjit_status st = rt_plan_get(ctx, op, f, problem, &p);
    if (st != MXJIT_OK)
       return st;
+   if (ctx->dry) /* mxjit_supports / mxjit_prepare: launch nothing */
+      return ctx->dry == RT_DRY_PREPARE ? rt_dry_record(ctx, p) : MXJIT_OK;
    const tpl_grid *g = &p->grid;
    if (!g->grid[0] || !g->grid[1] || !g->grid[2])
       return MXJIT_OK;

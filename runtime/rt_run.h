@@ -39,4 +39,7 @@ mxjit_status rt_plan_get(mxjit_ctx *ctx, const char *op, const tpl_family *f, co
 mxjit_status rt_run(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const tpl_family *f,
                     const void *problem, const uint64_t *io);
 
+/** mxjit_prepare (rt_prepare.c): appends p's kernel key to ctx->sink. */
+mxjit_status rt_dry_record(mxjit_ctx *ctx, const rt_plan *p);
+
 #endif /* RT_RUN_H */
