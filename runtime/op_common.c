@@ -7,9 +7,34 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Whether the thread's float control modes are already the defaults (round to nearest, all
+ * exceptions masked, no FTZ/DAZ; x87 at extended precision): two register reads, where
+ * fegetenv + fesetenv cost ~150 ns per op call (BENCHMARKS.md, host cost per call). Status
+ * flags are not looked at. */
+static inline int
+fenv_is_default(void)
+{
+#if defined(__x86_64__)
+   unsigned csr;
+   unsigned short cw;
+   __asm__ volatile("stmxcsr %0" : "=m"(csr));
+   __asm__ volatile("fnstcw %0" : "=m"(cw));
+   return (csr & 0xffc0u) == 0x1f80u && (cw & 0x0f3fu) == 0x033fu;
+#elif defined(__aarch64__)
+   uint64_t fpcr;
+   __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+   return fpcr == 0;
+#else
+   return 0;
+#endif
+}
+
 void
 rt_fenv_enter(rt_fenv_guard *g)
 {
+   g->saved = 0;
+   if (fenv_is_default())
+      return; /* nothing to switch, nothing to restore */
    g->saved = fegetenv(&g->env) == 0;
    fesetenv(FE_DFL_ENV);
 }
@@ -169,9 +194,12 @@ rt_op_check_tensor(mxjit_ctx *ctx, const char *op, const char *name, const mxjit
    mxjit_status st = check_strides(ctx, op, name, t);
    if (st != MXJIT_OK)
       return st;
+   unsigned align = (unsigned)rt_op_dtype_size(t->dtype);
+   if ((t->data || (ctx && ctx->dry)) && t->data % align == 0)
+      return MXJIT_OK; /* the common case without formatting the field's name */
    char field[64];
    snprintf(field, sizeof(field), "%s.data", name);
-   return rt_op_check_ptr(ctx, op, field, t->data, (unsigned)rt_op_dtype_size(t->dtype));
+   return rt_op_check_ptr(ctx, op, field, t->data, align);
 }
 
 mxjit_status

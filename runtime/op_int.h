@@ -22,8 +22,11 @@
 /** The host reference's float arithmetic runs in the default floating-point environment (round
  *  to nearest even, no FTZ/DAZ) whatever the calling thread set, e.g. FTZ/DAZ from -ffast-math
  *  startup code: NUMERICS.md is defined on IEEE arithmetic with denormals. RT_OP_DEFAULT_FENV
- *  at the top of an op switches to it and restores the caller's environment, flags included,
- *  when the function returns (GNU cleanup attribute, gcc and clang). */
+ *  at the top of an op switches to it when the thread's control modes differ and then restores
+ *  the caller's environment, flags included, when the function returns (GNU cleanup
+ *  attribute, gcc and clang). When the modes already are the defaults (the common case) it
+ *  costs two register reads and restores nothing: exception flags the host arithmetic raises
+ *  may stay set, as after any libm call. */
 typedef struct rt_fenv_guard {
    fenv_t env;
    int saved;
