@@ -27,6 +27,10 @@ mxjit_abi_struct_size(const char *name)
    if (!strcmp(name, #type))                                                                       \
       return sizeof(type);
    RT_ABI_STRUCTS(X)
+   /* public structs without a size field (embedded descriptors, array elements) */
+   X(mxjit_tensor, 0)
+   X(mxjit_kernel_key, 0)
+   X(mxjit_prepare_item, 0)
 #undef X
    return 0;
 }
