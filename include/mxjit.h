@@ -506,6 +506,14 @@ typedef struct mxjit_kernel_key {
 MXJIT_API mxjit_status mxjit_prepare(mxjit_ctx *ctx, mxjit_op op, const void *args,
                                      mxjit_kernel_key *keys, size_t max_keys, size_t *nkeys);
 
+/** Device workspace in bytes that op needs for this problem on ctx's device (0 for every op
+ *  today: no kernel family of this version uses one). Checks the args as mxjit_supports does
+ *  and compiles nothing; pointers may be 0. Ops whose kernels will need scratch memory
+ *  (persistent GEMM counters, split-K partials, amax reductions) report it here, so a
+ *  caller can reserve it before serving. */
+MXJIT_API mxjit_status mxjit_workspace_size(mxjit_ctx *ctx, mxjit_op op, const void *args,
+                                            size_t *bytes);
+
 /** One problem of a background prepare. An array element, so it has no size field: its
  *  layout is fixed for MXJIT_ABI_VERSION 1. status and message are outputs. */
 typedef struct mxjit_prepare_item {

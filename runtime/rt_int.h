@@ -63,12 +63,14 @@ rt_kstats *rt_ctx_kstats(mxjit_ctx *ctx);
  *  nothing is launched and pointer arguments may be 0 (rt_op_check_ptr). */
 enum rt_dry {
    RT_DRY_OFF = 0,
-   RT_DRY_SUPPORTS, /* checks and params only: no kernel lookup, no plan published */
-   RT_DRY_PREPARE,  /* plan and kernel (load or compile), keys recorded in `sink` */
+   RT_DRY_SUPPORTS,  /* checks and params only: no kernel lookup, no plan published */
+   RT_DRY_PREPARE,   /* plan and kernel (load or compile), keys recorded in `sink` */
+   RT_DRY_WORKSPACE, /* as SUPPORTS, adding each step's workspace bytes to `sink` */
 };
 struct rt_dry_sink {
    mxjit_kernel_key *keys;
    size_t max, n;
+   uint64_t workspace; /* RT_DRY_WORKSPACE: bytes, each step's rounded up to 256 */
 };
 /** Shared by a context and its shadows (rt_prepare.c). */
 struct rt_counts {

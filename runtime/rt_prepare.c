@@ -166,6 +166,33 @@ rt_dry_record(mxjit_ctx *ctx, const rt_plan *p)
    return MXJIT_OK;
 }
 
+void
+rt_dry_workspace(mxjit_ctx *ctx, const tpl_family *f, const void *problem, const void *params)
+{
+   uint64_t b = f->workspace ? f->workspace(problem, params) : 0;
+   ctx->sink->workspace += (b + 255) / 256 * 256;
+}
+
+mxjit_status
+mxjit_workspace_size(mxjit_ctx *ctx, mxjit_op op, const void *args, size_t *bytes)
+{
+   const op_row *row = NULL;
+   mxjit_status st = dry_begin(ctx, "mxjit_workspace_size", op, args, &row);
+   if (st != MXJIT_OK)
+      return st;
+   if (!bytes)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "mxjit_workspace_size: bytes is NULL; pass where the size goes");
+   *bytes = 0;
+   if (ctx->kind == MXJIT_DEVICE_HOST)
+      return MXJIT_OK; /* the host device computes in C: no device workspace */
+   struct rt_dry_sink sink = {0};
+   st = dry_run(ctx, row, args, RT_DRY_WORKSPACE, &sink);
+   if (st == MXJIT_OK)
+      *bytes = (size_t)sink.workspace;
+   return st;
+}
+
 /* ---- background prepare --------------------------------------------------------------- */
 
 #define RT_PREPARE_MAX_THREADS 16

@@ -124,8 +124,10 @@ rt_plan_get(mxjit_ctx *ctx, const char *op, const tpl_family *f, const void *pro
    e->hash = h;
    memcpy(e->problem, problem, f->problem_size);
    mxjit_status st = choose_params(ctx, op, f, problem, e);
-   if (st == MXJIT_OK && ctx->dry == RT_DRY_SUPPORTS) {
-      free(e); /* mxjit_supports: the params fit; no kernel, no plan */
+   if (st == MXJIT_OK && (ctx->dry == RT_DRY_SUPPORTS || ctx->dry == RT_DRY_WORKSPACE)) {
+      if (ctx->dry == RT_DRY_WORKSPACE)
+         rt_dry_workspace(ctx, f, problem, e->params);
+      free(e); /* mxjit_supports / _workspace_size: the params fit; no kernel, no plan */
       *out = NULL;
       return MXJIT_OK;
    }
@@ -168,8 +170,11 @@ rt_run(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const tpl_family *f,
    mxjit_status st = rt_plan_get(ctx, op, f, problem, &p);
    if (st != MXJIT_OK)
       return st;
-   if (ctx->dry) /* mxjit_supports / mxjit_prepare: launch nothing */
+   if (ctx->dry) { /* mxjit_supports / _prepare / _workspace_size: launch nothing */
+      if (p && ctx->dry == RT_DRY_WORKSPACE)
+         rt_dry_workspace(ctx, f, problem, p->params);
       return ctx->dry == RT_DRY_PREPARE ? rt_dry_record(ctx, p) : MXJIT_OK;
+   }
    const tpl_grid *g = &p->grid;
    if (!g->grid[0] || !g->grid[1] || !g->grid[2])
       return MXJIT_OK;

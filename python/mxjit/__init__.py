@@ -366,6 +366,18 @@ class Context:
             self._unstage(staged, copy_back=False)
         return [(k.template_name.decode(), k.key.decode()) for k in keys[:min(n.value, 8)]]
 
+    def workspace_size(self, op: str, **fields: Any) -> int:
+        """Device workspace bytes op needs for this problem (mxjit_workspace_size)."""
+        staged: List[Tuple[int, Any]] = []
+        n = C.c_size_t()
+        try:
+            a = self._args(op, fields, staged)
+            self._check(library.mxjit_workspace_size(self._live(), _abi.OPS[op], C.byref(a),
+                                                     C.byref(n)))
+        finally:
+            self._unstage(staged, copy_back=False)
+        return n.value
+
     def counters(self) -> Dict[str, int]:
         """kernels_compiled, kernels_loaded and plans of this context so far."""
         c = _abi.CtxCounters(size=C.sizeof(_abi.CtxCounters))

@@ -186,6 +186,7 @@ def declare(lib: C.CDLL) -> None:
         "mxjit_prepare": (st, [ctx_p, C.c_int, C.c_void_p, C.POINTER(KernelKey), C.c_size_t,
                                C.POINTER(C.c_size_t)]),
         "mxjit_ctx_get_counters": (st, [ctx_p, C.POINTER(CtxCounters)]),
+        "mxjit_workspace_size": (st, [ctx_p, C.c_int, C.c_void_p, C.POINTER(C.c_size_t)]),
         "mxjit_op_name": (C.c_char_p, [C.c_int]),
     }
     for op in OPS:

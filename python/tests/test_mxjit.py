@@ -207,6 +207,8 @@ class Binding(unittest.TestCase):
             ctx.mxfp8_quantize(kind="dim0", x=mxjit.Tensor(xs, "bf16"), elem="e5m2",
                                q=np.zeros(128 * 64, np.uint8), s=np.zeros(256, np.uint8))
             self.assertEqual(ctx.counters(), before)
+            self.assertEqual(ctx.workspace_size("mxfp8_quantize", kind="dim0", x=x,
+                                                elem="e5m2"), 0)
             ok, why = ctx.supports("mxfp4_quantize", x=x, colwise=1)
             self.assertFalse(ok)
             self.assertIn("columnwise", why)

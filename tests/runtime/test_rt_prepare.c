@@ -279,3 +279,33 @@ Test(rt_prepare, graph_capture_like_sequence_on_hip)
    dlclose(h);
    unlink(lib);
 }
+
+/* Every family of this version declares no workspace: the query says 0 without compiling,
+ * checks the args like the call, and refuses a bad call. */
+Test(rt_prepare, workspace_size_query)
+{
+   mxjit_ctx *ctx = emu_ctx(MXJIT_JIT_ON, 1);
+   size_t b = 99;
+   cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_SCALED_COPY, &copy_problem, &b), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   cr_assert_eq(b, 0);
+   mxjit_mx_quant_args mx = mx_problem();
+   b = 99;
+   cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_MXFP8_QUANTIZE, &mx, &b), MXJIT_OK);
+   cr_assert_eq(b, 0);
+   assert_counts(ctx, 0, 0, 0);
+   /* after prepare the plan is a hit: still 0, still no compile */
+   size_t nk;
+   cr_assert_eq(mxjit_prepare(ctx, MXJIT_OP_MXFP8_QUANTIZE, &mx, NULL, 0, &nk), MXJIT_OK);
+   cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_MXFP8_QUANTIZE, &mx, &b), MXJIT_OK);
+   cr_assert_eq(b, 0);
+   assert_counts(ctx, 1, 1, 1);
+   mx.x.shape[1] = 40;
+   cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_MXFP8_QUANTIZE, &mx, &b),
+                MXJIT_ERR_INVALID_ARG_SHAPE);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "K = 40 is not a multiple of 32"), "%s",
+             mxjit_ctx_last_error(ctx));
+   cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_MXFP8_QUANTIZE, &mx, NULL),
+                MXJIT_ERR_INVALID_ARG);
+   mxjit_ctx_destroy(ctx);
+}
