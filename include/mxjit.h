@@ -119,6 +119,25 @@ typedef enum mxjit_device_binding {
    MXJIT_BIND_ORDINAL,     /**< options.device_ordinal */
 } mxjit_device_binding;
 
+/** A device stream (hipStream_t for HIP; ignored by emu and host, which run synchronously). */
+typedef void *mxjit_stream;
+/** A device address (section 4). */
+typedef uint64_t mxjit_devptr;
+
+/** Device memory from the application's allocator (a framework's caching allocator): with
+ *  options.allocator set, every device allocation mxjit makes for the context (mxjit_malloc /
+ *  mxjit_free, and op workspaces once ops need them) calls these instead of hipMalloc /
+ *  hipFree. HIP device only (emulator memory is mxjit's own). Called on the calling thread as
+ *  it is; the context's device is mxjit_ctx_device_ordinal(ctx). */
+typedef struct mxjit_allocator {
+   uint32_t size; /**< MXJIT_ARGS fills it */
+   void *user;    /**< passed back to both callbacks */
+   /** Allocates bytes (> 0) of device memory into *out; returns 0 on success, anything else
+    *  on failure (the call then fails with MXJIT_ERR_NOMEM). stream: NULL for mxjit_malloc. */
+   int (*alloc)(void *user, size_t bytes, mxjit_stream stream, mxjit_devptr *out);
+   void (*free)(void *user, mxjit_devptr ptr, mxjit_stream stream);
+} mxjit_allocator;
+
 /** Whether a context compiles kernels. */
 typedef enum mxjit_jit_mode {
    MXJIT_JIT_ON = 0, /**< compile a kernel that no overlay or cache holds, at its first use */
@@ -153,6 +172,7 @@ typedef struct mxjit_ctx_options {
    int device_ordinal;           /**< HIP device index for MXJIT_BIND_ORDINAL, as hipSetDevice
                                       counts them (after HIP_VISIBLE_DEVICES) */
    mxjit_jit_mode jit;           /**< whether a kernel missing from the caches may be compiled */
+   const mxjit_allocator *allocator; /**< NULL: hipMalloc/hipFree; copied at creation */
 } mxjit_ctx_options;
 
 /** Creates a context. On MXJIT_OK *out is owned by the caller; free with mxjit_ctx_destroy().
@@ -182,14 +202,14 @@ MXJIT_API int mxjit_ctx_device_ordinal(const mxjit_ctx *ctx);
 /* ---------------------------------------------------------------------------------------- */
 /* 3. Streams                                                                                */
 /* ---------------------------------------------------------------------------------------- */
-/** A device stream (hipStream_t for HIP; ignored by emu and host, which run synchronously). */
-typedef void *mxjit_stream;
+/* mxjit_stream: declared in section 2 (a hipStream_t for HIP; ignored by emu and host, which
+ * run synchronously). */
 
 /* ---------------------------------------------------------------------------------------- */
 /* 4. Device memory. Addresses are device virtual addresses as 64-bit integers: HIP device   */
 /*    pointers, emulator addresses, or host pointers for the host device.                    */
 /* ---------------------------------------------------------------------------------------- */
-typedef uint64_t mxjit_devptr;
+/* mxjit_devptr: declared in section 2. */
 
 MXJIT_API mxjit_status mxjit_malloc(mxjit_ctx *ctx, size_t bytes, mxjit_devptr *out);
 MXJIT_API mxjit_status mxjit_free(mxjit_ctx *ctx, mxjit_devptr ptr);

@@ -26,7 +26,8 @@
    X(mxjit_fp8_tensorwise_args, scale_inv)                                                         \
    X(mxjit_grouped_gemm_fp8_args, out)                                                             \
    X(mxjit_moe_a16w4_args, out)                                                                    \
-   X(mxjit_ctx_counters, plans)
+   X(mxjit_ctx_counters, plans)                                                                    \
+   X(mxjit_allocator, free)
 
 #define RT_ABI_ROUNDUP(n, a) (((n) + (a)-1) / (a) * (a))
 #define RT_ABI1_SIZE(type, last)                                                                   \

@@ -227,6 +227,27 @@ check_mode(const mxjit_ctx_options *o)
    return o->check || (env && env[0] && strcmp(env, "0") != 0);
 }
 
+/* options.allocator: read by its size like any args struct, both callbacks set, HIP only. */
+static mxjit_status
+take_allocator(mxjit_ctx *ctx, const mxjit_ctx_options *o)
+{
+   if (!o->allocator)
+      return MXJIT_OK;
+   mxjit_status st = RT_ARGS_IN(ctx, "ctx", mxjit_allocator, o->allocator, &ctx->allocator);
+   if (st != MXJIT_OK)
+      return st;
+   if (!ctx->allocator.alloc || !ctx->allocator.free)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "ctx: options.allocator->%s is NULL; set both alloc and free",
+                      !ctx->allocator.alloc ? "alloc" : "free");
+   if (ctx->kind != MXJIT_DEVICE_HIP)
+      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
+                      "ctx: options.allocator serves HIP device memory, but this context has "
+                      "the %s device (its memory is mxjit's own); pass NULL",
+                      device_kind_name(ctx->kind));
+   return MXJIT_OK;
+}
+
 static mxjit_status
 ctx_init(mxjit_ctx *ctx, const mxjit_ctx_options *o)
 {
@@ -236,6 +257,8 @@ ctx_init(mxjit_ctx *ctx, const mxjit_ctx_options *o)
       st = rt_error(ctx, MXJIT_ERR_NOMEM, "ctx: out of host memory");
    if (st == MXJIT_OK)
       st = create_device(ctx, o);
+   if (st == MXJIT_OK)
+      st = take_allocator(ctx, o);
    if (st != MXJIT_OK)
       return st;
    if (ctx->kind == MXJIT_DEVICE_HOST)

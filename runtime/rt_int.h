@@ -89,6 +89,7 @@ struct mxjit_ctx {
    struct rt_config *config;        /* tuned tables (rt_config.c); NULL: heuristics only */
    char create_err[1024];           /* why creation failed (kept for later calls' messages) */
    int jit_never;                   /* options.jit == MXJIT_JIT_NEVER */
+   mxjit_allocator allocator;       /* options.allocator, copied; alloc NULL: the device's */
    struct rt_counts *counts;        /* NULL only for a context whose creation failed */
    enum rt_dry dry;                 /* RT_DRY_OFF except on a shadow (above) */
    struct rt_dry_sink *sink;        /* RT_DRY_PREPARE: where rt_run records kernel keys */

@@ -48,7 +48,14 @@ class CtxOptions(C.Structure):
                 ("emu_threads", C.c_int), ("emu_shuffle_seed", C.c_uint64),
                 ("emu_hazards", C.c_int), ("emu_wait_states", C.c_int),
                 ("config_dir", C.c_char_p), ("check", C.c_int), ("binding", enum),
-                ("device_ordinal", C.c_int), ("jit", enum)]
+                ("device_ordinal", C.c_int), ("jit", enum), ("allocator", C.c_void_p)]
+
+
+class Allocator(C.Structure):
+    _fields_ = [("size", C.c_uint32), ("user", C.c_void_p),
+                ("alloc", C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_size_t, C.c_void_p,
+                                      C.POINTER(devptr))),
+                ("free", C.CFUNCTYPE(None, C.c_void_p, devptr, C.c_void_p))]
 
 
 class ScaledCopyArgs(C.Structure):
@@ -141,6 +148,7 @@ STRUCTS: Dict[str, Type[C.Structure]] = {
     "mxjit_kernel_key": KernelKey,
     "mxjit_prepare_item": PrepareItem,
     "mxjit_ctx_counters": CtxCounters,
+    "mxjit_allocator": Allocator,
 }
 
 # op name -> (C function, args class); the shuffle_a16w4 struct serves two ops.

@@ -202,3 +202,75 @@ Test(rt_devices, bad_bindings_are_named)
    mxjit_ctx_destroy(ctx);
    unlink(lib);
 }
+
+/* options.allocator: a framework's allocator serves the context's device memory. */
+typedef struct counting_alloc {
+   int allocs, frees, fail;
+   size_t bytes;
+} counting_alloc;
+
+static int
+app_alloc(void *user, size_t bytes, mxjit_stream stream, mxjit_devptr *out)
+{
+   counting_alloc *c = user;
+   if (c->fail)
+      return 7;
+   c->allocs++;
+   c->bytes += bytes;
+   *out = (mxjit_devptr)(uintptr_t)malloc(bytes); /* the fake's "device" memory is host memory */
+   return 0;
+}
+
+static void
+app_free(void *user, mxjit_devptr p, mxjit_stream stream)
+{
+   ((counting_alloc *)user)->frees++;
+   free((void *)(uintptr_t)p);
+}
+
+Test(rt_devices, application_allocator_serves_device_memory)
+{
+   build_fake_devs(1, "gfx942:sramecc+:xnack-", "gfx942:sramecc+:xnack-");
+   fake f = open_fake();
+   counting_alloc c = {0};
+   const mxjit_allocator a =
+       MXJIT_ARGS(mxjit_allocator, .user = &c, .alloc = app_alloc, .free = app_free);
+   mxjit_ctx *ctx = NULL;
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP,
+                                             .no_disk_cache = 1, .allocator = &a),
+                                 &ctx),
+                MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   int hip_mallocs = f.mallocs_on[0];
+   cr_assert(one_op(ctx), "%s", mxjit_ctx_last_error(ctx));
+   cr_assert_eq(c.allocs, 2);
+   cr_assert_eq(c.frees, 2);
+   cr_assert_eq(c.bytes, 16 + 32);
+   cr_assert_eq(f.mallocs_on[0], hip_mallocs, "hipMalloc was called with an allocator set");
+   cr_assert_eq(f.launches_on[0], 1);
+   c.fail = 1;
+   mxjit_devptr p = 5;
+   cr_assert_eq(mxjit_malloc(ctx, 64, &p), MXJIT_ERR_NOMEM);
+   cr_assert_eq(p, 0);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "application's allocator") &&
+                 strstr(mxjit_ctx_last_error(ctx), "for 64 bytes (returned 7)"),
+             "%s", mxjit_ctx_last_error(ctx));
+   mxjit_ctx_destroy(ctx);
+
+   /* bad allocators and devices are named */
+   const mxjit_allocator half = MXJIT_ARGS(mxjit_allocator, .alloc = app_alloc);
+   cr_assert_eq(
+       mxjit_ctx_create(
+           &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP, .allocator = &half), &ctx),
+       MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "options.allocator->free is NULL"), "%s",
+             mxjit_ctx_last_error(ctx));
+   mxjit_ctx_destroy(ctx);
+   cr_assert_eq(
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU, .allocator = &a),
+                        &ctx),
+       MXJIT_ERR_UNSUPPORTED);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "the emu device"), "%s", mxjit_ctx_last_error(ctx));
+   mxjit_ctx_destroy(ctx);
+   dlclose(f.h);
+   unlink(lib);
+}
