@@ -210,9 +210,9 @@ class Context:
     # -- lifetime
     def close(self) -> None:
         """Destroys the context (idempotent)."""
-        if getattr(self, "_ctx", None):
-            library.mxjit_ctx_destroy(self._ctx)
-            self._ctx = None
+        ctx, self._ctx = getattr(self, "_ctx", None), None
+        if ctx and library is not None:  # at interpreter exit the module may be gone
+            library.mxjit_ctx_destroy(ctx)
 
     def __enter__(self) -> "Context":
         return self
