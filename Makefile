@@ -2,15 +2,17 @@
 # (Debian packages), configures, builds and runs. BUILD=dir picks another build directory.
 BUILD ?= build
 JOBS ?= $(shell nproc)
+# WERROR=ON makes every warning an error (CI: .ci/run); off by default for users.
+WERROR ?= OFF
 
 .PHONY: setup configure build demo test test-full test-asan bench install clean lines fuzz \
-        fuzz-smoke fuzz-build
+        fuzz-smoke fuzz-build build-matrix
 
 setup:
 	@bash tools/setup-deps.sh
 
 configure: setup
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMXJIT_WERROR=$(WERROR) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -62,6 +64,20 @@ fuzz: fuzz-build
 
 fuzz-smoke: fuzz-build
 	@FUZZ_RUNS=3000 bash tools/fuzz.sh $(FUZZ_BUILD)
+
+# The library (libmxjit.so and everything in it) with -Werror in every build type with both
+# compilers the project supports (gcc 12, clang 22): warnings that only an optimization level
+# or one compiler shows (-Wmaybe-uninitialized at -O3) fail here, not in a user's build.
+MATRIX_BUILD ?= build-matrix
+build-matrix:
+	@bash tools/setup-deps.sh fuzz
+	@set -e; for cc in gcc clang-22; do for t in Release Debug RelWithDebInfo; do \
+	   echo "build-matrix: $$cc $$t"; \
+	   cxx=$$(echo $$cc | sed 's/gcc/g++/; s/clang/clang++/'); \
+	   CC=$$cc CXX=$$cxx cmake -S . -B $(MATRIX_BUILD)/$$cc-$$t -DCMAKE_BUILD_TYPE=$$t \
+	      -DMXJIT_WERROR=ON -DMXJIT_TESTS=OFF >/dev/null; \
+	   cmake --build $(MATRIX_BUILD)/$$cc-$$t --target mxjit -j $(JOBS) >/dev/null; \
+	 done; done; echo "build-matrix: all 6 builds are warning-free"
 
 PREFIX ?= /usr/local
 install: build

@@ -3,7 +3,8 @@
  *
  * Everything exported by libmxjit is declared here and carries the mxjit_ / MXJIT_ prefix.
  * Every function returns an mxjit_status; on failure a message naming the offending argument
- * and value is kept on the context and read with mxjit_ctx_last_error().
+ * and value is kept for the calling thread on the context and read with
+ * mxjit_ctx_last_error().
  *
  * Layout of this header:
  *   1. status codes          4. device memory (tools, tests, applications without HIP)
@@ -26,8 +27,27 @@ extern "C" {
 #define MXJIT_API
 #endif
 
-/** ABI version of this header; part of every kernel cache key. Bump on any ABI change. */
+/** ABI version of this header; part of every kernel cache key. Bump on an incompatible change
+ *  only (a removed or reordered member or function); appending members to an options/args
+ *  struct is compatible and keeps it (see "ABI" below). */
 #define MXJIT_ABI_VERSION 1
+
+/* ABI. Every options/args struct starts with `uint32_t size`, the sizeof the struct as the
+ * caller compiled it; build them with MXJIT_ARGS, which fills it:
+ *
+ *    mxjit_scaled_copy(ctx, stream, &MXJIT_ARGS(mxjit_scaled_copy_args, .x = x, .out = out,
+ *                                               .m = m, .n = n, .scale = 2.0f));
+ *
+ * The library reads min(size, its own sizeof) bytes and gives members past the caller's size
+ * their default (0), so a program built against an older header keeps working with a newer
+ * library. A caller newer than the library (size larger than the library's) works as long as
+ * the members the library does not know are 0; otherwise the call fails with
+ * MXJIT_ERR_UNSUPPORTED naming the struct. size = 0 means the struct as it was in ABI 1,
+ * before the field existed (its first member was an unused int then); new code uses
+ * MXJIT_ARGS. Members are only ever appended, never removed or reordered, within one
+ * MXJIT_ABI_VERSION. */
+#define MXJIT_ARGS(...) MXJIT_ARGS_(__VA_ARGS__, )
+#define MXJIT_ARGS_(type, ...) ((type){.size = (uint32_t)sizeof(type), __VA_ARGS__})
 
 /* ---------------------------------------------------------------------------------------- */
 /* 1. Status codes (SQLite scheme: primary code in the low byte, detail in the bits above).  */
@@ -58,11 +78,22 @@ typedef enum mxjit_status {
 #define MXJIT_ERR_INVALID_ARG_DTYPE ((mxjit_status)(MXJIT_ERR_INVALID_ARG | (3 << 8)))
 #define MXJIT_ERR_INVALID_ARG_ALIGN ((mxjit_status)(MXJIT_ERR_INVALID_ARG | (4 << 8)))
 #define MXJIT_ERR_INVALID_ARG_ALIAS ((mxjit_status)(MXJIT_ERR_INVALID_ARG | (5 << 8)))
+/** A kernel the call needs is in no overlay or cache and the context has jit = MXJIT_JIT_NEVER
+ *  (the message names the kernel's template, params and key). */
+#define MXJIT_ERR_NOT_PREPARED ((mxjit_status)(MXJIT_ERR_UNSUPPORTED | (1 << 8)))
 #define MXJIT_ERR_EMU_FAULT_OOB ((mxjit_status)(MXJIT_ERR_EMU_FAULT | (1 << 8)))
 #define MXJIT_ERR_EMU_FAULT_HAZARD ((mxjit_status)(MXJIT_ERR_EMU_FAULT | (2 << 8)))
 
 /** Static name of a status ("MXJIT_ERR_INVALID_ARG"); never NULL. */
 MXJIT_API const char *mxjit_status_name(mxjit_status st);
+
+/** Version of the library at run time ("0.1.0"); static string. */
+MXJIT_API const char *mxjit_version(void);
+/** MXJIT_ABI_VERSION of the library at run time; a program may refuse a different one. */
+MXJIT_API int mxjit_abi_version(void);
+/** sizeof the named public struct in this library ("mxjit_scaled_copy_args", "mxjit_tensor"),
+ *  or 0 for a name it does not know. Bindings (python/) compare it with their own layout. */
+MXJIT_API size_t mxjit_abi_struct_size(const char *name);
 
 /* ---------------------------------------------------------------------------------------- */
 /* 2. Context                                                                                */
@@ -76,8 +107,48 @@ typedef enum mxjit_device_kind {
    MXJIT_DEVICE_HOST,     /**< scalar C reference of every op (NUMERICS.md); no JIT */
 } mxjit_device_kind;
 
+/** Which HIP device a context binds to. A context works on one device for its lifetime: create
+ *  one context per device (two contexts on two devices work side by side, from any threads).
+ *  mxjit never changes the calling thread's current device: a call that needs its device
+ *  current (kernel load, launch, malloc, copies, synchronize) switches to it only if the thread
+ *  is elsewhere, and switches back before it returns. */
+typedef enum mxjit_device_binding {
+   MXJIT_BIND_CURRENT = 0, /**< the calling thread's current HIP device (hipGetDevice) when
+                                mxjit_ctx_create runs: what frameworks that set the device
+                                per rank expect */
+   MXJIT_BIND_ORDINAL,     /**< options.device_ordinal */
+} mxjit_device_binding;
+
+/** A device stream (hipStream_t for HIP; ignored by emu and host, which run synchronously). */
+typedef void *mxjit_stream;
+/** A device address (section 4). */
+typedef uint64_t mxjit_devptr;
+
+/** Device memory from the application's allocator (a framework's caching allocator): with
+ *  options.allocator set, every device allocation mxjit makes for the context (mxjit_malloc /
+ *  mxjit_free, and op workspaces once ops need them) calls these instead of hipMalloc /
+ *  hipFree. HIP device only (emulator memory is mxjit's own). Called on the calling thread as
+ *  it is; the context's device is mxjit_ctx_device_ordinal(ctx). */
+typedef struct mxjit_allocator {
+   uint32_t size; /**< MXJIT_ARGS fills it */
+   void *user;    /**< passed back to both callbacks */
+   /** Allocates bytes (> 0) of device memory into *out; returns 0 on success, anything else
+    *  on failure (the call then fails with MXJIT_ERR_NOMEM). stream: NULL for mxjit_malloc. */
+   int (*alloc)(void *user, size_t bytes, mxjit_stream stream, mxjit_devptr *out);
+   void (*free)(void *user, mxjit_devptr ptr, mxjit_stream stream);
+} mxjit_allocator;
+
+/** Whether a context compiles kernels. */
+typedef enum mxjit_jit_mode {
+   MXJIT_JIT_ON = 0, /**< compile a kernel that no overlay or cache holds, at its first use */
+   MXJIT_JIT_NEVER,  /**< serve kernels only from overlays and the caches; a missing one fails
+                          with MXJIT_ERR_NOT_PREPARED naming it (serving processes that must
+                          not stall on a compile: fill the cache with mxjit_prepare or
+                          `mxjit precompile` beforehand) */
+} mxjit_jit_mode;
+
 typedef struct mxjit_ctx_options {
-   int _; /**< unused; lets callers write (mxjit_ctx_options){ ._ = 0, ... } */
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_device_kind device;
    const char *target;          /**< "gfx942" | "gfx950"; NULL: from the device (emu: gfx950) */
    const char *cache_dir;       /**< NULL: $MXJIT_CACHE_DIR, $XDG_CACHE_HOME/mxjit, ~/.cache/mxjit */
@@ -98,36 +169,49 @@ typedef struct mxjit_ctx_options {
                                      reference and fail (MXJIT_ERR_CHECK) on the first byte
                                      that differs; also on with MXJIT_CHECK=1. For finding a
                                      miscompile on a real GPU; slow */
+   /* ---- appended after ABI 1 (a caller's older, shorter struct reads them as 0) ---- */
+   mxjit_device_binding binding; /**< HIP: which GPU the context uses (see the enum) */
+   int device_ordinal;           /**< HIP device index for MXJIT_BIND_ORDINAL, as hipSetDevice
+                                      counts them (after HIP_VISIBLE_DEVICES) */
+   mxjit_jit_mode jit;           /**< whether a kernel missing from the caches may be compiled */
+   const mxjit_allocator *allocator; /**< NULL: hipMalloc/hipFree; copied at creation */
 } mxjit_ctx_options;
 
 /** Creates a context. On MXJIT_OK *out is owned by the caller; free with mxjit_ctx_destroy().
  *  Kernel lookup and compilation on one context are thread-safe (each kernel is compiled
  *  once, then looked up without locks); concurrent launches and memory calls are safe only
  *  where the device is (HIP); with the emulator use one thread per context. The last-error
- *  message is per context, so read it before another call on that context fails.
+ *  message is per thread and per context: a thread reads the message of its own last call on
+ *  that context, whatever other threads do meanwhile.
  *  Environment, read here only: MXJIT_CACHE_DIR, XDG_CACHE_HOME, MXJIT_CACHE_MAX_SIZE,
  *  MXJIT_CONFIG_DIR, MXJIT_HIP_LIBRARY (HIP runtime to dlopen instead of libamdhip64.so).
  *  On failure *out is still a usable context (for mxjit_ctx_last_error) unless NULL was
  *  returned because of MXJIT_ERR_NOMEM; destroy it either way. */
 MXJIT_API mxjit_status mxjit_ctx_create(const mxjit_ctx_options *opts, mxjit_ctx **out);
 MXJIT_API void mxjit_ctx_destroy(mxjit_ctx *ctx);
-/** Message of the last failed call on ctx (empty string if none). Valid until the next call. */
+/** Message of the calling thread's last call on ctx: empty if it succeeded (or none was made),
+ *  else what was wrong and what to do. Each thread has its own message per context (a thread
+ *  keeps messages for its 8 most recently failed contexts; an older one reads as ""). For a
+ *  context whose creation failed, every thread reads why. Valid until this thread's next call
+ *  on ctx. */
 MXJIT_API const char *mxjit_ctx_last_error(const mxjit_ctx *ctx);
 /** Target name the context compiles for ("gfx950"), or NULL for the host device. */
 MXJIT_API const char *mxjit_ctx_target(const mxjit_ctx *ctx);
 MXJIT_API mxjit_device_kind mxjit_ctx_device(const mxjit_ctx *ctx);
+/** The HIP device ordinal the context is bound to; -1 for emu, host or a NULL/failed ctx. */
+MXJIT_API int mxjit_ctx_device_ordinal(const mxjit_ctx *ctx);
 
 /* ---------------------------------------------------------------------------------------- */
 /* 3. Streams                                                                                */
 /* ---------------------------------------------------------------------------------------- */
-/** A device stream (hipStream_t for HIP; ignored by emu and host, which run synchronously). */
-typedef void *mxjit_stream;
+/* mxjit_stream: declared in section 2 (a hipStream_t for HIP; ignored by emu and host, which
+ * run synchronously). */
 
 /* ---------------------------------------------------------------------------------------- */
 /* 4. Device memory. Addresses are device virtual addresses as 64-bit integers: HIP device   */
 /*    pointers, emulator addresses, or host pointers for the host device.                    */
 /* ---------------------------------------------------------------------------------------- */
-typedef uint64_t mxjit_devptr;
+/* mxjit_devptr: declared in section 2. */
 
 MXJIT_API mxjit_status mxjit_malloc(mxjit_ctx *ctx, size_t bytes, mxjit_devptr *out);
 MXJIT_API mxjit_status mxjit_free(mxjit_ctx *ctx, mxjit_devptr ptr);
@@ -177,7 +261,7 @@ MXJIT_API const char *mxjit_dtype_name(mxjit_dtype dt);
 /** Scaled copy (the foundation template): out[m][n] = fp32(x[m][n]) * scale, x bf16 (M,N)
  *  row-major with row stride ld_x >= N, out fp32 (M,N) with row stride ld_out >= N. */
 typedef struct mxjit_scaled_copy_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_devptr x, out;
    int64_t m, n, ld_x, ld_out; /**< ld_*: 0 means n */
    float scale;
@@ -232,7 +316,7 @@ typedef enum mxjit_mx_kind {
  *  per 32x32 tile, PLAIN scales (E, N/32, K/32), BLOCKED replicates each tile scale over its
  *  32 k rows. Use mxjit_mx_quant_sizes for the output sizes. */
 typedef struct mxjit_mx_quant_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_mx_kind kind;
    mxjit_tensor x;
    mxjit_scale_mode mode;
@@ -258,7 +342,7 @@ MXJIT_API mxjit_status mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream,
  *  preshuffle = 1 writes q in the shuffle_weight (16,16) layout (§5.2; rows % 16 == 0 and
  *  packed width % 32 == 0). Sizes: mxjit_mx_quant_sizes with kind DIM0 / DIM1, elem E2M1X2. */
 typedef struct mxjit_mxfp4_quant_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor x;
    mxjit_scale_mode mode;
    mxjit_scale_layout scale_layout;
@@ -280,7 +364,7 @@ typedef enum mxjit_blocked_groups {
  *  means 1: per-expert blocking, expert stride 128·⌈h/128⌉·4·⌈w/4⌉). inverse = 1 runs
  *  from_blocked (GROUPS_NONE only): s becomes the output. offs: int64[ngroups] device array. */
 typedef struct mxjit_to_blocked_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_devptr s, out;
    int64_t batch, h, w;
    mxjit_blocked_groups groups;
@@ -296,7 +380,7 @@ MXJIT_API mxjit_status mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream,
 /** aiter e8m0_shuffle (§5.1): s u8 (m, n) → out (256·⌈m/256⌉, 8·⌈n/8⌉), padding 0.
  *  inverse = 1: out is the shuffled buffer's (m, n) unshuffled view (s = shuffled input). */
 typedef struct mxjit_e8m0_shuffle_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_devptr s, out;
    int64_t m, n;
    int inverse;
@@ -307,7 +391,7 @@ MXJIT_API mxjit_status mxjit_e8m0_shuffle(mxjit_ctx *ctx, mxjit_stream stream,
 /** aiter shuffle_weight, layout (16,16) (§5.2): w (..., N, Kb), 1-byte dtypes (u8, fp8,
  *  E2M1X2: Kb counts bytes) or bf16/f16; N % 16 == 0, Kb % 32 == 0. out has w's shape. */
 typedef struct mxjit_shuffle_weight_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor w;
    mxjit_devptr out;
    int inverse;
@@ -318,7 +402,7 @@ MXJIT_API mxjit_status mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream,
 /** aiter shuffle_weight_a16w4, NLane 16 (§5.3): w u8 (E, N, Kp) fp4x2 bytes; N % 16 == 0
  *  (gate_up: N % 32 == 0, rows [gate(N/2), up(N/2)]), Kp % 64 == 0. out has w's size. */
 typedef struct mxjit_shuffle_a16w4_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_devptr src, out;
    int64_t e, n, k; /**< weight: k = Kp bytes; scale: k = K/32 scale columns */
    int gate_up;
@@ -335,7 +419,7 @@ MXJIT_API mxjit_status mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream st
  *  tensor. x bf16/f32 any shape; q has x's shape in dtype fp8 (E4M3, E5M2, E4M3FNUZ,
  *  E5M2FNUZ); scale_inv: one f32 on the device (= 1/scale, the dequantization factor). */
 typedef struct mxjit_fp8_tensorwise_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor x;
    mxjit_dtype fp8;
    mxjit_devptr q, scale_inv;
@@ -364,7 +448,7 @@ typedef enum mxjit_b_layout {
  *  a_scale_inv, b_scale_inv: one f32 each on the device (mxjit_fp8_tensorwise_quantize). The
  *  host reference sums exactly in fp64 and rounds once; kernels match within tolerance. */
 typedef struct mxjit_grouped_gemm_fp8_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_gemm_pass pass;
    mxjit_b_layout b_layout;
    mxjit_tensor a, b;
@@ -391,7 +475,7 @@ MXJIT_API mxjit_status mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream strea
  *  bias[e(i)][n])), W = decode(E2M1) · 2^(scale−127). The reference sums in fp64 and rounds
  *  once; kernels accumulating in fp32/bf16 are compared with a tolerance. */
 typedef struct mxjit_moe_a16w4_args {
-   int _;
+   uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_devptr a, w, w_scale, bias;
    int preshuffled;
    mxjit_devptr sorted_ids, expert_ids, sorted_weights, num_valid_ids;
@@ -400,6 +484,93 @@ typedef struct mxjit_moe_a16w4_args {
 } mxjit_moe_a16w4_args;
 MXJIT_API mxjit_status mxjit_moe_a16w4_stage2(mxjit_ctx *ctx, mxjit_stream stream,
                                               const mxjit_moe_a16w4_args *args);
+
+/* ---------------------------------------------------------------------------------------- */
+/* 7. Before serving: capability query, prepare, counters                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/** The operations, for the calls below that take any op (args: a pointer to that op's args
+ *  struct, built with MXJIT_ARGS). */
+typedef enum mxjit_op {
+   MXJIT_OP_SCALED_COPY = 1,         /**< mxjit_scaled_copy_args */
+   MXJIT_OP_MXFP8_QUANTIZE,          /**< mxjit_mx_quant_args */
+   MXJIT_OP_MXFP4_QUANTIZE,          /**< mxjit_mxfp4_quant_args */
+   MXJIT_OP_TO_BLOCKED,              /**< mxjit_to_blocked_args */
+   MXJIT_OP_E8M0_SHUFFLE,            /**< mxjit_e8m0_shuffle_args */
+   MXJIT_OP_SHUFFLE_WEIGHT,          /**< mxjit_shuffle_weight_args */
+   MXJIT_OP_SHUFFLE_WEIGHT_A16W4,    /**< mxjit_shuffle_a16w4_args */
+   MXJIT_OP_SHUFFLE_SCALE_A16W4,     /**< mxjit_shuffle_a16w4_args */
+   MXJIT_OP_FP8_TENSORWISE_QUANTIZE, /**< mxjit_fp8_tensorwise_args */
+   MXJIT_OP_GROUPED_GEMM_FP8,        /**< mxjit_grouped_gemm_fp8_args */
+   MXJIT_OP_MOE_A16W4_STAGE2,        /**< mxjit_moe_a16w4_args */
+} mxjit_op;
+
+/** Static name of an op ("mxfp8_quantize"); "invalid" for unknown values. */
+MXJIT_API const char *mxjit_op_name(mxjit_op op);
+
+/** Can ctx run op with these args? MXJIT_OK: yes. Otherwise the status the call would return
+ *  (MXJIT_ERR_INVALID_ARG_*, or MXJIT_ERR_UNSUPPORTED for a case this device has no kernel
+ *  for) with the reason in mxjit_ctx_last_error. Checks what the call would check and picks
+ *  the kernel parameters; compiles, loads and launches nothing and touches no device memory.
+ *  Device pointers in args may be 0 (then they are not checked); nonzero ones are checked
+ *  for alignment and overlap. On the host device, which computes every op in scalar C at the
+ *  call, it checks only op and the args struct. */
+MXJIT_API mxjit_status mxjit_supports(mxjit_ctx *ctx, mxjit_op op, const void *args);
+
+/** Identity of one kernel an op runs: its template and its 128-bit cache key (hex). */
+typedef struct mxjit_kernel_key {
+   char template_name[48];
+   char key[33];
+} mxjit_kernel_key;
+
+/** Makes every kernel op would run for this problem ready on ctx's device: loads it from an
+ *  overlay or the cache, or compiles it (unless jit = MXJIT_JIT_NEVER), and memoizes the plan,
+ *  so a later call with the same shapes does no compile, no load and no allocation (safe
+ *  inside HIP graph capture). Launches nothing and touches no device memory; pointers in args
+ *  may be 0 as for mxjit_supports. *nkeys receives the number of kernels the op runs; the
+ *  first max_keys of them are written to keys (keys may be NULL when max_keys is 0).
+ *  Thread-safe; calls that need one kernel share one compile. The host device has no
+ *  kernels: *nkeys = 0. */
+MXJIT_API mxjit_status mxjit_prepare(mxjit_ctx *ctx, mxjit_op op, const void *args,
+                                     mxjit_kernel_key *keys, size_t max_keys, size_t *nkeys);
+
+/** Device workspace in bytes that op needs for this problem on ctx's device (0 for every op
+ *  today: no kernel family of this version uses one). Checks the args as mxjit_supports does
+ *  and compiles nothing; pointers may be 0. Ops whose kernels will need scratch memory
+ *  (persistent GEMM counters, split-K partials, amax reductions) report it here, so a
+ *  caller can reserve it before serving. */
+MXJIT_API mxjit_status mxjit_workspace_size(mxjit_ctx *ctx, mxjit_op op, const void *args,
+                                            size_t *bytes);
+
+/** One problem of a background prepare. An array element, so it has no size field: its
+ *  layout is fixed for MXJIT_ABI_VERSION 1. status and message are outputs. */
+typedef struct mxjit_prepare_item {
+   mxjit_op op;
+   const void *args;    /**< must stay valid until mxjit_prepare_wait returns */
+   mxjit_status status; /**< written by the job */
+   char message[256];   /**< the error message when status is not MXJIT_OK */
+} mxjit_prepare_item;
+
+typedef struct mxjit_prepare_job mxjit_prepare_job;
+
+/** Starts preparing items[0..n) on at most `threads` worker threads (0: 2; never more than
+ *  n) and returns at once. An op called meanwhile waits only when its own kernel is being
+ *  compiled, never for the whole job. items and ctx must stay valid until
+ *  mxjit_prepare_wait. */
+MXJIT_API mxjit_status mxjit_prepare_async(mxjit_ctx *ctx, mxjit_prepare_item *items, size_t n,
+                                           int threads, mxjit_prepare_job **out);
+/** Waits for the job, frees it and returns MXJIT_OK or the status of the first item that
+ *  failed (each item has its own status and message). NULL: MXJIT_ERR_INVALID_ARG. */
+MXJIT_API mxjit_status mxjit_prepare_wait(mxjit_prepare_job *job);
+
+/** What a context did so far (all threads), e.g. to assert that serving compiles nothing. */
+typedef struct mxjit_ctx_counters {
+   uint32_t size;             /**< MXJIT_ARGS fills it */
+   uint64_t kernels_compiled; /**< kernels this context compiled */
+   uint64_t kernels_loaded;   /**< kernels loaded on the device (compiled or from a cache) */
+   uint64_t plans;            /**< distinct (kernel step, problem) plans made */
+} mxjit_ctx_counters;
+MXJIT_API mxjit_status mxjit_ctx_get_counters(mxjit_ctx *ctx, mxjit_ctx_counters *out);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,13 @@
  *
  * Only the handful of HIP types we need are declared here; the ABI of hipDeviceProp_t changes
  * between ROCm releases, so the architecture name is found by scanning it (arch_from_props).
+ *
+ * Device binding: a context is bound to one device ordinal, given or the caller's current
+ * device when the context is created. HIP's current device is per thread and belongs to the
+ * application, so creation never sets it, and every call that acts on "the current device"
+ * (module load, launch on the null stream, malloc, copies, synchronize) runs inside a
+ * device scope that switches to the context's device only when the thread is elsewhere and
+ * switches back before returning (hip_enter / hip_leave).
  */
 #include "jt.h"
 #include "rt_int.h"
@@ -30,25 +37,26 @@ typedef void *hip_stream;         /* hipStream_t */
 #define HIP_MEMCPY_D2H 2
 
 /* X-macro of every entry point we resolve: name, return, parameters. */
-#define HIP_FUNCS(X)                                                                          \
-   X(hipInit, (unsigned flags))                                                               \
-   X(hipGetDeviceCount, (int *n))                                                             \
-   X(hipSetDevice, (int dev))                                                                 \
-   X(hipModuleLoadData, (hip_module * m, const void *image))                                  \
-   X(hipModuleUnload, (hip_module m))                                                         \
-   X(hipModuleGetFunction, (hip_function * f, hip_module m, const char *name))                \
-   X(hipModuleLaunchKernel, (hip_function f, unsigned gx, unsigned gy, unsigned gz,           \
-                             unsigned bx, unsigned by, unsigned bz, unsigned lds,             \
-                             hip_stream s, void **params, void **extra))                      \
-   X(hipMalloc, (void **p, size_t n))                                                         \
-   X(hipFree, (void *p))                                                                      \
-   X(hipMemcpy, (void *dst, const void *src, size_t n, int kind))                             \
-   X(hipMemset, (void *dst, int v, size_t n))                                                 \
-   X(hipStreamSynchronize, (hip_stream s))                                                    \
-   X(hipEventCreate, (hip_event * e))                                                         \
-   X(hipEventDestroy, (hip_event e))                                                          \
-   X(hipEventRecord, (hip_event e, hip_stream s))                                             \
-   X(hipEventSynchronize, (hip_event e))                                                      \
+#define HIP_FUNCS(X)                                                                               \
+   X(hipInit, (unsigned flags))                                                                    \
+   X(hipGetDeviceCount, (int *n))                                                                  \
+   X(hipSetDevice, (int dev))                                                                      \
+   X(hipGetDevice, (int *dev))                                                                     \
+   X(hipModuleLoadData, (hip_module * m, const void *image))                                       \
+   X(hipModuleUnload, (hip_module m))                                                              \
+   X(hipModuleGetFunction, (hip_function * f, hip_module m, const char *name))                     \
+   X(hipModuleLaunchKernel,                                                                        \
+     (hip_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,             \
+      unsigned bz, unsigned lds, hip_stream s, void **params, void **extra))                       \
+   X(hipMalloc, (void **p, size_t n))                                                              \
+   X(hipFree, (void *p))                                                                           \
+   X(hipMemcpy, (void *dst, const void *src, size_t n, int kind))                                  \
+   X(hipMemset, (void *dst, int v, size_t n))                                                      \
+   X(hipStreamSynchronize, (hip_stream s))                                                         \
+   X(hipEventCreate, (hip_event * e))                                                              \
+   X(hipEventDestroy, (hip_event e))                                                               \
+   X(hipEventRecord, (hip_event e, hip_stream s))                                                  \
+   X(hipEventSynchronize, (hip_event e))                                                           \
    X(hipEventElapsedTime, (float *ms, hip_event a, hip_event b))
 
 typedef const char *(*hip_errstr_fn)(hip_err);
@@ -71,7 +79,14 @@ typedef struct hip_device {
    rt_device base;
    void *lib;
    struct hip_api api;
+   int ordinal; /* the device this context is bound to */
 } hip_device;
+
+/* The calling thread's current device, while a call runs on the context's device. */
+typedef struct hip_scope {
+   int prev;
+   int switched;
+} hip_scope;
 
 /* rt_module / rt_kernel are the HIP handles themselves. */
 
@@ -88,12 +103,48 @@ hip_fail(hip_device *h, mxjit_status st, const char *what, hip_err e)
                               errstr(h, e), e);
 }
 
+/* Makes the context's device current for this thread if it is not; hip_leave restores. */
+static mxjit_status
+hip_enter(hip_device *h, hip_scope *sc)
+{
+   sc->switched = 0;
+   hip_err e = h->api.hipGetDevice(&sc->prev);
+   if (!e && sc->prev != h->ordinal) {
+      e = h->api.hipSetDevice(h->ordinal);
+      sc->switched = !e;
+   }
+   return e ? hip_fail(h, MXJIT_ERR_DEVICE,
+                       "hipGetDevice/hipSetDevice (entering the context's "
+                       "device)",
+                       e)
+            : MXJIT_OK;
+}
+
+static void
+hip_leave(hip_device *h, const hip_scope *sc)
+{
+   if (sc->switched)
+      h->api.hipSetDevice(sc->prev);
+}
+
+/* Runs `call` (a hip_err expression) on the context's device; e receives its result. */
+#define ON_DEVICE(h, e, call)                                                                      \
+   do {                                                                                            \
+      hip_scope sc_;                                                                               \
+      mxjit_status st_ = hip_enter((h), &sc_);                                                     \
+      if (st_ != MXJIT_OK)                                                                         \
+         return st_;                                                                               \
+      (e) = (call);                                                                                \
+      hip_leave((h), &sc_);                                                                        \
+   } while (0)
+
 static mxjit_status
 hip_module_load(rt_device *dev, const void *hsaco, size_t size, rt_module **out)
 {
    hip_device *h = (hip_device *)dev;
    hip_module m = NULL;
-   hip_err e = h->api.hipModuleLoadData(&m, hsaco);
+   hip_err e;
+   ON_DEVICE(h, e, h->api.hipModuleLoadData(&m, hsaco));
    if (e)
       return hip_fail(h, MXJIT_ERR_DEVICE, "hipModuleLoadData", e);
    *out = (rt_module *)m;
@@ -104,7 +155,11 @@ static void
 hip_module_unload(rt_device *dev, rt_module *mod)
 {
    hip_device *h = (hip_device *)dev;
+   hip_scope sc;
+   if (hip_enter(h, &sc) != MXJIT_OK)
+      return; /* the context is going away; a module left loaded beats unloading elsewhere */
    h->api.hipModuleUnload((hip_module)mod);
+   hip_leave(h, &sc);
 }
 
 static mxjit_status
@@ -126,9 +181,11 @@ hip_launch(rt_device *dev, rt_kernel *k, const rt_launch *l)
    size_t size = l->kernarg_size;
    void *extra[] = {HIP_PARAM_BUFFER_POINTER, (void *)l->kernargs, HIP_PARAM_BUFFER_SIZE, &size,
                     HIP_PARAM_END};
-   hip_err e = h->api.hipModuleLaunchKernel((hip_function)k, l->grid[0], l->grid[1], l->grid[2],
-                                            l->block[0], l->block[1], l->block[2],
-                                            l->dynamic_lds, l->stream, NULL, extra);
+   hip_err e;
+   ON_DEVICE(h, e,
+             h->api.hipModuleLaunchKernel((hip_function)k, l->grid[0], l->grid[1], l->grid[2],
+                                          l->block[0], l->block[1], l->block[2], l->dynamic_lds,
+                                          l->stream, NULL, extra));
    return e ? hip_fail(h, MXJIT_ERR_DEVICE, "hipModuleLaunchKernel", e) : MXJIT_OK;
 }
 
@@ -137,7 +194,8 @@ hip_alloc(rt_device *dev, size_t bytes, mxjit_devptr *out)
 {
    hip_device *h = (hip_device *)dev;
    void *p = NULL;
-   hip_err e = h->api.hipMalloc(&p, bytes);
+   hip_err e;
+   ON_DEVICE(h, e, h->api.hipMalloc(&p, bytes));
    if (e)
       return hip_fail(h, MXJIT_ERR_NOMEM, "hipMalloc", e);
    *out = (mxjit_devptr)(uintptr_t)p;
@@ -148,7 +206,8 @@ static mxjit_status
 hip_free(rt_device *dev, mxjit_devptr p)
 {
    hip_device *h = (hip_device *)dev;
-   hip_err e = h->api.hipFree((void *)(uintptr_t)p);
+   hip_err e;
+   ON_DEVICE(h, e, h->api.hipFree((void *)(uintptr_t)p));
    return e ? hip_fail(h, MXJIT_ERR_DEVICE, "hipFree", e) : MXJIT_OK;
 }
 
@@ -156,7 +215,8 @@ static mxjit_status
 hip_copy_h2d(rt_device *dev, mxjit_devptr dst, const void *src, size_t n)
 {
    hip_device *h = (hip_device *)dev;
-   hip_err e = h->api.hipMemcpy((void *)(uintptr_t)dst, src, n, HIP_MEMCPY_H2D);
+   hip_err e;
+   ON_DEVICE(h, e, h->api.hipMemcpy((void *)(uintptr_t)dst, src, n, HIP_MEMCPY_H2D));
    return e ? hip_fail(h, MXJIT_ERR_DEVICE, "hipMemcpy (host to device)", e) : MXJIT_OK;
 }
 
@@ -164,7 +224,8 @@ static mxjit_status
 hip_copy_d2h(rt_device *dev, void *dst, mxjit_devptr src, size_t n)
 {
    hip_device *h = (hip_device *)dev;
-   hip_err e = h->api.hipMemcpy(dst, (const void *)(uintptr_t)src, n, HIP_MEMCPY_D2H);
+   hip_err e;
+   ON_DEVICE(h, e, h->api.hipMemcpy(dst, (const void *)(uintptr_t)src, n, HIP_MEMCPY_D2H));
    return e ? hip_fail(h, MXJIT_ERR_DEVICE, "hipMemcpy (device to host)", e) : MXJIT_OK;
 }
 
@@ -172,7 +233,8 @@ static mxjit_status
 hip_memset(rt_device *dev, mxjit_devptr dst, int v, size_t n)
 {
    hip_device *h = (hip_device *)dev;
-   hip_err e = h->api.hipMemset((void *)(uintptr_t)dst, v, n);
+   hip_err e;
+   ON_DEVICE(h, e, h->api.hipMemset((void *)(uintptr_t)dst, v, n));
    return e ? hip_fail(h, MXJIT_ERR_DEVICE, "hipMemset", e) : MXJIT_OK;
 }
 
@@ -180,7 +242,8 @@ static mxjit_status
 hip_synchronize(rt_device *dev, mxjit_stream s)
 {
    hip_device *h = (hip_device *)dev;
-   hip_err e = h->api.hipStreamSynchronize(s);
+   hip_err e;
+   ON_DEVICE(h, e, h->api.hipStreamSynchronize(s));
    return e ? hip_fail(h, MXJIT_ERR_DEVICE, "hipStreamSynchronize", e) : MXJIT_OK;
 }
 
@@ -190,6 +253,10 @@ hip_time_launch(rt_device *dev, rt_kernel *k, const rt_launch *l, int reps, doub
 {
    hip_device *h = (hip_device *)dev;
    hip_event a = NULL, b = NULL;
+   hip_scope sc;
+   mxjit_status est = hip_enter(h, &sc);
+   if (est != MXJIT_OK)
+      return est;
    hip_err e = h->api.hipEventCreate(&a);
    if (!e)
       e = h->api.hipEventCreate(&b);
@@ -212,6 +279,7 @@ hip_time_launch(rt_device *dev, rt_kernel *k, const rt_launch *l, int reps, doub
       h->api.hipEventDestroy(a);
    if (b)
       h->api.hipEventDestroy(b);
+   hip_leave(h, &sc);
    return st;
 }
 
@@ -310,7 +378,7 @@ open_library(hip_device *h, const char *lib, const char **used, char *msg, size_
 }
 
 static mxjit_status
-probe_device(hip_device *h, const char *libname, char *msg, size_t msglen)
+probe_device(hip_device *h, const char *libname, int ordinal, char *msg, size_t msglen)
 {
    int n = 0;
    hip_err e = h->api.hipInit(0);
@@ -322,15 +390,28 @@ probe_device(hip_device *h, const char *libname, char *msg, size_t msglen)
                e ? errstr(h, e) : "ok", n);
       return MXJIT_ERR_NO_DEVICE;
    }
-   /* Device 0; applications choose others with HIP_VISIBLE_DEVICES. */
-   static _Alignas(16) unsigned char props[8192];
+   /* The caller's current device (ordinal < 0) or the one asked for; never hipSetDevice here:
+    * the current device is the application's. */
+   if (ordinal < 0 && (e = h->api.hipGetDevice(&ordinal)) != 0) {
+      snprintf(msg, msglen, "hip: hipGetDevice failed: %s", errstr(h, e));
+      return MXJIT_ERR_DEVICE;
+   }
+   if (ordinal >= n) {
+      snprintf(msg, msglen,
+               "hip: device ordinal %d does not exist (%s reports %d device%s, "
+               "0..%d; HIP_VISIBLE_DEVICES may hide others)",
+               ordinal, libname, n, n == 1 ? "" : "s", n - 1);
+      return MXJIT_ERR_NO_DEVICE;
+   }
+   h->ordinal = ordinal;
+   static _Thread_local _Alignas(16) unsigned char props[8192];
    memset(props, 0, sizeof(props));
-   if ((e = h->api.hipSetDevice(0)) != 0 || (e = h->api.get_props(props, 0)) != 0) {
-      snprintf(msg, msglen, "hip: querying device 0 failed: %s", errstr(h, e));
+   if ((e = h->api.get_props(props, ordinal)) != 0) {
+      snprintf(msg, msglen, "hip: querying device %d failed: %s", ordinal, errstr(h, e));
       return MXJIT_ERR_DEVICE;
    }
    if (!arch_from_props(props, sizeof(props), h->base.target, sizeof(h->base.target))) {
-      snprintf(msg, msglen, "hip: device 0 reports no gcnArchName; cannot pick a target");
+      snprintf(msg, msglen, "hip: device %d reports no gcnArchName; cannot pick a target", ordinal);
       return MXJIT_ERR_DEVICE;
    }
    /* Device facts: the CU count the runtime exposes (a partitioned part reports its own);
@@ -344,8 +425,14 @@ probe_device(hip_device *h, const char *libname, char *msg, size_t msglen)
    return MXJIT_OK;
 }
 
+int
+dev_hip_ordinal(const rt_device *dev)
+{
+   return dev && dev->ops == &hip_ops ? ((const hip_device *)dev)->ordinal : -1;
+}
+
 mxjit_status
-dev_hip_create_lib(const char *lib, const char *target, rt_device **out, char *msg,
+dev_hip_create_lib(const char *lib, const char *target, int ordinal, rt_device **out, char *msg,
                    size_t msglen)
 {
    hip_device *h = calloc(1, sizeof(*h));
@@ -359,10 +446,12 @@ dev_hip_create_lib(const char *lib, const char *target, rt_device **out, char *m
    if (st == MXJIT_OK)
       st = resolve(h, used, msg, msglen);
    if (st == MXJIT_OK)
-      st = probe_device(h, used, msg, msglen);
+      st = probe_device(h, used, ordinal, msg, msglen);
    if (st == MXJIT_OK && target && strncmp(target, h->base.target, strcspn(target, ":")) != 0) {
-      snprintf(msg, msglen, "hip: target '%s' was requested but device 0 is a %s; pass NULL "
-               "to use the device's target", target, h->base.target);
+      snprintf(msg, msglen,
+               "hip: target '%s' was requested but device %d is a %s; pass NULL "
+               "to use the device's target",
+               target, h->ordinal, h->base.target);
       st = MXJIT_ERR_INVALID_ARG;
    }
    if (st != MXJIT_OK) {
@@ -379,5 +468,5 @@ dev_hip_create_lib(const char *lib, const char *target, rt_device **out, char *m
 mxjit_status
 dev_hip_create(const char *target, rt_device **out, char *msg, size_t msglen)
 {
-   return dev_hip_create_lib(NULL, target, out, msg, msglen);
+   return dev_hip_create_lib(NULL, target, -1, out, msg, msglen);
 }

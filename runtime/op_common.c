@@ -7,9 +7,34 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Whether the thread's float control modes are already the defaults (round to nearest, all
+ * exceptions masked, no FTZ/DAZ; x87 at extended precision): two register reads, where
+ * fegetenv + fesetenv cost ~150 ns per op call (BENCHMARKS.md, host cost per call). Status
+ * flags are not looked at. */
+static inline int
+fenv_is_default(void)
+{
+#if defined(__x86_64__)
+   unsigned csr;
+   unsigned short cw;
+   __asm__ volatile("stmxcsr %0" : "=m"(csr));
+   __asm__ volatile("fnstcw %0" : "=m"(cw));
+   return (csr & 0xffc0u) == 0x1f80u && (cw & 0x0f3fu) == 0x033fu;
+#elif defined(__aarch64__)
+   uint64_t fpcr;
+   __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+   return fpcr == 0;
+#else
+   return 0;
+#endif
+}
+
 void
 rt_fenv_enter(rt_fenv_guard *g)
 {
+   g->saved = 0;
+   if (fenv_is_default())
+      return; /* nothing to switch, nothing to restore */
    g->saved = fegetenv(&g->env) == 0;
    fesetenv(FE_DFL_ENV);
 }
@@ -31,9 +56,22 @@ rt_op_begin(mxjit_ctx *ctx, const char *op, const void *args)
    if (st != MXJIT_OK)
       return st;
    if (!args)
-      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
-                      "%s: args is NULL; pass &(mxjit_%s_args){...}", op, op);
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG, "%s: args is NULL; pass &MXJIT_ARGS(...)", op);
    return MXJIT_OK;
+}
+
+mxjit_status
+rt_op_begin_args(mxjit_ctx *ctx, const char *op, const void *args, const char *type, void *copy,
+                 size_t own, size_t abi1)
+{
+   mxjit_status st = rt_op_begin(ctx, op, args);
+   if (st == MXJIT_OK && !args)
+      st = MXJIT_ERR_INVALID_ARG;
+   if (st != MXJIT_OK)
+      return ctx && !args
+                 ? rt_error(ctx, st, "%s: args is NULL; pass &MXJIT_ARGS(%s, ...)", op, type)
+                 : st;
+   return rt_args_in(ctx, op, type, args, copy, own, abi1);
 }
 
 mxjit_status
@@ -48,6 +86,8 @@ mxjit_status
 rt_op_check_ptr(mxjit_ctx *ctx, const char *op, const char *name, mxjit_devptr p,
                 unsigned align)
 {
+   if (p == 0 && ctx && ctx->dry)
+      return MXJIT_OK; /* mxjit_supports / mxjit_prepare take args without pointers */
    if (p == 0)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "%s: args.%s is 0 (null device pointer); pass memory from mxjit_malloc",
@@ -154,9 +194,12 @@ rt_op_check_tensor(mxjit_ctx *ctx, const char *op, const char *name, const mxjit
    mxjit_status st = check_strides(ctx, op, name, t);
    if (st != MXJIT_OK)
       return st;
+   unsigned align = (unsigned)rt_op_dtype_size(t->dtype);
+   if ((t->data || (ctx && ctx->dry)) && t->data % align == 0)
+      return MXJIT_OK; /* the common case without formatting the field's name */
    char field[64];
    snprintf(field, sizeof(field), "%s.data", name);
-   return rt_op_check_ptr(ctx, op, field, t->data, (unsigned)rt_op_dtype_size(t->dtype));
+   return rt_op_check_ptr(ctx, op, field, t->data, align);
 }
 
 mxjit_status
@@ -165,6 +208,8 @@ rt_op_check_disjoint(mxjit_ctx *ctx, const char *op, const char *an, mxjit_devpt
 {
    if (na == 0 || nb == 0 || a + na <= b || b + nb <= a)
       return MXJIT_OK;
+   if ((a == 0 || b == 0) && ctx && ctx->dry)
+      return MXJIT_OK; /* a pointer left out of a dry run overlaps nothing */
    return rt_error(ctx, MXJIT_ERR_INVALID_ARG_ALIAS,
                    "%s: args.%s [0x%" PRIx64 ", +%" PRIu64 ") overlaps args.%s [0x%" PRIx64
                    ", +%" PRIu64 "); use separate buffers",

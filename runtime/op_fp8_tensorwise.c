@@ -23,9 +23,7 @@ check_args(mxjit_ctx *ctx, const char *op, const mxjit_fp8_tensorwise_args *args
            host_fmt *f)
 {
    static const mxjit_dtype xdt[] = {MXJIT_DTYPE_BF16, MXJIT_DTYPE_F32};
-   mxjit_status st = rt_op_begin(ctx, op, args);
-   if (st == MXJIT_OK)
-      st = rt_op_check_tensor(ctx, op, "x", &args->x, 1, MXJIT_MAX_DIMS, xdt, 2);
+   mxjit_status st = rt_op_check_tensor(ctx, op, "x", &args->x, 1, MXJIT_MAX_DIMS, xdt, 2);
    if (st != MXJIT_OK)
       return st;
    int hf = rt_op_host_fmt(args->fp8);
@@ -175,9 +173,11 @@ mxjit_fp8_tensorwise_quantize(mxjit_ctx *ctx, mxjit_stream stream,
 {
    const char *op = "fp8_tensorwise_quantize";
    RT_OP_DEFAULT_FENV;
+   RT_OP_BEGIN(st, ctx, op, args, mxjit_fp8_tensorwise_args);
    int64_t n = 0;
    host_fmt f = HOST_FMT_E4M3;
-   mxjit_status st = check_args(ctx, op, args, &n, &f);
+   if (st == MXJIT_OK)
+      st = check_args(ctx, op, args, &n, &f);
    if (st != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) == MXJIT_DEVICE_HOST)

@@ -322,7 +322,7 @@ mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream,
    const char *op = "grouped_gemm_fp8";
    RT_OP_DEFAULT_FENV;
    gemm_geom g = {0};
-   mxjit_status st = rt_op_begin(ctx, op, args);
+   RT_OP_BEGIN(st, ctx, op, args, mxjit_grouped_gemm_fp8_args);
    if (st == MXJIT_OK)
       st = check_args(ctx, op, args, &g);
    if (st != MXJIT_OK)

@@ -10,6 +10,7 @@
 #define OP_INT_H
 
 #include "host_ref.h"
+#include "rt_abi.h"
 #include "rt_int.h"
 
 #include <fenv.h>
@@ -21,8 +22,11 @@
 /** The host reference's float arithmetic runs in the default floating-point environment (round
  *  to nearest even, no FTZ/DAZ) whatever the calling thread set, e.g. FTZ/DAZ from -ffast-math
  *  startup code: NUMERICS.md is defined on IEEE arithmetic with denormals. RT_OP_DEFAULT_FENV
- *  at the top of an op switches to it and restores the caller's environment, flags included,
- *  when the function returns (GNU cleanup attribute, gcc and clang). */
+ *  at the top of an op switches to it when the thread's control modes differ and then restores
+ *  the caller's environment, flags included, when the function returns (GNU cleanup
+ *  attribute, gcc and clang). When the modes already are the defaults (the common case) it
+ *  costs two register reads and restores nothing: exception flags the host arithmetic raises
+ *  may stay set, as after any libm call. */
 typedef struct rt_fenv_guard {
    fenv_t env;
    int saved;
@@ -35,6 +39,18 @@ void rt_fenv_leave(rt_fenv_guard *g);
 
 /** Clears the error and checks ctx and args; returns MXJIT_OK or the status to return. */
 mxjit_status rt_op_begin(mxjit_ctx *ctx, const char *op, const void *args);
+/** rt_op_begin, then the caller's sized struct read into *copy (rt_args_in). */
+mxjit_status rt_op_begin_args(mxjit_ctx *ctx, const char *op, const void *args, const char *type,
+                              void *copy, size_t own, size_t abi1);
+/** The entry of every op: declares `mxjit_status st`, checks ctx and args, reads the caller's
+ *  struct of `type` by its size field (mxjit.h "ABI") into a local copy and points args at
+ *  it, so the op reads the library's layout with defaults for what an older caller lacks. */
+#define RT_OP_BEGIN(st, ctx, op, args, type)                                                       \
+   type rt_args_copy_;                                                                             \
+   mxjit_status st =                                                                               \
+       rt_op_begin_args((ctx), (op), (args), #type, &rt_args_copy_, sizeof(type), RT_ABI1_##type); \
+   if (st == MXJIT_OK)                                                                             \
+   (args) = &rt_args_copy_
 /** MXJIT_ERR_UNSUPPORTED for ops whose kernel template is a later issue. */
 mxjit_status rt_op_no_kernel(mxjit_ctx *ctx, const char *op);
 /** Nonzero, aligned device pointer. */

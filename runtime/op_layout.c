@@ -72,17 +72,19 @@ blocked_geometry(mxjit_ctx *ctx, const char *op, const mxjit_to_blocked_args *a,
 mxjit_status
 mxjit_to_blocked_size(const mxjit_to_blocked_args *args, size_t *bytes)
 {
+   mxjit_to_blocked_args a;
    if (!args || !bytes)
       return MXJIT_ERR_INVALID_ARG;
-   return blocked_geometry(NULL, "to_blocked", args, bytes);
+   mxjit_status st = RT_ARGS_IN(NULL, "to_blocked_size", mxjit_to_blocked_args, args, &a);
+   return st == MXJIT_OK ? blocked_geometry(NULL, "to_blocked", &a, bytes) : st;
 }
 
 mxjit_status
 mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_to_blocked_args *args)
 {
    const char *op = "to_blocked";
-   size_t nb;
-   mxjit_status st = rt_op_begin(ctx, op, args);
+   size_t nb = 0;
+   RT_OP_BEGIN(st, ctx, op, args, mxjit_to_blocked_args);
    if (st == MXJIT_OK)
       st = blocked_geometry(ctx, op, args, &nb);
    if (st == MXJIT_OK)
@@ -131,7 +133,7 @@ mxjit_status
 mxjit_e8m0_shuffle(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_e8m0_shuffle_args *args)
 {
    const char *op = "e8m0_shuffle";
-   mxjit_status st = rt_op_begin(ctx, op, args);
+   RT_OP_BEGIN(st, ctx, op, args, mxjit_e8m0_shuffle_args);
    if (st != MXJIT_OK)
       return st;
    const int64_t dims[2] = {args->m, args->n};
@@ -164,7 +166,7 @@ mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_shuffle_we
                                      MXJIT_DTYPE_E5M2FNUZ, MXJIT_DTYPE_E2M1X2,
                                      MXJIT_DTYPE_E8M0,     MXJIT_DTYPE_BF16,
                                      MXJIT_DTYPE_F16};
-   mxjit_status st = rt_op_begin(ctx, op, args);
+   RT_OP_BEGIN(st, ctx, op, args, mxjit_shuffle_weight_args);
    if (st == MXJIT_OK)
       st = rt_op_check_tensor(ctx, op, "w", &args->w, 2, MXJIT_MAX_DIMS, dts, 9);
    if (st == MXJIT_OK)
@@ -217,7 +219,7 @@ mxjit_shuffle_weight_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
                            const mxjit_shuffle_a16w4_args *args)
 {
    const char *op = "shuffle_weight_a16w4";
-   mxjit_status st = rt_op_begin(ctx, op, args);
+   RT_OP_BEGIN(st, ctx, op, args, mxjit_shuffle_a16w4_args);
    if (st != MXJIT_OK)
       return st;
    const int64_t dims[3] = {args->e, args->n, args->k};
@@ -244,7 +246,7 @@ mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
                           const mxjit_shuffle_a16w4_args *args)
 {
    const char *op = "shuffle_scale_a16w4";
-   mxjit_status st = rt_op_begin(ctx, op, args);
+   RT_OP_BEGIN(st, ctx, op, args, mxjit_shuffle_a16w4_args);
    if (st != MXJIT_OK)
       return st;
    const int64_t dims[3] = {args->e, args->n, args->k};

@@ -105,7 +105,7 @@ mxjit_moe_a16w4_stage2(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_moe_a16w
 {
    const char *op = "moe_a16w4_stage2";
    RT_OP_DEFAULT_FENV;
-   mxjit_status st = rt_op_begin(ctx, op, args);
+   RT_OP_BEGIN(st, ctx, op, args, mxjit_moe_a16w4_args);
    if (st == MXJIT_OK)
       st = check_sizes(ctx, op, args);
    if (st == MXJIT_OK)

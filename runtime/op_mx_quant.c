@@ -225,9 +225,12 @@ mxjit_status
 mxjit_mx_quant_sizes(const mxjit_mx_quant_args *args, size_t *q_bytes, size_t *s_bytes)
 {
    mx_geom g;
+   mxjit_mx_quant_args a;
    if (!args || !q_bytes || !s_bytes)
       return MXJIT_ERR_INVALID_ARG;
-   mxjit_status st = geometry(NULL, "mx_quant_sizes", args, &g);
+   mxjit_status st = RT_ARGS_IN(NULL, "mx_quant_sizes", mxjit_mx_quant_args, args, &a);
+   if (st == MXJIT_OK)
+      st = geometry(NULL, "mx_quant_sizes", &a, &g);
    if (st == MXJIT_OK) {
       *q_bytes = g.q_bytes;
       *s_bytes = g.s_bytes;
@@ -522,7 +525,7 @@ mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mx_quant_a
 {
    const char *op = "mxfp8_quantize";
    RT_OP_DEFAULT_FENV;
-   mxjit_status st = rt_op_begin(ctx, op, args);
+   RT_OP_BEGIN(st, ctx, op, args, mxjit_mx_quant_args);
    if (st != MXJIT_OK)
       return st;
    if (args->elem == MXJIT_DTYPE_E2M1X2)

@@ -223,7 +223,7 @@ mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mxfp4_quan
 {
    const char *op = "mxfp4_quantize";
    RT_OP_DEFAULT_FENV;
-   mxjit_status st = rt_op_begin(ctx, op, args);
+   RT_OP_BEGIN(st, ctx, op, args, mxjit_mxfp4_quant_args);
    if (st != MXJIT_OK)
       return st;
    mxjit_mxfp4_quant_args flat;

@@ -49,6 +49,8 @@ check_dims(mxjit_ctx *ctx, const mxjit_scaled_copy_args *a, int64_t ld_x, int64_
 static mxjit_status
 check_pointers(mxjit_ctx *ctx, const mxjit_scaled_copy_args *a, int64_t ld_x, int64_t ld_out)
 {
+   if (ctx->dry && (a->x == 0 || a->out == 0))
+      return MXJIT_OK; /* mxjit_supports / mxjit_prepare without pointers */
    if (a->x == 0 || a->out == 0)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "scaled_copy: args.%s is 0 (null device pointer); pass memory from "
@@ -128,15 +130,9 @@ mxjit_status
 mxjit_scaled_copy(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_scaled_copy_args *args)
 {
    RT_OP_DEFAULT_FENV;
-   if (!ctx)
-      return MXJIT_ERR_INVALID_ARG;
-   rt_clear_error(ctx);
-   mxjit_status st = rt_ctx_check(ctx, "scaled_copy");
+   RT_OP_BEGIN(st, ctx, "scaled_copy", args, mxjit_scaled_copy_args);
    if (st != MXJIT_OK)
       return st;
-   if (!args)
-      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
-                      "scaled_copy: args is NULL; pass &(mxjit_scaled_copy_args){...}");
    int64_t ld_x = args->ld_x ? args->ld_x : args->n;
    int64_t ld_out = args->ld_out ? args->ld_out : args->n;
    if ((st = check_dims(ctx, args, ld_x, ld_out)) != MXJIT_OK ||

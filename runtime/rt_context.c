@@ -1,7 +1,8 @@
 /*
- * rt_context.c — mxjit_ctx: options, device selection, the kernel cache, tuned configs and
- * the last-error message every public call leaves behind (SQLite's errmsg-on-handle scheme).
+ * rt_context.c — mxjit_ctx: options, device selection, the kernel cache and tuned configs.
+ * The last-error message every public call leaves behind is per thread (rt_error.c).
  */
+#include "rt_abi.h"
 #include "rt_int.h"
 #include "rt_kernels.h"
 #include "rt_config.h"
@@ -25,6 +26,8 @@ mxjit_status_name(mxjit_status st)
    case MXJIT_ERR_INVALID_ARG_DTYPE: return "MXJIT_ERR_INVALID_ARG_DTYPE";
    case MXJIT_ERR_INVALID_ARG_ALIGN: return "MXJIT_ERR_INVALID_ARG_ALIGN";
    case MXJIT_ERR_INVALID_ARG_ALIAS: return "MXJIT_ERR_INVALID_ARG_ALIAS";
+   case MXJIT_ERR_NOT_PREPARED:
+      return "MXJIT_ERR_NOT_PREPARED";
    case MXJIT_ERR_EMU_FAULT_OOB: return "MXJIT_ERR_EMU_FAULT_OOB";
    case MXJIT_ERR_EMU_FAULT_HAZARD: return "MXJIT_ERR_EMU_FAULT_HAZARD";
    default: break;
@@ -64,31 +67,7 @@ mxjit_dtype_name(mxjit_dtype dt)
    return names[dt];
 }
 
-/* ---- errors --------------------------------------------------------------------------- */
-
-mxjit_status
-rt_error(mxjit_ctx *ctx, mxjit_status st, const char *fmt, ...)
-{
-   va_list ap;
-   va_start(ap, fmt);
-   vsnprintf(ctx->err, sizeof(ctx->err), fmt, ap);
-   va_end(ap);
-   return st;
-}
-
-mxjit_status
-rt_error_from_device(mxjit_ctx *ctx, mxjit_status st)
-{
-   if (ctx->dev)
-      snprintf(ctx->err, sizeof(ctx->err), "%s", ctx->dev->msg);
-   return st;
-}
-
-void
-rt_clear_error(mxjit_ctx *ctx)
-{
-   ctx->err[0] = '\0';
-}
+/* ---- accessors ----------------------------------------------------------------------- */
 
 rt_device *
 rt_ctx_device(mxjit_ctx *ctx)
@@ -161,16 +140,17 @@ create_device(mxjit_ctx *ctx, const mxjit_ctx_options *o)
    char msg[1024] = "";
    mxjit_status st = MXJIT_OK;
    const char *hiplib = getenv("MXJIT_HIP_LIBRARY"); /* read once, here only */
+   int ordinal = o->binding == MXJIT_BIND_ORDINAL ? o->device_ordinal : -1;
 
    if (o->device == MXJIT_DEVICE_HOST) {
       ctx->kind = MXJIT_DEVICE_HOST;
       st = dev_host_create(&ctx->dev, msg, sizeof(msg));
    } else if (o->device == MXJIT_DEVICE_HIP) {
       ctx->kind = MXJIT_DEVICE_HIP;
-      st = dev_hip_create_lib(hiplib, o->target, &ctx->dev, msg, sizeof(msg));
+      st = dev_hip_create_lib(hiplib, o->target, ordinal, &ctx->dev, msg, sizeof(msg));
    } else {
       if (o->device == MXJIT_DEVICE_AUTO &&
-          dev_hip_create_lib(hiplib, o->target, &ctx->dev, msg, sizeof(msg)) == MXJIT_OK &&
+          dev_hip_create_lib(hiplib, o->target, ordinal, &ctx->dev, msg, sizeof(msg)) == MXJIT_OK &&
           jt_lookup(ctx->dev->target)) {
          ctx->kind = MXJIT_DEVICE_HIP;
       } else {
@@ -201,6 +181,26 @@ check_options(mxjit_ctx *ctx, const mxjit_ctx_options *o)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "ctx: options.target '%s' is not a known target; use gfx942 or gfx950",
                       o->target);
+   if ((unsigned)o->jit > MXJIT_JIT_NEVER)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "ctx: options.jit %d is not a mxjit_jit_mode; use MXJIT_JIT_ON or "
+                      "MXJIT_JIT_NEVER",
+                      (int)o->jit);
+   if ((unsigned)o->binding > MXJIT_BIND_ORDINAL)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "ctx: options.binding %d is not a mxjit_device_binding; use "
+                      "MXJIT_BIND_CURRENT or MXJIT_BIND_ORDINAL",
+                      (int)o->binding);
+   if (o->binding == MXJIT_BIND_ORDINAL && o->device_ordinal < 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "ctx: options.device_ordinal %d is negative; use a HIP device index "
+                      "(0, 1, ...) or MXJIT_BIND_CURRENT",
+                      o->device_ordinal);
+   if (o->binding != MXJIT_BIND_ORDINAL && o->device_ordinal != 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "ctx: options.device_ordinal %d is set but options.binding is not "
+                      "MXJIT_BIND_ORDINAL; set both to pick a device",
+                      o->device_ordinal);
    if (o->emu_threads < 0)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "ctx: options.emu_threads %d is negative; use 0 (one thread) or more",
@@ -227,12 +227,38 @@ check_mode(const mxjit_ctx_options *o)
    return o->check || (env && env[0] && strcmp(env, "0") != 0);
 }
 
+/* options.allocator: read by its size like any args struct, both callbacks set, HIP only. */
+static mxjit_status
+take_allocator(mxjit_ctx *ctx, const mxjit_ctx_options *o)
+{
+   if (!o->allocator)
+      return MXJIT_OK;
+   mxjit_status st = RT_ARGS_IN(ctx, "ctx", mxjit_allocator, o->allocator, &ctx->allocator);
+   if (st != MXJIT_OK)
+      return st;
+   if (!ctx->allocator.alloc || !ctx->allocator.free)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "ctx: options.allocator->%s is NULL; set both alloc and free",
+                      !ctx->allocator.alloc ? "alloc" : "free");
+   if (ctx->kind != MXJIT_DEVICE_HIP)
+      return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
+                      "ctx: options.allocator serves HIP device memory, but this context has "
+                      "the %s device (its memory is mxjit's own); pass NULL",
+                      device_kind_name(ctx->kind));
+   return MXJIT_OK;
+}
+
 static mxjit_status
 ctx_init(mxjit_ctx *ctx, const mxjit_ctx_options *o)
 {
    mxjit_status st = check_options(ctx, o);
+   ctx->jit_never = o->jit == MXJIT_JIT_NEVER;
+   if (st == MXJIT_OK && !(ctx->counts = calloc(1, sizeof(*ctx->counts))))
+      st = rt_error(ctx, MXJIT_ERR_NOMEM, "ctx: out of host memory");
    if (st == MXJIT_OK)
       st = create_device(ctx, o);
+   if (st == MXJIT_OK)
+      st = take_allocator(ctx, o);
    if (st != MXJIT_OK)
       return st;
    if (ctx->kind == MXJIT_DEVICE_HOST)
@@ -269,20 +295,24 @@ mxjit_ctx_create(const mxjit_ctx_options *opts, mxjit_ctx **out)
    if (!ctx)
       return MXJIT_ERR_NOMEM;
    *out = ctx;
-   const mxjit_ctx_options defaults = {0};
-   mxjit_status st = ctx_init(ctx, opts ? opts : &defaults);
+   ctx->id = rt_ctx_new_id();
+   mxjit_ctx_options o = {0};
+   mxjit_status st = opts ? RT_ARGS_IN(ctx, "ctx", mxjit_ctx_options, opts, &o) : MXJIT_OK;
+   if (st == MXJIT_OK)
+      st = ctx_init(ctx, &o);
    if (st != MXJIT_OK) {
       /* Keep the message; release everything else so only the shell remains. */
-      char err[sizeof(ctx->err)];
-      memcpy(err, ctx->err, sizeof(err));
+      char err[sizeof(ctx->create_err)];
+      snprintf(err, sizeof(err), "%s", mxjit_ctx_last_error(ctx));
+      uint64_t id = ctx->id;
       mxjit_ctx_destroy(ctx);
       ctx = calloc(1, sizeof(*ctx));
       *out = ctx;
       if (!ctx)
          return MXJIT_ERR_NOMEM;
-      memcpy(ctx->err, err, sizeof(err));
-      snprintf(ctx->create_err, sizeof(ctx->create_err), "%.*s",
-               (int)sizeof(ctx->create_err) - 1, err);
+      ctx->id = id;
+      memcpy(ctx->create_err, err, sizeof(err));
+      rt_error(ctx, st, "%s", err);
    }
    return st;
 }
@@ -302,15 +332,9 @@ mxjit_ctx_destroy(mxjit_ctx *ctx)
    if (ctx->cache)
       kc_close(ctx->cache);
    rt_config_free(ctx->config);
+   free(ctx->counts);
+   rt_ctx_release_slot(ctx);
    free(ctx);
-}
-
-const char *
-mxjit_ctx_last_error(const mxjit_ctx *ctx)
-{
-   if (!ctx)
-      return "ctx: NULL context (mxjit_ctx_create failed with MXJIT_ERR_NOMEM or was not called)";
-   return ctx->err;
 }
 
 const char *
@@ -323,4 +347,10 @@ mxjit_device_kind
 mxjit_ctx_device(const mxjit_ctx *ctx)
 {
    return ctx ? ctx->kind : MXJIT_DEVICE_AUTO;
+}
+
+int
+mxjit_ctx_device_ordinal(const mxjit_ctx *ctx)
+{
+   return ctx ? dev_hip_ordinal(ctx->dev) : -1;
 }

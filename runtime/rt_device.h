@@ -3,8 +3,8 @@
  *
  * A backend is a table of hooks plus private state. The runtime (context, ops, tools, tests)
  * talks to devices only through this table. Errors: every hook returns an mxjit_status and,
- * on failure, writes a message starting with the backend name ("hip: ", "emu: ") into
- * dev->msg (rt_device_set_error).
+ * on failure, writes a message starting with the backend name ("hip: ", "emu: ") with
+ * rt_device_set_error; the message is kept per thread (rt_device_last_error).
  */
 #ifndef RT_DEVICE_H
 #define RT_DEVICE_H
@@ -63,7 +63,6 @@ typedef struct rt_device_ops {
 struct rt_device {
    const rt_device_ops *ops;
    char target[32]; /* "gfx950"; empty for host */
-   char msg[1024];  /* last error of this device */
    /* Device facts kernels size their grids by (persistent GEMMs, XCD tile remap): compute
     * units and XCDs. hip: the HIP attribute (hipDeviceAttributeMultiprocessorCount), XCDs from
     * the target; emu: the real part's counts (MI300X 304 CUs / 8 XCDs, MI355X 256 / 8) unless
@@ -71,12 +70,14 @@ struct rt_device {
    unsigned num_cu, num_xcd;
 };
 
-/** Writes "fmt" into dev->msg and returns st. */
+/** Sets the calling thread's device message to "fmt" and returns st. */
 mxjit_status rt_device_set_error(rt_device *dev, mxjit_status st, const char *fmt, ...)
 #ifdef __GNUC__
    __attribute__((format(printf, 3, 4)))
 #endif
    ;
+/** The calling thread's last device message (rt_device_set_error); "" if none. */
+const char *rt_device_last_error(const rt_device *dev);
 
 /* Backend constructors. On failure they return the status and write a message into msg. */
 mxjit_status dev_hip_create(const char *target, rt_device **out, char *msg, size_t msglen);

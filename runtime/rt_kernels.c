@@ -228,9 +228,28 @@ struct build_ctx {
    const tpl_family *f;
    const void *params;
    const char *miss_log;
+   const kc_key *key;
+   int jit_never; /* refuse to compile (options.jit = MXJIT_JIT_NEVER) */
+   _Atomic uint64_t *compiled;
    tpl_build_result times;
    int built;
 };
+
+/* The message of a kernel that a jit = MXJIT_JIT_NEVER context would have to compile. */
+static mxjit_status
+not_prepared(const struct build_ctx *b, char *msg, size_t msglen)
+{
+   char ser[256], hex[33];
+   tpl_params_serialize(b->f, b->params, ser, sizeof(ser));
+   for (int i = 0; i < 16; i++)
+      snprintf(hex + 2 * i, 3, "%02x", b->key->hash[i]);
+   snprintf(msg, msglen,
+            "runtime: kernel %s v%u (%s) for %s, key %s, is in no overlay or cache and this "
+            "context has jit = MXJIT_JIT_NEVER; prepare it beforehand (mxjit_prepare, or "
+            "`mxjit precompile`) with a context that may compile",
+            b->f->name, b->f->version, ser, b->t->name, hex);
+   return MXJIT_ERR_NOT_PREPARED;
+}
 
 /* The one place a context compiles a kernel (every layer of the cache missed): the
  * embedding's no-JIT mode and the miss log hook in here. */
@@ -239,11 +258,15 @@ build_cb(void *user, void **code, size_t *code_size, void **meta, size_t *meta_s
          size_t msglen)
 {
    struct build_ctx *b = user;
+   if (b->jit_never)
+      return not_prepared(b, msg, msglen);
    b->built = 1;
    mxjit_status st = rt_kernel_build(b->t, b->f, b->params, code, code_size, meta, meta_size,
                                      &b->times, msg, msglen);
    if (st == MXJIT_OK && b->miss_log)
       rt_miss_log_append(b->miss_log, b->t, b->f, b->params);
+   if (st == MXJIT_OK && b->compiled)
+      atomic_fetch_add_explicit(b->compiled, 1, memory_order_relaxed);
    return st;
 }
 
@@ -315,8 +338,13 @@ fetch(mxjit_ctx *ctx, const tpl_family *f, const void *params, const kc_entry **
    kc_key key = {0};
    if ((st = rt_kernel_key(ctx->target, f, params, &key, msg, sizeof(msg))) != MXJIT_OK)
       return rt_error(ctx, st, "%s", msg);
-   *b = (struct build_ctx){
-       .t = ctx->target, .f = f, .params = params, .miss_log = ctx->ktable->miss_log};
+   *b = (struct build_ctx){.t = ctx->target,
+                           .f = f,
+                           .params = params,
+                           .miss_log = ctx->ktable->miss_log,
+                           .key = &key,
+                           .jit_never = ctx->jit_never,
+                           .compiled = ctx->counts ? &ctx->counts->compiled : NULL};
    st = kc_get(ctx->cache, &key, build_cb, b, ke, src, msg, sizeof(msg));
    kc_key_fini(&key);
    return st == MXJIT_OK ? st : rt_error(ctx, st, "%s", msg);
@@ -350,6 +378,8 @@ install(mxjit_ctx *ctx, const tpl_family *f, const void *params, uint64_t h,
       i++;
    atomic_store_explicit(&t->slot[(h + i) & (RT_KT_SLOTS - 1)], e, memory_order_release);
    t->count++;
+   if (ctx->counts)
+      atomic_fetch_add_explicit(&ctx->counts->loaded, 1, memory_order_relaxed);
    *out = e;
    return MXJIT_OK;
 }
@@ -375,7 +405,7 @@ miss(mxjit_ctx *ctx, const tpl_family *f, const void *params, uint64_t h, const 
    if (st != MXJIT_OK || e)
       return st;
    double t2 = now_ms();
-   ctx->last_kstats = (rt_kstats){
+   *rt_ctx_kstats(ctx) = (rt_kstats){
       .source = b.built ? RT_KSRC_BUILT : to_source(src),
       .ms_ir = b.times.ms_ir,
       .ms_opt_codegen = b.times.ms_opt_codegen,

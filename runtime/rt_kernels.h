@@ -32,7 +32,7 @@ mxjit_status rt_kernels_create(mxjit_ctx *ctx);
 void rt_kernels_destroy(mxjit_ctx *ctx);
 
 /** The loaded kernel for (f, params) on ctx. params are checked (tpl_params_check) on a miss
- *  only; a hit is a table probe. On a miss ctx->last_kstats says where it came from and what
+ *  only; a hit is a table probe. On a miss rt_ctx_kstats(ctx) says where it came from and what
  *  each step cost. Host device: MXJIT_ERR_UNSUPPORTED. */
 mxjit_status rt_kernel_get(mxjit_ctx *ctx, const tpl_family *f, const void *params,
                            const rt_lkernel **out);

@@ -34,6 +34,18 @@ mxjit_malloc(mxjit_ctx *ctx, size_t bytes, mxjit_devptr *out)
    if (bytes == 0)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "mxjit_malloc: bytes is 0; allocate at least one byte");
+   if (ctx->allocator.alloc) {
+      const mxjit_allocator *a = &ctx->allocator;
+      int rc = a->alloc(a->user, bytes, NULL, out);
+      if (rc != 0 || *out == 0) {
+         *out = 0;
+         return rt_error(ctx, MXJIT_ERR_NOMEM,
+                         "mxjit_malloc: the application's allocator (options.allocator) failed "
+                         "for %zu bytes (returned %d%s)",
+                         bytes, rc, rc ? "" : " and a 0 address");
+      }
+      return MXJIT_OK;
+   }
    rt_device *dev = rt_ctx_device(ctx);
    return dev_result(ctx, dev->ops->alloc(dev, bytes, out));
 }
@@ -44,6 +56,10 @@ mxjit_free(mxjit_ctx *ctx, mxjit_devptr ptr)
    ENTER(ctx, "mxjit_free");
    if (ptr == 0)
       return MXJIT_OK; /* like free(NULL) */
+   if (ctx->allocator.free) {
+      ctx->allocator.free(ctx->allocator.user, ptr, NULL);
+      return MXJIT_OK;
+   }
    rt_device *dev = rt_ctx_device(ctx);
    return dev_result(ctx, dev->ops->free(dev, ptr));
 }
@@ -121,7 +137,7 @@ rt_ctx_workspace(mxjit_ctx *ctx, const char *op, uint64_t bytes, mxjit_devptr *o
       mxjit_status st = dev->ops->alloc(dev, RT_CTX_WORKSPACE_BYTES, &mine);
       if (st != MXJIT_OK)
          return rt_error(ctx, st, "%s: cannot allocate the context's %u-byte device workspace: %s",
-                         op, RT_CTX_WORKSPACE_BYTES, dev->msg);
+                         op, RT_CTX_WORKSPACE_BYTES, rt_device_last_error(dev));
       if (atomic_compare_exchange_strong_explicit(&ctx->ws, &none, mine, memory_order_acq_rel,
                                                   memory_order_acquire)) {
          ws = mine;

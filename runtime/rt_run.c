@@ -48,12 +48,21 @@ rt_plans_destroy(mxjit_ctx *ctx)
    ctx->ptable = NULL;
 }
 
+/* Eight bytes a step (the per-call path hashes the problem on every call: a byte loop over a
+ * 100-byte problem was ~15% of an op's host cost). */
 static uint64_t
 plan_hash(const tpl_family *f, const void *problem)
 {
    uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)f;
    const uint8_t *p = problem;
-   for (size_t i = 0; i < f->problem_size; i++)
+   size_t n = f->problem_size, i = 0;
+   for (; i + 8 <= n; i += 8) {
+      uint64_t w;
+      memcpy(&w, p + i, 8);
+      h = (h ^ w) * 0x100000001b3ull;
+      h ^= h >> 29;
+   }
+   for (; i < n; i++)
       h = (h ^ p[i]) * 0x100000001b3ull;
    return h ^ (h >> 31);
 }
@@ -145,6 +154,13 @@ rt_plan_get(mxjit_ctx *ctx, const char *op, const tpl_family *f, const void *pro
    e->hash = h;
    memcpy(e->problem, problem, f->problem_size);
    mxjit_status st = choose_params(ctx, op, f, problem, e);
+   if (st == MXJIT_OK && (ctx->dry == RT_DRY_SUPPORTS || ctx->dry == RT_DRY_WORKSPACE)) {
+      if (ctx->dry == RT_DRY_WORKSPACE)
+         rt_dry_workspace(ctx, f, problem, e->params);
+      free(e); /* mxjit_supports / _workspace_size: the params fit; no kernel, no plan */
+      *out = NULL;
+      return MXJIT_OK;
+   }
    if (st == MXJIT_OK)
       st = rt_kernel_get(ctx, f, e->params, &e->kernel);
    if (st != MXJIT_OK) {
@@ -165,6 +181,8 @@ rt_plan_get(mxjit_ctx *ctx, const char *op, const tpl_family *f, const void *pro
          i++;
       atomic_store_explicit(&t->slot[(h + i) & (RT_PT_SLOTS - 1)], e, memory_order_release);
       t->count++;
+      if (ctx->counts)
+         atomic_fetch_add_explicit(&ctx->counts->plans, 1, memory_order_relaxed);
       raced = e;
       e = NULL;
    }
@@ -182,6 +200,11 @@ rt_run(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const tpl_family *f,
    mxjit_status st = rt_plan_get(ctx, op, f, problem, &p);
    if (st != MXJIT_OK)
       return st;
+   if (ctx->dry) { /* mxjit_supports / _prepare / _workspace_size: launch nothing */
+      if (p && ctx->dry == RT_DRY_WORKSPACE)
+         rt_dry_workspace(ctx, f, problem, p->params);
+      return ctx->dry == RT_DRY_PREPARE ? rt_dry_record(ctx, p) : MXJIT_OK;
+   }
    const tpl_grid *g = &p->grid;
    if (!g->grid[0] || !g->grid[1] || !g->grid[2])
       return MXJIT_OK;

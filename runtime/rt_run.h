@@ -39,4 +39,9 @@ mxjit_status rt_plan_get(mxjit_ctx *ctx, const char *op, const tpl_family *f, co
 mxjit_status rt_run(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const tpl_family *f,
                     const void *problem, const uint64_t *io);
 
+/** mxjit_prepare (rt_prepare.c): appends p's kernel key to ctx->sink. */
+mxjit_status rt_dry_record(mxjit_ctx *ctx, const rt_plan *p);
+/** mxjit_workspace_size (rt_prepare.c): adds the step's workspace to ctx->sink. */
+void rt_dry_workspace(mxjit_ctx *ctx, const tpl_family *f, const void *problem, const void *params);
+
 #endif /* RT_RUN_H */

@@ -73,8 +73,9 @@ bench_cold(const struct jt_target *t, const tpl_family *f, const void *params, i
 static mxjit_status
 ctx_for(const char *target, const char *dir, mxjit_ctx **out)
 {
-   return mxjit_ctx_create(
-       &(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU, .target = target, .cache_dir = dir}, out);
+   return mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
+                                       .target = target, .cache_dir = dir),
+                           out);
 }
 
 static int
@@ -103,14 +104,14 @@ bench_hit(const tpl_family *f, const void *params, const char *dir, int reps, be
          rc = fail_ctx(b, ctx, st);
          break;
       }
-      if (ctx->last_kstats.source != RT_KSRC_DISK) {
+      if (rt_ctx_kstats(ctx)->source != RT_KSRC_DISK) {
          snprintf(b->err, sizeof(b->err), "expected a disk hit, got source %d",
-                  (int)ctx->last_kstats.source);
+                  (int)rt_ctx_kstats(ctx)->source);
          rc = 1;
       }
-      v[0][i] = ctx->last_kstats.ms_total;
-      v[1][i] = ctx->last_kstats.ms_cache;
-      v[2][i] = ctx->last_kstats.ms_load;
+      v[0][i] = rt_ctx_kstats(ctx)->ms_total;
+      v[1][i] = rt_ctx_kstats(ctx)->ms_cache;
+      v[2][i] = rt_ctx_kstats(ctx)->ms_load;
       mxjit_ctx_destroy(ctx);
    }
    b->hit = cu_median(v[0], reps);
@@ -157,7 +158,8 @@ bench_emu(const char *dir, int reps, bench_target *b)
       st = mxjit_malloc(ctx, M * N * 4, &out);
    if (!st)
       st = mxjit_memset(ctx, x, 0x3f, M * N * 2);
-   const mxjit_scaled_copy_args a = {.x = x, .out = out, .m = M, .n = N, .scale = 0.5f};
+   const mxjit_scaled_copy_args a =
+       MXJIT_ARGS(mxjit_scaled_copy_args, .x = x, .out = out, .m = M, .n = N, .scale = 0.5f);
    if (!st)
       st = mxjit_scaled_copy(ctx, NULL, &a); /* compile + first run */
    double *v = calloc((size_t)reps, sizeof(double));

@@ -88,10 +88,9 @@ run_scaled_copy_shape(mxjit_ctx *ctx, int64_t m, int64_t n, int64_t pad, char *r
    if (!st)
       st = mxjit_memcpy_h2d(ctx, dout, ho, no * 4);
    if (!st)
-      st = mxjit_scaled_copy(
-          ctx, NULL,
-          &(mxjit_scaled_copy_args){
-              .x = dx, .out = dout, .m = m, .n = n, .ld_x = ldx, .ld_out = ldo, .scale = scale});
+      st = mxjit_scaled_copy(ctx, NULL,
+                             &MXJIT_ARGS(mxjit_scaled_copy_args, .x = dx, .out = dout, .m = m,
+                                         .n = n, .ld_x = ldx, .ld_out = ldo, .scale = scale));
    if (!st)
       st = mxjit_synchronize(ctx, NULL);
    if (!st)
@@ -176,11 +175,9 @@ static const mx_case mx_cases[] = {
 static mxjit_mx_quant_args
 mx_case_args(const mx_case *c)
 {
-   mxjit_mx_quant_args a = {.kind = c->kind,
-                            .mode = c->mode,
-                            .elem = c->fp4 ? MXJIT_DTYPE_E2M1X2 : MXJIT_DTYPE_E4M3,
-                            .scale_layout = c->layout,
-                            .scale_block_k = c->block_k};
+   mxjit_mx_quant_args a = MXJIT_ARGS(mxjit_mx_quant_args, .kind = c->kind, .mode = c->mode,
+                                      .elem = c->fp4 ? MXJIT_DTYPE_E2M1X2 : MXJIT_DTYPE_E4M3,
+                                      .scale_layout = c->layout, .scale_block_k = c->block_k);
    a.x.dtype = c->in;
    a.x.ndim = c->e ? 3 : 2;
    int64_t dims[3] = {c->e, c->m, c->k};
@@ -450,7 +447,7 @@ run_mx(mxjit_ctx *ctx, mxjit_mx_kind kind, int fp4, demo_row *row)
 {
    mxjit_ctx *host = NULL;
    mxjit_status st = mxjit_ctx_create(
-       &(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST, .no_disk_cache = 1}, &host);
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST, .no_disk_cache = 1), &host);
    if (st) {
       snprintf(row->result, sizeof(row->result), "host reference: %s: %s", mxjit_status_name(st),
                host ? mxjit_ctx_last_error(host) : "");
@@ -852,10 +849,9 @@ static const demo_entry entries[] = {
 static mxjit_status
 make_ctx(const char *target, const char *cache_dir, int no_disk, mxjit_ctx **out)
 {
-   mxjit_ctx_options o = {.device = MXJIT_DEVICE_AUTO,
-                          .target = target,
-                          .cache_dir = cache_dir,
-                          .no_disk_cache = no_disk};
+   mxjit_ctx_options o =
+       MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_AUTO, .target = target,
+                  .cache_dir = cache_dir, .no_disk_cache = no_disk);
    mxjit_status st = mxjit_ctx_create(&o, out);
    if (st == MXJIT_ERR_INVALID_ARG) { /* a GPU of the other arch: use the emulator */
       mxjit_ctx_destroy(*out);
@@ -907,7 +903,7 @@ time_cold(const char *target, const demo_entry *e, demo_row *row)
       st = rt_kernel_get(cold, e->family, row->params, &k);
    }
    if (!st) {
-      row->cold_ms = cold->last_kstats.ms_cache;
+      row->cold_ms = rt_ctx_kstats(cold)->ms_cache;
       row->vgpr = k->meta.vgpr_count;
       row->sgpr = k->meta.sgpr_count;
       row->lds = k->meta.group_segment_size;
@@ -933,10 +929,10 @@ time_hit(const char *target, const char *dir, demo_row *row, mxjit_ctx **run_ctx
       failed = hit;
    }
    if (!st && !(st = rt_kernel_get(hit, row->family, row->params, &k))) {
-      row->hit_ms = hit->last_kstats.ms_total;
-      if (hit->last_kstats.source != RT_KSRC_DISK)
+      row->hit_ms = rt_ctx_kstats(hit)->ms_total;
+      if (rt_ctx_kstats(hit)->source != RT_KSRC_DISK)
          snprintf(row->result, sizeof(row->result), "note: cache hit came from source %d",
-                  (int)hit->last_kstats.source);
+                  (int)rt_ctx_kstats(hit)->source);
    }
    if (st)
       snprintf(row->result, sizeof(row->result), "%s: %s", mxjit_status_name(st),

@@ -427,11 +427,9 @@ run_mxfp8(run_ctx *r)
       return err;
    if (elem == 2)
       return bad(r, "--elem e2m1 is MXFP4: use `mxjit run mxfp4`%s", "", "");
-   mxjit_mx_quant_args a = {
-       .kind = (mxjit_mx_kind)kind,
-       .elem = elem ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E4M3,
-       .scale_block_k = bk,
-   };
+   mxjit_mx_quant_args a =
+       MXJIT_ARGS(mxjit_mx_quant_args, .kind = (mxjit_mx_kind)kind,
+                  .elem = elem ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E4M3, .scale_block_k = bk);
    int rc = mx_common(r, &a.x, &mode, &layout);
    if (rc)
       return rc;
@@ -469,8 +467,9 @@ run_mxfp4(run_ctx *r)
       return bad(r, "--offs is not supported for mxfp4%s%s", "", "");
    if (kind != 2 && (opt(r, "out-qc") || opt(r, "out-sc")))
       return bad(r, "--out-qc/--out-sc are the columnwise outputs of --kind both%s%s", "", "");
-   mxjit_mxfp4_quant_args a = {.rowwise = kind != 1, .colwise = kind != 0,
-                               .preshuffle = opt(r, "preshuffle") != NULL};
+   mxjit_mxfp4_quant_args a =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args, .rowwise = kind != 1, .colwise = kind != 0,
+                  .preshuffle = opt(r, "preshuffle") != NULL);
    int rc = mx_common(r, &a.x, &mode, &layout);
    if (rc)
       return rc;
@@ -479,9 +478,9 @@ run_mxfp4(run_ctx *r)
    size_t qb[2] = {0, 0}, sb[2] = {0, 0};
    mxjit_status st = MXJIT_OK;
    for (int col = 0; col < 2 && st == MXJIT_OK; col++) {
-      mxjit_mx_quant_args sz = {.kind = col ? MXJIT_MX_DIM1 : MXJIT_MX_DIM0, .x = a.x,
-                                .mode = a.mode, .elem = MXJIT_DTYPE_E2M1X2,
-                                .scale_layout = a.scale_layout};
+      mxjit_mx_quant_args sz =
+          MXJIT_ARGS(mxjit_mx_quant_args, .kind = col ? MXJIT_MX_DIM1 : MXJIT_MX_DIM0, .x = a.x,
+                     .mode = a.mode, .elem = MXJIT_DTYPE_E2M1X2, .scale_layout = a.scale_layout);
       if (col ? a.colwise : a.rowwise)
          st = mxjit_mx_quant_sizes(&sz, &qb[col], &sb[col]);
    }
@@ -516,13 +515,11 @@ run_to_blocked(run_ctx *r)
    /* the op reads batch 0 as 1 (mxjit.h), so a 0xHxW input would be read past its end */
    if (t.ndim == 3 && t.shape[0] == 0)
       return bad(r, "--shape '%s': B must be at least 1%s", opt(r, "shape"), "");
-   mxjit_to_blocked_args a = {
-      .batch = t.ndim == 3 ? t.shape[0] : 1,
-      .h = t.shape[t.ndim - 2],
-      .w = t.shape[t.ndim - 1],
-      .groups = (mxjit_blocked_groups)pick(r, "groups", groups, 3, 0, &err),
-      .inverse = opt(r, "inverse") != NULL,
-   };
+   mxjit_to_blocked_args a =
+       MXJIT_ARGS(mxjit_to_blocked_args, .batch = t.ndim == 3 ? t.shape[0] : 1,
+                  .h = t.shape[t.ndim - 2], .w = t.shape[t.ndim - 1],
+                  .groups = (mxjit_blocked_groups)pick(r, "groups", groups, 3, 0, &err),
+                  .inverse = opt(r, "inverse") != NULL);
    if (err)
       return err;
    int64_t offs[4096];
@@ -571,7 +568,8 @@ run_scaled_copy(run_ctx *r)
    float scale = strtof(sv, &end);
    if (end == sv || *end)
       return bad(r, "--scale '%s' is not a number%s", sv, "");
-   mxjit_scaled_copy_args a = {.m = t.shape[0], .n = t.shape[1], .scale = scale};
+   mxjit_scaled_copy_args a =
+       MXJIT_ARGS(mxjit_scaled_copy_args, .m = t.shape[0], .n = t.shape[1], .scale = scale);
    a.ld_x = num(r, "ld-x", 1, INT64_C(1) << 50, a.n, &err);
    a.ld_out = num(r, "ld-out", 1, INT64_C(1) << 50, a.n, &err);
    if (err)
@@ -601,8 +599,8 @@ run_e8m0_shuffle(run_ctx *r)
       return rc;
    if (t.ndim != 2)
       return bad(r, "--shape must be MxN%s%s", "", "");
-   mxjit_e8m0_shuffle_args a = {.m = t.shape[0], .n = t.shape[1],
-                                .inverse = opt(r, "inverse") != NULL};
+   mxjit_e8m0_shuffle_args a = MXJIT_ARGS(mxjit_e8m0_shuffle_args, .m = t.shape[0], .n = t.shape[1],
+                                          .inverse = opt(r, "inverse") != NULL);
    size_t plain, big;
    if ((rc = sized(r, "shape", cz_mul(cz(a.m), a.n), &plain)) ||
        (rc = sized(r, "shape", cz_mul(cz_round(a.m, 256), (int64_t)cz_round(a.n, 8).v), &big)))
@@ -624,7 +622,8 @@ run_shuffle_weight(run_ctx *r)
    int dt = pick(r, "dtype", dts, 2, 0, &err);
    if (err)
       return err;
-   mxjit_shuffle_weight_args a = {.inverse = opt(r, "inverse") != NULL};
+   mxjit_shuffle_weight_args a =
+       MXJIT_ARGS(mxjit_shuffle_weight_args, .inverse = opt(r, "inverse") != NULL);
    size_t n;
    int rc = shape_of(r, "shape", dt ? MXJIT_DTYPE_BF16 : MXJIT_DTYPE_U8, &a.w);
    if (rc || (rc = tensor_bytes(r, "shape", &a.w, dt ? 2 : 1, &n)) ||
@@ -644,8 +643,9 @@ run_shuffle_a16w4(run_ctx *r)
    int rc = shape_of(r, "shape", MXJIT_DTYPE_U8, &t);
    if (rc)
       return rc;
-   mxjit_shuffle_a16w4_args a = {.gate_up = (int)num(r, "gate-up", 0, 1, 0, &err),
-                                 .inverse = opt(r, "inverse") != NULL};
+   mxjit_shuffle_a16w4_args a =
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .gate_up = (int)num(r, "gate-up", 0, 1, 0, &err),
+                  .inverse = opt(r, "inverse") != NULL);
    int64_t e = scale ? num(r, "experts", 1, INT64_C(1) << 40, 1, &err) : 1;
    if (err)
       return err;
@@ -696,7 +696,7 @@ run_fp8_tensorwise(run_ctx *r)
    int f = pick(r, "fp8", fp8_names, 4, 0, &err);
    if (err)
       return err;
-   mxjit_fp8_tensorwise_args a = {.fp8 = fp8_types[f]};
+   mxjit_fp8_tensorwise_args a = MXJIT_ARGS(mxjit_fp8_tensorwise_args, .fp8 = fp8_types[f]);
    size_t xb, qb;
    int rc = shape_of(r, "shape", dt ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, &a.x);
    if (rc || (rc = tensor_bytes(r, "shape", &a.x, dt ? 4 : 2, &xb)) ||
@@ -744,10 +744,9 @@ run_grouped_gemm(run_ctx *r)
    static const char *const layouts[] = {"nk", "kn"};
    int err = 0;
    int f = pick(r, "fp8", fp8_names, 4, 0, &err);
-   mxjit_grouped_gemm_fp8_args a = {
-      .pass = (mxjit_gemm_pass)pick(r, "pass", passes, 3, -1, &err),
-      .b_layout = (mxjit_b_layout)pick(r, "b-layout", layouts, 2, 0, &err),
-   };
+   mxjit_grouped_gemm_fp8_args a = MXJIT_ARGS(
+       mxjit_grouped_gemm_fp8_args, .pass = (mxjit_gemm_pass)pick(r, "pass", passes, 3, -1, &err),
+       .b_layout = (mxjit_b_layout)pick(r, "b-layout", layouts, 2, 0, &err));
    int fa = pick(r, "a-fp8", fp8_names, 4, f, &err), fb = pick(r, "b-fp8", fp8_names, 4, f, &err);
    a.persistent_cus = (int32_t)num(r, "persistent-cus", -1, 1 << 20, 0, &err);
    if (err)
@@ -807,16 +806,13 @@ run_moe(run_ctx *r)
 {
    int err = 0;
    const int64_t big = INT64_C(1) << 32;
-   mxjit_moe_a16w4_args a = {
-       .tokens = num(r, "tokens", 0, big, -1, &err),
-       .topk = num(r, "topk", 1, big, -1, &err),
-       .experts = num(r, "experts", 1, big, -1, &err),
+   mxjit_moe_a16w4_args a = MXJIT_ARGS(
+       mxjit_moe_a16w4_args, .tokens = num(r, "tokens", 0, big, -1, &err),
+       .topk = num(r, "topk", 1, big, -1, &err), .experts = num(r, "experts", 1, big, -1, &err),
        .model_dim = num(r, "model-dim", 1, big, -1, &err),
-       .inter = num(r, "inter", 32, big, -1, &err),
-       .nsorted = num(r, "nsorted", 0, big, -1, &err),
+       .inter = num(r, "inter", 32, big, -1, &err), .nsorted = num(r, "nsorted", 0, big, -1, &err),
        .block_m = num(r, "block-m", 1, big, -1, &err),
-       .preshuffled = opt(r, "preshuffled") != NULL,
-   };
+       .preshuffled = opt(r, "preshuffled") != NULL);
    int32_t nv = (int32_t)num(r, "num-valid", 0, INT32_MAX, -1, &err);
    if (err)
       return err;
@@ -932,10 +928,9 @@ open_ctx(run_ctx *r)
    const char *target = opt(r, "target");
    if (target && strcmp(target, "gfx942") && strcmp(target, "gfx950"))
       return bad(r, "--target '%s' is not gfx942 or gfx950%s", target, "");
-   mxjit_ctx_options o = {
-      .device = (mxjit_device_kind)d,
-      .target = d == MXJIT_DEVICE_HOST ? NULL : target, /* accepted and ignored by host */
-   };
+   /* the target is accepted and ignored by host */
+   mxjit_ctx_options o = MXJIT_ARGS(mxjit_ctx_options, .device = (mxjit_device_kind)d,
+                                    .target = d == MXJIT_DEVICE_HOST ? NULL : target);
    mxjit_status st = mxjit_ctx_create(&o, &r->ctx);
    if (st != MXJIT_OK) {
       fprintf(stderr, "mxjit run %s: %s: %s\n", r->op, mxjit_status_name(st),

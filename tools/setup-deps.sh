@@ -3,7 +3,7 @@
 # `setup-deps.sh fuzz` adds what the libFuzzer targets need (make fuzz, fuzz-smoke; CI).
 set -euo pipefail
 pkgs=(cmake make gcc g++ pkg-config llvm-22-dev liblld-22-dev lld-22 libyaml-dev
-      libcriterion-dev zlib1g-dev libzstd-dev)
+      libcriterion-dev zlib1g-dev libzstd-dev python3 python3-numpy)
 [ "${1:-}" = fuzz ] && pkgs+=(clang-22 libclang-rt-22-dev libfuzzer-22-dev)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -150,7 +150,7 @@ fmt_load(emu_wave *w, const emu_inst *in, unsigned ncomp, int d16, bool tbuf)
 {
    fmt f;
    buf_srd r;
-   int chan[4];
+   int chan[4] = {0, 0, 0, 0}; /* plan() fills ncomp of them; gcc -O3 cannot see it */
    mxjit_status st = emu_buf_read_srd(w, in, &r);
    if (st == MXJIT_OK)
       st = get_fmt(w, in, tbuf, &f);

@@ -139,7 +139,7 @@ void
 emu_res_tag(struct emu_kernel *k)
 {
    int fault_op = emu_op_lookup(emu_res_ops[0].name);
-   char why[8];
+   char why[256]; /* unused here, but whole: a short buffer is a -O3 truncation warning */
    for (unsigned i = 0; i < k->ninsts; i++)
       if (!emu_res_inst_ok(k, &k->insts[i], why, sizeof(why)))
          k->insts[i].op = (uint16_t)fault_op;

@@ -168,8 +168,9 @@ check_status(mxjit_status st)
 static mxjit_status
 op_scaled_copy(fz_state *s)
 {
-   mxjit_scaled_copy_args a = {.m = fz_dim(&s->r), .n = fz_dim(&s->r), .ld_x = fz_dim(&s->r),
-                               .ld_out = fz_dim(&s->r)};
+   mxjit_scaled_copy_args a =
+       MXJIT_ARGS(mxjit_scaled_copy_args, .m = fz_dim(&s->r), .n = fz_dim(&s->r),
+                  .ld_x = fz_dim(&s->r), .ld_out = fz_dim(&s->r));
    uint32_t bits = (uint32_t)fz_bytes(&s->r, 4);
    memcpy(&a.scale, &bits, 4);
    int64_t lx = a.ld_x ? a.ld_x : a.n, lo = a.ld_out ? a.ld_out : a.n;
@@ -185,7 +186,8 @@ op_scaled_copy(fz_state *s)
 static mxjit_status
 op_mx_quant(fz_state *s, int fp4)
 {
-   mxjit_mx_quant_args a = {.kind = (mxjit_mx_kind)fz_enum(&s->r, 3)};
+   mxjit_mx_quant_args a =
+       MXJIT_ARGS(mxjit_mx_quant_args, .kind = (mxjit_mx_kind)fz_enum(&s->r, 3));
    int nd = a.kind == MXJIT_MX_3D ? 3 : 2;
    size_t xb = fz_tensor(s, &a.x, fz_u8(&s->r) & 1 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, nd);
    a.mode = (mxjit_scale_mode)fz_enum(&s->r, 4);
@@ -207,7 +209,8 @@ op_mx_quant(fz_state *s, int fp4)
       a.s = fz_ptr(s, sb);
       return mxjit_mxfp8_quantize(ctx, NULL, &a);
    }
-   mxjit_mxfp4_quant_args b = {.x = a.x, .mode = a.mode, .scale_layout = a.scale_layout};
+   mxjit_mxfp4_quant_args b =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = a.x, .mode = a.mode, .scale_layout = a.scale_layout);
    unsigned f = fz_u8(&s->r);
    b.rowwise = f & 1;
    b.colwise = (f >> 1) & 1;
@@ -231,9 +234,9 @@ op_mx_quant(fz_state *s, int fp4)
 static mxjit_status
 op_to_blocked(fz_state *s)
 {
-   mxjit_to_blocked_args a = {.batch = fz_dim(&s->r), .h = fz_dim(&s->r), .w = fz_dim(&s->r),
-                              .groups = (mxjit_blocked_groups)fz_enum(&s->r, 3),
-                              .inverse = fz_u8(&s->r) & 1};
+   mxjit_to_blocked_args a = MXJIT_ARGS(
+       mxjit_to_blocked_args, .batch = fz_dim(&s->r), .h = fz_dim(&s->r), .w = fz_dim(&s->r),
+       .groups = (mxjit_blocked_groups)fz_enum(&s->r, 3), .inverse = fz_u8(&s->r) & 1);
    if (fz_u8(&s->r) & 1) {
       a.ngroups = fz_dim(&s->r);
       a.offs = fz_offs(s, a.ngroups);
@@ -251,8 +254,8 @@ op_to_blocked(fz_state *s)
 static mxjit_status
 op_e8m0_shuffle(fz_state *s)
 {
-   mxjit_e8m0_shuffle_args a = {.m = fz_dim(&s->r), .n = fz_dim(&s->r),
-                                .inverse = fz_u8(&s->r) & 1};
+   mxjit_e8m0_shuffle_args a = MXJIT_ARGS(mxjit_e8m0_shuffle_args, .m = fz_dim(&s->r),
+                                          .n = fz_dim(&s->r), .inverse = fz_u8(&s->r) & 1);
    size_t plain = a.m < 0 ? FZ_BAD : zmul((size_t)a.m, a.n);
    size_t big = a.m < 0 || a.n < 0 ? FZ_BAD : zmul(zround(a.m, 256), (int64_t)zround(a.n, 8));
    a.s = fz_ptr(s, a.inverse ? big : plain);
@@ -263,7 +266,7 @@ op_e8m0_shuffle(fz_state *s)
 static mxjit_status
 op_shuffle_weight(fz_state *s)
 {
-   mxjit_shuffle_weight_args a = {.inverse = fz_u8(&s->r) & 1};
+   mxjit_shuffle_weight_args a = MXJIT_ARGS(mxjit_shuffle_weight_args, .inverse = fz_u8(&s->r) & 1);
    mxjit_dtype dt = fz_u8(&s->r) & 1 ? MXJIT_DTYPE_BF16 : MXJIT_DTYPE_U8;
    size_t n = fz_tensor(s, &a.w, dt, 2 + (int)(fz_u8(&s->r) % 2));
    /* the output is a contiguous copy: numel * esize, at most the input's span */
@@ -275,9 +278,9 @@ op_shuffle_weight(fz_state *s)
 static mxjit_status
 op_shuffle_a16w4(fz_state *s, int scale)
 {
-   mxjit_shuffle_a16w4_args a = {.e = fz_dim(&s->r), .n = fz_dim(&s->r), .k = fz_dim(&s->r),
-                                 .gate_up = (int)(fz_u8(&s->r) % 3),
-                                 .inverse = fz_u8(&s->r) & 1};
+   mxjit_shuffle_a16w4_args a = MXJIT_ARGS(
+       mxjit_shuffle_a16w4_args, .e = fz_dim(&s->r), .n = fz_dim(&s->r), .k = fz_dim(&s->r),
+       .gate_up = (int)(fz_u8(&s->r) % 3), .inverse = fz_u8(&s->r) & 1);
    size_t in = a.e < 0 || a.n < 0 ? FZ_BAD : zmul(zmul((size_t)a.e, a.n), a.k), out = in;
    if (scale)
       out = a.e < 0 || a.n < 0 || a.k < 0 ? FZ_BAD : zmul(zmul(zround(a.k, 8), a.e), a.n);
@@ -292,7 +295,7 @@ op_fp8_tensorwise(fz_state *s)
 {
    static const mxjit_dtype f8[] = {MXJIT_DTYPE_E4M3, MXJIT_DTYPE_E5M2, MXJIT_DTYPE_E4M3FNUZ,
                                     MXJIT_DTYPE_E5M2FNUZ};
-   mxjit_fp8_tensorwise_args a = {.fp8 = f8[fz_u8(&s->r) % 4]};
+   mxjit_fp8_tensorwise_args a = MXJIT_ARGS(mxjit_fp8_tensorwise_args, .fp8 = f8[fz_u8(&s->r) % 4]);
    if (fz_u8(&s->r) >= 240)
       a.fp8 = (mxjit_dtype)fz_enum(&s->r, 13);
    mxjit_dtype dt = fz_u8(&s->r) & 1 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16;
@@ -307,8 +310,9 @@ op_fp8_tensorwise(fz_state *s)
 static mxjit_status
 op_grouped_gemm(fz_state *s)
 {
-   mxjit_grouped_gemm_fp8_args a = {.pass = (mxjit_gemm_pass)fz_enum(&s->r, 3),
-                                    .b_layout = (mxjit_b_layout)fz_enum(&s->r, 2)};
+   mxjit_grouped_gemm_fp8_args a =
+       MXJIT_ARGS(mxjit_grouped_gemm_fp8_args, .pass = (mxjit_gemm_pass)fz_enum(&s->r, 3),
+                  .b_layout = (mxjit_b_layout)fz_enum(&s->r, 2));
    size_t ab = fz_tensor(s, &a.a, fz_u8(&s->r) & 1 ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E4M3, 2);
    size_t bb = fz_tensor(s, &a.b, fz_u8(&s->r) & 1 ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E4M3,
                          a.pass == MXJIT_GEMM_WGRAD ? 2 : 3);
@@ -337,10 +341,10 @@ op_grouped_gemm(fz_state *s)
 static mxjit_status
 op_moe(fz_state *s)
 {
-   mxjit_moe_a16w4_args a = {.tokens = fz_dim(&s->r), .topk = fz_dim(&s->r),
-                             .experts = fz_dim(&s->r), .model_dim = fz_dim(&s->r),
-                             .inter = fz_dim(&s->r), .nsorted = fz_dim(&s->r),
-                             .block_m = fz_dim(&s->r), .preshuffled = fz_u8(&s->r) & 1};
+   mxjit_moe_a16w4_args a = MXJIT_ARGS(
+       mxjit_moe_a16w4_args, .tokens = fz_dim(&s->r), .topk = fz_dim(&s->r),
+       .experts = fz_dim(&s->r), .model_dim = fz_dim(&s->r), .inter = fz_dim(&s->r),
+       .nsorted = fz_dim(&s->r), .block_m = fz_dim(&s->r), .preshuffled = fz_u8(&s->r) & 1);
    int bad = a.tokens < 0 || a.topk < 0 || a.experts < 0 || a.model_dim < 0 || a.inter < 0 ||
              a.nsorted < 0 || a.block_m <= 0;
    size_t kscale = bad ? FZ_BAD : a.preshuffled ? zround(a.inter / 32, 8) : (size_t)a.inter / 32;
@@ -364,9 +368,9 @@ op_moe(fz_state *s)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-   if (!ctx && mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST,
-                                                     .no_disk_cache = 1},
-                                &ctx) != MXJIT_OK)
+   if (!ctx && mxjit_ctx_create(
+                   &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST, .no_disk_cache = 1),
+                   &ctx) != MXJIT_OK)
       abort();
    fz_state s = {.r = {data, size}};
    mxjit_status st;

@@ -11,11 +11,10 @@ mxjit_ctx *
 kt_emu_ctx(const char *target, uint64_t seed)
 {
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                           .target = target,
-                                                           .no_disk_cache = 1,
-                                                           .emu_shuffle_seed = seed},
-                                      &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU, .target = target,
+                                    .no_disk_cache = 1, .emu_shuffle_seed = seed),
+                        &ctx);
    cr_assert_eq(st, MXJIT_OK, "emu ctx %s: %s", target, ctx ? mxjit_ctx_last_error(ctx) : "");
    return ctx;
 }
@@ -24,7 +23,7 @@ mxjit_ctx *
 kt_host_ctx(void)
 {
    mxjit_ctx *ctx = NULL;
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST}, &ctx),
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST), &ctx),
                 MXJIT_OK);
    return ctx;
 }

@@ -42,16 +42,13 @@ x_elems(const mx_case *c)
 static mxjit_mx_quant_args
 args_of(const mx_case *c, mxjit_devptr x)
 {
-   mxjit_mx_quant_args a = {
-       .kind = c->kind,
-       .x = {.data = x,
-             .dtype = c->f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16,
-             .ndim = c->kind == MXJIT_MX_3D ? 3 : 2},
-       .mode = c->mode,
-       .elem = c->e5m2 ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E4M3,
-       .scale_layout = c->layout,
-       .scale_block_k = c->tile32 ? 32 : 0,
-   };
+   mxjit_mx_quant_args a =
+       MXJIT_ARGS(mxjit_mx_quant_args, .kind = c->kind,
+                  .x = {.data = x,
+                        .dtype = c->f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16,
+                        .ndim = c->kind == MXJIT_MX_3D ? 3 : 2},
+                  .mode = c->mode, .elem = c->e5m2 ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E4M3,
+                  .scale_layout = c->layout, .scale_block_k = c->tile32 ? 32 : 0);
    if (c->kind == MXJIT_MX_3D) {
       a.x.shape[0] = c->e;
       a.x.shape[1] = c->m;
@@ -458,18 +455,14 @@ grouped_case_kind(mxjit_ctx *ctx, mxjit_ctx *host, mxjit_mx_kind kind, const int
    for (int d = 0; d < 2; d++) {
       mxjit_devptr dx = kt_to_dev(ctxs[d], x, n * (f32 ? 4 : 2));
       mxjit_devptr doffs = kt_to_dev(ctxs[d], offs, (size_t)ng * 8);
-      mxjit_mx_quant_args a = {
-          .kind = kind,
-          .x = {.data = dx,
-                .dtype = f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16,
-                .ndim = 2,
-                .shape = {m, k}},
-          .mode = (mxjit_scale_mode)mode,
-          .elem = MXJIT_DTYPE_E4M3,
-          .scale_layout = MXJIT_SCALES_BLOCKED,
-          .offs = doffs,
-          .ngroups = ng,
-      };
+      mxjit_mx_quant_args a =
+          MXJIT_ARGS(mxjit_mx_quant_args, .kind = kind,
+                     .x = {.data = dx,
+                           .dtype = f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16,
+                           .ndim = 2,
+                           .shape = {m, k}},
+                     .mode = (mxjit_scale_mode)mode, .elem = MXJIT_DTYPE_E4M3,
+                     .scale_layout = MXJIT_SCALES_BLOCKED, .offs = doffs, .ngroups = ng);
       cr_assert_eq(mxjit_mx_quant_sizes(&a, &sizes[d][0], &sizes[d][1]), MXJIT_OK, "%s", tag);
       a.q = kt_dev_fill(ctxs[d], sizes[d][0], 0xa5);
       a.s = kt_dev_fill(ctxs[d], sizes[d][1], 0xa5);
@@ -547,9 +540,8 @@ Test(mxfp8, dim0_token_groups, .timeout = 600)
 Test(mxfp8, check_mode_finds_a_wrong_byte, .timeout = 120)
 {
    mxjit_ctx *ctx = NULL;
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                      .target = "gfx950", .no_disk_cache = 1,
-                                                      .check = 1},
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
+                                             .target = "gfx950", .no_disk_cache = 1, .check = 1),
                                  &ctx),
                 MXJIT_OK);
    mx_case c = {.kind = MXJIT_MX_DIM1, .mode = MXJIT_SCALE_RCEIL, .layout = MXJIT_SCALES_BLOCKED,

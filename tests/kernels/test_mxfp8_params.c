@@ -22,18 +22,17 @@ args_of(const struct tpl_mx_problem *pr, mxjit_devptr x)
 {
    static const mxjit_scale_mode modes[] = {MXJIT_SCALE_FLOOR, MXJIT_SCALE_RCEIL, MXJIT_SCALE_CEIL,
                                             MXJIT_SCALE_EVEN};
-   mxjit_mx_quant_args a = {
+   mxjit_mx_quant_args a = MXJIT_ARGS(
+       mxjit_mx_quant_args,
        .kind = pr->kind == TPL_MX_DIM0   ? MXJIT_MX_DIM0
                : pr->kind == TPL_MX_DIM1 ? MXJIT_MX_DIM1
                                          : MXJIT_MX_3D,
        .x = {.data = x,
              .dtype = pr->in_f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16,
              .ndim = pr->kind == TPL_MX_3D ? 3 : 2},
-       .mode = modes[pr->mode],
-       .elem = pr->elem == JB_E4M3 ? MXJIT_DTYPE_E4M3 : MXJIT_DTYPE_E5M2,
+       .mode = modes[pr->mode], .elem = pr->elem == JB_E4M3 ? MXJIT_DTYPE_E4M3 : MXJIT_DTYPE_E5M2,
        .scale_layout = pr->scales ? MXJIT_SCALES_BLOCKED : MXJIT_SCALES_PLAIN,
-       .scale_block_k = pr->tile32 ? 32 : 0,
-   };
+       .scale_block_k = pr->tile32 ? 32 : 0);
    int n = a.x.ndim;
    if (n == 3)
       a.x.shape[0] = pr->e;

@@ -16,7 +16,7 @@ static mxjit_ctx *ctx;
 static void
 setup(void)
 {
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST}, &ctx),
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST), &ctx),
                 MXJIT_OK);
 }
 
@@ -38,14 +38,9 @@ mx_args(uint8_t *q, uint8_t *s)
 {
    for (int i = 0; i < 64 * 64; i++)
       xs[i] = (float)((i * 7919) % 1000 - 500) * 0.01f;
-   return (mxjit_mx_quant_args){
-      .kind = MXJIT_MX_DIM0,
-      .x = {.data = DP(xs), .dtype = MXJIT_DTYPE_F32, .ndim = 2, .shape = {64, 64}},
-      .mode = MXJIT_SCALE_RCEIL,
-      .elem = MXJIT_DTYPE_E4M3,
-      .q = DP(q),
-      .s = DP(s),
-   };
+   return MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0,
+                     .x = {.data = DP(xs), .dtype = MXJIT_DTYPE_F32, .ndim = 2, .shape = {64, 64}},
+                     .mode = MXJIT_SCALE_RCEIL, .elem = MXJIT_DTYPE_E4M3, .q = DP(q), .s = DP(s));
 }
 
 Test(ops_api, rejects_bad_arguments_with_named_messages)
@@ -114,7 +109,8 @@ Test(ops_api, rejects_bad_arguments_with_named_messages)
 Test(ops_api, emu_device_runs_mxfp8_kernels)
 {
    mxjit_ctx *emu = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU}, &emu);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU), &emu);
    if (st != MXJIT_OK) {
       mxjit_ctx_destroy(emu);
       cr_skip_test("emulator context unavailable");
@@ -178,11 +174,11 @@ Test(ops_api, mxfp4_shuffled_and_preshuffled)
       x[i] = host_f32_to_bf16((float)((i * 131) % 97 - 48) * 0.05f);
    static uint8_t qr[64 * 32], sr[256 * 8], qc[64 * 32], sc[256 * 8];
    static uint8_t rq[64 * 32], rs[64 * 2], rsh[256 * 8], rpre[64 * 32];
-   mxjit_mxfp4_quant_args a = {
-      .x = {.data = DP(x), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 64}},
-      .mode = MXJIT_SCALE_FLOOR, .scale_layout = MXJIT_SCALES_SHUFFLED,
-      .rowwise = 1, .colwise = 1, .preshuffle = 1,
-      .q_row = DP(qr), .s_row = DP(sr), .q_col = DP(qc), .s_col = DP(sc)};
+   mxjit_mxfp4_quant_args a = MXJIT_ARGS(
+       mxjit_mxfp4_quant_args,
+       .x = {.data = DP(x), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 64}},
+       .mode = MXJIT_SCALE_FLOOR, .scale_layout = MXJIT_SCALES_SHUFFLED, .rowwise = 1, .colwise = 1,
+       .preshuffle = 1, .q_row = DP(qr), .s_row = DP(sr), .q_col = DP(qc), .s_col = DP(sc));
    cr_assert_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    for (int col = 0; col < 2; col++) {
       host_mx_quant_2d((host_mx_input){x, 1}, 64, 64, col, HOST_FMT_E2M1, HOST_SCALE_FLOOR, rq,
@@ -209,12 +205,12 @@ Test(ops_api, grouped_gemm_passes)
    int64_t offs[3] = {0, 0, 33};
    float sa = 0.5f, sb = 0.25f;
    static uint16_t out[MT * K], ref[MT * K]; /* the largest output: dgrad (MT, K) */
-   mxjit_grouped_gemm_fp8_args g = {
-      .pass = MXJIT_GEMM_FWD,
-      .a = {.data = DP(a), .dtype = MXJIT_DTYPE_E4M3, .ndim = 2, .shape = {MT, K}},
-      .b = {.data = DP(b), .dtype = MXJIT_DTYPE_E4M3, .ndim = 3, .shape = {G, N, K}},
-      .a_scale_inv = DP(&sa), .b_scale_inv = DP(&sb), .group_offs = DP(offs), .ngroups = G,
-      .out = DP(out)};
+   mxjit_grouped_gemm_fp8_args g =
+       MXJIT_ARGS(mxjit_grouped_gemm_fp8_args, .pass = MXJIT_GEMM_FWD,
+                  .a = {.data = DP(a), .dtype = MXJIT_DTYPE_E4M3, .ndim = 2, .shape = {MT, K}},
+                  .b = {.data = DP(b), .dtype = MXJIT_DTYPE_E4M3, .ndim = 3, .shape = {G, N, K}},
+                  .a_scale_inv = DP(&sa), .b_scale_inv = DP(&sb), .group_offs = DP(offs),
+                  .ngroups = G, .out = DP(out));
    cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &g), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    host_grouped_gemm_fp8(a, HOST_FMT_E4M3, sa, b, HOST_FMT_E4M3, sb, offs, G, MT, K, N, 1, ref,
                          NULL, 0);
@@ -253,10 +249,11 @@ Test(ops_api, moe_preshuffled_equals_plain)
    float rw[NS] = {0.5f, 0.25f, 1, 1, 0.75f, 0.5f, 0.5f, 1};
    cr_assert_eq(host_shuffle_weight_a16w4(w, E, D, I / 2, 0, 0, wsh, NULL, 0), 0);
    cr_assert_eq(host_shuffle_scale_a16w4(ws, E, D, I / 32, 0, 0, wssh, NULL, 0), 0);
-   mxjit_moe_a16w4_args m = {
-      .a = DP(a), .w = DP(w), .w_scale = DP(ws), .sorted_ids = DP(ids), .expert_ids = DP(eids),
-      .sorted_weights = DP(rw), .num_valid_ids = DP(&nv), .tokens = T, .topk = TOPK,
-      .experts = E, .model_dim = D, .inter = I, .nsorted = NS, .block_m = BM, .out = DP(o1)};
+   mxjit_moe_a16w4_args m =
+       MXJIT_ARGS(mxjit_moe_a16w4_args, .a = DP(a), .w = DP(w), .w_scale = DP(ws),
+                  .sorted_ids = DP(ids), .expert_ids = DP(eids), .sorted_weights = DP(rw),
+                  .num_valid_ids = DP(&nv), .tokens = T, .topk = TOPK, .experts = E, .model_dim = D,
+                  .inter = I, .nsorted = NS, .block_m = BM, .out = DP(o1));
    cr_assert_eq(mxjit_moe_a16w4_stage2(ctx, NULL, &m), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    m.preshuffled = 1;
    m.w = DP(wsh);
@@ -280,9 +277,10 @@ Test(ops_api, fp8_tensorwise_and_layout_ops)
       x[i] = (float)(i - 128) * 0.3f;
    static uint8_t q[256], rq[256];
    float si, rsi;
-   mxjit_fp8_tensorwise_args t = {
-      .x = {.data = DP(x), .dtype = MXJIT_DTYPE_F32, .ndim = 2, .shape = {16, 16}},
-      .fp8 = MXJIT_DTYPE_E4M3FNUZ, .q = DP(q), .scale_inv = DP(&si)};
+   mxjit_fp8_tensorwise_args t =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args,
+                  .x = {.data = DP(x), .dtype = MXJIT_DTYPE_F32, .ndim = 2, .shape = {16, 16}},
+                  .fp8 = MXJIT_DTYPE_E4M3FNUZ, .q = DP(q), .scale_inv = DP(&si));
    cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &t), MXJIT_OK);
    host_fp8t_quantize((host_mx_input){x, 0}, 256, HOST_FMT_E4M3FNUZ, rq, &rsi, NULL, 0);
    cr_expect_eq(memcmp(q, rq, 256), 0);
@@ -293,25 +291,31 @@ Test(ops_api, fp8_tensorwise_and_layout_ops)
    static uint8_t s[300 * 9], blk[384 * 12], back[300 * 9];
    for (int i = 0; i < 300 * 9; i++)
       s[i] = (uint8_t)(i * 7 + 1);
-   mxjit_to_blocked_args b = {.s = DP(s), .out = DP(blk), .h = 300, .w = 9};
+   mxjit_to_blocked_args b =
+       MXJIT_ARGS(mxjit_to_blocked_args, .s = DP(s), .out = DP(blk), .h = 300, .w = 9);
    size_t n;
    cr_assert_eq(mxjit_to_blocked_size(&b, &n), MXJIT_OK);
    cr_assert_eq(n, sizeof(blk));
    cr_assert_eq(mxjit_to_blocked(ctx, NULL, &b), MXJIT_OK);
-   b = (mxjit_to_blocked_args){.s = DP(blk), .out = DP(back), .h = 300, .w = 9, .inverse = 1};
+   b = MXJIT_ARGS(mxjit_to_blocked_args, .s = DP(blk), .out = DP(back), .h = 300, .w = 9,
+                  .inverse = 1);
    cr_assert_eq(mxjit_to_blocked(ctx, NULL, &b), MXJIT_OK);
    cr_expect_eq(memcmp(s, back, sizeof(s)), 0);
 
    static uint8_t sh[512 * 16], un[300 * 9];
-   cr_assert_eq(mxjit_e8m0_shuffle(ctx, NULL, &(mxjit_e8m0_shuffle_args){
-                                      .s = DP(s), .out = DP(sh), .m = 300, .n = 9}), MXJIT_OK);
-   cr_assert_eq(mxjit_e8m0_shuffle(ctx, NULL, &(mxjit_e8m0_shuffle_args){
-                                      .s = DP(sh), .out = DP(un), .m = 300, .n = 9,
-                                      .inverse = 1}), MXJIT_OK);
+   cr_assert_eq(mxjit_e8m0_shuffle(ctx, NULL,
+                                   &MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = DP(s), .out = DP(sh),
+                                               .m = 300, .n = 9)),
+                MXJIT_OK);
+   cr_assert_eq(mxjit_e8m0_shuffle(ctx, NULL,
+                                   &MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = DP(sh), .out = DP(un),
+                                               .m = 300, .n = 9, .inverse = 1)),
+                MXJIT_OK);
    cr_expect_eq(memcmp(s, un, sizeof(s)), 0);
 
-   mxjit_shuffle_weight_args w = {
-      .w = {.data = DP(s), .dtype = MXJIT_DTYPE_U8, .ndim = 2, .shape = {24, 32}}, .out = DP(sh)};
+   mxjit_shuffle_weight_args w = MXJIT_ARGS(
+       mxjit_shuffle_weight_args,
+       .w = {.data = DP(s), .dtype = MXJIT_DTYPE_U8, .ndim = 2, .shape = {24, 32}}, .out = DP(sh));
    cr_expect_eq(mxjit_shuffle_weight(ctx, NULL, &w), MXJIT_ERR_INVALID_ARG_SHAPE);
    cr_expect(strstr(mxjit_ctx_last_error(ctx), "N = 24"), "%s", mxjit_ctx_last_error(ctx));
 }

@@ -14,7 +14,7 @@ static mxjit_ctx *ctx;
 static void
 setup(void)
 {
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST}, &ctx),
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST), &ctx),
                 MXJIT_OK);
 }
 
@@ -81,9 +81,10 @@ Test(ops_badargs, null_ctx_and_null_args_for_every_op)
 
 Test(ops_badargs, mxfp4_shape_and_outputs)
 {
-   mxjit_mxfp4_quant_args a = {
-      .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {32, 48}},
-      .rowwise = 1, .q_row = DP(out), .s_row = DP(out + 4096)};
+   mxjit_mxfp4_quant_args a =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args,
+                  .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {32, 48}},
+                  .rowwise = 1, .q_row = DP(out), .s_row = DP(out + 4096));
    fill();
    expect_refused(mxjit_mxfp4_quantize(ctx, NULL, &a), "48", "mxfp4 K = 48");
    a.x.shape[1] = 64;
@@ -103,7 +104,8 @@ Test(ops_badargs, mxfp4_shape_and_outputs)
 Test(ops_badargs, layouts)
 {
    fill();
-   mxjit_to_blocked_args tb = {.s = DP(in), .out = DP(out), .batch = 1, .h = -1, .w = 4};
+   mxjit_to_blocked_args tb =
+       MXJIT_ARGS(mxjit_to_blocked_args, .s = DP(in), .out = DP(out), .batch = 1, .h = -1, .w = 4);
    expect_refused(mxjit_to_blocked(ctx, NULL, &tb), "h", "to_blocked h = -1");
    tb.h = 4;
    tb.out = 0;
@@ -112,29 +114,34 @@ Test(ops_badargs, layouts)
    tb.groups = (mxjit_blocked_groups)7;
    expect_refused(mxjit_to_blocked(ctx, NULL, &tb), "groups", "to_blocked groups 7");
 
-   mxjit_e8m0_shuffle_args es = {.s = DP(in), .out = DP(out), .m = -3, .n = 8};
+   mxjit_e8m0_shuffle_args es =
+       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = DP(in), .out = DP(out), .m = -3, .n = 8);
    expect_refused(mxjit_e8m0_shuffle(ctx, NULL, &es), "m", "e8m0_shuffle m = -3");
    es.m = 32;
    es.s = 0;
    expect_refused(mxjit_e8m0_shuffle(ctx, NULL, &es), "s", "e8m0_shuffle s 0");
 
-   mxjit_shuffle_weight_args sw = {
-      .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 2, .shape = {17, 32}},
-      .out = DP(out)};
+   mxjit_shuffle_weight_args sw =
+       MXJIT_ARGS(mxjit_shuffle_weight_args,
+                  .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 2, .shape = {17, 32}},
+                  .out = DP(out));
    expect_refused(mxjit_shuffle_weight(ctx, NULL, &sw), "17", "shuffle_weight N = 17");
 
-   mxjit_shuffle_a16w4_args aw = {.src = DP(in), .out = DP(out), .e = 2, .n = 32, .k = 63};
+   mxjit_shuffle_a16w4_args aw = MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = DP(in), .out = DP(out),
+                                            .e = 2, .n = 32, .k = 63);
    expect_refused(mxjit_shuffle_weight_a16w4(ctx, NULL, &aw), "63", "a16w4 weight Kp = 63");
-   mxjit_shuffle_a16w4_args as = {.src = DP(in), .out = DP(out), .e = -2, .n = 32, .k = 8};
+   mxjit_shuffle_a16w4_args as = MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = DP(in), .out = DP(out),
+                                            .e = -2, .n = 32, .k = 8);
    expect_refused(mxjit_shuffle_scale_a16w4(ctx, NULL, &as), "e", "a16w4 scale E = -2");
 }
 
 Test(ops_badargs, fp8_tensorwise_and_gemm)
 {
    fill();
-   mxjit_fp8_tensorwise_args t = {
-      .x = {.data = DP(in), .dtype = MXJIT_DTYPE_F32, .ndim = 2, .shape = {4, 4}},
-      .fp8 = MXJIT_DTYPE_BF16, .q = DP(out), .scale_inv = DP(out + 64)};
+   mxjit_fp8_tensorwise_args t =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args,
+                  .x = {.data = DP(in), .dtype = MXJIT_DTYPE_F32, .ndim = 2, .shape = {4, 4}},
+                  .fp8 = MXJIT_DTYPE_BF16, .q = DP(out), .scale_inv = DP(out + 64));
    expect_refused(mxjit_fp8_tensorwise_quantize(ctx, NULL, &t), "fp8", "fp8t dtype bf16");
    t.fp8 = MXJIT_DTYPE_E4M3;
    t.q = 0;
@@ -142,12 +149,12 @@ Test(ops_badargs, fp8_tensorwise_and_gemm)
 
    int64_t offs[3] = {0, 2, 1}; /* decreasing: invalid */
    float sc = 1.0f;
-   mxjit_grouped_gemm_fp8_args g = {
-      .pass = MXJIT_GEMM_FWD,
-      .a = {.data = DP(in), .dtype = MXJIT_DTYPE_E4M3, .ndim = 2, .shape = {1, 16}},
-      .b = {.data = DP(in + 1024), .dtype = MXJIT_DTYPE_E4M3, .ndim = 3, .shape = {2, 16, 16}},
-      .a_scale_inv = DP(&sc), .b_scale_inv = DP(&sc), .group_offs = DP(offs), .ngroups = 2,
-      .out = DP(out)};
+   mxjit_grouped_gemm_fp8_args g = MXJIT_ARGS(
+       mxjit_grouped_gemm_fp8_args, .pass = MXJIT_GEMM_FWD,
+       .a = {.data = DP(in), .dtype = MXJIT_DTYPE_E4M3, .ndim = 2, .shape = {1, 16}},
+       .b = {.data = DP(in + 1024), .dtype = MXJIT_DTYPE_E4M3, .ndim = 3, .shape = {2, 16, 16}},
+       .a_scale_inv = DP(&sc), .b_scale_inv = DP(&sc), .group_offs = DP(offs), .ngroups = 2,
+       .out = DP(out));
    expect_refused(mxjit_grouped_gemm_fp8(ctx, NULL, &g), "group_offs", "gemm offsets decrease");
    offs[2] = 1;
    offs[1] = 0;
@@ -161,11 +168,11 @@ Test(ops_badargs, fp8_tensorwise_and_gemm)
 Test(ops_badargs, moe)
 {
    fill();
-   mxjit_moe_a16w4_args m = {.a = DP(in), .w = DP(in), .w_scale = DP(in),
-                             .sorted_ids = DP(in), .expert_ids = DP(in),
-                             .sorted_weights = DP(in), .num_valid_ids = DP(in),
-                             .tokens = 4, .topk = 2, .experts = 2, .model_dim = 32,
-                             .inter = 33, .nsorted = 32, .block_m = 32, .out = DP(out)};
+   mxjit_moe_a16w4_args m =
+       MXJIT_ARGS(mxjit_moe_a16w4_args, .a = DP(in), .w = DP(in), .w_scale = DP(in),
+                  .sorted_ids = DP(in), .expert_ids = DP(in), .sorted_weights = DP(in),
+                  .num_valid_ids = DP(in), .tokens = 4, .topk = 2, .experts = 2, .model_dim = 32,
+                  .inter = 33, .nsorted = 32, .block_m = 32, .out = DP(out));
    expect_refused(mxjit_moe_a16w4_stage2(ctx, NULL, &m), "inter", "moe inter = 33");
    m.inter = 64;
    m.out = 0;

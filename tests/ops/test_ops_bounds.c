@@ -19,7 +19,7 @@ static size_t guard_page;
 static void
 setup(void)
 {
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST}, &ctx),
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST), &ctx),
                 MXJIT_OK);
 }
 
@@ -63,12 +63,10 @@ Test(ops_bounds, mx_quantize_ndim_past_max_dims_reads_nothing_past_shape)
    mxjit_mx_quant_args *a = before_guard(sizeof(*a));
    const int ndims[] = {5, 100, 1 << 20, -1, -100};
    for (unsigned i = 0; i < sizeof(ndims) / sizeof(ndims[0]); i++) {
-      *a = (mxjit_mx_quant_args){
-          .kind = MXJIT_MX_DIM0,
+      *a = MXJIT_ARGS(
+          mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0,
           .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = ndims[i], .shape = {32, 32}},
-          .elem = MXJIT_DTYPE_E4M3,
-          .q = DP(out),
-          .s = DP(out + 2048)};
+          .elem = MXJIT_DTYPE_E4M3, .q = DP(out), .s = DP(out + 2048));
       expect_msg(mxjit_mxfp8_quantize(ctx, NULL, a), MXJIT_ERR_INVALID_ARG_SHAPE, "args.x.ndim",
                  "mxfp8");
       size_t q, s;
@@ -79,23 +77,21 @@ Test(ops_bounds, mx_quantize_ndim_past_max_dims_reads_nothing_past_shape)
 Test(ops_bounds, mxfp4_and_tensor_ops_ndim_past_max_dims)
 {
    mxjit_mxfp4_quant_args *a = before_guard(sizeof(*a));
-   *a = (mxjit_mxfp4_quant_args){
-       .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 100, .shape = {32, 32}},
-       .rowwise = 1,
-       .q_row = DP(out),
-       .s_row = DP(out + 2048)};
+   *a = MXJIT_ARGS(mxjit_mxfp4_quant_args,
+                   .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 100, .shape = {32, 32}},
+                   .rowwise = 1, .q_row = DP(out), .s_row = DP(out + 2048));
    expect_msg(mxjit_mxfp4_quantize(ctx, NULL, a), MXJIT_ERR_INVALID_ARG_SHAPE, "ndim = 100",
               "mxfp4");
-   mxjit_fp8_tensorwise_args t = {
+   mxjit_fp8_tensorwise_args t = MXJIT_ARGS(
+       mxjit_fp8_tensorwise_args,
        .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 5, .shape = {1, 1, 1, 1}},
-       .fp8 = MXJIT_DTYPE_E4M3,
-       .q = DP(out),
-       .scale_inv = DP(out + 2048)};
+       .fp8 = MXJIT_DTYPE_E4M3, .q = DP(out), .scale_inv = DP(out + 2048));
    expect_msg(mxjit_fp8_tensorwise_quantize(ctx, NULL, &t), MXJIT_ERR_INVALID_ARG_SHAPE, "ndim = 5",
               "fp8_tensorwise");
-   mxjit_shuffle_weight_args w = {
-       .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 7, .shape = {16, 32}},
-       .out = DP(out)};
+   mxjit_shuffle_weight_args w =
+       MXJIT_ARGS(mxjit_shuffle_weight_args,
+                  .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 7, .shape = {16, 32}},
+                  .out = DP(out));
    expect_msg(mxjit_shuffle_weight(ctx, NULL, &w), MXJIT_ERR_INVALID_ARG_SHAPE, "ndim = 7",
               "shuffle_weight");
 }
@@ -104,23 +100,22 @@ Test(ops_bounds, mxfp4_and_tensor_ops_ndim_past_max_dims)
  * outputs from the shape has none to pass. */
 Test(ops_bounds, mxfp4_bad_shape_is_named_before_null_outputs)
 {
-   mxjit_mxfp4_quant_args a = {
-       .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 33}},
-       .rowwise = 1};
+   mxjit_mxfp4_quant_args a =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args,
+                  .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 33}},
+                  .rowwise = 1);
    expect_msg(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_SHAPE, "K = 33",
               "mxfp4 64x33");
 }
 
 Test(ops_bounds, huge_element_counts_are_refused_not_wrapped)
 {
-   mxjit_mx_quant_args a = {.kind = MXJIT_MX_DIM0,
-                            .x = {.data = DP(in),
-                                  .dtype = MXJIT_DTYPE_BF16,
-                                  .ndim = 2,
-                                  .shape = {INT64_C(4294967297), INT64_C(4294967297)}},
-                            .elem = MXJIT_DTYPE_E4M3,
-                            .q = DP(out),
-                            .s = DP(out + 2048)};
+   mxjit_mx_quant_args a = MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0,
+                                      .x = {.data = DP(in),
+                                            .dtype = MXJIT_DTYPE_BF16,
+                                            .ndim = 2,
+                                            .shape = {INT64_C(4294967297), INT64_C(4294967297)}},
+                                      .elem = MXJIT_DTYPE_E4M3, .q = DP(out), .s = DP(out + 2048));
    expect_msg(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_SHAPE, "2^50",
               "mxfp8 2^32+1 squared");
    a.x.shape[0] = a.x.shape[1] = INT64_C(1) << 30;
@@ -131,15 +126,11 @@ Test(ops_bounds, huge_element_counts_are_refused_not_wrapped)
 Test(ops_bounds, mx_quant_sizes_with_huge_ngroups_is_refused)
 {
    int64_t offs[1] = {32};
-   mxjit_mx_quant_args a = {
-       .kind = MXJIT_MX_DIM0,
-       .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {32, 64}},
-       .elem = MXJIT_DTYPE_E4M3,
-       .scale_layout = MXJIT_SCALES_BLOCKED,
-       .q = DP(out),
-       .s = DP(out + 2048),
-       .offs = DP(offs),
-       .ngroups = INT64_C(1) << 60};
+   mxjit_mx_quant_args a =
+       MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0,
+                  .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {32, 64}},
+                  .elem = MXJIT_DTYPE_E4M3, .scale_layout = MXJIT_SCALES_BLOCKED, .q = DP(out),
+                  .s = DP(out + 2048), .offs = DP(offs), .ngroups = INT64_C(1) << 60);
    size_t q, s;
    for (int kind = MXJIT_MX_DIM0; kind <= MXJIT_MX_DIM1; kind++) {
       a.kind = (mxjit_mx_kind)kind;
@@ -153,13 +144,9 @@ Test(ops_bounds, mx_quant_sizes_with_huge_ngroups_is_refused)
 
 Test(ops_bounds, to_blocked_grouped_sizes_do_not_wrap)
 {
-   mxjit_to_blocked_args a = {.h = 1,
-                              .w = INT64_C(1) << 40,
-                              .groups = MXJIT_GROUPS_M,
-                              .ngroups = 1 << 24,
-                              .offs = DP(in),
-                              .s = DP(in),
-                              .out = DP(out)};
+   mxjit_to_blocked_args a =
+       MXJIT_ARGS(mxjit_to_blocked_args, .h = 1, .w = INT64_C(1) << 40, .groups = MXJIT_GROUPS_M,
+                  .ngroups = 1 << 24, .offs = DP(in), .s = DP(in), .out = DP(out));
    size_t nb = 0;
    cr_expect_eq(mxjit_to_blocked_size(&a, &nb), MXJIT_ERR_INVALID_ARG_SHAPE, "got %zu", nb);
    a.groups = MXJIT_GROUPS_K;
@@ -176,8 +163,9 @@ Test(ops_bounds, to_blocked_huge_batch_of_empty_matrices_returns_at_once, .timeo
    const int64_t hw[][2] = {{0, 0}, {0, 5}, {7, 0}};
    for (int inv = 0; inv < 2; inv++)
       for (unsigned i = 0; i < sizeof(hw) / sizeof(hw[0]); i++) {
-         mxjit_to_blocked_args a = {.batch = (INT64_C(1) << 40) - 1, .h = hw[i][0],
-                                    .w = hw[i][1], .inverse = inv, .s = DP(in), .out = DP(out)};
+         mxjit_to_blocked_args a =
+             MXJIT_ARGS(mxjit_to_blocked_args, .batch = (INT64_C(1) << 40) - 1, .h = hw[i][0],
+                        .w = hw[i][1], .inverse = inv, .s = DP(in), .out = DP(out));
          cr_expect_eq(mxjit_to_blocked(ctx, NULL, &a), MXJIT_OK, "%s",
                       mxjit_ctx_last_error(ctx));
       }
@@ -189,35 +177,40 @@ Test(ops_bounds, to_blocked_huge_batch_of_empty_matrices_returns_at_once, .timeo
 Test(ops_bounds, long_dims_beside_an_empty_one_return_at_once, .timeout = 10)
 {
    const int64_t big = INT64_C(1) << 40;
-   mxjit_mx_quant_args q3 = {.kind = MXJIT_MX_3D,
-                             .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 3,
-                                   .shape = {big, 0, 32}},
-                             .elem = MXJIT_DTYPE_E4M3, .q = DP(out), .s = DP(out + 2048)};
+   mxjit_mx_quant_args q3 = MXJIT_ARGS(
+       mxjit_mx_quant_args, .kind = MXJIT_MX_3D,
+       .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 3, .shape = {big, 0, 32}},
+       .elem = MXJIT_DTYPE_E4M3, .q = DP(out), .s = DP(out + 2048));
    cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    q3.scale_layout = MXJIT_SCALES_BLOCKED; /* regress_mx3d_blocked_empty_experts */
    cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   mxjit_mx_quant_args q0 = {.kind = MXJIT_MX_DIM0,
-                             .x = {.data = DP(in), .dtype = MXJIT_DTYPE_F32, .ndim = 2,
-                                   .shape = {big, 0}},
-                             .elem = MXJIT_DTYPE_E5M2, .q = DP(out), .s = DP(out + 2048)};
+   mxjit_mx_quant_args q0 =
+       MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0,
+                  .x = {.data = DP(in), .dtype = MXJIT_DTYPE_F32, .ndim = 2, .shape = {big, 0}},
+                  .elem = MXJIT_DTYPE_E5M2, .q = DP(out), .s = DP(out + 2048));
    cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q0), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    /* row-strided x (regress_mx_strided_empty_rows): the contiguous copy walked every row */
    q0.x.stride[0] = 5;
    q0.x.stride[1] = 1;
    cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q0), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    for (int inv = 0; inv < 2; inv++) {
-      mxjit_e8m0_shuffle_args e = {.m = big, .n = 0, .inverse = inv, .s = DP(in), .out = DP(out)};
+      mxjit_e8m0_shuffle_args e = MXJIT_ARGS(mxjit_e8m0_shuffle_args, .m = big, .n = 0,
+                                             .inverse = inv, .s = DP(in), .out = DP(out));
       cr_expect_eq(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    }
-   mxjit_shuffle_weight_args w = {
-       .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 3, .shape = {big, 0, 32}},
-       .out = DP(out)};
+   mxjit_shuffle_weight_args w =
+       MXJIT_ARGS(mxjit_shuffle_weight_args,
+                  .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 3, .shape = {big, 0, 32}},
+                  .out = DP(out));
    cr_expect_eq(mxjit_shuffle_weight(ctx, NULL, &w), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    /* regress_shuffle_weight_nkb_overflow: N·Kb = 2^64 beside a 0 batch (UBSan) */
-   mxjit_shuffle_weight_args w0 = {
-       .w = {.data = DP(in), .dtype = MXJIT_DTYPE_U8, .ndim = 3,
-             .shape = {0, INT64_C(1) << 32, INT64_C(1) << 32}},
-       .out = DP(out)};
+   mxjit_shuffle_weight_args w0 =
+       MXJIT_ARGS(mxjit_shuffle_weight_args,
+                  .w = {.data = DP(in),
+                        .dtype = MXJIT_DTYPE_U8,
+                        .ndim = 3,
+                        .shape = {0, INT64_C(1) << 32, INT64_C(1) << 32}},
+                  .out = DP(out));
    cr_expect_eq(mxjit_shuffle_weight(ctx, NULL, &w0), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
 }
 
@@ -225,13 +218,14 @@ Test(ops_bounds, long_dims_beside_an_empty_one_return_at_once, .timeout = 10)
  * passed the 2^50 bound however large, and the contiguous strides overflowed int64 (UBSan). */
 Test(ops_bounds, strides_of_an_empty_tensor_with_huge_dims_do_not_overflow)
 {
-   mxjit_fp8_tensorwise_args t = {
-       .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 3,
-             .shape = {0, INT64_C(1) << 32, INT64_C(1) << 32},
-             .stride = {7, INT64_C(1) << 32, 1}},
-       .fp8 = MXJIT_DTYPE_E4M3,
-       .q = DP(out),
-       .scale_inv = DP(out + 2048)};
+   mxjit_fp8_tensorwise_args t =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args,
+                  .x = {.data = DP(in),
+                        .dtype = MXJIT_DTYPE_BF16,
+                        .ndim = 3,
+                        .shape = {0, INT64_C(1) << 32, INT64_C(1) << 32},
+                        .stride = {7, INT64_C(1) << 32, 1}},
+                  .fp8 = MXJIT_DTYPE_E4M3, .q = DP(out), .scale_inv = DP(out + 2048));
    expect_msg(mxjit_fp8_tensorwise_quantize(ctx, NULL, &t), MXJIT_ERR_INVALID_ARG_STRIDE,
               "args.x.stride[0] = 7", "fp8_tensorwise");
 }
@@ -241,10 +235,12 @@ Test(ops_bounds, strides_of_an_empty_tensor_with_huge_dims_do_not_overflow)
  * could overflow the span. Both are refused or handled in checked arithmetic now. */
 Test(ops_bounds, mx_quantize_3d_stride_products_do_not_overflow)
 {
-   mxjit_mx_quant_args a = {.kind = MXJIT_MX_3D,
-                            .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 3,
-                                  .shape = {0, INT64_C(1) << 32, INT64_C(1) << 32}},
-                            .elem = MXJIT_DTYPE_E4M3, .q = DP(out), .s = DP(out + 2048)};
+   mxjit_mx_quant_args a = MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_3D,
+                                      .x = {.data = DP(in),
+                                            .dtype = MXJIT_DTYPE_BF16,
+                                            .ndim = 3,
+                                            .shape = {0, INT64_C(1) << 32, INT64_C(1) << 32}},
+                                      .elem = MXJIT_DTYPE_E4M3, .q = DP(out), .s = DP(out + 2048));
    mxjit_status st = mxjit_mxfp8_quantize(ctx, NULL, &a);
    cr_expect(st == MXJIT_OK || (st & 0xff) == MXJIT_ERR_INVALID_ARG, "%s",
              mxjit_ctx_last_error(ctx));
@@ -262,18 +258,15 @@ Test(ops_bounds, grouped_gemm_output_of_2_100_elements_is_refused)
 {
    static float one = 1.0f;
    static int64_t offs[2] = {0, 1};
-   mxjit_grouped_gemm_fp8_args a = {
-       .pass = MXJIT_GEMM_WGRAD,
+   mxjit_grouped_gemm_fp8_args a = MXJIT_ARGS(
+       mxjit_grouped_gemm_fp8_args, .pass = MXJIT_GEMM_WGRAD,
        .a = {.data = DP(in), .dtype = MXJIT_DTYPE_E4M3, .ndim = 2, .shape = {1, INT64_C(1) << 40}},
        .b = {.data = DP(in + 64),
              .dtype = MXJIT_DTYPE_E4M3,
              .ndim = 2,
              .shape = {1, INT64_C(1) << 40}},
-       .ngroups = 1 << 20,
-       .a_scale_inv = DP(&one),
-       .b_scale_inv = DP(&one),
-       .group_offs = DP(offs),
-       .out = DP(out)};
+       .ngroups = 1 << 20, .a_scale_inv = DP(&one), .b_scale_inv = DP(&one), .group_offs = DP(offs),
+       .out = DP(out));
    expect_msg(mxjit_grouped_gemm_fp8(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_SHAPE, "2^50",
               "wgrad 2^100 outputs");
    a.pass = MXJIT_GEMM_FWD;

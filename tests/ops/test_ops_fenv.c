@@ -21,7 +21,7 @@ static mxjit_ctx *
 host_ctx(void)
 {
    mxjit_ctx *ctx = NULL;
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST}, &ctx),
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST), &ctx),
                 MXJIT_OK);
    return ctx;
 }
@@ -70,8 +70,8 @@ Test(ops_fenv, scaled_copy_is_rne_with_denormals)
    unsigned csr = hostile_env();
    mxjit_status st =
        mxjit_scaled_copy(ctx, NULL,
-                         &(mxjit_scaled_copy_args){
-                             .x = DP(x), .out = DP(out), .m = 1, .n = 4, .scale = 0x1.000002p0f});
+                         &MXJIT_ARGS(mxjit_scaled_copy_args, .x = DP(x), .out = DP(out), .m = 1,
+                                     .n = 4, .scale = 0x1.000002p0f));
    restore_env(csr);
    cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    for (int i = 0; i < 4; i++)
@@ -90,11 +90,10 @@ Test(ops_fenv, fp8_tensorwise_same_bytes_as_in_the_default_env)
    for (int i = 0; i < N; i++)
       x[i] = (i % 7 - 3) * (i % 2 ? 0x1p-140f : 1.1f) * (float)(i + 1) / 3.0f;
    mxjit_ctx *ctx = host_ctx();
-   mxjit_fp8_tensorwise_args a = {
-       .x = {.data = DP(x), .dtype = MXJIT_DTYPE_F32, .ndim = 1, .shape = {N}},
-       .fp8 = MXJIT_DTYPE_E4M3,
-       .q = DP(q0),
-       .scale_inv = DP(&si0)};
+   mxjit_fp8_tensorwise_args a =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args,
+                  .x = {.data = DP(x), .dtype = MXJIT_DTYPE_F32, .ndim = 1, .shape = {N}},
+                  .fp8 = MXJIT_DTYPE_E4M3, .q = DP(q0), .scale_inv = DP(&si0));
    cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &a), MXJIT_OK);
    a.q = DP(q1);
    a.scale_inv = DP(&si1);

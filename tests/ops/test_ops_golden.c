@@ -24,7 +24,8 @@ static mxjit_ctx *
 host_ctx(void)
 {
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST}, &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST), &ctx);
    cr_assert_eq(st, MXJIT_OK, "host ctx: %s", ctx ? mxjit_ctx_last_error(ctx) : "NULL");
    return ctx;
 }
@@ -61,18 +62,20 @@ static mxjit_status
 api_mx(mxjit_ctx *ctx, const golden_case *c, mxjit_devptr x, outs *o)
 {
    int e2m1 = !strcmp(c->elem, "e2m1");
-   mxjit_mx_quant_args a = {
-      .kind = !strcmp(c->op, "mx_quant_3d")     ? MXJIT_MX_3D
-              : !strcmp(c->op, "mx_quant_dim1") ? MXJIT_MX_DIM1
-                                                : MXJIT_MX_DIM0,
-      .x = {.data = x, .dtype = !strcmp(c->in_dtype, "bf16") ? MXJIT_DTYPE_BF16 : MXJIT_DTYPE_F32,
-            .ndim = c->ndims},
-      .mode = !strcmp(c->mode, "rceil") ? MXJIT_SCALE_RCEIL : MXJIT_SCALE_FLOOR,
-      .elem = e2m1 ? MXJIT_DTYPE_E2M1X2
-                   : !strcmp(c->elem, "e5m2") ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E4M3,
-      .scale_layout = !strcmp(c->op, "mx_quant_dim0_blocked") ? MXJIT_SCALES_BLOCKED
-                                                              : MXJIT_SCALES_PLAIN,
-   };
+   mxjit_mx_quant_args a =
+       MXJIT_ARGS(mxjit_mx_quant_args,
+                  .kind = !strcmp(c->op, "mx_quant_3d")     ? MXJIT_MX_3D
+                          : !strcmp(c->op, "mx_quant_dim1") ? MXJIT_MX_DIM1
+                                                            : MXJIT_MX_DIM0,
+                  .x = {.data = x,
+                        .dtype = !strcmp(c->in_dtype, "bf16") ? MXJIT_DTYPE_BF16 : MXJIT_DTYPE_F32,
+                        .ndim = c->ndims},
+                  .mode = !strcmp(c->mode, "rceil") ? MXJIT_SCALE_RCEIL : MXJIT_SCALE_FLOOR,
+                  .elem = e2m1                       ? MXJIT_DTYPE_E2M1X2
+                          : !strcmp(c->elem, "e5m2") ? MXJIT_DTYPE_E5M2
+                                                     : MXJIT_DTYPE_E4M3,
+                  .scale_layout = !strcmp(c->op, "mx_quant_dim0_blocked") ? MXJIT_SCALES_BLOCKED
+                                                                          : MXJIT_SCALES_PLAIN);
    memcpy(a.x.shape, c->dims, sizeof(c->dims));
    int layouts = a.kind == MXJIT_MX_3D ? 2 : 1; /* 3d: plain then blocked scales */
    for (int l = 0; l < layouts; l++) {
@@ -85,11 +88,12 @@ api_mx(mxjit_ctx *ctx, const golden_case *c, mxjit_devptr x, outs *o)
       a.q = dev_zero(ctx, qb);
       a.s = dev_zero(ctx, sb);
       if (e2m1)
-         st = mxjit_mxfp4_quantize(ctx, NULL, &(mxjit_mxfp4_quant_args){
-                                      .x = a.x, .mode = a.mode, .scale_layout = a.scale_layout,
-                                      .rowwise = a.kind == MXJIT_MX_DIM0,
-                                      .colwise = a.kind == MXJIT_MX_DIM1,
-                                      .q_row = a.q, .s_row = a.s, .q_col = a.q, .s_col = a.s});
+         st = mxjit_mxfp4_quantize(ctx, NULL,
+                                   &MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = a.x, .mode = a.mode,
+                                               .scale_layout = a.scale_layout,
+                                               .rowwise = a.kind == MXJIT_MX_DIM0,
+                                               .colwise = a.kind == MXJIT_MX_DIM1, .q_row = a.q,
+                                               .s_row = a.s, .q_col = a.q, .s_col = a.s));
       else
          st = mxjit_mxfp8_quantize(ctx, NULL, &a);
       if (st != MXJIT_OK)
@@ -120,19 +124,16 @@ api_mxfp4(mxjit_ctx *ctx, const golden_case *c, mxjit_devptr x, outs *o)
 {
    int col = !strcmp(c->op, "mxfp4_colwise");
    int64_t rows = c->dims[col ? 1 : 0], kb = c->dims[col ? 0 : 1] / 2;
-   mxjit_mxfp4_quant_args a = {.x = x_tensor(c, x),
-                               .mode = !strcmp(c->mode, "rceil") ? MXJIT_SCALE_RCEIL
-                                                                 : MXJIT_SCALE_FLOOR,
-                               .rowwise = !col,
-                               .colwise = col};
+   mxjit_mxfp4_quant_args a =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = x_tensor(c, x),
+                  .mode = !strcmp(c->mode, "rceil") ? MXJIT_SCALE_RCEIL : MXJIT_SCALE_FLOOR,
+                  .rowwise = !col, .colwise = col);
    for (int shuffled = 0; shuffled < 2; shuffled++) {
       a.scale_layout = shuffled ? MXJIT_SCALES_SHUFFLED : MXJIT_SCALES_PLAIN;
       a.preshuffle = shuffled && rows % 16 == 0 && kb % 32 == 0;
-      mxjit_mx_quant_args sz = {.kind = col ? MXJIT_MX_DIM1 : MXJIT_MX_DIM0,
-                                .x = a.x,
-                                .mode = a.mode,
-                                .elem = MXJIT_DTYPE_E2M1X2,
-                                .scale_layout = a.scale_layout};
+      mxjit_mx_quant_args sz =
+          MXJIT_ARGS(mxjit_mx_quant_args, .kind = col ? MXJIT_MX_DIM1 : MXJIT_MX_DIM0, .x = a.x,
+                     .mode = a.mode, .elem = MXJIT_DTYPE_E2M1X2, .scale_layout = a.scale_layout);
       size_t qb, sb;
       mxjit_status st = mxjit_mx_quant_sizes(&sz, &qb, &sb);
       if (st != MXJIT_OK)
@@ -160,7 +161,8 @@ api_fp8t(mxjit_ctx *ctx, const golden_case *c, mxjit_devptr x, outs *o)
    static const char *const names[] = {"e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz"};
    static const mxjit_dtype types[] = {MXJIT_DTYPE_E4M3, MXJIT_DTYPE_E5M2, MXJIT_DTYPE_E4M3FNUZ,
                                        MXJIT_DTYPE_E5M2FNUZ};
-   mxjit_fp8_tensorwise_args a = {.x = x_tensor(c, x), .fp8 = MXJIT_DTYPE_U8};
+   mxjit_fp8_tensorwise_args a =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args, .x = x_tensor(c, x), .fp8 = MXJIT_DTYPE_U8);
    for (int i = 0; i < 4; i++)
       if (!strcmp(c->elem, names[i]))
          a.fp8 = types[i];
@@ -192,17 +194,19 @@ api_layout(mxjit_ctx *ctx, const golden_case *c, mxjit_devptr in, outs *o)
    mxjit_devptr out;
    size_t n;
    if (!strcmp(c->op, "to_blocked")) {
-      mxjit_to_blocked_args a = {.s = in, .h = d[0], .w = d[1]};
+      mxjit_to_blocked_args a = MXJIT_ARGS(mxjit_to_blocked_args, .s = in, .h = d[0], .w = d[1]);
       cr_assert_eq(mxjit_to_blocked_size(&a, &n), MXJIT_OK);
       a.out = out = dev_zero(ctx, n);
       st = mxjit_to_blocked(ctx, NULL, &a);
    } else if (!strcmp(c->op, "e8m0_shuffle")) {
       n = (size_t)(((d[0] + 255) / 256 * 256) * ((d[1] + 7) / 8 * 8));
       out = dev_zero(ctx, n);
-      st = mxjit_e8m0_shuffle(ctx, NULL,
-                              &(mxjit_e8m0_shuffle_args){.s = in, .out = out, .m = d[0], .n = d[1]});
+      st = mxjit_e8m0_shuffle(
+          ctx, NULL,
+          &MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = in, .out = out, .m = d[0], .n = d[1]));
    } else if (!strcmp(c->op, "shuffle_weight_16x16")) {
-      mxjit_shuffle_weight_args a = {.w = {.data = in, .dtype = MXJIT_DTYPE_U8, .ndim = c->ndims}};
+      mxjit_shuffle_weight_args a = MXJIT_ARGS(
+          mxjit_shuffle_weight_args, .w = {.data = in, .dtype = MXJIT_DTYPE_U8, .ndim = c->ndims});
       memcpy(a.w.shape, d, sizeof(c->dims));
       n = 1;
       for (int i = 0; i < c->ndims; i++)
@@ -212,16 +216,18 @@ api_layout(mxjit_ctx *ctx, const golden_case *c, mxjit_devptr in, outs *o)
    } else if (!strcmp(c->op, "shuffle_weight_a16w4")) {
       n = (size_t)(d[0] * d[1] * d[2]);
       out = dev_zero(ctx, n);
-      st = mxjit_shuffle_weight_a16w4(ctx, NULL, &(mxjit_shuffle_a16w4_args){
-         .src = in, .out = out, .e = d[0], .n = d[1], .k = d[2],
-         .gate_up = (int)kv(c->mode, "gate_up=")});
+      st = mxjit_shuffle_weight_a16w4(ctx, NULL,
+                                      &MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = in, .out = out,
+                                                  .e = d[0], .n = d[1], .k = d[2],
+                                                  .gate_up = (int)kv(c->mode, "gate_up=")));
    } else if (!strcmp(c->op, "shuffle_scale_a16w4")) {
       int64_t e = kv(c->elem, "experts=");
       n = (size_t)(d[0] * ((d[1] + 7) / 8 * 8));
       out = dev_zero(ctx, n);
-      st = mxjit_shuffle_scale_a16w4(ctx, NULL, &(mxjit_shuffle_a16w4_args){
-         .src = in, .out = out, .e = e, .n = d[0] / e, .k = d[1],
-         .gate_up = (int)kv(c->mode, "gate_up=")});
+      st = mxjit_shuffle_scale_a16w4(ctx, NULL,
+                                     &MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = in, .out = out,
+                                                 .e = e, .n = d[0] / e, .k = d[1],
+                                                 .gate_up = (int)kv(c->mode, "gate_up=")));
    } else {
       return MXJIT_ERR_UNSUPPORTED;
    }

@@ -17,7 +17,8 @@ static mxjit_ctx *
 host_ctx(void)
 {
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST}, &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST), &ctx);
    cr_assert_eq(st, MXJIT_OK, "host ctx: %s", mxjit_ctx_last_error(ctx));
    return ctx;
 }
@@ -30,27 +31,28 @@ Test(rt_api, status_names_every_code)
       mxjit_status st;
       const char *name;
    } all[] = {
-      {MXJIT_OK, "MXJIT_OK"},
-      {MXJIT_ERR_INVALID_ARG, "MXJIT_ERR_INVALID_ARG"},
-      {MXJIT_ERR_UNSUPPORTED, "MXJIT_ERR_UNSUPPORTED"},
-      {MXJIT_ERR_NOMEM, "MXJIT_ERR_NOMEM"},
-      {MXJIT_ERR_COMPILE, "MXJIT_ERR_COMPILE"},
-      {MXJIT_ERR_LINK, "MXJIT_ERR_LINK"},
-      {MXJIT_ERR_CACHE_IO, "MXJIT_ERR_CACHE_IO"},
-      {MXJIT_ERR_NO_DEVICE, "MXJIT_ERR_NO_DEVICE"},
-      {MXJIT_ERR_DEVICE, "MXJIT_ERR_DEVICE"},
-      {MXJIT_ERR_EMU_FAULT, "MXJIT_ERR_EMU_FAULT"},
-      {MXJIT_ERR_EMU_UNIMPLEMENTED, "MXJIT_ERR_EMU_UNIMPLEMENTED"},
-      {MXJIT_ERR_IO, "MXJIT_ERR_IO"},
-      {MXJIT_ERR_INTERNAL, "MXJIT_ERR_INTERNAL"},
-      {MXJIT_ERR_CHECK, "MXJIT_ERR_CHECK"},
-      {MXJIT_ERR_INVALID_ARG_SHAPE, "MXJIT_ERR_INVALID_ARG_SHAPE"},
-      {MXJIT_ERR_INVALID_ARG_STRIDE, "MXJIT_ERR_INVALID_ARG_STRIDE"},
-      {MXJIT_ERR_INVALID_ARG_DTYPE, "MXJIT_ERR_INVALID_ARG_DTYPE"},
-      {MXJIT_ERR_INVALID_ARG_ALIGN, "MXJIT_ERR_INVALID_ARG_ALIGN"},
-      {MXJIT_ERR_INVALID_ARG_ALIAS, "MXJIT_ERR_INVALID_ARG_ALIAS"},
-      {MXJIT_ERR_EMU_FAULT_OOB, "MXJIT_ERR_EMU_FAULT_OOB"},
-      {MXJIT_ERR_EMU_FAULT_HAZARD, "MXJIT_ERR_EMU_FAULT_HAZARD"},
+       {MXJIT_OK, "MXJIT_OK"},
+       {MXJIT_ERR_INVALID_ARG, "MXJIT_ERR_INVALID_ARG"},
+       {MXJIT_ERR_UNSUPPORTED, "MXJIT_ERR_UNSUPPORTED"},
+       {MXJIT_ERR_NOMEM, "MXJIT_ERR_NOMEM"},
+       {MXJIT_ERR_COMPILE, "MXJIT_ERR_COMPILE"},
+       {MXJIT_ERR_LINK, "MXJIT_ERR_LINK"},
+       {MXJIT_ERR_CACHE_IO, "MXJIT_ERR_CACHE_IO"},
+       {MXJIT_ERR_NO_DEVICE, "MXJIT_ERR_NO_DEVICE"},
+       {MXJIT_ERR_DEVICE, "MXJIT_ERR_DEVICE"},
+       {MXJIT_ERR_EMU_FAULT, "MXJIT_ERR_EMU_FAULT"},
+       {MXJIT_ERR_EMU_UNIMPLEMENTED, "MXJIT_ERR_EMU_UNIMPLEMENTED"},
+       {MXJIT_ERR_IO, "MXJIT_ERR_IO"},
+       {MXJIT_ERR_INTERNAL, "MXJIT_ERR_INTERNAL"},
+       {MXJIT_ERR_CHECK, "MXJIT_ERR_CHECK"},
+       {MXJIT_ERR_INVALID_ARG_SHAPE, "MXJIT_ERR_INVALID_ARG_SHAPE"},
+       {MXJIT_ERR_INVALID_ARG_STRIDE, "MXJIT_ERR_INVALID_ARG_STRIDE"},
+       {MXJIT_ERR_INVALID_ARG_DTYPE, "MXJIT_ERR_INVALID_ARG_DTYPE"},
+       {MXJIT_ERR_INVALID_ARG_ALIGN, "MXJIT_ERR_INVALID_ARG_ALIGN"},
+       {MXJIT_ERR_INVALID_ARG_ALIAS, "MXJIT_ERR_INVALID_ARG_ALIAS"},
+       {MXJIT_ERR_NOT_PREPARED, "MXJIT_ERR_NOT_PREPARED"},
+       {MXJIT_ERR_EMU_FAULT_OOB, "MXJIT_ERR_EMU_FAULT_OOB"},
+       {MXJIT_ERR_EMU_FAULT_HAZARD, "MXJIT_ERR_EMU_FAULT_HAZARD"},
    };
    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
       cr_assert_str_eq(mxjit_status_name(all[i].st), all[i].name);
@@ -79,7 +81,7 @@ Test(rt_api, ctx_unknown_target_names_value)
 {
    mxjit_ctx *ctx = NULL;
    mxjit_status st = mxjit_ctx_create(
-      &(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU, .target = "gfx000"}, &ctx);
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU, .target = "gfx000"), &ctx);
    cr_assert_eq(st, MXJIT_ERR_INVALID_ARG);
    cr_assert_not_null(ctx);
    assert_msg_has(ctx, "options.target 'gfx000'");
@@ -96,8 +98,9 @@ Test(rt_api, ctx_unknown_target_names_value)
 Test(rt_api, ctx_bad_device_kind)
 {
    mxjit_ctx *ctx = NULL;
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = (mxjit_device_kind)42}, &ctx),
-                MXJIT_ERR_INVALID_ARG);
+   cr_assert_eq(
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = (mxjit_device_kind)42), &ctx),
+       MXJIT_ERR_INVALID_ARG);
    assert_msg_has(ctx, "options.device 42");
    mxjit_ctx_destroy(ctx);
 }
@@ -105,22 +108,22 @@ Test(rt_api, ctx_bad_device_kind)
 Test(rt_api, ctx_bad_emu_options)
 {
    mxjit_ctx *ctx = NULL;
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                      .emu_threads = -3},
-                                 &ctx),
-                MXJIT_ERR_INVALID_ARG);
+   cr_assert_eq(
+       mxjit_ctx_create(
+           &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU, .emu_threads = -3), &ctx),
+       MXJIT_ERR_INVALID_ARG);
    assert_msg_has(ctx, "options.emu_threads -3");
    mxjit_ctx_destroy(ctx);
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                      .emu_hazards = 5},
-                                 &ctx),
-                MXJIT_ERR_INVALID_ARG);
+   cr_assert_eq(
+       mxjit_ctx_create(
+           &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU, .emu_hazards = 5), &ctx),
+       MXJIT_ERR_INVALID_ARG);
    assert_msg_has(ctx, "options.emu_hazards 5");
    mxjit_ctx_destroy(ctx);
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                      .cache_dir = ""},
-                                 &ctx),
-                MXJIT_ERR_INVALID_ARG);
+   cr_assert_eq(
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU, .cache_dir = ""),
+                        &ctx),
+       MXJIT_ERR_INVALID_ARG);
    assert_msg_has(ctx, "options.cache_dir is empty");
    mxjit_ctx_destroy(ctx);
 }
@@ -148,7 +151,8 @@ Test(rt_api, hip_absent_is_no_device)
 {
    setenv("MXJIT_HIP_LIBRARY", "/nonexistent/libamdhip64.so", 1);
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP}, &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP), &ctx);
    cr_assert_eq(st, MXJIT_ERR_NO_DEVICE, "%s", mxjit_status_name(st));
    assert_msg_has(ctx, "hip: /nonexistent/libamdhip64.so not found (dlopen:");
    assert_msg_has(ctx, "install ROCm or use --device emu");
@@ -160,7 +164,8 @@ Test(rt_api, hip_default_library_absent)
    /* This machine has no ROCm: the default search (libamdhip64.so, .so.7, .so.6) fails. */
    unsetenv("MXJIT_HIP_LIBRARY");
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP}, &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP), &ctx);
    if (st == MXJIT_OK) {
       mxjit_ctx_destroy(ctx);
       cr_skip_test("a HIP runtime and GPU are present");
@@ -175,7 +180,8 @@ Test(rt_api, hip_library_without_hip_symbols)
 {
    setenv("MXJIT_HIP_LIBRARY", "libm.so.6", 1);
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP}, &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP), &ctx);
    cr_assert_eq(st, MXJIT_ERR_NO_DEVICE);
    assert_msg_has(ctx, "hip: libm.so.6 does not export hipInit");
    mxjit_ctx_destroy(ctx);

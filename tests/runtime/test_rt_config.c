@@ -152,11 +152,10 @@ Test(rt_config, ctx_reports_bad_config_dir_file)
    fputs("target: gfx950\nbogus: 1\n", f);
    fclose(f);
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                           .target = "gfx950",
-                                                           .no_disk_cache = 1,
-                                                           .config_dir = dir},
-                                      &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
+                                    .target = "gfx950", .no_disk_cache = 1, .config_dir = dir),
+                        &ctx);
    unlink(p);
    rmdir(dir);
    if (st == MXJIT_ERR_NO_DEVICE || st == MXJIT_ERR_UNSUPPORTED) {
@@ -183,11 +182,10 @@ Test(rt_config, op_uses_tuned_entry)
          f);
    fclose(f);
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                           .target = "gfx950",
-                                                           .no_disk_cache = 1,
-                                                           .config_dir = dir},
-                                      &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
+                                    .target = "gfx950", .no_disk_cache = 1, .config_dir = dir),
+                        &ctx);
    unlink(p);
    rmdir(dir);
    cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
@@ -195,19 +193,20 @@ Test(rt_config, op_uses_tuned_entry)
    cr_assert_eq(mxjit_malloc(ctx, 3 * 70 * 2, &x), MXJIT_OK);
    cr_assert_eq(mxjit_malloc(ctx, 3 * 70 * 4, &o), MXJIT_OK);
    cr_assert_eq(mxjit_memset(ctx, x, 0x40, 3 * 70 * 2), MXJIT_OK); /* bf16 0x4040 = 3.0 */
-   st = mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){.x = x, .out = o, .m = 3,
-                                                                .n = 70, .scale = 0.5f});
+   st = mxjit_scaled_copy(
+       ctx, NULL,
+       &MXJIT_ARGS(mxjit_scaled_copy_args, .x = x, .out = o, .m = 3, .n = 70, .scale = 0.5f));
    cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    float out[3 * 70];
    cr_assert_eq(mxjit_memcpy_d2h(ctx, out, o, sizeof(out)), MXJIT_OK);
    for (int i = 0; i < 3 * 70; i++)
       cr_assert_eq(out[i], 1.5f);
-   cr_assert_eq(ctx->last_kstats.source, RT_KSRC_BUILT);
-   ctx->last_kstats.source = (rt_ksource)99; /* a miss would overwrite it */
+   cr_assert_eq(rt_ctx_kstats(ctx)->source, RT_KSRC_BUILT);
+   rt_ctx_kstats(ctx)->source = (rt_ksource)99; /* a miss would overwrite it */
    struct tpl_scaled_copy_params tp = {.waves = 1, .vec = 2, .rebase = 0};
    const rt_lkernel *k = NULL;
    cr_assert_eq(rt_kernel_get(ctx, &tpl_scaled_copy, &tp, &k), MXJIT_OK);
-   cr_assert_eq((int)ctx->last_kstats.source, 99, "tuned params were not the loaded kernel");
+   cr_assert_eq((int)rt_ctx_kstats(ctx)->source, 99, "tuned params were not the loaded kernel");
    mxjit_free(ctx, x);
    mxjit_free(ctx, o);
    mxjit_ctx_destroy(ctx);
@@ -228,19 +227,18 @@ Test(rt_config, op_refuses_tuned_rebase0_past_4gb)
          "      - {shape: [40000, 65536], params: {waves: 4, vec: 8, rebase: 0}}\n", f);
    fclose(f);
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                           .target = "gfx950",
-                                                           .no_disk_cache = 1,
-                                                           .config_dir = dir},
-                                      &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
+                                    .target = "gfx950", .no_disk_cache = 1, .config_dir = dir),
+                        &ctx);
    unlink(p);
    rmdir(dir);
    cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    /* Addresses only: validation refuses before any access (x spans 5.2 GB, out 10.5 GB). */
-   st = mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){.x = 0x100000000000ull,
-                                                               .out = 0x200000000000ull,
-                                                               .m = 40000, .n = 65536,
-                                                               .scale = 1.0f});
+   st = mxjit_scaled_copy(ctx, NULL,
+                          &MXJIT_ARGS(mxjit_scaled_copy_args, .x = 0x100000000000ull,
+                                      .out = 0x200000000000ull, .m = 40000, .n = 65536,
+                                      .scale = 1.0f));
    cr_expect_eq(st, MXJIT_ERR_INVALID_ARG);
    cr_expect(strstr(mxjit_ctx_last_error(ctx), "tuned config") &&
                 strstr(mxjit_ctx_last_error(ctx), "rebase = 0"),

@@ -79,8 +79,8 @@ ParameterizedTest(struct fault_case *fc, rt_faults, every_site)
    char dir[] = "/tmp/mxjit-faults-XXXXXX";
    cr_assert_not_null(mkdtemp(dir));
    mxjit_ctx *ctx = NULL;
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                      .target = "gfx950", .cache_dir = dir},
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
+                                             .target = "gfx950", .cache_dir = dir),
                                  &ctx),
                 MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    enum { M = 5, N = 33 };
@@ -97,7 +97,8 @@ ParameterizedTest(struct fault_case *fc, rt_faults, every_site)
    cr_assert_eq(mxjit_malloc(ctx, sizeof(out), &dout), MXJIT_OK);
    cr_assert_eq(mxjit_memcpy_h2d(ctx, dx, x, sizeof(x)), MXJIT_OK);
    cr_assert_eq(mxjit_memset(ctx, dout, 0xA5, sizeof(out)), MXJIT_OK);
-   mxjit_scaled_copy_args a = {.x = dx, .out = dout, .m = M, .n = N, .scale = 2.0f};
+   mxjit_scaled_copy_args a =
+       MXJIT_ARGS(mxjit_scaled_copy_args, .x = dx, .out = dout, .m = M, .n = N, .scale = 2.0f);
 
    armed_jit = fc->jit_site;
    armed_rt = fc->rt_site;

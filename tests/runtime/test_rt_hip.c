@@ -11,6 +11,8 @@
 #include "rt_int.h"
 #include "rt_kernels.h"
 
+#include "fake_hip.h"
+
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -19,76 +21,19 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The fake runtime. FAKE_NDEV picks the device count; props carry the arch string at an
- * offset no real layout uses, which the backend's scan must still find. */
-static const char fake_src[] =
-   "#include <stdlib.h>\n#include <string.h>\n#include <stdint.h>\n"
-   "int fake_grid[6]; unsigned char fake_args[256]; size_t fake_args_size; int fake_loads;\n"
-   "int hipInit(unsigned f){return 0;}\n"
-   "int hipGetDeviceCount(int*n){*n=FAKE_NDEV;return 0;}\n"
-   "int hipSetDevice(int d){return 0;}\n"
-   "const char*hipGetErrorString(int e){return \"fake error\";}\n"
-   "int hipGetDevicePropertiesR0600(void*p,int d){memset(p,0,1500);"
-   "strcpy((char*)p,\"AMD Instinct MI300X\");strcpy((char*)p+1000,FAKE_ARCH);"
-   "return 0;}\n"
-   "int hipModuleLoadData(void**m,const void*img){fake_loads++;*m=(void*)1;return 0;}\n"
-   "int hipModuleUnload(void*m){return 0;}\n"
-   "int hipModuleGetFunction(void**f,void*m,const char*n){*f=(void*)2;return 0;}\n"
-   "int hipModuleLaunchKernel(void*f,unsigned gx,unsigned gy,unsigned gz,unsigned bx,"
-   "unsigned by,unsigned bz,unsigned lds,void*s,void**p,void**extra){"
-   "int g[6]={gx,gy,gz,bx,by,bz};memcpy(fake_grid,g,sizeof g);if(gx*gy>5000)return 98;"
-   "if(extra[0]!=(void*)1||extra[2]!=(void*)2||extra[4]!=(void*)3)return 1;"
-   "fake_args_size=*(size_t*)extra[3];memcpy(fake_args,extra[1],fake_args_size);return 0;}\n"
-   "int hipMalloc(void**p,size_t n){*p=malloc(n);return *p?0:2;}\n"
-   "int hipFree(void*p){free(p);return 0;}\n"
-   "int hipMemcpy(void*d,const void*s,size_t n,int k){memcpy(d,s,n);return 0;}\n"
-   "int hipMemset(void*d,int v,size_t n){memset(d,v,n);return 0;}\n"
-   "int hipStreamSynchronize(void*s){return 0;}\n"
-   "int hipEventCreate(void**e){*e=(void*)3;return 0;}\n"
-   "int hipEventDestroy(void*e){return 0;}\n"
-   "int hipEventRecord(void*e,void*s){return 0;}\n"
-   "int hipEventSynchronize(void*e){return 0;}\n"
-   "int hipEventElapsedTime(float*ms,void*a,void*b){*ms=1;return 0;}\n"
-   "int hipDeviceGetAttribute(int*v,int a,int d){if(a!=63)return 1;*v=228;return 0;}\n";
-
-static char lib[256];
-
-static void
-build_fake_arch(int ndev, const char *arch)
-{
-   char src[256], cmd[1024];
-   snprintf(src, sizeof(src), "/tmp/mxjit-fakehip-%d.c", (int)getpid());
-   snprintf(lib, sizeof(lib), "/tmp/mxjit-fakehip-%d-%d.so", (int)getpid(), ndev);
-   FILE *f = fopen(src, "w");
-   cr_assert_not_null(f);
-   fputs(fake_src, f);
-   fclose(f);
-   snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -DFAKE_NDEV=%d '-DFAKE_ARCH=\"%s\"' -o %s %s",
-            ndev, arch, lib, src);
-   if (system(cmd) != 0)
-      cr_skip_test("no C compiler to build the fake HIP runtime");
-   unlink(src);
-   setenv("MXJIT_HIP_LIBRARY", lib, 1);
-}
-
-static void
-build_fake(int ndev)
-{
-   build_fake_arch(ndev, "gfx942:sramecc+:xnack-");
-}
-
 Test(rt_hip, unsupported_gpu)
 {
    build_fake_arch(1, "gfx90a:sramecc+:xnack-");
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP}, &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP), &ctx);
    cr_assert_eq(st, MXJIT_ERR_UNSUPPORTED, "%s", mxjit_ctx_last_error(ctx));
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "the hip device is a 'gfx90a'") != NULL, "%s",
              mxjit_ctx_last_error(ctx));
    mxjit_ctx_destroy(ctx);
    /* AUTO does not pick a GPU it cannot compile for. */
-   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO, .no_disk_cache = 1},
-                         &ctx);
+   st = mxjit_ctx_create(
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_AUTO, .no_disk_cache = 1), &ctx);
    cr_assert_neq(mxjit_ctx_device(ctx), MXJIT_DEVICE_HIP);
    if (st == MXJIT_OK)
       cr_assert_str_eq(mxjit_ctx_target(ctx), "gfx950");
@@ -100,15 +45,16 @@ Test(rt_hip, library_present_no_gpu)
 {
    build_fake(0);
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP}, &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP), &ctx);
    cr_assert_eq(st, MXJIT_ERR_NO_DEVICE, "%s", mxjit_ctx_last_error(ctx));
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "hip: no AMD GPU found by") != NULL, "%s",
              mxjit_ctx_last_error(ctx));
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "0 devices") != NULL);
    mxjit_ctx_destroy(ctx);
    /* AUTO falls back to the emulator (or fails only for the emulator's own reasons). */
-   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO, .no_disk_cache = 1},
-                         &ctx);
+   st = mxjit_ctx_create(
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_AUTO, .no_disk_cache = 1), &ctx);
    cr_assert_eq(mxjit_ctx_device(ctx), st == MXJIT_OK ? MXJIT_DEVICE_EMU : MXJIT_DEVICE_AUTO);
    mxjit_ctx_destroy(ctx);
    unlink(lib);
@@ -118,9 +64,8 @@ Test(rt_hip, fake_gpu_target_memory_launch)
 {
    build_fake(1);
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_AUTO,
-                                                           .no_disk_cache = 1},
-                                      &ctx);
+   mxjit_status st = mxjit_ctx_create(
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_AUTO, .no_disk_cache = 1), &ctx);
    cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    cr_assert_eq(mxjit_ctx_device(ctx), MXJIT_DEVICE_HIP);
    cr_assert_str_eq(mxjit_ctx_target(ctx), "gfx942");
@@ -134,8 +79,9 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    cr_assert_eq(mxjit_memcpy_d2h(ctx, back, dx, sizeof(x)), MXJIT_OK);
    cr_assert(!memcmp(back, x, sizeof(x)));
 
-   st = mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){
-      .x = dx, .out = dout, .m = 2, .n = 3, .scale = 2.0f});
+   st = mxjit_scaled_copy(
+       ctx, NULL,
+       &MXJIT_ARGS(mxjit_scaled_copy_args, .x = dx, .out = dout, .m = 2, .n = 3, .scale = 2.0f));
    cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
    cr_assert_not_null(h, "the backend should keep the runtime loaded");
@@ -167,8 +113,9 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    cr_assert_eq(sc, 2.0f);
    /* Second call: the kernel table hits, no second hipModuleLoadData. */
    cr_assert_eq(*loads, 1);
-   cr_assert_eq(mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){
-                   .x = dx, .out = dout, .m = 2, .n = 3, .scale = 3.0f}),
+   cr_assert_eq(mxjit_scaled_copy(ctx, NULL,
+                                  &MXJIT_ARGS(mxjit_scaled_copy_args, .x = dx, .out = dout, .m = 2,
+                                              .n = 3, .scale = 3.0f)),
                 MXJIT_OK);
    cr_assert_eq(*loads, 1);
    cr_assert_eq(mxjit_synchronize(ctx, NULL), MXJIT_OK);
@@ -182,15 +129,17 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    const rt_launch l = {.grid = {1, 1, 1}, .block = {64, 1, 1}, .kernargs = ka,
                         .kernarg_size = sizeof(ka)};
    double ms = 0;
-   cr_assert_eq(dev->ops->time_launch(dev, k->kernel, &l, 4, &ms), MXJIT_OK, "%s", dev->msg);
+   cr_assert_eq(dev->ops->time_launch(dev, k->kernel, &l, 4, &ms), MXJIT_OK, "%s",
+                rt_device_last_error(dev));
    cr_assert_eq(ms, 0.25);
 
    /* A launch the runtime rejects comes back as MXJIT_ERR_DEVICE with HIP's words. */
    mxjit_devptr big = 0, bigout = 0;
    cr_assert_eq(mxjit_malloc(ctx, 200000 * 2, &big), MXJIT_OK);
    cr_assert_eq(mxjit_malloc(ctx, 200000 * 4, &bigout), MXJIT_OK);
-   st = mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){
-      .x = big, .out = bigout, .m = 200000, .n = 1, .scale = 1.0f});
+   st = mxjit_scaled_copy(ctx, NULL,
+                          &MXJIT_ARGS(mxjit_scaled_copy_args, .x = big, .out = bigout, .m = 200000,
+                                      .n = 1, .scale = 1.0f));
    cr_assert_eq(st, MXJIT_ERR_DEVICE, "%s", mxjit_status_name(st));
    cr_assert(strstr(mxjit_ctx_last_error(ctx),
                     "hip: hipModuleLaunchKernel failed: fake error (hipError 98)") != NULL,
@@ -202,8 +151,8 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    mxjit_ctx_destroy(ctx);
 
    /* Asking for the other arch on this GPU names both. */
-   st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP, .target = "gfx950"},
-                         &ctx);
+   st = mxjit_ctx_create(
+       &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP, .target = "gfx950"), &ctx);
    cr_assert_eq(st, MXJIT_ERR_INVALID_ARG);
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "'gfx950'") != NULL, "%s",
              mxjit_ctx_last_error(ctx));
@@ -233,10 +182,10 @@ Test(rt_hip, threads_share_one_load)
 {
    build_fake(1);
    mxjit_ctx *ctx = NULL;
-   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HIP,
-                                                      .no_disk_cache = 1},
-                                 &ctx),
-                MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   cr_assert_eq(
+       mxjit_ctx_create(
+           &MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP, .no_disk_cache = 1), &ctx),
+       MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    enum { N = 8 };
    pthread_t th[N];
    struct race r[N];

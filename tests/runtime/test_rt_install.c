@@ -11,16 +11,17 @@
 #include <unistd.h>
 
 static const char hello_c[] =
-   "#include <mxjit.h>\n"
-   "#include <stdio.h>\n"
-   "int main(void) {\n"
-   "   mxjit_ctx *ctx = NULL;\n"
-   "   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_HOST},"
-   " &ctx);\n"
-   "   printf(\"%s %s\\n\", mxjit_status_name(st), mxjit_status_name(MXJIT_ERR_NO_DEVICE));\n"
-   "   mxjit_ctx_destroy(ctx);\n"
-   "   return st != MXJIT_OK;\n"
-   "}\n";
+    "#include <mxjit.h>\n"
+    "#include <stdio.h>\n"
+    "int main(void) {\n"
+    "   mxjit_ctx *ctx = NULL;\n"
+    "   mxjit_status st = mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = "
+    "MXJIT_DEVICE_HOST),"
+    " &ctx);\n"
+    "   printf(\"%s %s\\n\", mxjit_status_name(st), mxjit_status_name(MXJIT_ERR_NO_DEVICE));\n"
+    "   mxjit_ctx_destroy(ctx);\n"
+    "   return st != MXJIT_OK;\n"
+    "}\n";
 
 static const char cmakelists[] =
    "cmake_minimum_required(VERSION 3.20)\n"

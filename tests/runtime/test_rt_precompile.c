@@ -95,7 +95,7 @@ run_ops(mxjit_ctx *ctx)
        .s = s,
    };
    cr_assert_eq(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   return ctx->last_kstats.source;
+   return rt_ctx_kstats(ctx)->source;
 }
 
 static void
@@ -217,7 +217,7 @@ Test(rt_precompile, run_entries_precompile_the_plan, .timeout = 120)
        .s = s,
    };
    cr_assert_eq(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   cr_assert_eq(ctx->last_kstats.source, RT_KSRC_OVERLAY);
+   cr_assert_eq(rt_ctx_kstats(ctx)->source, RT_KSRC_OVERLAY);
    cr_assert_eq(rt_compile_count(), c0);
    mxjit_ctx_destroy(ctx);
 

@@ -96,11 +96,10 @@ static mxjit_ctx *
 emu_ctx(void)
 {
    mxjit_ctx *ctx = NULL;
-   cr_assert_eq(
-       mxjit_ctx_create(
-           &(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU, .target = "gfx942", .no_disk_cache = 1},
-           &ctx),
-       MXJIT_OK);
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
+                                             .target = "gfx942", .no_disk_cache = 1),
+                                 &ctx),
+                MXJIT_OK);
    return ctx;
 }
 
@@ -157,9 +156,9 @@ Test(rt_run, check_mode_from_environment)
    cr_assert_eq(mxjit_malloc(ctx, sizeof(x), &dx), MXJIT_OK);
    cr_assert_eq(mxjit_malloc(ctx, 300 * 4, &dout), MXJIT_OK);
    cr_assert_eq(mxjit_memcpy_h2d(ctx, dx, x, sizeof(x)), MXJIT_OK);
-   cr_assert_eq(mxjit_scaled_copy(
-                    ctx, NULL,
-                    &(mxjit_scaled_copy_args){.x = dx, .out = dout, .m = m, .n = n, .scale = 0.5f}),
+   cr_assert_eq(mxjit_scaled_copy(ctx, NULL,
+                                  &MXJIT_ARGS(mxjit_scaled_copy_args, .x = dx, .out = dout, .m = m,
+                                              .n = n, .scale = 0.5f)),
                 MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    float out[300];
    cr_assert_eq(mxjit_memcpy_d2h(ctx, out, dout, sizeof(out)), MXJIT_OK);

@@ -22,10 +22,10 @@ static mxjit_ctx *
 make(mxjit_device_kind kind, const char *target, const char *cache_dir)
 {
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = kind, .target = target,
-                                                           .cache_dir = cache_dir,
-                                                           .no_disk_cache = !cache_dir},
-                                      &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = kind, .target = target,
+                                    .cache_dir = cache_dir, .no_disk_cache = !cache_dir),
+                        &ctx);
    if (st != MXJIT_OK) {
       char why[1100];
       snprintf(why, sizeof(why), "%s: %s", mxjit_status_name(st), mxjit_ctx_last_error(ctx));
@@ -41,7 +41,8 @@ Test(rt_scaled_copy, bad_arguments)
    mxjit_devptr x = 0, out = 0;
    cr_assert_eq(mxjit_malloc(ctx, 4096, &x), MXJIT_OK);
    cr_assert_eq(mxjit_malloc(ctx, 8192, &out), MXJIT_OK);
-   mxjit_scaled_copy_args ok = {.x = x, .out = out, .m = 4, .n = 16, .scale = 1.0f};
+   mxjit_scaled_copy_args ok =
+       MXJIT_ARGS(mxjit_scaled_copy_args, .x = x, .out = out, .m = 4, .n = 16, .scale = 1.0f);
    mxjit_scaled_copy_args a;
 
    cr_assert_eq(mxjit_scaled_copy(ctx, NULL, NULL), MXJIT_ERR_INVALID_ARG);
@@ -111,8 +112,10 @@ check_shape(mxjit_ctx *ctx, int64_t m, int64_t n, int64_t pad)
    cr_assert_eq(mxjit_malloc(ctx, no * 4, &dout), MXJIT_OK);
    cr_assert_eq(mxjit_memcpy_h2d(ctx, dx, hx, nx * 2), MXJIT_OK);
    cr_assert_eq(mxjit_memcpy_h2d(ctx, dout, got, no * 4), MXJIT_OK);
-   mxjit_status st = mxjit_scaled_copy(ctx, NULL, &(mxjit_scaled_copy_args){
-      .x = dx, .out = dout, .m = m, .n = n, .ld_x = ldx, .ld_out = ldo, .scale = scale});
+   mxjit_status st =
+       mxjit_scaled_copy(ctx, NULL,
+                         &MXJIT_ARGS(mxjit_scaled_copy_args, .x = dx, .out = dout, .m = m, .n = n,
+                                     .ld_x = ldx, .ld_out = ldo, .scale = scale));
    if (MXJIT_PRIMARY(st) == MXJIT_ERR_EMU_UNIMPLEMENTED)
       cr_skip_test("emulator: %s", mxjit_ctx_last_error(ctx));
    cr_assert_eq(st, MXJIT_OK, "%s: %s", mxjit_status_name(st), mxjit_ctx_last_error(ctx));
@@ -164,7 +167,7 @@ Test(rt_scaled_copy, kernel_table_and_disk_cache)
    const rt_lkernel *k1 = NULL, *k2 = NULL;
    cr_assert_eq(rt_kernel_get(a, &tpl_scaled_copy, &p, &k1), MXJIT_OK, "%s",
                 mxjit_ctx_last_error(a));
-   cr_assert_eq(a->last_kstats.source, RT_KSRC_BUILT);
+   cr_assert_eq(rt_ctx_kstats(a)->source, RT_KSRC_BUILT);
    cr_assert_eq(rt_kernel_get(a, &tpl_scaled_copy, &p, &k2), MXJIT_OK);
    cr_assert_eq(k1, k2);
    uint64_t vals[TPL_MAX_KARGS] = {0};
@@ -174,7 +177,7 @@ Test(rt_scaled_copy, kernel_table_and_disk_cache)
    cr_assert_eq(k1->meta.private_segment_size, 0u);
    mxjit_ctx *b = make(MXJIT_DEVICE_EMU, "gfx950", dir);
    cr_assert_eq(rt_kernel_get(b, &tpl_scaled_copy, &p, &k2), MXJIT_OK);
-   cr_assert_eq(b->last_kstats.source, RT_KSRC_DISK);
+   cr_assert_eq(rt_ctx_kstats(b)->source, RT_KSRC_DISK);
    cr_assert_str_eq(k2->meta.name, k1->meta.name);
    mxjit_ctx_destroy(a);
    mxjit_ctx_destroy(b);
@@ -199,11 +202,10 @@ Test(rt_scaled_copy, cli_overlay_is_used)
    cr_assert_eq(system(cmd), 0);
    const char *const overlays[] = {ov, NULL};
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                           .target = "gfx950",
-                                                           .cache_dir = user,
-                                                           .overlays = overlays},
-                                      &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
+                                    .target = "gfx950", .cache_dir = user, .overlays = overlays),
+                        &ctx);
    if (st != MXJIT_OK) {
       mxjit_ctx_destroy(ctx);
       cr_skip_test("emulator unavailable");
@@ -212,8 +214,8 @@ Test(rt_scaled_copy, cli_overlay_is_used)
    const rt_lkernel *k = NULL;
    cr_assert_eq(rt_kernel_get(ctx, &tpl_scaled_copy, &p, &k), MXJIT_OK, "%s",
                 mxjit_ctx_last_error(ctx));
-   cr_assert_eq(ctx->last_kstats.source, RT_KSRC_OVERLAY);
-   cr_assert_eq(ctx->last_kstats.ms_ir, 0.0);
+   cr_assert_eq(rt_ctx_kstats(ctx)->source, RT_KSRC_OVERLAY);
+   cr_assert_eq(rt_ctx_kstats(ctx)->ms_ir, 0.0);
    mxjit_ctx_destroy(ctx);
    snprintf(cmd, sizeof(cmd), "rm -rf %s %s", ov, user);
    cr_assert_eq(system(cmd), 0);

@@ -90,11 +90,10 @@ run_shape(mxjit_ctx *ctx, const rt_lkernel *k, const struct tpl_scaled_copy_para
 ParameterizedTest(struct sweep_case *c, rt_sweep, scaled_copy_params, .timeout = 300)
 {
    mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                           .target = c->gfx950 ? "gfx950"
-                                                                               : "gfx942",
-                                                           .no_disk_cache = 1},
-                                      &ctx);
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
+                                    .target = c->gfx950 ? "gfx950" : "gfx942", .no_disk_cache = 1),
+                        &ctx);
    cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    struct tpl_scaled_copy_params p = {.waves = c->waves, .vec = c->vec, .rebase = c->rebase};
    const rt_lkernel *k = NULL;

@@ -212,11 +212,11 @@ Test(rt_tuned, op_plan_uses_bucket_then_nearest_with_one_warning, .init = cr_red
       for (int i = 0; i < m * 70; i++)
          cr_assert_eq(out[i], 1.5f);
       /* both shapes ran the tuned kernel: looking it up again is a table hit */
-      ctx->last_kstats.source = (rt_ksource)99;
+      rt_ctx_kstats(ctx)->source = (rt_ksource)99;
       struct tpl_scaled_copy_params tp = {.waves = 1, .vec = 2, .rebase = 1};
       const rt_lkernel *k = NULL;
       cr_assert_eq(rt_kernel_get(ctx, &tpl_scaled_copy, &tp, &k), MXJIT_OK);
-      cr_assert_eq((int)ctx->last_kstats.source, 99, "m=%d: tuned params not used", m);
+      cr_assert_eq((int)rt_ctx_kstats(ctx)->source, 99, "m=%d: tuned params not used", m);
    }
    mxjit_free(ctx, x);
    mxjit_free(ctx, o);

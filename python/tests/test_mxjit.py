@@ -1,0 +1,290 @@
+"""Tests of the Python binding (python3 -m unittest, run by ctest as `python`).
+
+Every op runs on the emulator and on the host device (the scalar reference of NUMERICS.md)
+with the same seeded inputs and the outputs must match byte for byte; an op the emulator has
+no kernel for yet must say so (MXJIT_ERR_UNSUPPORTED) the same way in the call and in
+supports(), and its host run is still checked against a second host run. Bad arguments raise
+MxjitError with the library's message; the struct layouts match the library's.
+"""
+import ctypes
+import os
+import tempfile
+import unittest
+
+import numpy as np
+
+import mxjit
+from mxjit import _abi
+
+RNG_SEED = 1234
+
+
+def bf16(a):
+    """float32 -> bf16 bits (round to nearest even), as uint16."""
+    u = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def fp8_bytes(rng, n):
+    """Random finite OCP e4m3 bytes (no 0x7f/0xff NaN)."""
+    b = rng.integers(0, 0x77, n, dtype=np.uint8)
+    return b | (rng.integers(0, 2, n, dtype=np.uint8) << 7)
+
+
+# op -> function(rng) returning (fields, names of the output arrays among fields)
+def case_scaled_copy(rng):
+    x = bf16(rng.standard_normal((3, 40)))
+    return dict(x=x, out=np.zeros((3, 40), np.float32), m=3, n=40, scale=2.5), ["out"]
+
+
+def case_mxfp8_quantize(rng):
+    x = bf16(rng.standard_normal((64, 64)) * 10)
+    return dict(kind="dim0", x=mxjit.Tensor(x, "bf16"), mode="rceil", elem="e4m3",
+                q=np.zeros(64 * 64, np.uint8), s=np.zeros(64 * 2, np.uint8)), ["q", "s"]
+
+
+def case_mxfp4_quantize(rng):
+    x = bf16(rng.standard_normal((64, 64)))
+    return dict(x=mxjit.Tensor(x, "bf16"), mode="floor", scale_layout="plain", rowwise=1,
+                q_row=np.zeros(64 * 32, np.uint8), s_row=np.zeros(64 * 2, np.uint8)), \
+        ["q_row", "s_row"]
+
+
+def case_to_blocked(rng):
+    s = rng.integers(0, 255, (130, 5), dtype=np.uint8)
+    return dict(s=s, out=np.zeros(256 * 8, np.uint8), h=130, w=5), ["out"]
+
+
+def case_e8m0_shuffle(rng):
+    s = rng.integers(0, 255, (40, 10), dtype=np.uint8)
+    return dict(s=s, out=np.zeros(256 * 16, np.uint8), m=40, n=10), ["out"]
+
+
+def case_shuffle_weight(rng):
+    w = rng.integers(0, 255, (32, 64), dtype=np.uint8)
+    return dict(w=mxjit.Tensor(w, "u8"), out=np.zeros(32 * 64, np.uint8)), ["out"]
+
+
+def case_shuffle_weight_a16w4(rng):
+    src = rng.integers(0, 255, (1, 16, 64), dtype=np.uint8)
+    return dict(src=src, out=np.zeros(16 * 64, np.uint8), e=1, n=16, k=64), ["out"]
+
+
+def case_shuffle_scale_a16w4(rng):
+    src = rng.integers(100, 140, (32, 4), dtype=np.uint8)
+    return dict(src=src, out=np.zeros(32 * 8, np.uint8), e=1, n=32, k=4), ["out"]
+
+
+def case_fp8_tensorwise_quantize(rng):
+    x = rng.standard_normal((8, 16)).astype(np.float32)
+    return dict(x=x, fp8="e4m3", q=np.zeros(128, np.uint8),
+                scale_inv=np.zeros(1, np.float32)), ["q", "scale_inv"]
+
+
+def case_grouped_gemm_fp8(rng):
+    a = fp8_bytes(rng, 8 * 32).reshape(8, 32)
+    b = fp8_bytes(rng, 2 * 16 * 32).reshape(2, 16, 32)
+    return dict(pass_="fwd", b_layout="nk", a=mxjit.Tensor(a, "e4m3"),
+                b=mxjit.Tensor(b, "e4m3"), a_scale_inv=np.array([0.5], np.float32),
+                b_scale_inv=np.array([0.25], np.float32),
+                group_offs=np.array([0, 3, 8], np.int64), ngroups=2,
+                out=np.zeros((8, 16), np.uint16)), ["out"]
+
+
+def case_moe_a16w4_stage2(rng):
+    T, TOPK, E, D, I, BM = 2, 2, 2, 32, 64, 4
+    ns = 8
+    a = bf16(rng.standard_normal((T, TOPK, I)))
+    w = rng.integers(0, 255, (E, D, I // 2), dtype=np.uint8)
+    ws = rng.integers(120, 130, (E, D, I // 32), dtype=np.uint8)
+    ids = np.array([(0 << 24) | 0, (1 << 24) | 1, T, T, (1 << 24) | 0, (0 << 24) | 1, T, T],
+                   np.int32)
+    return dict(a=a, w=w, w_scale=ws, sorted_ids=ids, expert_ids=np.array([0, 1], np.int32),
+                sorted_weights=np.full(ns, 0.5, np.float32),
+                num_valid_ids=np.array([ns], np.int32), tokens=T, topk=TOPK, experts=E,
+                model_dim=D, inter=I, nsorted=ns, block_m=BM,
+                out=np.zeros((T, D), np.uint16)), ["out"]
+
+
+CASES = {op: globals()["case_" + op] for op in _abi.OPS}
+
+
+class Binding(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.host = mxjit.Context(device="host")
+        cls.emu = mxjit.Context(device="emu", no_disk_cache=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.host.close()
+        cls.emu.close()
+
+    def test_struct_layouts_match_the_library(self):
+        for name, cls in _abi.STRUCTS.items():
+            self.assertEqual(mxjit.library.mxjit_abi_struct_size(name.encode()),
+                             ctypes.sizeof(cls), name)
+        self.assertEqual(mxjit.abi_version(), 1)
+        self.assertRegex(mxjit.version(), r"^\d+\.\d+\.\d+$")
+
+    def test_every_op_against_the_host_reference(self):
+        ran_on_emu = []
+        for op, make in CASES.items():
+            with self.subTest(op=op):
+                fields, outs = make(np.random.default_rng(RNG_SEED))
+                self.host.run(op, **fields)
+                ref = {k: fields[k].copy() for k in outs}
+                self.assertTrue(any(r.any() for r in ref.values()),
+                                f"{op}: the host reference wrote only zeros")
+                again, _ = make(np.random.default_rng(RNG_SEED))
+                self.host.run(op, **again)
+                for k in outs:
+                    self.assertEqual(ref[k].tobytes(), again[k].tobytes(), f"{op}.{k}")
+                dev, _ = make(np.random.default_rng(RNG_SEED))
+                ok, why = self.emu.supports(op, **dev)
+                try:
+                    self.emu.run(op, **dev)
+                except mxjit.MxjitError as e:
+                    self.assertEqual(e.primary, 2, f"{op}: {e}")  # MXJIT_ERR_UNSUPPORTED
+                    self.assertFalse(ok)
+                    self.assertEqual(why, e.message)
+                    continue
+                self.assertTrue(ok, why)
+                ran_on_emu.append(op)
+                for k in outs:
+                    self.assertEqual(dev[k].tobytes(), ref[k].tobytes(),
+                                     f"{op}.{k}: emulator differs from the host reference")
+        for op in ("scaled_copy", "mxfp8_quantize", "mxfp4_quantize"):
+            self.assertIn(op, ran_on_emu)
+
+    def test_bad_arguments_raise_with_the_library_message(self):
+        x = bf16(np.ones((2, 8)))
+        with self.assertRaises(mxjit.MxjitError) as cm:
+            self.emu.scaled_copy(x=x, out=np.zeros(16, np.float32), m=-3, n=8)
+        self.assertEqual(cm.exception.status_name, "MXJIT_ERR_INVALID_ARG_SHAPE")
+        self.assertIn("args.m = -3 must be > 0", str(cm.exception))
+        with self.assertRaises(mxjit.MxjitError) as cm:
+            self.host.mxfp8_quantize(kind="dim0", x=mxjit.Tensor(x, "bf16"), elem="e4m3",
+                                     q=np.zeros(16, np.uint8), s=np.zeros(1, np.uint8))
+        self.assertIn("is not a multiple of 32", cm.exception.message)
+        with self.assertRaises(TypeError):
+            self.emu.scaled_copy(x=x, bogus=1)
+        with self.assertRaises(ValueError):
+            self.emu.mxfp8_quantize(kind="dim9")
+        with self.assertRaises(TypeError):
+            mxjit.Tensor(np.zeros(4, np.complex64))
+        with self.assertRaises(mxjit.MxjitError) as cm:
+            mxjit.Context(device="emu", target="gfx1")
+        self.assertIn("options.target 'gfx1' is not a known target", cm.exception.message)
+
+    def test_strided_rows_and_refused_inner_stride(self):
+        big = bf16(np.random.default_rng(1).standard_normal((64, 96)))
+        view = big[:, :64]  # row stride 96 elements, the kind of slice engines pass
+        q = np.zeros(64 * 64, np.uint8)
+        s = np.zeros(128, np.uint8)
+        self.emu.mxfp8_quantize(kind="dim0", x=mxjit.Tensor(view, "bf16"), elem="e4m3",
+                                q=q, s=s)
+        qh, sh = np.zeros_like(q), np.zeros_like(s)
+        self.host.mxfp8_quantize(kind="dim0", x=mxjit.Tensor(np.ascontiguousarray(view),
+                                                             "bf16"), elem="e4m3", q=qh, s=sh)
+        self.assertEqual(q.tobytes(), qh.tobytes())
+        self.assertEqual(s.tobytes(), sh.tobytes())
+        with self.assertRaises(mxjit.MxjitError) as cm:
+            self.host.mxfp8_quantize(kind="dim0", x=mxjit.Tensor(big[:, ::2], "bf16"),
+                                     elem="e4m3", q=q[:48 * 64], s=s)
+        self.assertEqual(cm.exception.status_name, "MXJIT_ERR_INVALID_ARG_STRIDE")
+        self.assertIn("must be contiguous", cm.exception.message)
+
+    def test_prepare_then_no_compiles(self):
+        with mxjit.Context(device="emu", no_disk_cache=True) as ctx:
+            x = mxjit.Tensor.spec((128, 64), "bf16")
+            keys = ctx.prepare("mxfp8_quantize", kind="dim0", x=x, elem="e5m2")
+            self.assertEqual(len(keys), 1)
+            self.assertEqual(len(keys[0][1]), 32)
+            before = ctx.counters()
+            self.assertEqual(before["kernels_compiled"], 1)
+            xs = bf16(np.random.default_rng(2).standard_normal((128, 64)))
+            ctx.mxfp8_quantize(kind="dim0", x=mxjit.Tensor(xs, "bf16"), elem="e5m2",
+                               q=np.zeros(128 * 64, np.uint8), s=np.zeros(256, np.uint8))
+            self.assertEqual(ctx.counters(), before)
+            self.assertEqual(ctx.workspace_size("mxfp8_quantize", kind="dim0", x=x,
+                                                elem="e5m2"), 0)
+            ok, why = ctx.supports("mxfp4_quantize", x=x, colwise=1)
+            self.assertFalse(ok)
+            self.assertIn("columnwise", why)
+
+    def test_device_pointer_protocols(self):
+        class Cai:
+            __cuda_array_interface__ = {"data": (0x1234000, False), "shape": (4,),
+                                        "typestr": "<f4", "version": 3}
+
+        class Torchish:
+            shape = (4,)
+
+            def data_ptr(self):
+                return 0x5678000
+
+        self.assertEqual(mxjit.device_pointer(Cai()), 0x1234000)
+        self.assertEqual(mxjit.device_pointer(Torchish()), 0x5678000)
+        a = np.arange(4, dtype=np.float32)
+        if hasattr(a, "__dlpack__"):  # numpy >= 1.22: a CPU DLPack tensor is refused
+            with self.assertRaises(TypeError):
+                mxjit.device_pointer(a)
+        with self.assertRaises(TypeError):
+            mxjit.device_pointer(object())
+
+
+class HipDevice(unittest.TestCase):
+    """The hip device over the fake HIP runtime of tests/runtime/fake_hip.h (its "device"
+    memory is host memory), to run the foreign-tensor path: numpy arrays are refused, a
+    __cuda_array_interface__ object is passed in place with its stream."""
+
+    def setUp(self):
+        hdr = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "runtime",
+                           "fake_hip.h")
+        src = open(hdr).read()
+        start = src.index("static const char fake_src[] =") + len("static const char fake_src[] =")
+        body = src[start:src.index(";\n", start)]
+        code = "".join(eval(line.strip()) for line in body.strip().splitlines())
+        self.dir = tempfile.mkdtemp()
+        c = os.path.join(self.dir, "fake.c")
+        lib = os.path.join(self.dir, "libfakehip.so")
+        with open(c, "w") as f:
+            f.write(code)
+        if os.system(f"cc -shared -fPIC -DFAKE_NDEV=1 '-DFAKE_ARCH=\"gfx942\"' -o {lib} {c}"):
+            self.skipTest("no C compiler for the fake HIP runtime")
+        os.environ["MXJIT_HIP_LIBRARY"] = lib
+        self.fake = ctypes.CDLL(lib)
+
+    def tearDown(self):
+        os.environ.pop("MXJIT_HIP_LIBRARY", None)
+
+    def test_foreign_tensors_in_place(self):
+        with mxjit.Context(device="hip", no_disk_cache=True) as ctx:
+            self.assertEqual(ctx.device, "hip")
+            self.assertEqual(ctx.target, "gfx942")
+            x = bf16(np.ones((2, 64)))
+            out = np.zeros((2, 64), np.float32)
+            with self.assertRaises(TypeError):
+                ctx.scaled_copy(x=x, out=out, m=2, n=64)
+
+            class Dev:  # a device tensor whose memory the fake runtime can reach
+                def __init__(self, a):
+                    self.a = a
+                    self.__cuda_array_interface__ = {
+                        "data": (a.ctypes.data, False), "shape": a.shape,
+                        "typestr": a.dtype.str, "version": 3}
+
+            class Stream:
+                cuda_stream = 0
+
+            ctx.scaled_copy(x=Dev(x), out=Dev(out), m=2, n=64, scale=3.0, stream=Stream())
+            launches = (ctypes.c_int * 8).in_dll(self.fake, "fake_launches_on")
+            self.assertEqual(launches[0], 1)
+            args = (ctypes.c_uint64 * 2).in_dll(self.fake, "fake_args")
+            self.assertEqual(args[0], x.ctypes.data)
+            self.assertEqual(args[1], out.ctypes.data)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,53 @@
+/*
+ * rt_abi.h — the options/args structs of the public ABI (mxjit.h "ABI"): one table row per
+ * struct with its ABI-1 size, and the reader every entry point uses.
+ *
+ * Table legend: X(type, last member of the struct as of ABI 1). The ABI-1 size, which a
+ * caller's size = 0 stands for, is derived from that member, so appending members to a struct
+ * never changes it. Add a row for every new public struct (its "ABI 1" member is then its
+ * last member when it is added).
+ */
+#ifndef RT_ABI_H
+#define RT_ABI_H
+
+#include "rt_int.h"
+
+#include <stddef.h>
+
+#define RT_ABI_STRUCTS(X)                                                                          \
+   X(mxjit_ctx_options, check)                                                                     \
+   X(mxjit_scaled_copy_args, scale)                                                                \
+   X(mxjit_mx_quant_args, ngroups)                                                                 \
+   X(mxjit_mxfp4_quant_args, s_col)                                                                \
+   X(mxjit_to_blocked_args, inverse)                                                               \
+   X(mxjit_e8m0_shuffle_args, inverse)                                                             \
+   X(mxjit_shuffle_weight_args, inverse)                                                           \
+   X(mxjit_shuffle_a16w4_args, inverse)                                                            \
+   X(mxjit_fp8_tensorwise_args, scale_inv)                                                         \
+   X(mxjit_grouped_gemm_fp8_args, out)                                                             \
+   X(mxjit_moe_a16w4_args, out)                                                                    \
+   X(mxjit_ctx_counters, plans)                                                                    \
+   X(mxjit_allocator, free)
+
+#define RT_ABI_ROUNDUP(n, a) (((n) + (a)-1) / (a) * (a))
+#define RT_ABI1_SIZE(type, last)                                                                   \
+   RT_ABI_ROUNDUP(offsetof(type, last) + sizeof(((type *)0)->last), _Alignof(type))
+
+/* RT_ABI1_<type>: the ABI-1 size of each struct (used by RT_OP_BEGIN). */
+enum {
+#define X(type, last) RT_ABI1_##type = RT_ABI1_SIZE(type, last),
+   RT_ABI_STRUCTS(X)
+#undef X
+};
+
+/** Reads the caller's struct `in` (its leading uint32_t size) into `out` of the library's
+ *  `own` bytes: min(size, own) bytes copied, the rest 0 (defaults); size 0 means `abi1`
+ *  bytes. Fails (message on ctx when ctx is not NULL) for a size below the size field or not
+ *  a multiple of 4, and for a larger struct whose members past `own` are not all 0. */
+mxjit_status rt_args_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, void *out,
+                        size_t own, size_t abi1);
+
+#define RT_ARGS_IN(ctx, fn, type, in, out)                                                         \
+   rt_args_in((ctx), (fn), #type, (in), (out), sizeof(type), RT_ABI1_##type)
+
+#endif /* RT_ABI_H */
