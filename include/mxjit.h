@@ -161,8 +161,6 @@ typedef struct mxjit_ctx_options {
    int emu_wait_states;         /**< 0: also report a missing software wait state (the ISA's
                                      "manually inserted wait states" table) as a fault (default);
                                      1: ignore */
-   int emu_num_cu;              /**< compute units the emulator reports (sizes persistent
-                                     grids); 0: the real part's (gfx942 304, gfx950 256) */
    const char *config_dir;      /**< tuned-params YAML dir; NULL: $MXJIT_CONFIG_DIR, installed,
                                      then the source tree's configs/ */
    int check;                   /**< 1: after every kernel op, copy its inputs back, run the host
@@ -175,6 +173,8 @@ typedef struct mxjit_ctx_options {
                                       counts them (after HIP_VISIBLE_DEVICES) */
    mxjit_jit_mode jit;           /**< whether a kernel missing from the caches may be compiled */
    const mxjit_allocator *allocator; /**< NULL: hipMalloc/hipFree; copied at creation */
+   int emu_num_cu;               /**< compute units the emulator reports (sizes persistent
+                                      grids); 0: the real part's (gfx942 304, gfx950 256) */
 } mxjit_ctx_options;
 
 /** Creates a context. On MXJIT_OK *out is owned by the caller; free with mxjit_ctx_destroy().
@@ -456,6 +456,7 @@ typedef struct mxjit_grouped_gemm_fp8_args {
    mxjit_devptr group_offs;
    int64_t ngroups;
    mxjit_devptr out;
+   /* ---- appended after ABI 1 (a caller's older, shorter struct reads them as 0) ---- */
    /** Persistent variant: at most this many workgroups, one per CU, looping over the tiles, so
     *  the other CUs stay free for communication kernels; 0: one workgroup per tile (full
     *  grid); -1: the device's CU count. Ignored by the host device. */

@@ -99,8 +99,8 @@ run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
       return st;
    uint64_t wa = tpl_fp8t_amax.workspace(amax->problem, amax->params);
    uint64_t wc = tpl_fp8t_cast.workspace(cast->problem, cast->params);
-   mxjit_devptr ws;
-   if ((st = rt_ctx_workspace(ctx, op, wa > wc ? wa : wc, &ws)) != MXJIT_OK)
+   mxjit_devptr ws = 0; /* a dry run (mxjit_supports/_prepare) launches nothing */
+   if (!ctx->dry && (st = rt_ctx_workspace(ctx, op, wa > wc ? wa : wc, &ws)) != MXJIT_OK)
       return st;
    const uint64_t io[] = {[TPL_FP8T_IO_X] = args->x.data,
                           [TPL_FP8T_IO_Q] = args->q,

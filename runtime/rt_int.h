@@ -72,6 +72,10 @@ struct rt_dry_sink {
    mxjit_kernel_key *keys;
    size_t max, n;
    uint64_t workspace; /* RT_DRY_WORKSPACE: bytes, each step's rounded up to 256 */
+   /* SUPPORTS / WORKSPACE: the plans (params, no kernel) rt_plan_get made, so an op whose
+    * later step depends on an earlier step's params can go on; freed by dry_run */
+   struct rt_plan *scratch[8];
+   unsigned nscratch;
 };
 /** Shared by a context and its shadows (rt_prepare.c). */
 struct rt_counts {

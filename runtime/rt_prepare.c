@@ -100,6 +100,9 @@ dry_run(mxjit_ctx *ctx, const op_row *row, const void *args, enum rt_dry mode,
    shadow->sink = sink;
    mxjit_status st = row->call(shadow, args);
    free(shadow);
+   for (unsigned i = 0; i < sink->nscratch; i++)
+      free(sink->scratch[i]);
+   sink->nscratch = 0;
    return st;
 }
 
@@ -121,7 +124,8 @@ mxjit_supports(mxjit_ctx *ctx, mxjit_op op, const void *args)
                          size, row->name);
       return MXJIT_OK;
    }
-   return dry_run(ctx, row, args, RT_DRY_SUPPORTS, NULL);
+   struct rt_dry_sink sink = {0};
+   return dry_run(ctx, row, args, RT_DRY_SUPPORTS, &sink);
 }
 
 mxjit_status

@@ -143,6 +143,11 @@ rt_plan_get(mxjit_ctx *ctx, const char *op, const tpl_family *f, const void *pro
       return rt_error(ctx, MXJIT_ERR_INTERNAL, "runtime: %s problem/params too large", f->name);
    uint64_t h = plan_hash(f, problem);
    const rt_plan *hit = plan_find(t, f, problem, h);
+   for (unsigned i = 0; !hit && ctx->dry && ctx->sink && i < ctx->sink->nscratch; i++) {
+      const rt_plan *sp = ctx->sink->scratch[i]; /* this dry run's own, already counted */
+      if (sp->family == f && sp->hash == h && !memcmp(sp->problem, problem, f->problem_size))
+         hit = sp;
+   }
    if (hit) {
       *out = hit;
       return MXJIT_OK;
@@ -157,8 +162,16 @@ rt_plan_get(mxjit_ctx *ctx, const char *op, const tpl_family *f, const void *pro
    if (st == MXJIT_OK && (ctx->dry == RT_DRY_SUPPORTS || ctx->dry == RT_DRY_WORKSPACE)) {
       if (ctx->dry == RT_DRY_WORKSPACE)
          rt_dry_workspace(ctx, f, problem, e->params);
-      free(e); /* mxjit_supports / _workspace_size: the params fit; no kernel, no plan */
-      *out = NULL;
+      /* mxjit_supports / _workspace_size: the params fit; no kernel, no plan published. The
+       * shadow's sink keeps it (kernel NULL) for the op's later steps, else it is dropped. */
+      struct rt_dry_sink *sink = ctx->sink;
+      if (sink && sink->nscratch < sizeof(sink->scratch) / sizeof(sink->scratch[0])) {
+         sink->scratch[sink->nscratch++] = e;
+         *out = e;
+      } else {
+         free(e);
+         *out = NULL;
+      }
       return MXJIT_OK;
    }
    if (st == MXJIT_OK)
@@ -201,7 +214,7 @@ rt_run(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const tpl_family *f,
    if (st != MXJIT_OK)
       return st;
    if (ctx->dry) { /* mxjit_supports / _prepare / _workspace_size: launch nothing */
-      if (p && ctx->dry == RT_DRY_WORKSPACE)
+      if (p && p->kernel && ctx->dry == RT_DRY_WORKSPACE) /* a published plan: counted here */
          rt_dry_workspace(ctx, f, problem, p->params);
       return ctx->dry == RT_DRY_PREPARE ? rt_dry_record(ctx, p) : MXJIT_OK;
    }

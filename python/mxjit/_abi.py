@@ -48,7 +48,8 @@ class CtxOptions(C.Structure):
                 ("emu_threads", C.c_int), ("emu_shuffle_seed", C.c_uint64),
                 ("emu_hazards", C.c_int), ("emu_wait_states", C.c_int),
                 ("config_dir", C.c_char_p), ("check", C.c_int), ("binding", enum),
-                ("device_ordinal", C.c_int), ("jit", enum), ("allocator", C.c_void_p)]
+                ("device_ordinal", C.c_int), ("jit", enum), ("allocator", C.c_void_p),
+                ("emu_num_cu", C.c_int)]
 
 
 class Allocator(C.Structure):
@@ -105,7 +106,8 @@ class Fp8TensorwiseArgs(C.Structure):
 class GroupedGemmFp8Args(C.Structure):
     _fields_ = [("size", C.c_uint32), ("pass_", enum), ("b_layout", enum), ("a", Tensor_),
                 ("b", Tensor_), ("a_scale_inv", devptr), ("b_scale_inv", devptr),
-                ("group_offs", devptr), ("ngroups", C.c_int64), ("out", devptr)]
+                ("group_offs", devptr), ("ngroups", C.c_int64), ("out", devptr),
+                ("persistent_cus", C.c_int32)]
 
 
 class MoeA16w4Args(C.Structure):

@@ -210,8 +210,11 @@ class Binding(unittest.TestCase):
             self.assertEqual(ctx.workspace_size("mxfp8_quantize", kind="dim0", x=x,
                                                 elem="e5m2"), 0)
             ok, why = ctx.supports("mxfp4_quantize", x=x, colwise=1)
-            self.assertFalse(ok)
-            self.assertIn("columnwise", why)
+            self.assertTrue(ok, why)
+            ok, why = ctx.supports("fp8_tensorwise_quantize", x=x, fp8="e4m3")
+            self.assertTrue(ok, why)
+            self.assertEqual(ctx.counters(), before)  # supports compiles nothing
+            self.assertGreater(ctx.workspace_size("fp8_tensorwise_quantize", x=x, fp8="e4m3"), 0)
 
     def test_device_pointer_protocols(self):
         class Cai:

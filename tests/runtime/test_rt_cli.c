@@ -181,9 +181,9 @@ Test(rt_cli, cache_ls_and_stat)
 Test(rt_cli, dis_resources_of_every_family)
 {
    static const char *const fams[] = {"scaled_copy", "mxfp8_dim0", "mxfp8_dim1",
-                                      "mxfp4_rowwise"};
+                                      "mxfp4", "fp8t_amax", "fp8t_cast", "grouped_gemm_fp8"};
    char out[8192], args[256];
-   for (unsigned i = 0; i < 4; i++) {
+   for (unsigned i = 0; i < sizeof(fams) / sizeof(fams[0]); i++) {
       snprintf(args, sizeof(args), "dis --template %s --target gfx942 --resources", fams[i]);
       cr_assert_eq(cli(args, out, sizeof(out)), 0, "%s", out);
       cr_assert(strstr(out, "> jit: resources (tpl=") && strstr(out, "VGPRs       ") &&

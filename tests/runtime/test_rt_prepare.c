@@ -73,13 +73,23 @@ Test(rt_prepare, supports_answers_without_compiling)
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "args.m = -4 must be > 0"), "%s",
              mxjit_ctx_last_error(ctx));
    /* no: a case this device has no kernel for, with the reason */
-   mxjit_mxfp4_quant_args col =
-       MXJIT_ARGS(mxjit_mxfp4_quant_args,
-                  .x = {.dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 64}}, .colwise = 1);
-   mxjit_status st = mxjit_supports(ctx, MXJIT_OP_MXFP4_QUANTIZE, &col);
+   mxjit_e8m0_shuffle_args shuf = MXJIT_ARGS(mxjit_e8m0_shuffle_args, .m = 256, .n = 8);
+   mxjit_status st = mxjit_supports(ctx, MXJIT_OP_E8M0_SHUFFLE, &shuf);
    cr_assert_eq(MXJIT_PRIMARY(st), MXJIT_ERR_UNSUPPORTED, "%s: %s", mxjit_status_name(st),
                 mxjit_ctx_last_error(ctx));
-   cr_assert(strstr(mxjit_ctx_last_error(ctx), "columnwise"), "%s", mxjit_ctx_last_error(ctx));
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "no kernel template"), "%s",
+             mxjit_ctx_last_error(ctx));
+   /* yes: a two-step op whose second step's problem depends on the first step's params */
+   mxjit_fp8_tensorwise_args t8 =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args,
+                  .x = {.dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 300}},
+                  .fp8 = MXJIT_DTYPE_E4M3);
+   cr_assert_eq(mxjit_supports(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &t8), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   size_t wsb = 0;
+   cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &t8, &wsb), MXJIT_OK,
+                "%s", mxjit_ctx_last_error(ctx));
+   cr_assert(wsb > 0 && wsb <= 4096, "fp8 tensorwise workspace %zu bytes", wsb);
    /* misaligned pointers are still checked when given */
    mxjit_scaled_copy_args odd = copy_problem;
    odd.x = 4097;
@@ -99,7 +109,11 @@ Test(rt_prepare, supports_answers_without_compiling)
    /* the host device runs every op */
    cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HOST), &ctx),
                 MXJIT_OK);
+   mxjit_mxfp4_quant_args col =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args,
+                  .x = {.dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 64}}, .colwise = 1);
    cr_assert_eq(mxjit_supports(ctx, MXJIT_OP_MXFP4_QUANTIZE, &col), MXJIT_OK);
+   cr_assert_eq(mxjit_supports(ctx, MXJIT_OP_E8M0_SHUFFLE, &shuf), MXJIT_OK);
    size_t nk = 9;
    cr_assert_eq(mxjit_prepare(ctx, MXJIT_OP_MXFP4_QUANTIZE, &col, NULL, 0, &nk), MXJIT_OK);
    cr_assert_eq(nk, 0);
