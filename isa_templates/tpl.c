@@ -4,6 +4,8 @@
  */
 #include "tpl.h"
 
+#include "moe_a16w4.h"
+
 #include "jb.h"
 #include "jt.h"
 
@@ -184,8 +186,8 @@ tpl_dump(const struct jt_target *t, const tpl_family *f, const void *params, boo
    return st != MXJIT_OK ? st : jc_dump_source(t, &src, ir, isa, out, msg, msglen);
 }
 
-const tpl_family *const tpl_families[] = {&tpl_scaled_copy, &tpl_mxfp8_dim0, &tpl_mxfp8_dim1,
-                                          &tpl_mxfp4_rowwise, NULL};
+const tpl_family *const tpl_families[] = {&tpl_scaled_copy,   &tpl_mxfp8_dim0, &tpl_mxfp8_dim1,
+                                          &tpl_mxfp4_rowwise, &tpl_moe_a16w4,  NULL};
 
 const tpl_family *
 tpl_lookup(const char *name)

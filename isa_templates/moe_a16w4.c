@@ -1,0 +1,526 @@
+/*
+ * moe_a16w4.c — A16W4 MoE GEMM stage 2, the down projection (KERNELS.md §4): bf16 activations
+ * a (tokens, topk, inter) times MXFP4 weights (E, model_dim, inter) with E8M0 per-32 scales,
+ * both preshuffled (NUMERICS.md §5.3, §5.4, NLane 16, gate_up 0), over the rows of aiter's MoE
+ * sorting: out[t][n] += w_i * (Σ_k a[t][slot_i][k] * W[e_i][n][k] + bias[e_i][n]).
+ *
+ * Geometry. Workgroup (x, y, z) = (n tile, first sorted-row tile, K batch). Only active
+ * sorted blocks get work: y runs over min(nsorted / tile_m, tokens * topk) workgroups (the
+ * most tiles that hold a valid row when tile_m == block_m: 1 token x top-8 launches 8, not one
+ * per expert) and each walks tiles y, y + grid_m, ... below ceil(num_valid / tile_m), read on
+ * the device (clamped to [0, nsorted]: a bad count cannot reach past the buffers). A tile
+ * whose expert id lies outside [0, E) is skipped (defined behaviour for bad routing input).
+ * Each wave owns tile_n / waves columns (nsub 16-column MFMA tiles) for all tile_m rows
+ * (msub 16-row tiles); no LDS: every lane loads exactly its MFMA fragments, the weights once
+ * per (row tile, n tile) since the a16w4 layout is the 16x16 MFMA B layout:
+ *   lane l = 16 * k1 + n1 of 16-column tile n16 and 128-K chunk k0 reads the 16 bytes at
+ *   ((n16 * K0 + k0) * 64 + l) * 16 of its expert: elements k0*128 + k1*32 + [0, 32) of row
+ *   16 * n16 + n1 (K0 = inter / 128), one E8M0 block, whose scale byte is at
+ *   ((((n16/2) * K1 + k0/2) * 4 + k1) * 16 + n1) * 4 + (k0 % 2) * 2 + n16 % 2 (K1 =
+ *   ceil(inter / 256)). The A fragment of row i = l % 16 is the same 32 elements of K.
+ * The contraction index of MFMA t maps to k1 * 32 + kmfma/4 * t + j in lane group k1, for A
+ * and B alike (16x16x16: 4 per lane, t < 8; 16x16x32: 8 per lane, t < 4).
+ * Epilogue: D row 4 * (l / 16) + r, column l % 16 (jb_mfma.c); lanes l and l ^ 1 swap halves
+ * so each lane owns two rows of a column pair, scaled by the row's routing weight (plus bias
+ * in K batch 0), stored as a bf16 pair: global_atomic_pk_add_bf16, or a plain store when each
+ * output row has one writer (topk == 1, k_batch == 1). Rows that are padding (token >= tokens
+ * or slot >= topk, or past num_valid) load a safe address (row 0) and store nothing: their
+ * D rows are never read. Columns past model_dim read 0 (buffer bounds) and store nothing.
+ * i64: the weight and scale resources are rebased to the expert and n tile (jb_srd_rebase);
+ * activation and output addresses are 64-bit.
+ * K tails: the a16w4 layout needs inter % 128 == 0; tile_k = 256 needs inter % 256 == 0, so
+ * every K step is whole and the split-K ranges are multiples of the step.
+ */
+#include "moe_a16w4.h"
+
+#include "jb.h"
+#include "jt.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Bump whenever the generated code can change (it is part of the kernel cache key). */
+#define TPL_MOE_A16W4_VERSION 1
+
+#define MOE_KARGS(X)                                                                               \
+   X(a, PTR)                                                                                       \
+   X(w, PTR)                                                                                       \
+   X(ws, PTR)                                                                                      \
+   X(bias, PTR)                                                                                    \
+   X(sorted, PTR)                                                                                  \
+   X(experts, PTR)                                                                                 \
+   X(weights, PTR)                                                                                 \
+   X(nvalid, PTR)                                                                                  \
+   X(out, PTR)                                                                                     \
+   X(tokens, I64)                                                                                  \
+   X(topk, I64)                                                                                    \
+   X(nexp, I64)                                                                                    \
+   X(model_dim, I64)                                                                               \
+   X(inter, I64)                                                                                   \
+   X(nsorted, I64) X(block_m, I64) X(has_bias, I32) X(grid_m, I32) X(kper, I32)
+TPL_KARG_ENUM(MOE_KARGS);
+TPL_KARG_TABLE(moe_kargs, MOE_KARGS);
+
+static const uint32_t v_tile_m[] = {16, 32, 64}, v_tile_n[] = {32, 64, 128, 256},
+                      v_tile_k[] = {128, 256}, v_waves[] = {1, 2, 4}, v_kb[] = {1, 2, 4},
+                      v_kmfma[] = {16, 32}, v_01[] = {0, 1}, v_stage[] = {1, 2};
+#define P(f, v, d)                                                                                 \
+   {                                                                                               \
+#f, offsetof(struct tpl_moe_a16w4_params, f), v, sizeof(v) / 4, d                            \
+   }
+static const tpl_param moe_params[] = {
+    P(tile_m, v_tile_m, 32), P(tile_n, v_tile_n, 64), P(tile_k, v_tile_k, 128),
+    P(waves, v_waves, 2),    P(k_batch, v_kb, 1),     P(kmfma, v_kmfma, 16),
+    P(atomic, v_01, 1),      P(stage, v_stage, 2),
+};
+#undef P
+
+/* ---- host side -------------------------------------------------------------------------- */
+
+static int64_t
+k_chunks(const struct tpl_moe_a16w4_problem *pr)
+{
+   return pr->inter / 128;
+}
+
+/* 128-K chunks per K batch: a multiple of the step (tile_k / 128). */
+static int64_t
+kper(const struct tpl_moe_a16w4_problem *pr, const struct tpl_moe_a16w4_params *p)
+{
+   int64_t step = p->tile_k / 128, k0 = k_chunks(pr);
+   int64_t per = (k0 + p->k_batch - 1) / p->k_batch;
+   return (per + step - 1) / step * step;
+}
+
+uint32_t
+tpl_moe_a16w4_grid_m(const struct tpl_moe_a16w4_problem *pr, const struct tpl_moe_a16w4_params *p)
+{
+   int64_t tiles = pr->nsorted / p->tile_m, rows = pr->tokens * pr->topk;
+   int64_t g = tiles < rows ? tiles : rows;
+   return (uint32_t)(g < 65535 ? g : 65535); /* larger: the workgroups walk more tiles */
+}
+
+static mxjit_status
+moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
+{
+   const struct tpl_moe_a16w4_problem *pr = problem;
+   const struct tpl_moe_a16w4_params *p = params;
+   const char *why = NULL;
+   if (pr->model_dim % 32 || pr->inter % 128 || pr->inter < 128)
+      why = "the preshuffled a16w4 layouts need model_dim % 32 == 0 and inter % 128 == 0";
+   else if (pr->block_m < 1 || pr->block_m % p->tile_m || pr->nsorted % pr->block_m)
+      why = "tile_m must divide block_m, and block_m nsorted";
+   else if (p->tile_n / p->waves < 16 || (p->tile_n / p->waves) % 16)
+      why = "each wave needs a multiple of 16 columns (tile_n / waves)";
+   else if (p->tile_k == 256 && pr->inter % 256)
+      why = "tile_k = 256 needs inter % 256 == 0 (whole K steps)";
+   else if (!p->atomic && (pr->topk != 1 || p->k_batch != 1))
+      why = "plain stores (atomic = 0) need one writer per output row: topk == 1 and "
+            "k_batch == 1";
+   else if ((p->tile_m / 16) * (p->tile_n / p->waves / 16) > 16)
+      why = "at most 16 MFMA tiles per wave (tile_m / 16 * tile_n / waves / 16): the "
+            "accumulators would not fit";
+   else if ((double)pr->model_dim * (pr->inter / 2) >= 4294967296.0)
+      why = "one expert's weights must be below 4 GB (32-bit offsets after the rebase)";
+   if (!why)
+      return MXJIT_OK;
+   if (msg && msglen)
+      snprintf(msg, msglen, "jit: template moe_a16w4: %s", why);
+   return MXJIT_ERR_INVALID_ARG;
+}
+
+/* Heuristic: tile_m = the largest of 64/32/16 dividing block_m (every tile of an active block
+ * then holds valid rows); 64 columns over two waves; split K while the grid is small next to
+ * the CU count (about 256) and each batch keeps at least four 128-K chunks; atomics unless
+ * each output row has one writer; the gfx950 16x16x32 MFMA where it exists. */
+static void
+moe_pick(const struct jt_target *t, const void *problem, void *params)
+{
+   const struct tpl_moe_a16w4_problem *pr = problem;
+   struct tpl_moe_a16w4_params *p = params;
+   memset(p, 0, sizeof(*p));
+   p->tile_m = pr->block_m % 64 == 0 ? 64 : pr->block_m % 32 == 0 ? 32 : 16;
+   p->tile_n = 64;
+   p->waves = 2;
+   p->tile_k = pr->inter % 256 == 0 ? 256 : 128;
+   p->kmfma = jt_has(t, JT_CAP_MFMA_BF16_K2) ? 32 : 16;
+   p->stage = 2;
+   p->k_batch = 1;
+   int64_t wgs = (int64_t)tpl_moe_a16w4_grid_m(pr, p) * ((pr->model_dim + 63) / 64);
+   while (p->k_batch < 4 && wgs * p->k_batch < 256 && k_chunks(pr) / (2 * p->k_batch) >= 4)
+      p->k_batch *= 2;
+   p->atomic = pr->topk == 1 && p->k_batch == 1 ? 0 : 1;
+}
+
+static void
+moe_grid(const void *problem, const void *params, tpl_grid *g)
+{
+   const struct tpl_moe_a16w4_problem *pr = problem;
+   const struct tpl_moe_a16w4_params *p = params;
+   memset(g, 0, sizeof(*g));
+   g->grid[0] = (uint32_t)((pr->model_dim + p->tile_n - 1) / p->tile_n);
+   g->grid[1] = tpl_moe_a16w4_grid_m(pr, p);
+   g->grid[2] = p->k_batch;
+   g->block[0] = 64 * p->waves;
+   g->block[1] = g->block[2] = 1;
+}
+
+static void
+moe_kernargs(const void *problem, const void *params, const uint64_t *io, uint64_t *v)
+{
+   const struct tpl_moe_a16w4_problem *pr = problem;
+   const struct tpl_moe_a16w4_params *p = params;
+   v[KA_a] = io[TPL_MOE_IO_A];
+   v[KA_w] = io[TPL_MOE_IO_W];
+   v[KA_ws] = io[TPL_MOE_IO_WS];
+   v[KA_bias] = io[TPL_MOE_IO_BIAS];
+   v[KA_sorted] = io[TPL_MOE_IO_SORTED];
+   v[KA_experts] = io[TPL_MOE_IO_EXPERTS];
+   v[KA_weights] = io[TPL_MOE_IO_WEIGHTS];
+   v[KA_nvalid] = io[TPL_MOE_IO_NVALID];
+   v[KA_out] = io[TPL_MOE_IO_OUT];
+   v[KA_tokens] = (uint64_t)pr->tokens;
+   v[KA_topk] = (uint64_t)pr->topk;
+   v[KA_nexp] = (uint64_t)pr->experts;
+   v[KA_model_dim] = (uint64_t)pr->model_dim;
+   v[KA_inter] = (uint64_t)pr->inter;
+   v[KA_nsorted] = (uint64_t)pr->nsorted;
+   v[KA_block_m] = (uint64_t)pr->block_m;
+   v[KA_has_bias] = (uint64_t)(pr->has_bias && io[TPL_MOE_IO_BIAS]);
+   v[KA_grid_m] = tpl_moe_a16w4_grid_m(pr, p);
+   v[KA_kper] = (uint64_t)kper(pr, p);
+}
+
+static void
+moe_tune_key(const void *problem, tpl_tune_key *k)
+{
+   const struct tpl_moe_a16w4_problem *pr = problem;
+   snprintf(k->cls, sizeof(k->cls), "bf16:e2m1:bm%d%s", (int)pr->block_m,
+            pr->has_bias ? ":bias" : "");
+   k->shape[0] = pr->tokens * pr->topk;
+   k->shape[1] = pr->model_dim;
+   k->shape[2] = pr->inter;
+   k->nshape = 3;
+}
+
+/* ---- kernel ----------------------------------------------------------------------------- */
+
+#define MAX_MSUB 4 /* tile_m / 16 */
+#define MAX_NSUB 16
+#define MAX_STEP 2 /* tile_k / 128 */
+
+/* What the whole workgroup shares (uniform) and what each lane is (per lane). */
+struct moe_wave {
+   unsigned msub, nsub, step, nt; /* nt: MFMAs per 128-K chunk per tile (8 or 4) */
+   jb_val lane, n1, k1, odd;      /* i32 per lane; odd: i1, lane is odd */
+   jb_val col0;                   /* i64 uniform: the wave's first output column */
+   jb_val nv;                     /* i64 uniform: num_valid clamped to [0, nsorted] */
+   jb_val kb, kc_begin, kc_end;   /* i32 uniform: K batch and its 128-K chunk range */
+   jb_val k0s;                    /* i32 uniform: K0 = inter / 128 */
+};
+
+/* The operands of one K step: per 128-K chunk u, the A fragments (16 bytes x 4 per row tile),
+ * the 16 weight bytes and the scale byte per column tile. */
+struct kstep {
+   jb_val a[MAX_MSUB][MAX_STEP][4];
+   jb_val w[MAX_NSUB][MAX_STEP];
+   jb_val s[MAX_NSUB][MAX_STEP];
+};
+
+struct tile {
+   jb_val e;               /* i64 uniform: the expert */
+   jb_val w_srd, s_srd;    /* weights rebased to (expert, wave's first column tile) */
+   jb_val a_off[MAX_MSUB]; /* i64 per lane: its A row (row 0 for padding) + k1 * 64 bytes */
+};
+
+/* requires: t's resources. produces: the loads of chunks kc .. kc + step - 1 (issued). */
+static void
+load_step(jb_builder *b, const struct moe_wave *mw, const struct tile *t, jb_val kc,
+          struct kstep *ks)
+{
+   jb_val kp = jb_arg_val(b, KA_inter);
+   jb_val K1 = jb_trunc(b, jb_lshr_imm(b, jb_iadd_imm(b, kp, 255), 8), JB_I32);
+   jb_val n16w = jb_trunc(b, jb_lshr_imm(b, mw->col0, 4), JB_I32);
+   for (unsigned u = 0; u < mw->step; u++) {
+      jb_val k0 = jb_iadd_imm(b, kc, u);
+      for (unsigned ns = 0; ns < mw->nsub; ns++) {
+         /* ((ns * K0 + k0) * 64 + lane) * 16 from the wave's first column tile */
+         jb_val tileoff = jb_shl_imm(b, jb_iadd(b, jb_imul_imm(b, mw->k0s, ns), k0), 10);
+         jb_val off = jb_iadd(b, tileoff, jb_shl_imm(b, mw->lane, 4));
+         ks->w[ns][u] = jb_buffer_load(b, t->w_srd, off, JB_V4I32);
+         /* ((((n16/2) * K1 + k0/2) * 4 + k1) * 16 + n1) * 4 + (k0 % 2) * 2 + n16 % 2 */
+         jb_val n16 = jb_iadd_imm(b, n16w, ns);
+         jb_val q = jb_iadd(b, jb_imul(b, jb_lshr_imm(b, n16, 1), K1), jb_lshr_imm(b, k0, 1));
+         q = jb_iadd(b, jb_shl_imm(b, jb_iadd(b, jb_shl_imm(b, q, 2), mw->k1), 4), mw->n1);
+         q = jb_iadd(b, jb_shl_imm(b, q, 2),
+                     jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, k0, 1), 1), jb_and_imm(b, n16, 1)));
+         ks->s[ns][u] = jb_zext(b, jb_buffer_load(b, t->s_srd, q, JB_I8), JB_I32);
+      }
+      jb_val koff = jb_shl_imm(b, jb_zext(b, k0, JB_I64), 8); /* 128 bf16 per chunk */
+      for (unsigned ms = 0; ms < mw->msub; ms++)
+         for (unsigned q = 0; q < 4; q++)
+            ks->a[ms][u][q] = jb_global_load(b, jb_arg_val(b, KA_a),
+                                             jb_iadd(b, t->a_off[ms], jb_iadd_imm(b, koff, 16 * q)),
+                                             JB_V4I32, .align = 16);
+   }
+}
+
+/* requires: ks loaded. produces: acc[ms][ns] += A_ms * B_ns over the step's K. The weights of
+ * a column tile are decoded once and feed every row tile's MFMAs. */
+static void
+compute_step(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw,
+             const struct kstep *ks, jb_val acc[MAX_MSUB][MAX_NSUB])
+{
+   enum jb_mfma_op op = p->kmfma == 32 ? JB_MFMA_F32_16X16X32_BF16 : JB_MFMA_F32_16X16X16_BF16;
+   for (unsigned u = 0; u < mw->step; u++)
+      for (unsigned ns = 0; ns < mw->nsub; ns++) {
+         jb_val bf[4];
+         for (unsigned d = 0; d < 4; d++)
+            bf[d] = jb_fp4_to_bf16(b, jb_extract(b, ks->w[ns][u], d), ks->s[ns][u]);
+         for (unsigned t = 0; t < mw->nt; t++) {
+            jb_val bm = p->kmfma == 32 ? bf[t] : jb_slice(b, bf[t / 2], (t % 2) * 2, 2);
+            for (unsigned ms = 0; ms < mw->msub; ms++) {
+               jb_val am = p->kmfma == 32 ? ks->a[ms][u][t]
+                                          : jb_slice(b, ks->a[ms][u][t / 2], (t % 2) * 2, 2);
+               acc[ms][ns] = jb_mfma(b, op, am, bm, acc[ms][ns]);
+            }
+         }
+      }
+}
+
+/* The sorted row `row` (i64, < nsorted): its token, whether it is a real row, its weight. */
+static void
+sorted_row(jb_builder *b, const struct moe_wave *mw, jb_val row, jb_val *tok, jb_val *slot,
+           jb_val *ok)
+{
+   jb_val sid = jb_global_load(b, jb_arg_val(b, KA_sorted), jb_shl_imm(b, row, 2), JB_I32);
+   *tok = jb_zext(b, jb_and_imm(b, sid, 0xffffff), JB_I64);
+   *slot = jb_zext(b, jb_lshr_imm(b, sid, 24), JB_I64);
+   *ok = jb_and(b, jb_cmp(b, JB_SLT, row, mw->nv),
+                jb_and(b, jb_cmp(b, JB_SLT, *tok, jb_arg_val(b, KA_tokens)),
+                       jb_cmp(b, JB_SLT, *slot, jb_arg_val(b, KA_topk))));
+}
+
+/* requires: acc of row tile ms, column tile ns. produces: the bf16 pairs stored or added. */
+static void
+epilogue(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw,
+         const struct tile *t, unsigned ns, jb_val accv, const jb_val tok[4], const jb_val ok[4],
+         const jb_val wt[4])
+{
+   jb_val md = jb_arg_val(b, KA_model_dim);
+   jb_val col = jb_iadd(b, jb_iadd_imm(b, mw->col0, 16 * ns), jb_zext(b, mw->n1, JB_I64));
+   jb_val col_ok = jb_cmp(b, JB_SLT, col, md);
+   /* bias of the lane's column, added once: by K batch 0 (uniform branch; bias may be NULL) */
+   jb_val addb = jb_and(b, jb_cmp(b, JB_NE, jb_arg_val(b, KA_has_bias), jb_imm_u32(b, 0)),
+                        jb_cmp(b, JB_EQ, mw->kb, jb_imm_u32(b, 0)));
+   jb_val bias = jb_imm_f32(b, 0.0f);
+   jb_if *hb = jb_push_if(b, addb);
+   jb_val bcol = jb_select(b, col_ok, col, jb_imm_i64(b, 0));
+   jb_val bv = jb_global_load(b, jb_arg_val(b, KA_bias),
+                              jb_shl_imm(b, jb_iadd(b, jb_imul(b, t->e, md), bcol), 2), JB_F32);
+   jb_pop_if(b, hb);
+   bias = jb_if_phi(b, bv, bias);
+   jb_val y[4];
+   for (unsigned r = 0; r < 4; r++)
+      y[r] = jb_fmul(b, jb_fadd(b, jb_extract(b, accv, r), bias), wt[r]);
+   /* lanes l, l ^ 1 hold columns c, c + 1 (c even): the even lane keeps rows 0, 1 of the
+    * pair, the odd lane rows 2, 3; each sends the other the rows it keeps */
+   for (unsigned j = 0; j < 2; j++) {
+      jb_val send = jb_select(b, mw->odd, y[j], y[2 + j]);
+      jb_val recv = jb_shuffle_xor(b, send, 1);
+      jb_val own = jb_select(b, mw->odd, y[2 + j], y[j]);
+      jb_val lo = jb_select(b, mw->odd, recv, own), hi = jb_select(b, mw->odd, own, recv);
+      jb_val pair[2] = {lo, hi};
+      jb_val bits = jb_bitcast(b, jb_f32_to_bf16(b, jb_vec(b, pair, 2)), JB_I32);
+      jb_val rtok = jb_select(b, mw->odd, tok[2 + j], tok[j]);
+      jb_val rok = jb_and(b, jb_select(b, mw->odd, ok[2 + j], ok[j]), col_ok);
+      jb_val ceven = jb_and_imm(b, col, ~(uint64_t)1);
+      jb_val off = jb_shl_imm(b, jb_iadd(b, jb_imul(b, rtok, md), ceven), 1);
+      jb_if *st = jb_push_if(b, rok);
+      if (p->atomic)
+         jb_global_atomic_pk_add_bf16(b, jb_arg_val(b, KA_out), off, bits);
+      else
+         jb_global_store(b, bits, jb_arg_val(b, KA_out), off);
+      jb_pop_if(b, st);
+   }
+}
+
+/* requires: the tile's expert valid, kc_begin < kc_end. produces: the tile's contribution. */
+static void
+run_tile(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw, jb_val mt,
+         jb_val e32)
+{
+   struct tile t;
+   jb_val md = jb_arg_val(b, KA_model_dim), kp = jb_arg_val(b, KA_inter);
+   t.e = jb_sext(b, e32, JB_I64);
+   jb_val wexp = jb_imul(b, md, jb_lshr_imm(b, kp, 1)); /* weight bytes per expert */
+   jb_val woff = jb_iadd(b, jb_imul(b, t.e, wexp),
+                         jb_imul(b, jb_lshr_imm(b, mw->col0, 4), jb_imul_imm(b, kp, 8)));
+   t.w_srd = jb_srd_rebase(b, jb_arg_val(b, KA_w), woff, jb_imul(b, jb_iadd_imm(b, t.e, 1), wexp));
+   jb_val sexp = jb_imul(b, md, jb_shl_imm(b, jb_lshr_imm(b, jb_iadd_imm(b, kp, 255), 8), 3));
+   t.s_srd = jb_srd_rebase(b, jb_arg_val(b, KA_ws), jb_imul(b, t.e, sexp),
+                           jb_imul(b, jb_iadd_imm(b, t.e, 1), sexp));
+   jb_val row0 = jb_imul_imm(b, jb_zext(b, mt, JB_I64), p->tile_m);
+   jb_val topk = jb_arg_val(b, KA_topk);
+   for (unsigned ms = 0; ms < mw->msub; ms++) {
+      jb_val row = jb_iadd(b, row0, jb_zext(b, jb_iadd_imm(b, mw->n1, 16 * ms), JB_I64));
+      jb_val tok, slot, ok;
+      sorted_row(b, mw, row, &tok, &slot, &ok);
+      jb_val arow = jb_select(b, ok, jb_iadd(b, jb_imul(b, tok, topk), slot), jb_imm_i64(b, 0));
+      jb_val aoff = jb_shl_imm(
+          b, jb_iadd(b, jb_imul(b, arow, kp), jb_shl_imm(b, jb_zext(b, mw->k1, JB_I64), 5)), 1);
+      t.a_off[ms] = aoff;
+   }
+
+   jb_val acc[MAX_MSUB][MAX_NSUB];
+   jb_var accv[MAX_MSUB][MAX_NSUB];
+   for (unsigned ms = 0; ms < mw->msub; ms++)
+      for (unsigned ns = 0; ns < mw->nsub; ns++)
+         accv[ms][ns] = jb_var_create(b, jb_splat(b, jb_imm_f32(b, 0.0f), 4));
+   /* main loop over the batch's K steps; stage 2 keeps the next step's loads in flight */
+   struct kstep cur, nxt;
+   jb_var pre[MAX_MSUB * MAX_STEP * 4 + 2 * MAX_NSUB * MAX_STEP];
+   unsigned npre = 0;
+   if (p->stage == 2) {
+      load_step(b, mw, &t, mw->kc_begin, &cur);
+      for (unsigned u = 0; u < mw->step; u++) {
+         for (unsigned ms = 0; ms < mw->msub; ms++)
+            for (unsigned q = 0; q < 4; q++)
+               pre[npre++] = jb_var_create(b, cur.a[ms][u][q]);
+         for (unsigned ns = 0; ns < mw->nsub; ns++) {
+            pre[npre++] = jb_var_create(b, cur.w[ns][u]);
+            pre[npre++] = jb_var_create(b, cur.s[ns][u]);
+         }
+      }
+   }
+   jb_var kcv = jb_var_create(b, mw->kc_begin);
+   jb_loop *kl = jb_push_loop(b);
+   {
+      jb_val kc = jb_var_get(b, kcv);
+      jb_if *done = jb_push_if(b, jb_cmp(b, JB_UGE, kc, mw->kc_end));
+      jb_break(b, kl);
+      jb_pop_if(b, done);
+      jb_val kn = jb_iadd_imm(b, kc, mw->step);
+      if (p->stage == 2) {
+         unsigned i = 0;
+         for (unsigned u = 0; u < mw->step; u++) {
+            for (unsigned ms = 0; ms < mw->msub; ms++)
+               for (unsigned q = 0; q < 4; q++)
+                  cur.a[ms][u][q] = jb_var_get(b, pre[i++]);
+            for (unsigned ns = 0; ns < mw->nsub; ns++) {
+               cur.w[ns][u] = jb_var_get(b, pre[i++]);
+               cur.s[ns][u] = jb_var_get(b, pre[i++]);
+            }
+         }
+         /* the last step reloads itself (in bounds; the values are not used) */
+         jb_val kl2 = jb_select(b, jb_cmp(b, JB_ULT, kn, mw->kc_end), kn, kc);
+         load_step(b, mw, &t, kl2, &nxt);
+         i = 0;
+         for (unsigned u = 0; u < mw->step; u++) {
+            for (unsigned ms = 0; ms < mw->msub; ms++)
+               for (unsigned q = 0; q < 4; q++)
+                  jb_var_set(b, pre[i++], nxt.a[ms][u][q]);
+            for (unsigned ns = 0; ns < mw->nsub; ns++) {
+               jb_var_set(b, pre[i++], nxt.w[ns][u]);
+               jb_var_set(b, pre[i++], nxt.s[ns][u]);
+            }
+         }
+      } else {
+         load_step(b, mw, &t, kc, &cur);
+      }
+      for (unsigned ms = 0; ms < mw->msub; ms++)
+         for (unsigned ns = 0; ns < mw->nsub; ns++)
+            acc[ms][ns] = jb_var_get(b, accv[ms][ns]);
+      compute_step(b, p, mw, &cur, acc);
+      for (unsigned ms = 0; ms < mw->msub; ms++)
+         for (unsigned ns = 0; ns < mw->nsub; ns++)
+            jb_var_set(b, accv[ms][ns], acc[ms][ns]);
+      jb_var_set(b, kcv, kn);
+   }
+   jb_pop_loop(b, kl);
+
+   for (unsigned ms = 0; ms < mw->msub; ms++) {
+      jb_val tok[4], ok[4], wt[4];
+      for (unsigned r = 0; r < 4; r++) {
+         jb_val rr = jb_iadd_imm(b, jb_shl_imm(b, jb_lshr_imm(b, mw->lane, 4), 2), 16 * ms + r);
+         jb_val row = jb_iadd(b, row0, jb_zext(b, rr, JB_I64));
+         jb_val slot;
+         sorted_row(b, mw, row, &tok[r], &slot, &ok[r]);
+         wt[r] = jb_global_load(b, jb_arg_val(b, KA_weights), jb_shl_imm(b, row, 2), JB_F32);
+      }
+      for (unsigned ns = 0; ns < mw->nsub; ns++)
+         epilogue(b, p, mw, &t, ns, jb_var_get(b, accv[ms][ns]), tok, ok, wt);
+   }
+}
+
+static void
+moe_build(jb_builder *b, const void *params)
+{
+   const struct tpl_moe_a16w4_params *p = params;
+   tpl_kernel_begin(b, &tpl_moe_a16w4, 64 * p->waves, 256);
+   struct moe_wave mw;
+   mw.msub = p->tile_m / 16;
+   mw.nsub = p->tile_n / p->waves / 16;
+   mw.step = p->tile_k / 128;
+   mw.nt = p->kmfma == 32 ? 4 : 8;
+   jb_val tid = jb_workitem_id(b, 0);
+   mw.lane = jb_and_imm(b, tid, 63);
+   mw.n1 = jb_and_imm(b, mw.lane, 15);
+   mw.k1 = jb_lshr_imm(b, mw.lane, 4);
+   mw.odd = jb_cmp(b, JB_NE, jb_and_imm(b, mw.lane, 1), jb_imm_u32(b, 0));
+   jb_val wave = jb_readfirstlane(b, jb_lshr_imm(b, tid, 6));
+   mw.col0 = jb_iadd(b, jb_imul_imm(b, jb_zext(b, jb_workgroup_id(b, 0), JB_I64), p->tile_n),
+                     jb_imul_imm(b, jb_zext(b, wave, JB_I64), p->tile_n / p->waves));
+   /* num_valid from the device, clamped to [0, nsorted]: a bad count stays in the buffers */
+   jb_val nsorted = jb_arg_val(b, KA_nsorted);
+   jb_val nv =
+       jb_sext(b, jb_global_load(b, jb_arg_val(b, KA_nvalid), jb_imm_i64(b, 0), JB_I32), JB_I64);
+   mw.nv = jb_smin(b, jb_smax(b, nv, jb_imm_i64(b, 0)), nsorted);
+   jb_val nvt = jb_udiv(b, jb_iadd_imm(b, mw.nv, p->tile_m - 1), jb_imm_i64(b, p->tile_m));
+   mw.kb = jb_workgroup_id(b, 2);
+   mw.k0s = jb_trunc(b, jb_lshr_imm(b, jb_arg_val(b, KA_inter), 7), JB_I32);
+   mw.kc_begin = jb_imul(b, mw.kb, jb_arg_val(b, KA_kper));
+   mw.kc_end = jb_umin(b, jb_iadd(b, mw.kc_begin, jb_arg_val(b, KA_kper)), mw.k0s);
+
+   /* persistent walk over the active row tiles: y, y + grid_m, ... < nvt */
+   jb_var mtv = jb_var_create(b, jb_zext(b, jb_workgroup_id(b, 1), JB_I64));
+   jb_val gm = jb_zext(b, jb_arg_val(b, KA_grid_m), JB_I64);
+   jb_loop *ml = jb_push_loop(b);
+   {
+      jb_val mt = jb_var_get(b, mtv);
+      jb_if *done = jb_push_if(b, jb_cmp(b, JB_UGE, mt, nvt));
+      jb_break(b, ml);
+      jb_pop_if(b, done);
+      jb_val eidx = jb_udiv(b, jb_imul_imm(b, mt, p->tile_m), jb_arg_val(b, KA_block_m));
+      jb_val e = jb_global_load(b, jb_arg_val(b, KA_experts), jb_shl_imm(b, eidx, 2), JB_I32);
+      jb_val e64 = jb_sext(b, e, JB_I64);
+      jb_val work = jb_and(b,
+                           jb_and(b, jb_cmp(b, JB_SGE, e64, jb_imm_i64(b, 0)),
+                                  jb_cmp(b, JB_SLT, e64, jb_arg_val(b, KA_nexp))),
+                           jb_cmp(b, JB_ULT, mw.kc_begin, mw.kc_end));
+      jb_if *wk = jb_push_if(b, work);
+      run_tile(b, p, &mw, jb_trunc(b, mt, JB_I32), jb_readfirstlane(b, e));
+      jb_pop_if(b, wk);
+      jb_var_set(b, mtv, jb_iadd(b, mt, gm));
+   }
+   jb_pop_loop(b, ml);
+}
+
+const tpl_family tpl_moe_a16w4 = {
+    .name = "moe_a16w4",
+    .version = TPL_MOE_A16W4_VERSION,
+    .params_size = sizeof(struct tpl_moe_a16w4_params),
+    .params = moe_params,
+    .nparams = sizeof(moe_params) / sizeof(moe_params[0]),
+    .kernel_name = "moe_a16w4_stage2",
+    .passes = "default<O3>",
+    .kargs = moe_kargs,
+    .nkargs = KA_COUNT_,
+    .problem_size = sizeof(struct tpl_moe_a16w4_problem),
+    .build = moe_build,
+    .pick = moe_pick,
+    .validate = moe_validate,
+    .grid = moe_grid,
+    .kernargs = moe_kernargs,
+    .tune_key = moe_tune_key,
+};
