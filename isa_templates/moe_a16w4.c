@@ -92,6 +92,12 @@ kper(const struct tpl_moe_a16w4_problem *pr, const struct tpl_moe_a16w4_params *
    return (per + step - 1) / step * step;
 }
 
+int64_t
+tpl_moe_a16w4_kper(const struct tpl_moe_a16w4_problem *pr, const void *params)
+{
+   return 128 * kper(pr, params);
+}
+
 uint32_t
 tpl_moe_a16w4_grid_m(const struct tpl_moe_a16w4_problem *pr, const struct tpl_moe_a16w4_params *p)
 {

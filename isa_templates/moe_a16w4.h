@@ -53,4 +53,8 @@ extern const tpl_family tpl_moe_a16w4;
 uint32_t tpl_moe_a16w4_grid_m(const struct tpl_moe_a16w4_problem *pr,
                               const struct tpl_moe_a16w4_params *p);
 
+/** K elements each K batch covers (the last may cover fewer): what the tolerance of a split
+ *  sum needs to know. params: struct tpl_moe_a16w4_params. */
+int64_t tpl_moe_a16w4_kper(const struct tpl_moe_a16w4_problem *pr, const void *params);
+
 #endif /* TPL_MOE_A16W4_H */
