@@ -16,6 +16,10 @@
 #include "rt_kernels.h"
 #include "rt_run.h"
 
+#include "moe_a16w4.h"
+
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,9 +426,168 @@ run_mx_3d(mxjit_ctx *ctx, demo_row *row)
    return run_mx(ctx, MXJIT_MX_3D, 0, row);
 }
 
+/* ---- A16W4 MoE stage 2: one small GPT-OSS-like down projection ------------------------- */
+
+/* 8 tokens, top-4 of 32 experts (GPT-OSS 20B's routing), model_dim 256, inter 384, biases,
+ * block_m 32; routing in aiter's sorted format; weights and scales preshuffled. The op runs on
+ * the device and is compared with the host reference within the A16W4 GEMM tolerance. */
+enum { MOE_T = 8, MOE_K = 4, MOE_E = 32, MOE_D = 256, MOE_I = 384, MOE_BM = 32 };
+#define MOE_NS ((MOE_T * MOE_K + MOE_E * (MOE_BM - 1) + MOE_BM - 1) / MOE_BM * MOE_BM)
+
+static mxjit_moe_a16w4_args
+moe_demo_args(void)
+{
+   return (mxjit_moe_a16w4_args){.preshuffled = 1,
+                                 .tokens = MOE_T,
+                                 .topk = MOE_K,
+                                 .experts = MOE_E,
+                                 .model_dim = MOE_D,
+                                 .inter = MOE_I,
+                                 .nsorted = MOE_NS,
+                                 .block_m = MOE_BM,
+                                 .bias = 1};
+}
+
+struct moe_host {
+   uint16_t a[MOE_T * MOE_K * MOE_I], ref[MOE_T * MOE_D], out[MOE_T * MOE_D];
+   uint8_t w[MOE_E * MOE_D * MOE_I / 2], wsh[MOE_E * MOE_D * MOE_I / 2];
+   uint8_t ws[MOE_E * MOE_D * MOE_I / 32], wssh[MOE_E * MOE_D * 16];
+   float bias[MOE_E * MOE_D], rw[MOE_NS];
+   int32_t sid[MOE_NS], eid[MOE_NS / MOE_BM], nv;
+};
+
+static void
+moe_demo_inputs(struct moe_host *h)
+{
+   uint64_t s = 0x6d6f65ull;
+   for (unsigned i = 0; i < sizeof(h->a) / 2; i++) {
+      uint32_t r = (uint32_t)(splitmix64(s++) >> 20);
+      h->a[i] = (uint16_t)((r & 0x8000) | (123 + r % 7) << 7 | (r >> 3 & 0x7f));
+   }
+   for (unsigned i = 0; i < sizeof(h->w); i++)
+      h->w[i] = (uint8_t)splitmix64(s++);
+   for (unsigned i = 0; i < sizeof(h->ws); i++)
+      h->ws[i] = (uint8_t)(120 + splitmix64(s++) % 8);
+   for (unsigned i = 0; i < MOE_E * MOE_D; i++)
+      h->bias[i] = (float)((int)(splitmix64(s++) % 513) - 256) / 128.0f;
+   host_shuffle_weight_a16w4(h->w, MOE_E, MOE_D, MOE_I / 2, 0, 0, h->wsh, NULL, 0);
+   host_shuffle_scale_a16w4(h->ws, MOE_E, MOE_D, MOE_I / 32, 0, 0, h->wssh, NULL, 0);
+   /* token t picks experts (5t + 7j) % 32, j < 4 (distinct), weight (j + 1) / 10 */
+   int n = 0;
+   for (int e = 0; e < MOE_E; e++) {
+      int start = n;
+      for (int t = 0; t < MOE_T; t++)
+         for (int j = 0; j < MOE_K; j++)
+            if ((5 * t + 7 * j) % MOE_E == e) {
+               h->sid[n] = j << 24 | t;
+               h->rw[n++] = (float)(j + 1) / 10.0f;
+            }
+      while (n > start && n % MOE_BM) {
+         h->sid[n] = MOE_K << 24 | MOE_T;
+         h->rw[n++] = 0.0f;
+      }
+      for (int b = start / MOE_BM; b < n / MOE_BM; b++)
+         h->eid[b] = e;
+   }
+   h->nv = n;
+   for (; n < MOE_NS; n++) {
+      h->sid[n] = MOE_K << 24 | MOE_T;
+      h->rw[n] = 0.0f;
+      if (n % MOE_BM == 0)
+         h->eid[n / MOE_BM] = 0;
+   }
+}
+
+static int
+run_moe(mxjit_ctx *ctx, demo_row *row)
+{
+   struct moe_host *h = calloc(1, sizeof(*h));
+   if (!h) {
+      snprintf(row->result, sizeof(row->result), "out of host memory");
+      return -1;
+   }
+   moe_demo_inputs(h);
+   mxjit_moe_a16w4_args a = moe_demo_args();
+   struct {
+      mxjit_devptr *p;
+      const void *src;
+      size_t n;
+   } up[] = {{&a.a, h->a, sizeof(h->a)},
+             {&a.w, h->wsh, sizeof(h->wsh)},
+             {&a.w_scale, h->wssh, sizeof(h->wssh)},
+             {&a.bias, h->bias, sizeof(h->bias)},
+             {&a.sorted_ids, h->sid, sizeof(h->sid)},
+             {&a.expert_ids, h->eid, sizeof(h->eid)},
+             {&a.sorted_weights, h->rw, sizeof(h->rw)},
+             {&a.num_valid_ids, &h->nv, 4},
+             {&a.out, NULL, sizeof(h->out)}};
+   mxjit_status st = MXJIT_OK;
+   unsigned nup = 0;
+   for (; nup < sizeof(up) / sizeof(up[0]) && !st; nup++)
+      if (!(st = mxjit_malloc(ctx, up[nup].n, up[nup].p)) && up[nup].src)
+         st = mxjit_memcpy_h2d(ctx, *up[nup].p, up[nup].src, up[nup].n);
+   if (!st)
+      st = mxjit_moe_a16w4_stage2(ctx, NULL, &a);
+   if (!st)
+      st = mxjit_memcpy_d2h(ctx, h->out, a.out, sizeof(h->out));
+   int rc = -1;
+   if (st) {
+      snprintf(row->result, sizeof(row->result), "%s: %s", mxjit_status_name(st),
+               mxjit_ctx_last_error(ctx));
+   } else {
+      rt_device *dev = rt_ctx_device(ctx);
+      if (dev->ops->last_counters) {
+         dev->ops->last_counters(dev, &row->cnt);
+         row->have_counters = row->cnt.total != 0;
+         row->elems = (uint64_t)MOE_T * MOE_K * MOE_D * MOE_I; /* multiply-adds */
+         snprintf(row->shape, sizeof(row->shape), "%dx%d of %d, %dx%d", MOE_T, MOE_K, MOE_E, MOE_D,
+                  MOE_I);
+      }
+      host_moe_a16w4_args ha = {
+          .a = h->a,
+          .w = h->w,
+          .ws = h->ws,
+          .bias = h->bias,
+          .sorted_ids = h->sid,
+          .expert_ids = h->eid,
+          .sorted_weights = h->rw,
+          .ntokens = MOE_T,
+          .topk = MOE_K,
+          .nexperts = MOE_E,
+          .model_dim = MOE_D,
+          .inter = MOE_I,
+          .nsorted = MOE_NS,
+          .num_valid = h->nv,
+          .block_m = MOE_BM,
+          .out = h->ref,
+      };
+      char why[320] = "";
+      const rt_plan *plan = NULL;
+      struct tpl_moe_a16w4_problem pr = {MOE_T, MOE_K, MOE_E, MOE_D, MOE_I, MOE_NS, MOE_BM, 1};
+      if (host_moe_a16w4_stage2(&ha, why, sizeof(why)) || rt_op_moe_a16w4_plan(ctx, &a, &plan)) {
+         snprintf(row->result, sizeof(row->result), "host reference / plan: %s", why);
+      } else if (rt_moe_a16w4_compare(&ha, h->ref, h->out, tpl_moe_a16w4_kper(&pr, plan->params),
+                                      why, sizeof(why)) != -1) {
+         snprintf(row->result, sizeof(row->result), "WRONG: %s", why);
+         rc = 1;
+      } else {
+         snprintf(row->result, sizeof(row->result),
+                  "ok (GPT-OSS-like layer: %d tok top-%d of %d, within GEMM tolerance)", MOE_T,
+                  MOE_K, MOE_E);
+         rc = 0;
+      }
+   }
+   for (unsigned i = 0; i < nup; i++)
+      if (*up[i].p)
+         mxjit_free(ctx, *up[i].p);
+   free(h);
+   return rc;
+}
+
 /* A table row per target: a label, the family it covers, how its kernel is chosen and run.
  * mx_kind >= 0: the kernel is the plan mxjit_mxfp8_quantize makes for the kind's largest
- * case; else the family's default params. run NULL: compile-only row. */
+ * case; -2: the plan of the A16W4 demo layer; else the family's default params. run NULL:
+ * compile-only row. */
 typedef struct demo_entry {
    const char *label;
    const tpl_family *family;
@@ -438,6 +601,7 @@ static const demo_entry entries[] = {
     {"mxfp8 dim1", &tpl_mxfp8_dim1, MXJIT_MX_DIM1, run_mx_dim1},
     {"mxfp8 3d", &tpl_mxfp8_dim1, MXJIT_MX_3D, run_mx_3d},
     {"mxfp4 rowwise", &tpl_mxfp4_rowwise, -1, run_mx4_rowwise},
+    {"moe_a16w4", &tpl_moe_a16w4, -2, run_moe},
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 
@@ -474,6 +638,13 @@ time_cold(const char *target, const demo_entry *e, demo_row *row)
       mxjit_mx_quant_args a = mx_case_args(mx_largest((mxjit_mx_kind)e->mx_kind));
       if (!(st = rt_op_mx_plan(cold, "mxfp8_quantize", &a, &plan))) {
          row->family = plan->family;
+         memcpy(row->params, plan->params, sizeof(row->params));
+         k = plan->kernel;
+      }
+   } else if (!st && e->mx_kind == -2) {
+      const rt_plan *plan = NULL;
+      mxjit_moe_a16w4_args a = moe_demo_args();
+      if (!(st = rt_op_moe_a16w4_plan(cold, &a, &plan))) {
          memcpy(row->params, plan->params, sizeof(row->params));
          k = plan->kernel;
       }
