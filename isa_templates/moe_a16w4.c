@@ -106,6 +106,17 @@ tpl_moe_a16w4_grid_m(const struct tpl_moe_a16w4_problem *pr, const struct tpl_mo
    return (uint32_t)(g < 65535 ? g : 65535); /* larger: the workgroups walk more tiles */
 }
 
+/* VGPRs of a wave's live state: accumulators, `stage` K steps of operands (A: 16 dwords per
+ * row tile and chunk; weights 4 + scale 1 per column tile and chunk), one decoded column
+ * tile (16). The parameter sweep found spills above about 240 (tile_m 64, 4 column tiles,
+ * tile_k 256, stage 2: 360 estimated, 348 bytes of scratch). */
+static unsigned
+vgpr_estimate(const struct tpl_moe_a16w4_params *p)
+{
+   unsigned msub = p->tile_m / 16, nsub = p->tile_n / p->waves / 16, step = p->tile_k / 128;
+   return 4 * msub * nsub + p->stage * step * (16 * msub + 5 * nsub) + 16;
+}
+
 static mxjit_status
 moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
 {
@@ -123,9 +134,13 @@ moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
    else if (!p->atomic && (pr->topk != 1 || p->k_batch != 1))
       why = "plain stores (atomic = 0) need one writer per output row: topk == 1 and "
             "k_batch == 1";
-   else if ((p->tile_m / 16) * (p->tile_n / p->waves / 16) > 16)
-      why = "at most 16 MFMA tiles per wave (tile_m / 16 * tile_n / waves / 16): the "
-            "accumulators would not fit";
+   else if ((p->tile_n / p->waves / 16) * (p->tile_k / 128) > 8)
+      why = "at most 8 column tiles x 128-K chunks per wave and K step (LLVM decodes them all "
+            "at once: 16 column-tile chunks spill, found by the parameter sweep)";
+   else if (vgpr_estimate(p) > 240)
+      why = "the wave's accumulators and staged operands exceed ~240 VGPRs (4 per MFMA tile, "
+            "per staged K step 16 per row tile and 5 per column tile): it would spill; use "
+            "fewer tiles per wave, tile_k = 128 or stage = 1";
    else if ((double)pr->model_dim * (pr->inter / 2) >= 4294967296.0)
       why = "one expert's weights must be below 4 GB (32-bit offsets after the rebase)";
    if (!why)
@@ -135,10 +150,11 @@ moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
    return MXJIT_ERR_INVALID_ARG;
 }
 
-/* Heuristic: tile_m = the largest of 64/32/16 dividing block_m (every tile of an active block
- * then holds valid rows); 64 columns over two waves; split K while the grid is small next to
- * the CU count (about 256) and each batch keeps at least four 128-K chunks; atomics unless
- * each output row has one writer; the gfx950 16x16x32 MFMA where it exists. */
+/* Heuristic (every point it returns validates: test moe_a16w4::pick_validates): tile_m = the
+ * largest of 64/32/16 dividing block_m (every tile of an active block then holds valid rows); 64
+ * columns over two waves; split K while the grid is small next to the CU count (about 256) and each
+ * batch keeps at least four 128-K chunks; atomics unless each output row has one writer; the gfx950
+ * 16x16x32 MFMA where it exists. */
 static void
 moe_pick(const struct jt_target *t, const void *problem, void *params)
 {
@@ -151,6 +167,8 @@ moe_pick(const struct jt_target *t, const void *problem, void *params)
    p->tile_k = pr->inter % 256 == 0 ? 256 : 128;
    p->kmfma = jt_has(t, JT_CAP_MFMA_BF16_K2) ? 32 : 16;
    p->stage = 2;
+   if (vgpr_estimate(p) > 240) /* 64-row tiles: one 128-K chunk per step */
+      p->tile_k = 128;
    p->k_batch = 1;
    int64_t wgs = (int64_t)tpl_moe_a16w4_grid_m(pr, p) * ((pr->model_dim + 63) / 64);
    while (p->k_batch < 4 && wgs * p->k_batch < 256 && k_chunks(pr) / (2 * p->k_batch) >= 4)

@@ -11,6 +11,7 @@
  * wave order; the active-block launch count; bad routing input. MXJIT_SWEEP_ALL=1 runs every
  * legal param point of the sample problems.
  */
+#include "jt.h"
 #include "kt_common.h"
 #include "moe_a16w4.h"
 #include "op_int.h"
@@ -300,6 +301,38 @@ Test(moe_a16w4, pick_points_tokens_topk)
             moe_case c = {toks[i], topk, 16, 64, 256, 32, (int)(i & 1), 100 + i * 7 + topk};
             run_op_case(targets[ti], &c);
          }
+}
+
+/* Every point the heuristic returns is legal for its problem (block_m, inter, tokens, top-k,
+ * both targets); compiled without scratch. */
+Test(moe_a16w4, pick_validates)
+{
+   static const int64_t bms[] = {16, 32, 64, 128}, inters[] = {128, 256, 384, 512, 3072};
+   static const int64_t toks[] = {1, 8, 33, 4096};
+   for (unsigned ti = 0; ti < 2; ti++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 0);
+      for (unsigned b = 0; b < 4; b++)
+         for (unsigned i = 0; i < 5; i++)
+            for (unsigned k = 0; k < 4; k++)
+               for (int64_t topk = 1; topk <= 8; topk *= 8) {
+                  int64_t ns = (toks[k] * topk + 16 * (bms[b] - 1) + bms[b] - 1) / bms[b] * bms[b];
+                  struct tpl_moe_a16w4_problem pr = {toks[k],   topk, 16,     256,
+                                                     inters[i], ns,   bms[b], 1};
+                  struct tpl_moe_a16w4_params p;
+                  tpl_moe_a16w4.pick(jt_lookup(targets[ti]), &pr, &p);
+                  char msg[256] = "", ser[200];
+                  tpl_params_serialize(&tpl_moe_a16w4, &p, ser, sizeof(ser));
+                  cr_expect_eq(tpl_validate(&tpl_moe_a16w4, &pr, &p, msg, sizeof(msg)), MXJIT_OK,
+                               "%s bm %lld inter %lld tokens %lld topk %lld: %s: %s", targets[ti],
+                               (long long)bms[b], (long long)inters[i], (long long)toks[k],
+                               (long long)topk, ser, msg);
+                  const rt_lkernel *kern;
+                  cr_assert_eq(rt_kernel_get(ctx, &tpl_moe_a16w4, &p, &kern), MXJIT_OK, "%s: %s",
+                               ser, mxjit_ctx_last_error(ctx));
+                  cr_expect_eq(kern->meta.private_segment_size, 0u, "%s spills", ser);
+               }
+      mxjit_ctx_destroy(ctx);
+   }
 }
 
 /* ---- explicit params: tile tails, split-K, bias, epilogues, shuffled wave order ---------- */
