@@ -11,13 +11,17 @@
  * the device (clamped to [0, nsorted]: a bad count cannot reach past the buffers). A tile
  * whose expert id lies outside [0, E) is skipped (defined behaviour for bad routing input).
  * Each wave owns tile_n / waves columns (nsub 16-column MFMA tiles) for all tile_m rows
- * (msub 16-row tiles); no LDS: every lane loads exactly its MFMA fragments, the weights once
- * per (row tile, n tile) since the a16w4 layout is the 16x16 MFMA B layout:
+ * (msub 16-row tiles). Weights never pass through LDS: the a16w4 layout is the 16x16 MFMA B
+ * layout, so every lane loads exactly its fragment, once per (row tile, n tile):
  *   lane l = 16 * k1 + n1 of 16-column tile n16 and 128-K chunk k0 reads the 16 bytes at
  *   ((n16 * K0 + k0) * 64 + l) * 16 of its expert: elements k0*128 + k1*32 + [0, 32) of row
  *   16 * n16 + n1 (K0 = inter / 128), one E8M0 block, whose scale byte is at
  *   ((((n16/2) * K1 + k0/2) * 4 + k1) * 16 + n1) * 4 + (k0 % 2) * 2 + n16 % 2 (K1 =
  *   ceil(inter / 256)). The A fragment of row i = l % 16 is the same 32 elements of K.
+ * A: with lds = 0 every lane loads its own fragments from global memory (register double
+ * buffer with stage = 2); with lds = 1 the workgroup fills an LDS ping-pong with the tile's
+ * A chunk (coalesced 256-byte rows, bank-conflict-free slots, k_loop_lds) and the waves read
+ * their fragments from it, so A is read from memory once per workgroup.
  * The contraction index of MFMA t maps to k1 * 32 + kmfma/4 * t + j in lane group k1, for A
  * and B alike (16x16x16: 4 per lane, t < 8; 16x16x32: 8 per lane, t < 4).
  * Epilogue: D row 4 * (l / 16) + r, column l % 16 (jb_mfma.c); lanes l and l ^ 1 swap halves
@@ -25,7 +29,8 @@
  * in K batch 0), stored as a bf16 pair: global_atomic_pk_add_bf16, or a plain store when each
  * output row has one writer (topk == 1, k_batch == 1). Rows that are padding (token >= tokens
  * or slot >= topk, or past num_valid) load a safe address (row 0) and store nothing: their
- * D rows are never read. Columns past model_dim read 0 (buffer bounds) and store nothing.
+ * D rows are never read (a padding row's A may hold anything: row i of D depends only on
+ * row i of A). Columns past model_dim read 0 (buffer bounds) and store nothing.
  * i64: the weight and scale resources are rebased to the expert and n tile (jb_srd_rebase);
  * activation and output addresses are 64-bit.
  * K tails: the a16w4 layout needs inter % 128 == 0; tile_k = 256 needs inter % 256 == 0, so
@@ -61,7 +66,7 @@
 TPL_KARG_ENUM(MOE_KARGS);
 TPL_KARG_TABLE(moe_kargs, MOE_KARGS);
 
-static const uint32_t v_tile_m[] = {16, 32, 64}, v_tile_n[] = {32, 64, 128, 256},
+static const uint32_t v_tile_m[] = {16, 32, 64, 128}, v_tile_n[] = {32, 64, 128, 256},
                       v_tile_k[] = {128, 256}, v_waves[] = {1, 2, 4}, v_kb[] = {1, 2, 4},
                       v_kmfma[] = {16, 32}, v_01[] = {0, 1}, v_stage[] = {1, 2};
 #define P(f, v, d)                                                                                 \
@@ -71,7 +76,7 @@ static const uint32_t v_tile_m[] = {16, 32, 64}, v_tile_n[] = {32, 64, 128, 256}
 static const tpl_param moe_params[] = {
     P(tile_m, v_tile_m, 32), P(tile_n, v_tile_n, 64), P(tile_k, v_tile_k, 128),
     P(waves, v_waves, 2),    P(k_batch, v_kb, 1),     P(kmfma, v_kmfma, 16),
-    P(atomic, v_01, 1),      P(stage, v_stage, 2),
+    P(atomic, v_01, 1),      P(stage, v_stage, 2),    P(lds, v_01, 1),
 };
 #undef P
 
@@ -114,7 +119,21 @@ static unsigned
 vgpr_estimate(const struct tpl_moe_a16w4_params *p)
 {
    unsigned msub = p->tile_m / 16, nsub = p->tile_n / p->waves / 16, step = p->tile_k / 128;
+   if (p->lds) /* accumulators (AGPRs) apart: decoded B, one A fragment, 2 steps of weights,
+                  the fill pieces in flight */
+      return 16 * nsub + 16 + 10 * nsub * step + 4 * (p->tile_m * 16 * step / (64 * p->waves)) + 16;
    return 4 * msub * nsub + p->stage * step * (16 * msub + 5 * nsub) + 16;
+}
+
+/* Registers per lane (arch + acc) the kernel is built for: 256 (two waves per SIMD) for the
+ * register variant, whose validate limits keep it there; the LDS variant's larger tiles need
+ * up to 512 at some points and not at others, so LLVM chooses (0: no occupancy target, no
+ * "failed to meet occupancy" warnings); the static sweep checks every point stays within 512
+ * without scratch. */
+static unsigned
+reg_budget(const struct tpl_moe_a16w4_params *p)
+{
+   return p->lds ? 0 : 256;
 }
 
 static mxjit_status
@@ -134,6 +153,14 @@ moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
    else if (!p->atomic && (pr->topk != 1 || p->k_batch != 1))
       why = "plain stores (atomic = 0) need one writer per output row: topk == 1 and "
             "k_batch == 1";
+   else if (p->lds && p->stage != 2)
+      why = "the LDS variant is always a ping-pong (stage = 2)";
+   else if (p->lds && 2u * p->tile_m * 256 * (p->tile_k / 128) > 65536)
+      why = "the LDS ping-pong (2 x tile_m x tile_k x 2 bytes) must fit 64 KB";
+   else if (p->lds && p->tile_m * 16 * (p->tile_k / 128) / (64 * p->waves) > 16)
+      why = "more than 16 A pieces per lane per step for the LDS fill: use more waves";
+   else if (p->lds && 4 * (p->tile_m / 16) * (p->tile_n / p->waves / 16) > 256)
+      why = "more than 256 accumulators per lane";
    else if ((p->tile_n / p->waves / 16) * (p->tile_k / 128) > 8)
       why = "at most 8 column tiles x 128-K chunks per wave and K step (LLVM decodes them all "
             "at once: 16 column-tile chunks spill, found by the parameter sweep)";
@@ -150,28 +177,42 @@ moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
    return MXJIT_ERR_INVALID_ARG;
 }
 
-/* Heuristic (every point it returns validates: test moe_a16w4::pick_validates): tile_m = the
- * largest of 64/32/16 dividing block_m (every tile of an active block then holds valid rows); 64
- * columns over two waves; split K while the grid is small next to the CU count (about 256) and each
- * batch keeps at least four 128-K chunks; atomics unless each output row has one writer; the gfx950
- * 16x16x32 MFMA where it exists. */
+/* Heuristic (every point it returns validates and compiles without scratch: test
+ * moe_a16w4::pick_validates). tile_m = the largest of 128/64/32/16 dividing block_m (every
+ * tile of an active block then holds valid rows). 64- and 128-row tiles: the LDS variant,
+ * four waves sharing the A tile, up to 4 column tiles per wave (the decode of a weight chunk
+ * feeds tile_m / 16 row tiles, an A fragment nsub column tiles), tile_k 128. 16- and 32-row
+ * tiles (few tokens per expert: the weights dominate): every lane loads its own A fragments,
+ * 64 columns over two waves, tile_k 256 where K allows. Split K while the grid is small next
+ * to the CU count (about 256) and each batch keeps at least eight 128-K chunks (the epilogue,
+ * one bf16 atomic per output pair and batch, must stay small next to the K loop); atomics unless
+ * each output row has one writer; the gfx950 16x16x32 MFMA where it exists. */
 static void
 moe_pick(const struct jt_target *t, const void *problem, void *params)
 {
    const struct tpl_moe_a16w4_problem *pr = problem;
    struct tpl_moe_a16w4_params *p = params;
    memset(p, 0, sizeof(*p));
-   p->tile_m = pr->block_m % 64 == 0 ? 64 : pr->block_m % 32 == 0 ? 32 : 16;
-   p->tile_n = 64;
-   p->waves = 2;
-   p->tile_k = pr->inter % 256 == 0 ? 256 : 128;
+   p->tile_m = pr->block_m % 128 == 0  ? 128
+               : pr->block_m % 64 == 0 ? 64
+               : pr->block_m % 32 == 0 ? 32
+                                       : 16;
    p->kmfma = jt_has(t, JT_CAP_MFMA_BF16_K2) ? 32 : 16;
    p->stage = 2;
-   if (vgpr_estimate(p) > 240) /* 64-row tiles: one 128-K chunk per step */
+   if (p->tile_m >= 64) {
+      p->lds = 1;
+      p->waves = 4;
+      p->tile_n = pr->model_dim >= 512 ? 256 : pr->model_dim >= 128 ? 128 : 64;
       p->tile_k = 128;
+   } else {
+      p->waves = 2;
+      p->tile_n = 64;
+      p->tile_k = pr->inter % 256 == 0 ? 256 : 128;
+   }
    p->k_batch = 1;
-   int64_t wgs = (int64_t)tpl_moe_a16w4_grid_m(pr, p) * ((pr->model_dim + 63) / 64);
-   while (p->k_batch < 4 && wgs * p->k_batch < 256 && k_chunks(pr) / (2 * p->k_batch) >= 4)
+   int64_t wgs =
+       (int64_t)tpl_moe_a16w4_grid_m(pr, p) * ((pr->model_dim + p->tile_n - 1) / p->tile_n);
+   while (p->k_batch < 4 && wgs * p->k_batch < 256 && k_chunks(pr) / (2 * p->k_batch) >= 8)
       p->k_batch *= 2;
    p->atomic = pr->topk == 1 && p->k_batch == 1 ? 0 : 1;
 }
@@ -229,14 +270,14 @@ moe_tune_key(const void *problem, tpl_tune_key *k)
 
 /* ---- kernel ----------------------------------------------------------------------------- */
 
-#define MAX_MSUB 4 /* tile_m / 16 */
+#define MAX_MSUB 8 /* tile_m / 16 */
 #define MAX_NSUB 16
 #define MAX_STEP 2 /* tile_k / 128 */
 
 /* What the whole workgroup shares (uniform) and what each lane is (per lane). */
 struct moe_wave {
    unsigned msub, nsub, step, nt; /* nt: MFMAs per 128-K chunk per tile (8 or 4) */
-   jb_val lane, n1, k1, odd;      /* i32 per lane; odd: i1, lane is odd */
+   jb_val tid, lane, n1, k1, odd; /* i32 per lane; odd: i1, lane is odd */
    jb_val col0;                   /* i64 uniform: the wave's first output column */
    jb_val nv;                     /* i64 uniform: num_valid clamped to [0, nsorted] */
    jb_val kb, kc_begin, kc_end;   /* i32 uniform: K batch and its 128-K chunk range */
@@ -260,7 +301,7 @@ struct tile {
 /* requires: t's resources. produces: the loads of chunks kc .. kc + step - 1 (issued). */
 static void
 load_step(jb_builder *b, const struct moe_wave *mw, const struct tile *t, jb_val kc,
-          struct kstep *ks)
+          struct kstep *ks, bool with_a)
 {
    jb_val kp = jb_arg_val(b, KA_inter);
    jb_val K1 = jb_trunc(b, jb_lshr_imm(b, jb_iadd_imm(b, kp, 255), 8), JB_I32);
@@ -281,7 +322,7 @@ load_step(jb_builder *b, const struct moe_wave *mw, const struct tile *t, jb_val
          ks->s[ns][u] = jb_zext(b, jb_buffer_load(b, t->s_srd, q, JB_I8), JB_I32);
       }
       jb_val koff = jb_shl_imm(b, jb_zext(b, k0, JB_I64), 8); /* 128 bf16 per chunk */
-      for (unsigned ms = 0; ms < mw->msub; ms++)
+      for (unsigned ms = 0; ms < mw->msub && with_a; ms++)
          for (unsigned q = 0; q < 4; q++)
             ks->a[ms][u][q] = jb_global_load(b, jb_arg_val(b, KA_a),
                                              jb_iadd(b, t->a_off[ms], jb_iadd_imm(b, koff, 16 * q)),
@@ -325,88 +366,83 @@ sorted_row(jb_builder *b, const struct moe_wave *mw, jb_val row, jb_val *tok, jb
                        jb_cmp(b, JB_SLT, *slot, jb_arg_val(b, KA_topk))));
 }
 
-/* requires: acc of row tile ms, column tile ns. produces: the bf16 pairs stored or added. */
-static void
-epilogue(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw,
-         const struct tile *t, unsigned ns, jb_val accv, const jb_val tok[4], const jb_val ok[4],
-         const jb_val wt[4])
+/* The bias of the lane's column in column tile ns, added once: by K batch 0 (uniform branch;
+ * the bias pointer may be NULL). 0 otherwise. */
+static jb_val
+col_bias(jb_builder *b, const struct moe_wave *mw, const struct tile *t, unsigned ns)
 {
    jb_val md = jb_arg_val(b, KA_model_dim);
    jb_val col = jb_iadd(b, jb_iadd_imm(b, mw->col0, 16 * ns), jb_zext(b, mw->n1, JB_I64));
-   jb_val col_ok = jb_cmp(b, JB_SLT, col, md);
-   /* bias of the lane's column, added once: by K batch 0 (uniform branch; bias may be NULL) */
    jb_val addb = jb_and(b, jb_cmp(b, JB_NE, jb_arg_val(b, KA_has_bias), jb_imm_u32(b, 0)),
                         jb_cmp(b, JB_EQ, mw->kb, jb_imm_u32(b, 0)));
-   jb_val bias = jb_imm_f32(b, 0.0f);
    jb_if *hb = jb_push_if(b, addb);
-   jb_val bcol = jb_select(b, col_ok, col, jb_imm_i64(b, 0));
+   jb_val bcol = jb_select(b, jb_cmp(b, JB_SLT, col, md), col, jb_imm_i64(b, 0));
    jb_val bv = jb_global_load(b, jb_arg_val(b, KA_bias),
                               jb_shl_imm(b, jb_iadd(b, jb_imul(b, t->e, md), bcol), 2), JB_F32);
    jb_pop_if(b, hb);
-   bias = jb_if_phi(b, bv, bias);
-   jb_val y[4];
-   for (unsigned r = 0; r < 4; r++)
-      y[r] = jb_fmul(b, jb_fadd(b, jb_extract(b, accv, r), bias), wt[r]);
-   /* lanes l, l ^ 1 hold columns c, c + 1 (c even): the even lane keeps rows 0, 1 of the
-    * pair, the odd lane rows 2, 3; each sends the other the rows it keeps */
+   return jb_if_phi(b, bv, jb_imm_f32(b, 0.0f));
+}
+
+/* requires: the accumulators of row tile ms, the column biases, the rows' tokens, validity
+ * and weights. produces: the row tile's bf16 pairs stored or added.
+ * Lanes l, l ^ 1 hold columns c, c + 1 (c even) of the same rows: the even lane keeps rows
+ * 0, 1 of the pair, the odd lane rows 2, 3, and each sends the other the rows it keeps (DPP),
+ * every lane active. Then one branch per kept row (both lanes of a pair agree): the row's
+ * output address once, each column tile at a constant offset from it, column tiles past
+ * model_dim skipped by a uniform branch (model_dim % 16 == 0: a 16-column tile is in or out
+ * as a whole). */
+static void
+epilogue(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw,
+         const jb_var *accv, const jb_val *bias, const jb_val tok[4], const jb_val ok[4],
+         const jb_val wt[4])
+{
+   jb_val md = jb_arg_val(b, KA_model_dim);
+   jb_val bits[2][MAX_NSUB];
+   for (unsigned ns = 0; ns < mw->nsub; ns++) {
+      jb_val acc = jb_var_get(b, accv[ns]), y[4];
+      for (unsigned r = 0; r < 4; r++)
+         y[r] = jb_fmul(b, jb_fadd(b, jb_extract(b, acc, r), bias[ns]), wt[r]);
+      for (unsigned j = 0; j < 2; j++) {
+         jb_val send = jb_select(b, mw->odd, y[j], y[2 + j]);
+         jb_val recv = jb_shuffle_xor(b, send, 1);
+         jb_val own = jb_select(b, mw->odd, y[2 + j], y[j]);
+         jb_val pair[2] = {jb_select(b, mw->odd, recv, own), jb_select(b, mw->odd, own, recv)};
+         bits[j][ns] = jb_bitcast(b, jb_f32_to_bf16(b, jb_vec(b, pair, 2)), JB_I32);
+      }
+   }
+   jb_val ceven = jb_and_imm(b, jb_iadd(b, mw->col0, jb_zext(b, mw->n1, JB_I64)), ~(uint64_t)1);
    for (unsigned j = 0; j < 2; j++) {
-      jb_val send = jb_select(b, mw->odd, y[j], y[2 + j]);
-      jb_val recv = jb_shuffle_xor(b, send, 1);
-      jb_val own = jb_select(b, mw->odd, y[2 + j], y[j]);
-      jb_val lo = jb_select(b, mw->odd, recv, own), hi = jb_select(b, mw->odd, own, recv);
-      jb_val pair[2] = {lo, hi};
-      jb_val bits = jb_bitcast(b, jb_f32_to_bf16(b, jb_vec(b, pair, 2)), JB_I32);
       jb_val rtok = jb_select(b, mw->odd, tok[2 + j], tok[j]);
-      jb_val rok = jb_and(b, jb_select(b, mw->odd, ok[2 + j], ok[j]), col_ok);
-      jb_val ceven = jb_and_imm(b, col, ~(uint64_t)1);
-      jb_val off = jb_shl_imm(b, jb_iadd(b, jb_imul(b, rtok, md), ceven), 1);
+      jb_val rok = jb_select(b, mw->odd, ok[2 + j], ok[j]);
+      jb_val row_off = jb_shl_imm(b, jb_iadd(b, jb_imul(b, rtok, md), ceven), 1);
       jb_if *st = jb_push_if(b, rok);
-      if (p->atomic)
-         jb_global_atomic_pk_add_bf16(b, jb_arg_val(b, KA_out), off, bits);
-      else
-         jb_global_store(b, bits, jb_arg_val(b, KA_out), off);
+      for (unsigned ns = 0; ns < mw->nsub; ns++) {
+         jb_val in = jb_cmp(b, JB_SLT, jb_iadd_imm(b, mw->col0, 16 * ns), md); /* uniform */
+         jb_if *ct = jb_push_if(b, in); /* even tile 0: a wave of the last n tile may lie
+                                         * wholly past model_dim */
+         jb_val off = jb_iadd_imm(b, row_off, 32 * ns);
+         if (p->atomic)
+            jb_global_atomic_pk_add_bf16(b, jb_arg_val(b, KA_out), off, bits[j][ns]);
+         else
+            jb_global_store(b, bits[j][ns], jb_arg_val(b, KA_out), off);
+         jb_pop_if(b, ct);
+      }
       jb_pop_if(b, st);
    }
 }
 
-/* requires: the tile's expert valid, kc_begin < kc_end. produces: the tile's contribution. */
+/* The K loop of the register variant (lds = 0): every lane loads its own A fragments. */
 static void
-run_tile(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw, jb_val mt,
-         jb_val e32)
+k_loop_regs(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw,
+            const struct tile *t, jb_var accv[MAX_MSUB][MAX_NSUB])
 {
-   struct tile t;
-   jb_val md = jb_arg_val(b, KA_model_dim), kp = jb_arg_val(b, KA_inter);
-   t.e = jb_sext(b, e32, JB_I64);
-   jb_val wexp = jb_imul(b, md, jb_lshr_imm(b, kp, 1)); /* weight bytes per expert */
-   jb_val woff = jb_iadd(b, jb_imul(b, t.e, wexp),
-                         jb_imul(b, jb_lshr_imm(b, mw->col0, 4), jb_imul_imm(b, kp, 8)));
-   t.w_srd = jb_srd_rebase(b, jb_arg_val(b, KA_w), woff, jb_imul(b, jb_iadd_imm(b, t.e, 1), wexp));
-   jb_val sexp = jb_imul(b, md, jb_shl_imm(b, jb_lshr_imm(b, jb_iadd_imm(b, kp, 255), 8), 3));
-   t.s_srd = jb_srd_rebase(b, jb_arg_val(b, KA_ws), jb_imul(b, t.e, sexp),
-                           jb_imul(b, jb_iadd_imm(b, t.e, 1), sexp));
-   jb_val row0 = jb_imul_imm(b, jb_zext(b, mt, JB_I64), p->tile_m);
-   jb_val topk = jb_arg_val(b, KA_topk);
-   for (unsigned ms = 0; ms < mw->msub; ms++) {
-      jb_val row = jb_iadd(b, row0, jb_zext(b, jb_iadd_imm(b, mw->n1, 16 * ms), JB_I64));
-      jb_val tok, slot, ok;
-      sorted_row(b, mw, row, &tok, &slot, &ok);
-      jb_val arow = jb_select(b, ok, jb_iadd(b, jb_imul(b, tok, topk), slot), jb_imm_i64(b, 0));
-      jb_val aoff = jb_shl_imm(
-          b, jb_iadd(b, jb_imul(b, arow, kp), jb_shl_imm(b, jb_zext(b, mw->k1, JB_I64), 5)), 1);
-      t.a_off[ms] = aoff;
-   }
-
    jb_val acc[MAX_MSUB][MAX_NSUB];
-   jb_var accv[MAX_MSUB][MAX_NSUB];
-   for (unsigned ms = 0; ms < mw->msub; ms++)
-      for (unsigned ns = 0; ns < mw->nsub; ns++)
-         accv[ms][ns] = jb_var_create(b, jb_splat(b, jb_imm_f32(b, 0.0f), 4));
    /* main loop over the batch's K steps; stage 2 keeps the next step's loads in flight */
    struct kstep cur, nxt;
    jb_var pre[MAX_MSUB * MAX_STEP * 4 + 2 * MAX_NSUB * MAX_STEP];
    unsigned npre = 0;
    if (p->stage == 2) {
-      load_step(b, mw, &t, mw->kc_begin, &cur);
+      load_step(b, mw, t, mw->kc_begin, &cur, true);
       for (unsigned u = 0; u < mw->step; u++) {
          for (unsigned ms = 0; ms < mw->msub; ms++)
             for (unsigned q = 0; q < 4; q++)
@@ -438,7 +474,7 @@ run_tile(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_w
          }
          /* the last step reloads itself (in bounds; the values are not used) */
          jb_val kl2 = jb_select(b, jb_cmp(b, JB_ULT, kn, mw->kc_end), kn, kc);
-         load_step(b, mw, &t, kl2, &nxt);
+         load_step(b, mw, t, kl2, &nxt, true);
          i = 0;
          for (unsigned u = 0; u < mw->step; u++) {
             for (unsigned ms = 0; ms < mw->msub; ms++)
@@ -450,7 +486,7 @@ run_tile(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_w
             }
          }
       } else {
-         load_step(b, mw, &t, kc, &cur);
+         load_step(b, mw, t, kc, &cur, true);
       }
       for (unsigned ms = 0; ms < mw->msub; ms++)
          for (unsigned ns = 0; ns < mw->nsub; ns++)
@@ -462,7 +498,230 @@ run_tile(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_w
       jb_var_set(b, kcv, kn);
    }
    jb_pop_loop(b, kl);
+}
 
+/* ---- LDS variant (lds = 1): A shared by the waves through an LDS ping-pong -------------- */
+
+/* LDS layout of one buffer: per 128-K chunk u of the step, tile_m rows of 256 bytes (16
+ * pieces of 16 bytes = 8 bf16); piece q of row r sits at slot q ^ (r % 16). A 16-byte access
+ * moves 4 dwords per lane, so 8 (gfx942, 32 banks) or 16 (gfx950, 64 banks) lanes share a
+ * phase: the writers of a phase cover one row's 16 distinct slots, the MFMA readers (rows
+ * i = lane % 16, one piece q) the slots q ^ i: no bank conflicts either way. */
+static jb_val
+lds_slot(jb_builder *b, const struct tpl_moe_a16w4_params *p, unsigned u, jb_val r, jb_val q)
+{
+   jb_val slot = jb_xor(b, q, jb_and_imm(b, r, 15));
+   return jb_iadd(b, jb_imm_u32(b, u * p->tile_m * 256),
+                  jb_iadd(b, jb_shl_imm(b, r, 8), jb_shl_imm(b, slot, 4)));
+}
+
+/* Fill pieces per lane and step: the step's tile_m * 16 * step pieces over the workgroup. */
+static unsigned
+nfill(const struct tpl_moe_a16w4_params *p)
+{
+   return p->tile_m * 16 * (p->tile_k / 128) / (64 * p->waves);
+}
+
+#define MAX_FILL 16
+
+struct fill {
+   jb_val aoff[MAX_FILL]; /* i64: the piece's A row (row 0 for padding) + q * 16 bytes */
+   jb_val lds[MAX_FILL];  /* i32: its LDS offset within a buffer */
+   unsigned u[MAX_FILL];  /* its chunk within the step */
+};
+
+/* requires: row0 of the tile. produces: the fill pieces' global and LDS offsets. */
+static void
+fill_begin(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw,
+           jb_val row0, jb_val tid, struct fill *f)
+{
+   unsigned wgl = 64 * p->waves, per_chunk = p->tile_m * 16;
+   jb_val kp = jb_arg_val(b, KA_inter), topk = jb_arg_val(b, KA_topk);
+   for (unsigned j = 0; j < nfill(p); j++) {
+      /* piece j * wgl + tid: chunk u (uniform: wgl divides per_chunk or u steps by whole j) */
+      unsigned u = j * wgl / per_chunk;
+      jb_val pp = jb_iadd_imm(b, tid, (j * wgl) % per_chunk);
+      jb_val r = jb_lshr_imm(b, pp, 4), q = jb_and_imm(b, pp, 15);
+      jb_val tok, slot, ok;
+      sorted_row(b, mw, jb_iadd(b, row0, jb_zext(b, r, JB_I64)), &tok, &slot, &ok);
+      jb_val arow = jb_select(b, ok, jb_iadd(b, jb_imul(b, tok, topk), slot), jb_imm_i64(b, 0));
+      f->aoff[j] = jb_iadd(b, jb_shl_imm(b, jb_imul(b, arow, kp), 1),
+                           jb_shl_imm(b, jb_zext(b, q, JB_I64), 4));
+      f->lds[j] = lds_slot(b, p, u, r, q);
+      f->u[j] = u;
+   }
+}
+
+static void
+fill_load(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct fill *f, jb_val kc,
+          jb_val *regs)
+{
+   for (unsigned j = 0; j < nfill(p); j++) {
+      jb_val koff = jb_shl_imm(b, jb_zext(b, jb_iadd_imm(b, kc, f->u[j]), JB_I64), 8);
+      regs[j] = jb_global_load(b, jb_arg_val(b, KA_a), jb_iadd(b, f->aoff[j], koff), JB_V4I32,
+                               .align = 16);
+   }
+}
+
+static void
+fill_store(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct fill *f, jb_val lds,
+           jb_val buf, const jb_val *regs)
+{
+   for (unsigned j = 0; j < nfill(p); j++)
+      jb_lds_store(b, regs[j], lds, jb_iadd(b, buf, f->lds[j]), .align = 16);
+}
+
+/* requires: the step's A in LDS buffer buf, its weights in ks. produces: acc += A * B. Each
+ * column tile is decoded once, each row tile's A fragment read once per chunk and used by
+ * every column tile. */
+static void
+compute_step_lds(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw,
+                 jb_val lds, jb_val buf, const struct kstep *ks, jb_val acc[MAX_MSUB][MAX_NSUB])
+{
+   enum jb_mfma_op op = p->kmfma == 32 ? JB_MFMA_F32_16X16X32_BF16 : JB_MFMA_F32_16X16X16_BF16;
+   for (unsigned u = 0; u < mw->step; u++) {
+      jb_val bf[MAX_NSUB][4];
+      for (unsigned ns = 0; ns < mw->nsub; ns++)
+         for (unsigned d = 0; d < 4; d++)
+            bf[ns][d] = jb_fp4_to_bf16(b, jb_extract(b, ks->w[ns][u], d), ks->s[ns][u]);
+      /* row 16 ms + n1, piece 4 k1 + q at slot (4 k1 + q) ^ n1: a per-lane part fixed for
+       * the kernel (hoisted), the row tile and chunk in the instruction's offset */
+      jb_val lane_off[4];
+      for (unsigned q = 0; q < 4; q++) {
+         jb_val slot = jb_xor(b, jb_iadd_imm(b, jb_shl_imm(b, mw->k1, 2), q), mw->n1);
+         lane_off[q] =
+             jb_iadd(b, buf, jb_iadd(b, jb_shl_imm(b, mw->n1, 8), jb_shl_imm(b, slot, 4)));
+      }
+      for (unsigned ms = 0; ms < mw->msub; ms++) {
+         jb_val af[4];
+         for (unsigned q = 0; q < 4; q++)
+            af[q] =
+                jb_lds_load(b, lds, jb_iadd_imm(b, lane_off[q], (u * p->tile_m + 16 * ms) * 256),
+                            JB_V4I32, .align = 16);
+         for (unsigned t = 0; t < mw->nt; t++) {
+            jb_val am = p->kmfma == 32 ? af[t] : jb_slice(b, af[t / 2], (t % 2) * 2, 2);
+            for (unsigned ns = 0; ns < mw->nsub; ns++) {
+               jb_val bm = p->kmfma == 32 ? bf[ns][t] : jb_slice(b, bf[ns][t / 2], (t % 2) * 2, 2);
+               acc[ms][ns] = jb_mfma(b, op, am, bm, acc[ms][ns]);
+            }
+         }
+      }
+   }
+}
+
+/* The K loop of the LDS variant. requires: t's resources, row0. Every wave passes the same
+ * barriers (the tile and K range are uniform over the workgroup). Ping-pong: step i computes
+ * from buffer i % 2 while its successor's A pieces travel global -> registers -> the other
+ * buffer; one barrier per step orders both (all waves left step i - 1, which read the buffer
+ * now written). The next step's loads are issued only when there is one: every A, weight and
+ * scale byte of the tile is read once. */
+static void
+k_loop_lds(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw,
+           const struct tile *t, jb_val row0, jb_val tid, jb_var accv[MAX_MSUB][MAX_NSUB])
+{
+   uint32_t bufbytes = p->tile_m * 256 * mw->step;
+   jb_val lds = jb_lds_alloc(b, 2 * bufbytes, 16);
+   struct fill f;
+   fill_begin(b, p, mw, row0, tid, &f);
+   jb_val regs[MAX_FILL];
+   fill_load(b, p, &f, mw->kc_begin, regs);
+   fill_store(b, p, &f, lds, jb_imm_u32(b, 0), regs);
+   struct kstep cur, nxt;
+   load_step(b, mw, t, mw->kc_begin, &cur, false);
+   jb_var wv[MAX_NSUB][MAX_STEP], sv[MAX_NSUB][MAX_STEP], fv[MAX_FILL];
+   for (unsigned u = 0; u < mw->step; u++)
+      for (unsigned ns = 0; ns < mw->nsub; ns++) {
+         wv[ns][u] = jb_var_create(b, cur.w[ns][u]);
+         sv[ns][u] = jb_var_create(b, cur.s[ns][u]);
+      }
+   for (unsigned j = 0; j < nfill(p); j++)
+      fv[j] = jb_var_create(b, jb_undef(b, JB_V4I32));
+   jb_var kcv = jb_var_create(b, mw->kc_begin), bufv = jb_var_create(b, jb_imm_u32(b, 0));
+   jb_loop *kl = jb_push_loop(b);
+   {
+      jb_val kc = jb_var_get(b, kcv), buf = jb_var_get(b, bufv);
+      jb_if *done = jb_push_if(b, jb_cmp(b, JB_UGE, kc, mw->kc_end));
+      jb_break(b, kl);
+      jb_pop_if(b, done);
+      jb_barrier(b); /* this step's A is in `buf`; nobody reads the other buffer any more */
+      jb_val kn = jb_iadd_imm(b, kc, mw->step);
+      jb_val more = jb_cmp(b, JB_ULT, kn, mw->kc_end);
+      for (unsigned u = 0; u < mw->step; u++)
+         for (unsigned ns = 0; ns < mw->nsub; ns++) {
+            cur.w[ns][u] = jb_var_get(b, wv[ns][u]);
+            cur.s[ns][u] = jb_var_get(b, sv[ns][u]);
+         }
+      jb_if *pf = jb_push_if(b, more);
+      fill_load(b, p, &f, kn, regs);
+      for (unsigned j = 0; j < nfill(p); j++)
+         jb_var_set(b, fv[j], regs[j]);
+      load_step(b, mw, t, kn, &nxt, false);
+      for (unsigned u = 0; u < mw->step; u++)
+         for (unsigned ns = 0; ns < mw->nsub; ns++) {
+            jb_var_set(b, wv[ns][u], nxt.w[ns][u]);
+            jb_var_set(b, sv[ns][u], nxt.s[ns][u]);
+         }
+      jb_pop_if(b, pf);
+      jb_val acc[MAX_MSUB][MAX_NSUB];
+      for (unsigned ms = 0; ms < mw->msub; ms++)
+         for (unsigned ns = 0; ns < mw->nsub; ns++)
+            acc[ms][ns] = jb_var_get(b, accv[ms][ns]);
+      compute_step_lds(b, p, mw, lds, buf, &cur, acc);
+      for (unsigned ms = 0; ms < mw->msub; ms++)
+         for (unsigned ns = 0; ns < mw->nsub; ns++)
+            jb_var_set(b, accv[ms][ns], acc[ms][ns]);
+      jb_val other = jb_xor(b, buf, jb_imm_u32(b, bufbytes));
+      jb_if *st = jb_push_if(b, more);
+      for (unsigned j = 0; j < nfill(p); j++)
+         regs[j] = jb_var_get(b, fv[j]);
+      fill_store(b, p, &f, lds, other, regs);
+      jb_pop_if(b, st);
+      jb_var_set(b, bufv, other);
+      jb_var_set(b, kcv, kn);
+   }
+   jb_pop_loop(b, kl);
+   jb_barrier(b); /* the next tile's first fill must not overwrite a buffer still being read */
+}
+
+/* requires: the tile's expert valid, kc_begin < kc_end. produces: the tile's contribution. */
+static void
+run_tile(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw, jb_val mt,
+         jb_val e32)
+{
+   struct tile t;
+   jb_val md = jb_arg_val(b, KA_model_dim), kp = jb_arg_val(b, KA_inter);
+   t.e = jb_sext(b, e32, JB_I64);
+   jb_val wexp = jb_imul(b, md, jb_lshr_imm(b, kp, 1)); /* weight bytes per expert */
+   jb_val woff = jb_iadd(b, jb_imul(b, t.e, wexp),
+                         jb_imul(b, jb_lshr_imm(b, mw->col0, 4), jb_imul_imm(b, kp, 8)));
+   t.w_srd = jb_srd_rebase(b, jb_arg_val(b, KA_w), woff, jb_imul(b, jb_iadd_imm(b, t.e, 1), wexp));
+   jb_val sexp = jb_imul(b, md, jb_shl_imm(b, jb_lshr_imm(b, jb_iadd_imm(b, kp, 255), 8), 3));
+   t.s_srd = jb_srd_rebase(b, jb_arg_val(b, KA_ws), jb_imul(b, t.e, sexp),
+                           jb_imul(b, jb_iadd_imm(b, t.e, 1), sexp));
+   jb_val row0 = jb_imul_imm(b, jb_zext(b, mt, JB_I64), p->tile_m);
+   jb_val topk = jb_arg_val(b, KA_topk);
+   for (unsigned ms = 0; ms < mw->msub && !p->lds; ms++) {
+      jb_val row = jb_iadd(b, row0, jb_zext(b, jb_iadd_imm(b, mw->n1, 16 * ms), JB_I64));
+      jb_val tok, slot, ok;
+      sorted_row(b, mw, row, &tok, &slot, &ok);
+      jb_val arow = jb_select(b, ok, jb_iadd(b, jb_imul(b, tok, topk), slot), jb_imm_i64(b, 0));
+      jb_val aoff = jb_shl_imm(
+          b, jb_iadd(b, jb_imul(b, arow, kp), jb_shl_imm(b, jb_zext(b, mw->k1, JB_I64), 5)), 1);
+      t.a_off[ms] = aoff;
+   }
+
+   jb_var accv[MAX_MSUB][MAX_NSUB];
+   for (unsigned ms = 0; ms < mw->msub; ms++)
+      for (unsigned ns = 0; ns < mw->nsub; ns++)
+         accv[ms][ns] = jb_var_create(b, jb_splat(b, jb_imm_f32(b, 0.0f), 4));
+   if (p->lds)
+      k_loop_lds(b, p, mw, &t, row0, mw->tid, accv);
+   else
+      k_loop_regs(b, p, mw, &t, accv);
+
+   jb_val bias[MAX_NSUB];
+   for (unsigned ns = 0; ns < mw->nsub; ns++)
+      bias[ns] = col_bias(b, mw, &t, ns);
    for (unsigned ms = 0; ms < mw->msub; ms++) {
       jb_val tok[4], ok[4], wt[4];
       for (unsigned r = 0; r < 4; r++) {
@@ -472,8 +731,7 @@ run_tile(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_w
          sorted_row(b, mw, row, &tok[r], &slot, &ok[r]);
          wt[r] = jb_global_load(b, jb_arg_val(b, KA_weights), jb_shl_imm(b, row, 2), JB_F32);
       }
-      for (unsigned ns = 0; ns < mw->nsub; ns++)
-         epilogue(b, p, mw, &t, ns, jb_var_get(b, accv[ms][ns]), tok, ok, wt);
+      epilogue(b, p, mw, accv[ms], bias, tok, ok, wt);
    }
 }
 
@@ -481,13 +739,16 @@ static void
 moe_build(jb_builder *b, const void *params)
 {
    const struct tpl_moe_a16w4_params *p = params;
-   tpl_kernel_begin(b, &tpl_moe_a16w4, 64 * p->waves, 256);
+   /* 256 registers per lane (arch + acc, two waves per SIMD); the 128-row LDS tiles hold 8 row
+    * tiles of accumulators and their A fragments in flight: 512 (one wave per SIMD) */
+   tpl_kernel_begin(b, &tpl_moe_a16w4, 64 * p->waves, reg_budget(p));
    struct moe_wave mw;
    mw.msub = p->tile_m / 16;
    mw.nsub = p->tile_n / p->waves / 16;
    mw.step = p->tile_k / 128;
    mw.nt = p->kmfma == 32 ? 4 : 8;
    jb_val tid = jb_workitem_id(b, 0);
+   mw.tid = tid;
    mw.lane = jb_and_imm(b, tid, 63);
    mw.n1 = jb_and_imm(b, mw.lane, 15);
    mw.k1 = jb_lshr_imm(b, mw.lane, 4);

@@ -19,7 +19,7 @@ struct tpl_moe_a16w4_problem {
 
 /** Parameters (every field uint32_t, table order = serialization order). */
 struct tpl_moe_a16w4_params {
-   uint32_t tile_m;  /* sorted rows per workgroup tile: 16, 32, 64 (divides block_m) */
+   uint32_t tile_m;  /* sorted rows per workgroup tile: 16 .. 128 (divides block_m) */
    uint32_t tile_n;  /* output columns per workgroup: 32 .. 256 */
    uint32_t tile_k;  /* K per main-loop step: 128 or 256 (256 needs inter % 256 == 0) */
    uint32_t waves;   /* waves per workgroup, splitting tile_n (>= 16 columns each) */
@@ -27,8 +27,10 @@ struct tpl_moe_a16w4_params {
    uint32_t kmfma;   /* MFMA K: 16 (16x16x16 bf16, every target) or 32 (16x16x32, gfx950) */
    uint32_t atomic;  /* epilogue: 1 = global_atomic_pk_add_bf16, 0 = plain stores (needs one
                         writer per output row: topk == 1 and k_batch == 1) */
-   uint32_t stage;   /* 1: load then compute; 2: the next K step's loads issued before the
-                        current step's MFMAs (register double buffer) */
+   uint32_t stage;   /* lds = 0: 1 = load then compute; 2 = the next K step's loads issued
+                        before the current step's MFMAs (register double buffer) */
+   uint32_t lds;     /* 1: the workgroup's A tile through an LDS ping-pong shared by its waves
+                        (stage is then always 2); 0: each lane loads its A fragments */
 };
 
 /** Device pointers of one call, in this order (tpl_family.kernargs io). */

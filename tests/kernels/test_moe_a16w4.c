@@ -228,9 +228,10 @@ launch_params(mxjit_ctx *ctx, const dev_args *da, const struct tpl_moe_a16w4_par
    const rt_lkernel *k;
    cr_assert_eq(rt_kernel_get(ctx, f, p, &k), MXJIT_OK, "%s: %s", ser, mxjit_ctx_last_error(ctx));
    cr_assert_eq(k->meta.private_segment_size, 0u, "%s spills to scratch", ser);
-   cr_assert_leq(k->meta.vgpr_count + k->meta.agpr_count, 512u, "%s: %u VGPRs + %u AGPRs", ser,
-                 k->meta.vgpr_count, k->meta.agpr_count);
-   cr_assert_eq(k->meta.group_segment_size, 0u, "%s uses LDS", ser);
+   cr_assert_leq(k->meta.vgpr_count, 512u, "%s: %u registers (arch + acc)", ser,
+                 k->meta.vgpr_count);
+   cr_assert_eq(k->meta.group_segment_size, p->lds ? 2u * p->tile_m * p->tile_k * 2 : 0u,
+                "%s: %u bytes of LDS", ser, k->meta.group_segment_size);
    cr_assert_eq(mxjit_memset(ctx, a->out, 0, 2 * (size_t)(a->tokens * a->model_dim)), MXJIT_OK);
    const uint64_t io[TPL_MOE_IO_COUNT] = {
        a->a,          a->w,          a->w_scale,        a->bias,
@@ -249,6 +250,8 @@ launch_params(mxjit_ctx *ctx, const dev_args *da, const struct tpl_moe_a16w4_par
                    mxjit_ctx_last_error(ctx));
       if (ctx->dev->ops->last_counters)
          ctx->dev->ops->last_counters(ctx->dev, cnt);
+      cr_expect_eq(cnt->lds_bank_conflicts, 0u, "%s: %llu LDS bank-conflict cycles", ser,
+                   (unsigned long long)cnt->lds_bank_conflicts);
    }
 }
 
@@ -335,6 +338,64 @@ Test(moe_a16w4, pick_validates)
    }
 }
 
+/* Static checks over the whole parameter space: every point legal for a problem that admits
+ * them all (block_m 128, inter % 256 == 0) compiles for each target it can run on without
+ * scratch, within the register file, with the LDS it declares. Seeded sample of 12 per
+ * target by default; MXJIT_SWEEP_ALL=1 compiles every point. */
+static bool sweep_all(void);
+static bool next_params(struct tpl_moe_a16w4_params *p, const tpl_family *f);
+static void
+static_sweep(const char *target)
+{
+   const tpl_family *f = &tpl_moe_a16w4;
+   const struct jt_target *jt = jt_lookup(target);
+   struct tpl_moe_a16w4_problem pr = {64, 8, 16, 512, 3072, 16 * 128 + 512, 128, 1};
+   struct tpl_moe_a16w4_params p, *pts = malloc(sizeof(*pts) * 8192);
+   unsigned np = 0;
+   for (unsigned i = 0; i < f->nparams; i++)
+      memcpy((char *)&p + f->params[i].offset, &f->params[i].allowed[0], 4);
+   do {
+      if (tpl_validate(f, &pr, &p, NULL, 0) == MXJIT_OK &&
+          (p.kmfma == 16 || jt_has(jt, JT_CAP_MFMA_BF16_K2)) && np < 8192)
+         pts[np++] = p;
+   } while (next_params(&p, f));
+   mxjit_ctx *ctx = NULL;
+   uint64_t s = 0x5eed;
+   bool all = sweep_all();
+   unsigned n = all ? np : 12;
+   for (unsigned i = 0; i < n; i++) {
+      if (i % 500 == 0) { /* a context holds at most 768 kernels */
+         mxjit_ctx_destroy(ctx);
+         ctx = kt_emu_ctx(target, 0);
+      }
+      const struct tpl_moe_a16w4_params *pp = all ? &pts[i] : &pts[kt_rand(&s) % np];
+      char ser[200];
+      tpl_params_serialize(f, pp, ser, sizeof(ser));
+      const rt_lkernel *k;
+      cr_assert_eq(rt_kernel_get(ctx, f, pp, &k), MXJIT_OK, "%s %s: %s", target, ser,
+                   mxjit_ctx_last_error(ctx));
+      cr_expect_eq(k->meta.private_segment_size, 0u, "%s %s spills (%u bytes of scratch)", target,
+                   ser, k->meta.private_segment_size);
+      /* vgpr_count is the unified file (arch + acc) on gfx90a and later */
+      cr_expect_leq(k->meta.vgpr_count, 512u, "%s %s: %u registers", target, ser,
+                    k->meta.vgpr_count);
+      cr_expect_eq(k->meta.group_segment_size, pp->lds ? 2u * pp->tile_m * pp->tile_k * 2 : 0u,
+                   "%s %s", target, ser);
+   }
+   cr_log_info("moe_a16w4 %s: %u of %u legal points compiled", target, n, np);
+   mxjit_ctx_destroy(ctx);
+   free(pts);
+}
+
+Test(moe_a16w4, static_gfx942, .timeout = 1200)
+{
+   static_sweep("gfx942");
+}
+Test(moe_a16w4, static_gfx950, .timeout = 1200)
+{
+   static_sweep("gfx950");
+}
+
 /* ---- explicit params: tile tails, split-K, bias, epilogues, shuffled wave order ---------- */
 
 static const moe_case sample_cases[] = {
@@ -343,6 +404,7 @@ static const moe_case sample_cases[] = {
     {8, 8, 16, 160, 512, 64, 0, 12}, /* n tail of 256-col tiles, tile_k 256 */
     {5, 1, 4, 64, 256, 16, 1, 13},   /* top-1: plain stores allowed */
     {2, 4, 16, 32, 128, 32, 1, 14},  /* one K chunk, one column tile */
+    {40, 4, 8, 64, 256, 128, 1, 15}, /* 128-row tiles */
 };
 
 static bool
@@ -446,7 +508,7 @@ Test(moe_a16w4, only_active_blocks_launch)
          mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 5);
          dev_args da;
          to_device(ctx, &d, (int32_t)d.nv, &da);
-         struct tpl_moe_a16w4_params p = {32, 64, 128, 2, kb, 16, 1, 2};
+         struct tpl_moe_a16w4_params p = {32, 64, 128, 2, kb, 16, 1, 2, kb != 2};
          rt_counters cnt;
          launch_params(ctx, &da, &p, &cnt);
          cr_expect_eq(cnt.workgroups, 8u * 1u * kb, "%s k_batch %u: %llu workgroups launched",
@@ -481,7 +543,7 @@ Test(moe_a16w4, bad_routing_defined)
       mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 9);
       dev_args da;
       to_device(ctx, &d, nv, &da);
-      struct tpl_moe_a16w4_params p = {32, 64, 128, 2, 2, 16, 1, 2};
+      struct tpl_moe_a16w4_params p = {32, 64, 128, 2, 2, 16, 1, 2, ti};
       rt_counters cnt;
       launch_params(ctx, &da, &p, &cnt);
       uint16_t *out = take_out(ctx, &da);
