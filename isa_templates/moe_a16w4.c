@@ -136,6 +136,15 @@ reg_budget(const struct tpl_moe_a16w4_params *p)
    return p->lds ? 0 : 256;
 }
 
+/* The estimate's limit: the register variant runs at 256 registers per lane, and the
+ * parameter sweep found its points above ~192 estimated spilling on gfx942 (its software
+ * decode keeps more values live); the LDS variant's accumulators live apart (AGPRs). */
+static unsigned
+vgpr_limit(const struct tpl_moe_a16w4_params *p)
+{
+   return p->lds ? 240 : 192;
+}
+
 static mxjit_status
 moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
 {
@@ -164,10 +173,11 @@ moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
    else if ((p->tile_n / p->waves / 16) * (p->tile_k / 128) > 8)
       why = "at most 8 column tiles x 128-K chunks per wave and K step (LLVM decodes them all "
             "at once: 16 column-tile chunks spill, found by the parameter sweep)";
-   else if (vgpr_estimate(p) > 240)
-      why = "the wave's accumulators and staged operands exceed ~240 VGPRs (4 per MFMA tile, "
-            "per staged K step 16 per row tile and 5 per column tile): it would spill; use "
-            "fewer tiles per wave, tile_k = 128 or stage = 1";
+   else if (vgpr_estimate(p) > vgpr_limit(p))
+      why = "the wave's accumulators and staged operands exceed the VGPR estimate's limit "
+            "(register variant: 4 per MFMA tile, per staged K step 16 per row tile and 5 per "
+            "column tile, at most 192; LDS variant: at most 240 besides the accumulators): it "
+            "would spill; use fewer tiles per wave, tile_k = 128 or stage = 1";
    else if ((double)pr->model_dim * (pr->inter / 2) >= 4294967296.0)
       why = "one expert's weights must be below 4 GB (32-bit offsets after the rebase)";
    if (!why)
@@ -208,6 +218,8 @@ moe_pick(const struct jt_target *t, const void *problem, void *params)
       p->waves = 2;
       p->tile_n = 64;
       p->tile_k = pr->inter % 256 == 0 ? 256 : 128;
+      if (vgpr_estimate(p) > vgpr_limit(p))
+         p->tile_k = 128;
    }
    p->k_batch = 1;
    int64_t wgs =
