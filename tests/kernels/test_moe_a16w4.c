@@ -590,3 +590,71 @@ Test(moe_a16w4, plain_layout_refused_on_emu)
    free_data(&d);
    mxjit_ctx_destroy(ctx);
 }
+
+/* ---- the CLI on the emulator ------------------------------------------------------------- */
+
+static void
+put_file(const char *dir, const char *name, const void *p, size_t n)
+{
+   char path[512];
+   snprintf(path, sizeof(path), "%s/%s", dir, name);
+   FILE *f = fopen(path, "wb");
+   cr_assert_not_null(f, "%s", path);
+   cr_assert_eq(fwrite(p, 1, n, f), n);
+   fclose(f);
+}
+
+/* `mxjit run moe_a16w4_stage2 --device emu` with check mode on (MXJIT_CHECK=1: the CLI's op
+ * compares with the host reference itself) on both targets; its output file within the
+ * tolerance of the reference computed here. */
+Test(moe_a16w4, cli_run_on_emu, .timeout = 300)
+{
+   moe_case c = {6, 4, 8, 64, 256, 32, 1, 51};
+   moe_data d;
+   make_data(&c, &d);
+   host_moe_a16w4_args h;
+   uint16_t *ref = reference(&d, &h);
+   char dir[] = "/tmp/mxjit_moe_cli_XXXXXX";
+   cr_assert_not_null(mkdtemp(dir));
+   int64_t kpad = host_shuffle_scale_a16w4_kpad(c.inter / 32);
+   put_file(dir, "a", d.a, 2 * (size_t)(c.tokens * c.topk * c.inter));
+   put_file(dir, "w", d.wsh, (size_t)(c.experts * c.model_dim * c.inter / 2));
+   put_file(dir, "s", d.wssh, (size_t)(c.experts * c.model_dim * kpad));
+   put_file(dir, "b", d.bias, 4 * (size_t)(c.experts * c.model_dim));
+   put_file(dir, "i", d.sid, 4 * (size_t)d.nsorted);
+   put_file(dir, "e", d.eid, 4 * (size_t)(d.nsorted / c.block_m));
+   put_file(dir, "r", d.rw, 4 * (size_t)d.nsorted);
+   setenv("MXJIT_CHECK", "1", 1);
+   for (unsigned ti = 0; ti < 2; ti++) {
+      char cmd[2048];
+      snprintf(cmd, sizeof(cmd),
+               "%s run moe_a16w4_stage2 --device emu --target %s --preshuffled --a %s/a --w %s/w "
+               "--w-scale %s/s --bias %s/b --sorted-ids %s/i --expert-ids %s/e "
+               "--sorted-weights %s/r --num-valid %lld --tokens %lld --topk %lld --experts %lld "
+               "--model-dim %lld --inter %lld --nsorted %lld --block-m %lld --out %s/o",
+               MXJIT_CLI, targets[ti], dir, dir, dir, dir, dir, dir, dir, (long long)d.nv,
+               (long long)c.tokens, (long long)c.topk, (long long)c.experts, (long long)c.model_dim,
+               (long long)c.inter, (long long)d.nsorted, (long long)c.block_m, dir);
+      cr_assert_eq(system(cmd), 0, "%s", cmd);
+      char path[512];
+      snprintf(path, sizeof(path), "%s/o", dir);
+      FILE *f = fopen(path, "rb");
+      cr_assert_not_null(f);
+      size_t ob = 2 * (size_t)(c.tokens * c.model_dim);
+      uint16_t *out = malloc(ob);
+      cr_assert_eq(fread(out, 1, ob, f), ob);
+      fclose(f);
+      /* the CLI's context picks params itself: the same pick as this problem's */
+      struct tpl_moe_a16w4_problem pr = {c.tokens, c.topk,    c.experts, c.model_dim,
+                                         c.inter,  d.nsorted, c.block_m, 1};
+      struct tpl_moe_a16w4_params p;
+      tpl_moe_a16w4.pick(jt_lookup(targets[ti]), &pr, &p);
+      expect_close(&d, &h, ref, out, &p, targets[ti]);
+      free(out);
+   }
+   char cmd[600];
+   snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+   cr_expect_eq(system(cmd), 0);
+   free(ref);
+   free_data(&d);
+}
