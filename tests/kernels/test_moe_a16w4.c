@@ -525,11 +525,12 @@ Test(moe_a16w4, only_active_blocks_launch)
 
 /* ---- bad routing input: defined behaviour, never out of bounds ---------------------------- */
 
-/* An active block's expert id >= E (or < 0) is skipped; num_valid past the buffer is clamped
- * to nsorted (the hostile tail past the real num_valid: ids with token >= tokens or slot >=
- * topk are padding, ids that look valid are used, blocks with bad experts skipped); sorted
- * ids outside the padding convention that point at real tokens are used like any row. The
- * emulator bounds-checks every access: the launch succeeds. Expected: the reference on the
+/* An active block's expert id >= E (or < 0) is skipped; sorted ids outside the padding
+ * convention (negative, token >= tokens, slot >= topk) in a valid block are padding; num_valid past
+ * the buffer is clamped to nsorted (the hostile tail past the real num_valid: ids with token >=
+ * tokens or slot >= topk are padding, ids that look valid are used, blocks with bad experts
+ * skipped); sorted ids outside the padding convention that point at real tokens are used like any
+ * row. The emulator bounds-checks every access: the launch succeeds. Expected: the reference on the
  * sanitized routing (bad blocks removed, num_valid clamped). */
 Test(moe_a16w4, bad_routing_defined)
 {
@@ -537,8 +538,17 @@ Test(moe_a16w4, bad_routing_defined)
       moe_case c = {8, 4, 16, 64, 256, 32, 1, 31};
       moe_data d;
       make_data(&c, &d);
-      d.eid[1] = 16;        /* expert id == E in an active block */
-      d.eid[2] = -3;        /* negative */
+      d.eid[1] = 16; /* expert id == E in an active block */
+      d.eid[2] = -3; /* negative */
+      /* sorted ids outside the convention inside a block of a valid expert: all padding by
+       * the (slot << 24) | token rule (slot >= topk or token >= tokens), never an address */
+      for (int64_t b = 0; b < d.nv / 32; b++)
+         if (b != 1 && b != 2) {
+            d.sid[b * 32 + 30] = -1;                     /* slot 255, token 2^24 - 1 */
+            d.sid[b * 32 + 31] = (int32_t)(8 * 4 + 5);   /* token >= tokens (= tokens*topk + 5) */
+            d.sid[b * 32 + 29] = (int32_t)(7 << 24 | 2); /* slot >= topk, real token */
+            break;
+         }
       int32_t nv = 1 << 30; /* num_valid far past the buffer */
       mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 9);
       dev_args da;
