@@ -803,7 +803,9 @@ cmd_demo(int argc, char **argv)
          print_counters(&rows[i]);
    printf("\ncold ms: compile with the cache bypassed (IR, LLVM optimize+codegen, in-process "
           "link);\nhit ms: fresh context, disk cache lookup + load on the device; wi/el: "
-          "wave-instructions\nper element of the largest shape (a counting device only). "
+          "wave-instructions\nper element of the largest shape (a counting device only; moe_a16w4: "
+          "per "
+          "multiply-add). "
           "mxfp8 rows show the kernel\nmxjit_mxfp8_quantize's plan picks for that shape and "
           "compare the op's bytes with the\nhost device's.\n");
    return wrong ? 1 : 0;
