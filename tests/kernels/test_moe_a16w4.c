@@ -465,7 +465,9 @@ sweep(const char *target, bool all, unsigned sample_per_case)
          expect_close(&d, &h, ref, out, pp, what);
          free(out);
          mxjit_ctx_destroy(ctx);
-         ran++;
+         if (++ran % 50 == 0 && all)
+            cr_log_info("moe_a16w4 %s: %u points run (problem %u, point %u of %u)", target, ran, ci,
+                        i + 1, n);
       }
       free(ref);
       free_data(&d);
@@ -480,11 +482,11 @@ sweep_all(void)
    return e && strcmp(e, "1") == 0;
 }
 
-Test(moe_a16w4, params_sample_gfx942, .timeout = 600)
+Test(moe_a16w4, params_sample_gfx942, .timeout = 7200) /* MXJIT_SWEEP_ALL: ~1 h */
 {
    sweep("gfx942", sweep_all(), 3);
 }
-Test(moe_a16w4, params_sample_gfx950, .timeout = 600)
+Test(moe_a16w4, params_sample_gfx950, .timeout = 7200)
 {
    sweep("gfx950", sweep_all(), 3);
 }
