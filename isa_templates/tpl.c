@@ -5,6 +5,7 @@
 #include "tpl.h"
 
 #include "fp8_tensorwise.h"
+#include "moe_a16w4.h"
 
 #include "jb.h"
 #include "jt.h"
@@ -195,7 +196,7 @@ tpl_dump(const struct jt_target *t, const tpl_family *f, const void *params, boo
 
 const tpl_family *const tpl_families[] = {&tpl_scaled_copy, &tpl_mxfp8_dim0, &tpl_mxfp8_dim1,
                                           &tpl_mxfp4,       &tpl_fp8t_amax,  &tpl_fp8t_cast,
-                                          &tpl_grouped_gemm_fp8, NULL};
+                                          &tpl_grouped_gemm_fp8, &tpl_moe_a16w4, NULL};
 
 const tpl_family *
 tpl_lookup(const char *name)

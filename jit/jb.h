@@ -533,4 +533,22 @@ bool jb_mfma_supported(const jb_builder *b, enum jb_mfma_op op);
  *  acc_lanes. Unsupported op: sticky MXJIT_ERR_UNSUPPORTED. */
 jb_val jb_mfma(jb_builder *b, enum jb_mfma_op op, jb_val a, jb_val bm, jb_val acc);
 
+/* --- A16W4 additions (issue #12): MXFP4 decode (jb_fp4.c), bf16 atomics (jb_mem.c) -------- */
+
+/** E8M0 scale byte (i32 lanes, low byte used) -> its f32 value 2^(b - 127), NUMERICS.md §1.1:
+ *  byte 0 -> 2^-127 = 0x00400000 (subnormal), 255 -> NaN (0x7fc00000). */
+jb_val jb_e8m0_to_f32(jb_builder *b, jb_val sb);
+/** Eight E2M1 codes (i32: element i in nibble i, §1.3) times 2^(sb - 127) as eight bf16
+ *  (i32 x 4: element 2i in the low half of dword i). sb: i32 scale byte (low byte used).
+ *  Exact (every product is a bf16) except past the bf16 range (+-Inf) and sb = 255 (NaN).
+ *  Lowering: gfx950 v_cvt_scalef32_pk_bf16_fp4 (scale applied in the instruction, 4 per
+ *  dword); elsewhere a bit-exact integer/f32 sequence (jb_fp4.c). */
+jb_val jb_fp4_to_bf16(jb_builder *b, jb_val w, jb_val sb);
+/** Whether b's target has global_atomic_pk_add_bf16 (templates choose the epilogue). */
+bool jb_has_pk_add_bf16(const jb_builder *b);
+/** global_atomic_pk_add_bf16 at base + off (4-byte aligned) of x (two bf16 in 32 bits: i32,
+ *  bf16 x 2 or i16 x 2): each half is added and rounded separately (RNE); device memory, agent
+ *  scope, no return value. Sticky MXJIT_ERR_UNSUPPORTED without jb_has_pk_add_bf16. */
+void jb_global_atomic_pk_add_bf16(jb_builder *b, jb_val base, jb_val off, jb_val x);
+
 #endif /* JB_H */

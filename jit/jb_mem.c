@@ -399,3 +399,36 @@ jb_global_atomic(jb_builder *b, enum jb_atomic op, jb_val base, jb_val off, jb_v
    LLVMSetMetadata(r, kind, LLVMMetadataAsValue(b->ctx, LLVMMDNodeInContext2(b->ctx, NULL, 0)));
    return jb_wrap(r, x.t);
 }
+
+/* ---- A16W4 additions (issue #12): packed-bf16 global atomics ---------------------------- */
+
+void
+jb_global_atomic_pk_add_bf16(jb_builder *b, jb_val base, jb_val off, jb_val x)
+{
+   jb_type v2bf = JB_TYPE(JB_KIND_BF16, 16, 2);
+   if (!jb_ok(b) || !check_ptr(b, "jb_global_atomic_pk_add_bf16", base, 1, off))
+      return;
+   if (x.t.kind == JB_KIND_PTR || x.t.kind == JB_KIND_SRD || x.t.kind == JB_KIND_BOOL ||
+       (unsigned)x.t.bits * x.t.lanes != 32) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG,
+               "jb_global_atomic_pk_add_bf16: operand must be 32 bits (two bf16)");
+      return;
+   }
+   if (!jb_has_pk_add_bf16(b)) {
+      jb_error(b, MXJIT_ERR_UNSUPPORTED,
+               "jb_global_atomic_pk_add_bf16: %s has no global_atomic_pk_add_bf16; use plain "
+               "stores (one writer per element)",
+               b->target->name);
+      return;
+   }
+   jb_val v = jb_type_eq(x.t, v2bf) ? x : jb_bitcast(b, x, v2bf);
+   /* atomicrmw fadd <2 x bfloat> -> global_atomic_pk_add_bf16 (no return): each half is
+    * added and rounded to bf16 separately (RNE). Device memory, agent scope, as
+    * jb_global_atomic. */
+   LLVMValueRef r = LLVMBuildAtomicRMWSyncScope(b->llb, LLVMAtomicRMWBinOpFAdd,
+                                                byte_ptr(b, base, off), v.v,
+                                                LLVMAtomicOrderingMonotonic,
+                                                LLVMGetSyncScopeID(b->ctx, "agent", 5));
+   unsigned kind = LLVMGetMDKindIDInContext(b->ctx, "amdgpu.no.fine.grained.memory", 29);
+   LLVMSetMetadata(r, kind, LLVMMetadataAsValue(b->ctx, LLVMMDNodeInContext2(b->ctx, NULL, 0)));
+}

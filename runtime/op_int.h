@@ -117,4 +117,18 @@ mxjit_status rt_op_gg_problem(mxjit_ctx *ctx, const char *op,
                               const mxjit_grouped_gemm_fp8_args *a, struct tpl_gg_problem *pr,
                               uint64_t io[6]);
 
+/* op_moe_a16w4.c */
+/** The plan (params, loaded kernel) emu/hip runs for this A16W4 stage 2 (no pointers read). */
+mxjit_status rt_op_moe_a16w4_plan(mxjit_ctx *ctx, const mxjit_moe_a16w4_args *a,
+                                  const struct rt_plan **out);
+/** The GEMM tolerance of A16W4 stage 2 (NUMERICS.md §6.3 / §7 item 28 form). Per output
+ *  element, in fp64: C = Σ |c_j| over its n contributions c_j = w_i (partial dot of K batch b
+ *  (+ bias in batch 0)), each added to out with one bf16 atomic; S = Σ_i |w_i| (Σ_k |a W| +
+ *  |bias|). |got - ref| <= (n + 2) 2^-8 C + (inter + 4) 2^-24 S + 2^-126: every bf16 rounding
+ *  (a contribution, a running sum, the reference's own) is <= 2^-8 C, fp32 MFMA accumulation
+ *  <= K 2^-24 S. ref NaN needs NaN, ref ±Inf the same Inf. kper: K elements per batch (the
+ *  kernel's split; <= 0: no split). Returns the first failing flat index (why says where and
+ *  by how much), -1 if all pass, -2 when out of memory. h: the plain-layout inputs. */
+int64_t rt_moe_a16w4_compare(const host_moe_a16w4_args *h, const uint16_t *ref,
+                             const uint16_t *got, int64_t kper, char *why, size_t whylen);
 #endif /* OP_INT_H */

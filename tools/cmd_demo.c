@@ -20,6 +20,10 @@
 #include "rt_kernels.h"
 #include "rt_run.h"
 
+#include "moe_a16w4.h"
+
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -814,13 +818,172 @@ run_moe_gemm(mxjit_ctx *ctx, demo_row *row)
    return st == MXJIT_ERR_CHECK ? 1 : st ? -1 : 0;
 }
 
+/* ---- A16W4 MoE stage 2: one small GPT-OSS-like down projection ------------------------- */
+
+/* 8 tokens, top-4 of 32 experts (GPT-OSS 20B's routing), model_dim 256, inter 384, biases,
+ * block_m 32; routing in aiter's sorted format; weights and scales preshuffled. The op runs on
+ * the device and is compared with the host reference within the A16W4 GEMM tolerance. */
+enum { A4_T = 8, A4_K = 4, A4_E = 32, A4_D = 256, A4_I = 384, A4_BM = 32 };
+#define A4_NS ((A4_T * A4_K + A4_E * (A4_BM - 1) + A4_BM - 1) / A4_BM * A4_BM)
+
+static mxjit_moe_a16w4_args
+moe_demo_args(void)
+{
+   return (mxjit_moe_a16w4_args){.preshuffled = 1,
+                                 .tokens = A4_T,
+                                 .topk = A4_K,
+                                 .experts = A4_E,
+                                 .model_dim = A4_D,
+                                 .inter = A4_I,
+                                 .nsorted = A4_NS,
+                                 .block_m = A4_BM,
+                                 .bias = 1};
+}
+
+struct moe_host {
+   uint16_t a[A4_T * A4_K * A4_I], ref[A4_T * A4_D], out[A4_T * A4_D];
+   uint8_t w[A4_E * A4_D * A4_I / 2], wsh[A4_E * A4_D * A4_I / 2];
+   uint8_t ws[A4_E * A4_D * A4_I / 32], wssh[A4_E * A4_D * 16];
+   float bias[A4_E * A4_D], rw[A4_NS];
+   int32_t sid[A4_NS], eid[A4_NS / A4_BM], nv;
+};
+
+static void
+moe_demo_inputs(struct moe_host *h)
+{
+   uint64_t s = 0x6d6f65ull;
+   for (unsigned i = 0; i < sizeof(h->a) / 2; i++) {
+      uint32_t r = (uint32_t)(splitmix64(s++) >> 20);
+      h->a[i] = (uint16_t)((r & 0x8000) | (123 + r % 7) << 7 | (r >> 3 & 0x7f));
+   }
+   for (unsigned i = 0; i < sizeof(h->w); i++)
+      h->w[i] = (uint8_t)splitmix64(s++);
+   for (unsigned i = 0; i < sizeof(h->ws); i++)
+      h->ws[i] = (uint8_t)(120 + splitmix64(s++) % 8);
+   for (unsigned i = 0; i < A4_E * A4_D; i++)
+      h->bias[i] = (float)((int)(splitmix64(s++) % 513) - 256) / 128.0f;
+   host_shuffle_weight_a16w4(h->w, A4_E, A4_D, A4_I / 2, 0, 0, h->wsh, NULL, 0);
+   host_shuffle_scale_a16w4(h->ws, A4_E, A4_D, A4_I / 32, 0, 0, h->wssh, NULL, 0);
+   /* token t picks experts (5t + 7j) % 32, j < 4 (distinct), weight (j + 1) / 10 */
+   int n = 0;
+   for (int e = 0; e < A4_E; e++) {
+      int start = n;
+      for (int t = 0; t < A4_T; t++)
+         for (int j = 0; j < A4_K; j++)
+            if ((5 * t + 7 * j) % A4_E == e) {
+               h->sid[n] = j << 24 | t;
+               h->rw[n++] = (float)(j + 1) / 10.0f;
+            }
+      while (n > start && n % A4_BM) {
+         h->sid[n] = A4_K << 24 | A4_T;
+         h->rw[n++] = 0.0f;
+      }
+      for (int b = start / A4_BM; b < n / A4_BM; b++)
+         h->eid[b] = e;
+   }
+   h->nv = n;
+   for (; n < A4_NS; n++) {
+      h->sid[n] = A4_K << 24 | A4_T;
+      h->rw[n] = 0.0f;
+      if (n % A4_BM == 0)
+         h->eid[n / A4_BM] = 0;
+   }
+}
+
+static int
+run_moe(mxjit_ctx *ctx, demo_row *row)
+{
+   struct moe_host *h = calloc(1, sizeof(*h));
+   if (!h) {
+      snprintf(row->result, sizeof(row->result), "out of host memory");
+      return -1;
+   }
+   moe_demo_inputs(h);
+   mxjit_moe_a16w4_args a = moe_demo_args();
+   struct {
+      mxjit_devptr *p;
+      const void *src;
+      size_t n;
+   } up[] = {{&a.a, h->a, sizeof(h->a)},
+             {&a.w, h->wsh, sizeof(h->wsh)},
+             {&a.w_scale, h->wssh, sizeof(h->wssh)},
+             {&a.bias, h->bias, sizeof(h->bias)},
+             {&a.sorted_ids, h->sid, sizeof(h->sid)},
+             {&a.expert_ids, h->eid, sizeof(h->eid)},
+             {&a.sorted_weights, h->rw, sizeof(h->rw)},
+             {&a.num_valid_ids, &h->nv, 4},
+             {&a.out, NULL, sizeof(h->out)}};
+   mxjit_status st = MXJIT_OK;
+   unsigned nup = 0;
+   for (; nup < sizeof(up) / sizeof(up[0]) && !st; nup++)
+      if (!(st = mxjit_malloc(ctx, up[nup].n, up[nup].p)) && up[nup].src)
+         st = mxjit_memcpy_h2d(ctx, *up[nup].p, up[nup].src, up[nup].n);
+   if (!st)
+      st = mxjit_moe_a16w4_stage2(ctx, NULL, &a);
+   if (!st)
+      st = mxjit_memcpy_d2h(ctx, h->out, a.out, sizeof(h->out));
+   int rc = -1;
+   if (st) {
+      snprintf(row->result, sizeof(row->result), "%s: %s", mxjit_status_name(st),
+               mxjit_ctx_last_error(ctx));
+   } else {
+      rt_device *dev = rt_ctx_device(ctx);
+      if (dev->ops->last_counters) {
+         dev->ops->last_counters(dev, &row->cnt);
+         row->have_counters = row->cnt.total != 0;
+         row->elems = (uint64_t)A4_T * A4_K * A4_D * A4_I; /* multiply-adds */
+         snprintf(row->shape, sizeof(row->shape), "%dx%d of %d, %dx%d", A4_T, A4_K, A4_E, A4_D,
+                  A4_I);
+      }
+      host_moe_a16w4_args ha = {
+          .a = h->a,
+          .w = h->w,
+          .ws = h->ws,
+          .bias = h->bias,
+          .sorted_ids = h->sid,
+          .expert_ids = h->eid,
+          .sorted_weights = h->rw,
+          .ntokens = A4_T,
+          .topk = A4_K,
+          .nexperts = A4_E,
+          .model_dim = A4_D,
+          .inter = A4_I,
+          .nsorted = A4_NS,
+          .num_valid = h->nv,
+          .block_m = A4_BM,
+          .out = h->ref,
+      };
+      char why[320] = "";
+      const rt_plan *plan = NULL;
+      struct tpl_moe_a16w4_problem pr = {A4_T, A4_K, A4_E, A4_D, A4_I, A4_NS, A4_BM, 1};
+      if (host_moe_a16w4_stage2(&ha, why, sizeof(why)) || rt_op_moe_a16w4_plan(ctx, &a, &plan)) {
+         snprintf(row->result, sizeof(row->result), "host reference / plan: %s", why);
+      } else if (rt_moe_a16w4_compare(&ha, h->ref, h->out, tpl_moe_a16w4_kper(&pr, plan->params),
+                                      why, sizeof(why)) != -1) {
+         snprintf(row->result, sizeof(row->result), "WRONG: %s", why);
+         rc = 1;
+      } else {
+         snprintf(row->result, sizeof(row->result),
+                  "ok (GPT-OSS-like layer: %d tok top-%d of %d, within GEMM tolerance)", A4_T,
+                  A4_K, A4_E);
+         rc = 0;
+      }
+   }
+   for (unsigned i = 0; i < nup; i++)
+      if (*up[i].p)
+         mxjit_free(ctx, *up[i].p);
+   free(h);
+   return rc;
+}
+
 /* A table row per target: a label, the family it covers, how its kernel is chosen and run.
  * mx_kind >= 0: the kernel is the plan mxjit_mxfp8_quantize makes for the kind's largest
  * case; MX4_ROW.. (-2 - outputs): the plan of mxjit_mxfp4_quantize's largest case of those
- * outputs; fp8t: 1 (amax step) or 2 (cast step) of
+ * outputs; A16W4_KIND: the plan of the A16W4 demo layer; fp8t: 1 (amax step) or 2 (cast step) of
  * mxjit_fp8_tensorwise_quantize's plan for its largest case; else (-1) the family's default
  * params. run NULL: compile-only row. */
 #define MX4_KIND(outputs) (-1 - (outputs))
+#define A16W4_KIND (-100)
 typedef struct demo_entry {
    const char *label;
    const tpl_family *family;
@@ -840,6 +1003,7 @@ static const demo_entry entries[] = {
     {"fp8t amax", &tpl_fp8t_amax, -1, run_fp8t_amax, 1},
     {"fp8t cast", &tpl_fp8t_cast, -1, run_fp8t_cast, 2},
     {"moe fp8 gemm", &tpl_grouped_gemm_fp8, -1, run_moe_gemm, 0},
+    {"moe_a16w4", &tpl_moe_a16w4, A16W4_KIND, run_moe, 0},
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 
@@ -875,6 +1039,13 @@ time_cold(const char *target, const demo_entry *e, demo_row *row)
       mxjit_mx_quant_args a = mx_case_args(mx_largest((mxjit_mx_kind)e->mx_kind, 0));
       if (!(st = rt_op_mx_plan(cold, "mxfp8_quantize", &a, &plan))) {
          row->family = plan->family;
+         memcpy(row->params, plan->params, sizeof(row->params));
+         k = plan->kernel;
+      }
+   } else if (!st && e->mx_kind == A16W4_KIND) {
+      const rt_plan *plan = NULL;
+      mxjit_moe_a16w4_args a = moe_demo_args();
+      if (!(st = rt_op_moe_a16w4_plan(cold, &a, &plan))) {
          memcpy(row->params, plan->params, sizeof(row->params));
          k = plan->kernel;
       }
@@ -1048,7 +1219,9 @@ cmd_demo(int argc, char **argv)
          print_counters(&rows[i]);
    printf("\ncold ms: compile with the cache bypassed (IR, LLVM optimize+codegen, in-process "
           "link);\nhit ms: fresh context, disk cache lookup + load on the device; wi/el: "
-          "wave-instructions\nper element of the largest shape (a counting device only). "
+          "wave-instructions\nper element of the largest shape (a counting device only; moe_a16w4: "
+          "per "
+          "multiply-add). "
           "mxfp8 rows show the kernel\nmxjit_mxfp8_quantize's plan picks for that shape and "
           "compare the op's bytes with the\nhost device's.\n");
    return wrong ? 1 : 0;

@@ -1,0 +1,672 @@
+/*
+ * test_moe_a16w4.c — A16W4 MoE stage 2 (isa_templates/moe_a16w4.c) on the emulator, every
+ * check on, against the host reference (runtime/host, fp64, rounded once) within the GEMM
+ * tolerance of rt_moe_a16w4_compare (op_int.h: bf16 roundings of the atomic partial sums and
+ * fp32 MFMA accumulation, NUMERICS.md §6.3 form). The routing inputs are built here the way
+ * aiter's moe_sorting lays them out: per expert, its (slot << 24 | token) rows padded with
+ * (topk << 24 | tokens) to a multiple of block_m, expert_ids per block, num_valid = padded
+ * rows, the buffers sized tokens * topk + E * (block_m - 1) rounded up to block_m.
+ * Default: every pick point over tokens {1, 2, 4, 8, 33} x top-k {4, 8} on both targets, a
+ * seeded sample of legal params with tile tails, split-K, bias and epilogue variants, shuffled
+ * wave order; the active-block launch count; bad routing input. MXJIT_SWEEP_ALL=1 runs every
+ * legal param point of the sample problems.
+ */
+#include "jt.h"
+#include "kt_common.h"
+#include "moe_a16w4.h"
+#include "op_int.h"
+#include "rt_run.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const targets[] = {"gfx942", "gfx950"};
+
+typedef struct moe_case {
+   int64_t tokens, topk, experts, model_dim, inter, block_m;
+   int bias;
+   uint64_t seed;
+} moe_case;
+
+/* Host inputs: plain and preshuffled operands, aiter-format routing. */
+typedef struct moe_data {
+   moe_case c;
+   int64_t nsorted, nv;
+   uint16_t *a;
+   uint8_t *w, *ws, *wsh, *wssh; /* plain and preshuffled */
+   float *bias, *rw;
+   int32_t *sid, *eid;
+} moe_data;
+
+static uint16_t
+rand_bf16(uint64_t *s)
+{
+   uint64_t r = kt_rand(s);
+   /* magnitudes 2^-4 .. 2^3 with random mantissas and signs; a few zeros */
+   if (r % 53 == 0)
+      return (uint16_t)(r >> 8 & 0x8000);
+   uint32_t e = 123 + (uint32_t)(r >> 20) % 8;
+   return (uint16_t)((r >> 8 & 0x8000) | e << 7 | (r >> 30 & 0x7f));
+}
+
+static void
+make_data(const moe_case *c, moe_data *d)
+{
+   memset(d, 0, sizeof(*d));
+   d->c = *c;
+   uint64_t s = c->seed;
+   int64_t kp = c->inter / 2, ks = c->inter / 32, kpad = host_shuffle_scale_a16w4_kpad(ks);
+   int64_t rows = c->tokens * c->topk;
+   d->a = malloc(2 * (size_t)(rows * c->inter) + 2);
+   for (int64_t i = 0; i < rows * c->inter; i++)
+      d->a[i] = rand_bf16(&s);
+   size_t wb = (size_t)(c->experts * c->model_dim * kp), sb = (size_t)(c->experts * c->model_dim);
+   d->w = malloc(wb);
+   d->wsh = malloc(wb);
+   d->ws = malloc(sb * (size_t)ks);
+   d->wssh = malloc(sb * (size_t)kpad);
+   for (size_t i = 0; i < wb; i++)
+      d->w[i] = (uint8_t)kt_rand(&s); /* every E2M1 code */
+   for (size_t i = 0; i < sb * (size_t)ks; i++)
+      d->ws[i] = (uint8_t)(121 + kt_rand(&s) % 10); /* 2^-6 .. 2^3 */
+   cr_assert_eq(
+       host_shuffle_weight_a16w4(d->w, c->experts, c->model_dim, kp, 0, 0, d->wsh, NULL, 0), 0);
+   cr_assert_eq(
+       host_shuffle_scale_a16w4(d->ws, c->experts, c->model_dim, ks, 0, 0, d->wssh, NULL, 0), 0);
+   d->bias = malloc(4 * sb);
+   for (size_t i = 0; i < sb; i++)
+      d->bias[i] = (float)((int64_t)(kt_rand(&s) % 2001) - 1000) / 256.0f;
+   /* routing: top-k distinct experts per token, weights in (0, 1] */
+   int64_t bm = c->block_m;
+   d->nsorted = (rows + c->experts * (bm - 1) + bm - 1) / bm * bm;
+   if (d->nsorted < bm)
+      d->nsorted = bm;
+   int32_t *ex = malloc(8 * (size_t)rows + 8);
+   float *wt = malloc(4 * (size_t)rows + 4);
+   for (int64_t t = 0; t < c->tokens; t++)
+      for (int64_t k = 0; k < c->topk; k++) {
+         int32_t e;
+         bool dup;
+         do {
+            e = (int32_t)(kt_rand(&s) % (uint64_t)c->experts);
+            dup = false;
+            for (int64_t j = 0; j < k; j++)
+               dup |= ex[t * c->topk + j] == e;
+         } while (dup);
+         ex[t * c->topk + k] = e;
+         wt[t * c->topk + k] = (float)(1 + kt_rand(&s) % 256) / 256.0f;
+      }
+   d->sid = malloc(4 * (size_t)d->nsorted);
+   d->rw = malloc(4 * (size_t)d->nsorted);
+   d->eid = malloc(4 * (size_t)(d->nsorted / bm));
+   int64_t n = 0;
+   for (int32_t e = 0; e < c->experts; e++) {
+      int64_t start = n;
+      for (int64_t t = 0; t < c->tokens; t++)
+         for (int64_t k = 0; k < c->topk; k++)
+            if (ex[t * c->topk + k] == e) {
+               d->sid[n] = (int32_t)(k << 24 | t);
+               d->rw[n++] = wt[t * c->topk + k];
+            }
+      if (n == start)
+         continue;
+      while (n % bm) {
+         d->sid[n] = (int32_t)(c->topk << 24 | c->tokens);
+         d->rw[n++] = 0.0f;
+      }
+      for (int64_t b = start / bm; b < n / bm; b++)
+         d->eid[b] = e;
+   }
+   d->nv = n;
+   for (; n < d->nsorted; n++) { /* past num_valid: aiter leaves garbage; make it hostile */
+      d->sid[n] = (int32_t)(kt_rand(&s) & 0x7fffffff);
+      d->rw[n] = NAN;
+      if (n % bm == 0)
+         d->eid[n / bm] = (int32_t)(c->experts + 7);
+   }
+   free(ex);
+   free(wt);
+}
+
+static void
+free_data(moe_data *d)
+{
+   free(d->a), free(d->w), free(d->ws), free(d->wsh), free(d->wssh);
+   free(d->bias), free(d->rw), free(d->sid), free(d->eid);
+}
+
+/* The reference (plain layout, fp64). */
+static uint16_t *
+reference(const moe_data *d, host_moe_a16w4_args *h)
+{
+   const moe_case *c = &d->c;
+   uint16_t *ref = malloc(2 * (size_t)(c->tokens * c->model_dim) + 2);
+   *h = (host_moe_a16w4_args){
+       .a = d->a,
+       .w = d->w,
+       .ws = d->ws,
+       .bias = c->bias ? d->bias : NULL,
+       .sorted_ids = d->sid,
+       .expert_ids = d->eid,
+       .sorted_weights = d->rw,
+       .ntokens = c->tokens,
+       .topk = c->topk,
+       .nexperts = c->experts,
+       .model_dim = c->model_dim,
+       .inter = c->inter,
+       .nsorted = d->nsorted,
+       .num_valid = d->nv,
+       .block_m = c->block_m,
+       .out = ref,
+   };
+   char msg[256];
+   cr_assert_eq(host_moe_a16w4_stage2(h, msg, sizeof(msg)), 0, "%s", msg);
+   return ref;
+}
+
+typedef struct dev_args {
+   mxjit_moe_a16w4_args a;
+   mxjit_devptr nvp;
+} dev_args;
+
+static void
+to_device(mxjit_ctx *ctx, const moe_data *d, int32_t nv, dev_args *da)
+{
+   const moe_case *c = &d->c;
+   int64_t kpad = host_shuffle_scale_a16w4_kpad(c->inter / 32);
+   da->nvp = kt_to_dev(ctx, &nv, 4);
+   da->a = (mxjit_moe_a16w4_args){
+       .a = kt_to_dev(ctx, d->a, 2 * (size_t)(c->tokens * c->topk * c->inter)),
+       .w = kt_to_dev(ctx, d->wsh, (size_t)(c->experts * c->model_dim * c->inter / 2)),
+       .w_scale = kt_to_dev(ctx, d->wssh, (size_t)(c->experts * c->model_dim * kpad)),
+       .bias = c->bias ? kt_to_dev(ctx, d->bias, 4 * (size_t)(c->experts * c->model_dim)) : 0,
+       .preshuffled = 1,
+       .sorted_ids = kt_to_dev(ctx, d->sid, 4 * (size_t)d->nsorted),
+       .expert_ids = kt_to_dev(ctx, d->eid, 4 * (size_t)(d->nsorted / c->block_m)),
+       .sorted_weights = kt_to_dev(ctx, d->rw, 4 * (size_t)d->nsorted),
+       .num_valid_ids = da->nvp,
+       .tokens = c->tokens,
+       .topk = c->topk,
+       .experts = c->experts,
+       .model_dim = c->model_dim,
+       .inter = c->inter,
+       .nsorted = d->nsorted,
+       .block_m = c->block_m,
+       .out = kt_dev_fill(ctx, 2 * (size_t)(c->tokens * c->model_dim), 0xa5),
+   };
+}
+
+static uint16_t *
+take_out(mxjit_ctx *ctx, dev_args *da)
+{
+   const mxjit_moe_a16w4_args *a = &da->a;
+   uint16_t *out = (uint16_t *)kt_take(ctx, a->out, 2 * (size_t)(a->tokens * a->model_dim));
+   mxjit_free(ctx, a->a), mxjit_free(ctx, a->w), mxjit_free(ctx, a->w_scale);
+   if (a->bias)
+      mxjit_free(ctx, a->bias);
+   mxjit_free(ctx, a->sorted_ids), mxjit_free(ctx, a->expert_ids);
+   mxjit_free(ctx, a->sorted_weights), mxjit_free(ctx, da->nvp);
+   return out;
+}
+
+/* Launches the family with explicit params (its own grid and kernargs), out zeroed first as
+ * the op does; the static checks of the kernel; the launch's counters. */
+static void
+launch_params(mxjit_ctx *ctx, const dev_args *da, const struct tpl_moe_a16w4_params *p,
+              rt_counters *cnt)
+{
+   const mxjit_moe_a16w4_args *a = &da->a;
+   struct tpl_moe_a16w4_problem pr = {a->tokens, a->topk,    a->experts, a->model_dim,
+                                      a->inter,  a->nsorted, a->block_m, a->bias != 0};
+   char ser[200], vmsg[256];
+   const tpl_family *f = &tpl_moe_a16w4;
+   tpl_params_serialize(f, p, ser, sizeof(ser));
+   cr_assert_eq(tpl_validate(f, &pr, p, vmsg, sizeof(vmsg)), MXJIT_OK, "%s: %s", ser, vmsg);
+   const rt_lkernel *k;
+   cr_assert_eq(rt_kernel_get(ctx, f, p, &k), MXJIT_OK, "%s: %s", ser, mxjit_ctx_last_error(ctx));
+   cr_assert_eq(k->meta.private_segment_size, 0u, "%s spills to scratch", ser);
+   cr_assert_leq(k->meta.vgpr_count, 512u, "%s: %u registers (arch + acc)", ser,
+                 k->meta.vgpr_count);
+   cr_assert_eq(k->meta.group_segment_size, p->lds ? 2u * p->tile_m * p->tile_k * 2 : 0u,
+                "%s: %u bytes of LDS", ser, k->meta.group_segment_size);
+   cr_assert_eq(mxjit_memset(ctx, a->out, 0, 2 * (size_t)(a->tokens * a->model_dim)), MXJIT_OK);
+   const uint64_t io[TPL_MOE_IO_COUNT] = {
+       a->a,          a->w,          a->w_scale,        a->bias,
+       a->sorted_ids, a->expert_ids, a->sorted_weights, a->num_valid_ids,
+       a->out};
+   uint64_t vals[TPL_MAX_KARGS];
+   uint8_t ka[TPL_MAX_KARGS * 8];
+   f->kernargs(&pr, p, io, vals);
+   size_t n = tpl_kargs_write(f, vals, ka, sizeof(ka));
+   cr_assert_eq(n, k->meta.kernarg_size);
+   tpl_grid g;
+   f->grid(&pr, p, &g);
+   memset(cnt, 0, sizeof(*cnt));
+   if (g.grid[0] && g.grid[1] && g.grid[2]) {
+      cr_assert_eq(rt_kernel_launch(ctx, k, g.grid, g.block, ka, n, NULL), MXJIT_OK, "%s: %s", ser,
+                   mxjit_ctx_last_error(ctx));
+      if (ctx->dev->ops->last_counters)
+         ctx->dev->ops->last_counters(ctx->dev, cnt);
+      cr_expect_eq(cnt->lds_bank_conflicts, 0u, "%s: %llu LDS bank-conflict cycles", ser,
+                   (unsigned long long)cnt->lds_bank_conflicts);
+   }
+}
+
+static void
+expect_close(const moe_data *d, const host_moe_a16w4_args *h, const uint16_t *ref,
+             const uint16_t *out, const struct tpl_moe_a16w4_params *p, const char *what)
+{
+   char why[320] = "";
+   struct tpl_moe_a16w4_problem pr = {d->c.tokens, d->c.topk,  d->c.experts, d->c.model_dim,
+                                      d->c.inter,  d->nsorted, d->c.block_m, d->c.bias};
+   int64_t bad = rt_moe_a16w4_compare(h, ref, out, tpl_moe_a16w4_kper(&pr, p), why, sizeof(why));
+   cr_expect_eq(bad, -1, "%s (tokens %lld topk %lld E %lld d %lld i %lld bm %lld bias %d): %s",
+                what, (long long)d->c.tokens, (long long)d->c.topk, (long long)d->c.experts,
+                (long long)d->c.model_dim, (long long)d->c.inter, (long long)d->c.block_m,
+                d->c.bias, why);
+}
+
+/* ---- the op with its heuristic, check mode on -------------------------------------------- */
+
+static void
+run_op_case(const char *target, const moe_case *c)
+{
+   moe_data d;
+   make_data(c, &d);
+   host_moe_a16w4_args h;
+   uint16_t *ref = reference(&d, &h);
+   mxjit_ctx *ctx = kt_emu_ctx(target, c->seed | 1);
+   ctx->check = 1;
+   dev_args da;
+   to_device(ctx, &d, (int32_t)d.nv, &da);
+   mxjit_status st = mxjit_moe_a16w4_stage2(ctx, NULL, &da.a);
+   cr_assert_eq(st, MXJIT_OK, "%s: %s", target, mxjit_ctx_last_error(ctx));
+   const rt_plan *plan;
+   cr_assert_eq(rt_op_moe_a16w4_plan(ctx, &da.a, &plan), MXJIT_OK);
+   const struct tpl_moe_a16w4_params *pp = (const void *)plan->params;
+   uint16_t *out = take_out(ctx, &da);
+   expect_close(&d, &h, ref, out, pp, target);
+   free(out);
+   free(ref);
+   free_data(&d);
+   mxjit_ctx_destroy(ctx);
+}
+
+Test(moe_a16w4, pick_points_tokens_topk)
+{
+   static const int64_t toks[] = {1, 2, 4, 8, 33};
+   for (unsigned ti = 0; ti < 2; ti++)
+      for (unsigned i = 0; i < 5; i++)
+         for (int64_t topk = 4; topk <= 8; topk += 4) {
+            moe_case c = {toks[i], topk, 16, 64, 256, 32, (int)(i & 1), 100 + i * 7 + topk};
+            run_op_case(targets[ti], &c);
+         }
+}
+
+/* Every point the heuristic returns is legal for its problem (block_m, inter, tokens, top-k,
+ * both targets); compiled without scratch. */
+Test(moe_a16w4, pick_validates)
+{
+   static const int64_t bms[] = {16, 32, 64, 128}, inters[] = {128, 256, 384, 512, 3072};
+   static const int64_t toks[] = {1, 8, 33, 4096};
+   for (unsigned ti = 0; ti < 2; ti++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 0);
+      for (unsigned b = 0; b < 4; b++)
+         for (unsigned i = 0; i < 5; i++)
+            for (unsigned k = 0; k < 4; k++)
+               for (int64_t topk = 1; topk <= 8; topk *= 8) {
+                  int64_t ns = (toks[k] * topk + 16 * (bms[b] - 1) + bms[b] - 1) / bms[b] * bms[b];
+                  struct tpl_moe_a16w4_problem pr = {toks[k],   topk, 16,     256,
+                                                     inters[i], ns,   bms[b], 1};
+                  struct tpl_moe_a16w4_params p;
+                  tpl_moe_a16w4.pick(jt_lookup(targets[ti]), &pr, &p);
+                  char msg[256] = "", ser[200];
+                  tpl_params_serialize(&tpl_moe_a16w4, &p, ser, sizeof(ser));
+                  cr_expect_eq(tpl_validate(&tpl_moe_a16w4, &pr, &p, msg, sizeof(msg)), MXJIT_OK,
+                               "%s bm %lld inter %lld tokens %lld topk %lld: %s: %s", targets[ti],
+                               (long long)bms[b], (long long)inters[i], (long long)toks[k],
+                               (long long)topk, ser, msg);
+                  const rt_lkernel *kern;
+                  cr_assert_eq(rt_kernel_get(ctx, &tpl_moe_a16w4, &p, &kern), MXJIT_OK, "%s: %s",
+                               ser, mxjit_ctx_last_error(ctx));
+                  cr_expect_eq(kern->meta.private_segment_size, 0u, "%s spills", ser);
+               }
+      mxjit_ctx_destroy(ctx);
+   }
+}
+
+/* Static checks over the whole parameter space: every point legal for a problem that admits
+ * them all (block_m 128, inter % 256 == 0) compiles for each target it can run on without
+ * scratch, within the register file, with the LDS it declares. Seeded sample of 12 per
+ * target by default; MXJIT_SWEEP_ALL=1 compiles every point. */
+static bool sweep_all(void);
+static bool next_params(struct tpl_moe_a16w4_params *p, const tpl_family *f);
+static void
+static_sweep(const char *target)
+{
+   const tpl_family *f = &tpl_moe_a16w4;
+   const struct jt_target *jt = jt_lookup(target);
+   struct tpl_moe_a16w4_problem pr = {64, 8, 16, 512, 3072, 16 * 128 + 512, 128, 1};
+   struct tpl_moe_a16w4_params p, *pts = malloc(sizeof(*pts) * 8192);
+   unsigned np = 0;
+   for (unsigned i = 0; i < f->nparams; i++)
+      memcpy((char *)&p + f->params[i].offset, &f->params[i].allowed[0], 4);
+   do {
+      if (tpl_validate(f, &pr, &p, NULL, 0) == MXJIT_OK &&
+          (p.kmfma == 16 || jt_has(jt, JT_CAP_MFMA_BF16_K2)) && np < 8192)
+         pts[np++] = p;
+   } while (next_params(&p, f));
+   mxjit_ctx *ctx = NULL;
+   uint64_t s = 0x5eed;
+   bool all = sweep_all();
+   unsigned n = all ? np : 12;
+   for (unsigned i = 0; i < n; i++) {
+      if (i % 500 == 0) { /* a context holds at most 768 kernels */
+         mxjit_ctx_destroy(ctx);
+         ctx = kt_emu_ctx(target, 0);
+      }
+      const struct tpl_moe_a16w4_params *pp = all ? &pts[i] : &pts[kt_rand(&s) % np];
+      char ser[200];
+      tpl_params_serialize(f, pp, ser, sizeof(ser));
+      const rt_lkernel *k;
+      cr_assert_eq(rt_kernel_get(ctx, f, pp, &k), MXJIT_OK, "%s %s: %s", target, ser,
+                   mxjit_ctx_last_error(ctx));
+      cr_expect_eq(k->meta.private_segment_size, 0u, "%s %s spills (%u bytes of scratch)", target,
+                   ser, k->meta.private_segment_size);
+      /* vgpr_count is the unified file (arch + acc) on gfx90a and later */
+      cr_expect_leq(k->meta.vgpr_count, 512u, "%s %s: %u registers", target, ser,
+                    k->meta.vgpr_count);
+      cr_expect_eq(k->meta.group_segment_size, pp->lds ? 2u * pp->tile_m * pp->tile_k * 2 : 0u,
+                   "%s %s", target, ser);
+   }
+   cr_log_info("moe_a16w4 %s: %u of %u legal points compiled", target, n, np);
+   mxjit_ctx_destroy(ctx);
+   free(pts);
+}
+
+Test(moe_a16w4, static_gfx942, .timeout = 1200)
+{
+   static_sweep("gfx942");
+}
+Test(moe_a16w4, static_gfx950, .timeout = 1200)
+{
+   static_sweep("gfx950");
+}
+
+/* ---- explicit params: tile tails, split-K, bias, epilogues, shuffled wave order ---------- */
+
+static const moe_case sample_cases[] = {
+    /* tokens topk E  d    inter bm  bias seed */
+    {33, 4, 16, 96, 384, 32, 1, 11}, /* n tail (96 % 64), K0 = 3 (split-K remainders) */
+    {8, 8, 16, 160, 512, 64, 0, 12}, /* n tail of 256-col tiles, tile_k 256 */
+    {5, 1, 4, 64, 256, 16, 1, 13},   /* top-1: plain stores allowed */
+    {2, 4, 16, 32, 128, 32, 1, 14},  /* one K chunk, one column tile */
+    {40, 4, 8, 64, 256, 128, 1, 15}, /* 128-row tiles */
+};
+
+static bool
+next_params(struct tpl_moe_a16w4_params *p, const tpl_family *f)
+{
+   /* odometer over the param table's allowed values */
+   for (unsigned i = 0; i < f->nparams; i++) {
+      uint32_t *v = (uint32_t *)((char *)p + f->params[i].offset);
+      unsigned j = 0;
+      while (f->params[i].allowed[j] != *v)
+         j++;
+      if (j + 1 < f->params[i].nallowed) {
+         *v = f->params[i].allowed[j + 1];
+         return true;
+      }
+      *v = f->params[i].allowed[0];
+   }
+   return false;
+}
+
+static void
+sweep(const char *target, bool all, unsigned sample_per_case)
+{
+   const tpl_family *f = &tpl_moe_a16w4;
+   unsigned ran = 0;
+   for (unsigned ci = 0; ci < sizeof(sample_cases) / sizeof(sample_cases[0]); ci++) {
+      const moe_case *c = &sample_cases[ci];
+      moe_data d;
+      make_data(c, &d);
+      host_moe_a16w4_args h;
+      uint16_t *ref = reference(&d, &h);
+      struct tpl_moe_a16w4_problem pr = {c->tokens, c->topk,   c->experts, c->model_dim,
+                                         c->inter,  d.nsorted, c->block_m, c->bias};
+      /* the legal points for this problem and target */
+      struct tpl_moe_a16w4_params p, pts[4096];
+      unsigned np = 0;
+      for (unsigned i = 0; i < f->nparams; i++)
+         memcpy((char *)&p + f->params[i].offset, &f->params[i].allowed[0], 4);
+      do {
+         if (tpl_validate(f, &pr, &p, NULL, 0) == MXJIT_OK &&
+             (p.kmfma == 16 || strcmp(target, "gfx950") == 0) && np < 4096)
+            pts[np++] = p;
+      } while (next_params(&p, f));
+      cr_assert_gt(np, 0u);
+      uint64_t s = c->seed * 977 + (uint64_t)target[5];
+      unsigned n = all ? np : sample_per_case;
+      for (unsigned i = 0; i < n; i++) {
+         const struct tpl_moe_a16w4_params *pp = all ? &pts[i] : &pts[kt_rand(&s) % np];
+         mxjit_ctx *ctx = kt_emu_ctx(target, kt_rand(&s) | 1);
+         dev_args da;
+         to_device(ctx, &d, (int32_t)d.nv, &da);
+         rt_counters cnt;
+         launch_params(ctx, &da, pp, &cnt);
+         uint16_t *out = take_out(ctx, &da);
+         char what[256];
+         int k = snprintf(what, sizeof(what), "%s ", target);
+         tpl_params_serialize(f, pp, what + k, sizeof(what) - (size_t)k);
+         expect_close(&d, &h, ref, out, pp, what);
+         free(out);
+         mxjit_ctx_destroy(ctx);
+         if (++ran % 50 == 0 && all)
+            cr_log_info("moe_a16w4 %s: %u points run (problem %u, point %u of %u)", target, ran, ci,
+                        i + 1, n);
+      }
+      free(ref);
+      free_data(&d);
+   }
+   cr_log_info("moe_a16w4 %s: %u param points run", target, ran);
+}
+
+static bool
+sweep_all(void)
+{
+   const char *e = getenv("MXJIT_SWEEP_ALL");
+   return e && strcmp(e, "1") == 0;
+}
+
+Test(moe_a16w4, params_sample_gfx942, .timeout = 7200) /* MXJIT_SWEEP_ALL: ~1 h */
+{
+   sweep("gfx942", sweep_all(), 3);
+}
+Test(moe_a16w4, params_sample_gfx950, .timeout = 7200)
+{
+   sweep("gfx950", sweep_all(), 3);
+}
+
+/* ---- only active blocks get work --------------------------------------------------------- */
+
+/* 1 token x top-8 of 384 experts: 8 active blocks of 32 rows; the sorted buffers are sized for
+ * every expert (8 + 384 * 31 rows). The launch covers 8 row tiles x n tiles x k_batch
+ * workgroups, counted by the emulator. */
+Test(moe_a16w4, only_active_blocks_launch)
+{
+   for (unsigned ti = 0; ti < 2; ti++) {
+      moe_case c = {1, 8, 384, 64, 256, 32, 1, 21};
+      moe_data d;
+      make_data(&c, &d);
+      host_moe_a16w4_args h;
+      uint16_t *ref = reference(&d, &h);
+      cr_assert_eq(d.nsorted, (8 + 384 * 31 + 31) / 32 * 32);
+      cr_assert_eq(d.nv, 8 * 32);
+      for (uint32_t kb = 1; kb <= 4; kb *= 2) {
+         mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 5);
+         dev_args da;
+         to_device(ctx, &d, (int32_t)d.nv, &da);
+         struct tpl_moe_a16w4_params p = {32, 64, 128, 2, kb, 16, 1, 2, kb != 2};
+         rt_counters cnt;
+         launch_params(ctx, &da, &p, &cnt);
+         cr_expect_eq(cnt.workgroups, 8u * 1u * kb, "%s k_batch %u: %llu workgroups launched",
+                      targets[ti], kb, (unsigned long long)cnt.workgroups);
+         uint16_t *out = take_out(ctx, &da);
+         expect_close(&d, &h, ref, out, &p, targets[ti]);
+         free(out);
+         mxjit_ctx_destroy(ctx);
+      }
+      free(ref);
+      free_data(&d);
+   }
+}
+
+/* ---- bad routing input: defined behaviour, never out of bounds ---------------------------- */
+
+/* An active block's expert id >= E (or < 0) is skipped; sorted ids outside the padding
+ * convention (negative, token >= tokens, slot >= topk) in a valid block are padding; num_valid past
+ * the buffer is clamped to nsorted (the hostile tail past the real num_valid: ids with token >=
+ * tokens or slot >= topk are padding, ids that look valid are used, blocks with bad experts
+ * skipped); sorted ids outside the padding convention that point at real tokens are used like any
+ * row. The emulator bounds-checks every access: the launch succeeds. Expected: the reference on the
+ * sanitized routing (bad blocks removed, num_valid clamped). */
+Test(moe_a16w4, bad_routing_defined)
+{
+   for (unsigned ti = 0; ti < 2; ti++) {
+      moe_case c = {8, 4, 16, 64, 256, 32, 1, 31};
+      moe_data d;
+      make_data(&c, &d);
+      d.eid[1] = 16; /* expert id == E in an active block */
+      d.eid[2] = -3; /* negative */
+      /* sorted ids outside the convention inside a block of a valid expert: all padding by
+       * the (slot << 24) | token rule (slot >= topk or token >= tokens), never an address */
+      for (int64_t b = 0; b < d.nv / 32; b++)
+         if (b != 1 && b != 2) {
+            d.sid[b * 32 + 30] = -1;                     /* slot 255, token 2^24 - 1 */
+            d.sid[b * 32 + 31] = (int32_t)(8 * 4 + 5);   /* token >= tokens (= tokens*topk + 5) */
+            d.sid[b * 32 + 29] = (int32_t)(7 << 24 | 2); /* slot >= topk, real token */
+            break;
+         }
+      int32_t nv = 1 << 30; /* num_valid far past the buffer */
+      mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 9);
+      dev_args da;
+      to_device(ctx, &d, nv, &da);
+      struct tpl_moe_a16w4_params p = {32, 64, 128, 2, 2, 16, 1, 2, ti};
+      rt_counters cnt;
+      launch_params(ctx, &da, &p, &cnt);
+      uint16_t *out = take_out(ctx, &da);
+      /* sanitized: the bad blocks' rows become padding, every block up to nsorted counts, and
+       * the hostile tail's blocks (expert E + 7) are skipped like the bad ones */
+      moe_data s = d;
+      int32_t *sid = malloc(4 * (size_t)d.nsorted), *eid = malloc(4 * (size_t)(d.nsorted / 32));
+      memcpy(sid, d.sid, 4 * (size_t)d.nsorted);
+      for (int64_t b = 0; b < d.nsorted / 32; b++) {
+         bool badb = d.eid[b] < 0 || d.eid[b] >= 16;
+         eid[b] = badb ? 0 : d.eid[b];
+         for (int64_t r = 0; r < 32 && badb; r++)
+            sid[b * 32 + r] = (int32_t)(4 << 24 | 8);
+      }
+      s.sid = sid;
+      s.eid = eid;
+      s.nv = d.nsorted;
+      host_moe_a16w4_args h;
+      uint16_t *ref = reference(&s, &h);
+      expect_close(&s, &h, ref, out, &p, targets[ti]);
+      free(ref);
+      free(out);
+      free(sid);
+      free(eid);
+      free_data(&d);
+      mxjit_ctx_destroy(ctx);
+   }
+}
+
+/* The emu kernel reads the preshuffled layouts only: plain operands get a clear refusal. */
+Test(moe_a16w4, plain_layout_refused_on_emu)
+{
+   moe_case c = {2, 4, 4, 32, 128, 32, 0, 41};
+   moe_data d;
+   make_data(&c, &d);
+   mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0);
+   dev_args da;
+   to_device(ctx, &d, (int32_t)d.nv, &da);
+   da.a.preshuffled = 0;
+   cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, &da.a), MXJIT_ERR_UNSUPPORTED);
+   cr_expect(strstr(mxjit_ctx_last_error(ctx), "preshuffled = 1") != NULL, "%s",
+             mxjit_ctx_last_error(ctx));
+   free(take_out(ctx, &da));
+   free_data(&d);
+   mxjit_ctx_destroy(ctx);
+}
+
+/* ---- the CLI on the emulator ------------------------------------------------------------- */
+
+static void
+put_file(const char *dir, const char *name, const void *p, size_t n)
+{
+   char path[512];
+   snprintf(path, sizeof(path), "%s/%s", dir, name);
+   FILE *f = fopen(path, "wb");
+   cr_assert_not_null(f, "%s", path);
+   cr_assert_eq(fwrite(p, 1, n, f), n);
+   fclose(f);
+}
+
+/* `mxjit run moe_a16w4_stage2 --device emu` with check mode on (MXJIT_CHECK=1: the CLI's op
+ * compares with the host reference itself) on both targets; its output file within the
+ * tolerance of the reference computed here. */
+Test(moe_a16w4, cli_run_on_emu, .timeout = 300)
+{
+   moe_case c = {6, 4, 8, 64, 256, 32, 1, 51};
+   moe_data d;
+   make_data(&c, &d);
+   host_moe_a16w4_args h;
+   uint16_t *ref = reference(&d, &h);
+   char dir[] = "/tmp/mxjit_moe_cli_XXXXXX";
+   cr_assert_not_null(mkdtemp(dir));
+   int64_t kpad = host_shuffle_scale_a16w4_kpad(c.inter / 32);
+   put_file(dir, "a", d.a, 2 * (size_t)(c.tokens * c.topk * c.inter));
+   put_file(dir, "w", d.wsh, (size_t)(c.experts * c.model_dim * c.inter / 2));
+   put_file(dir, "s", d.wssh, (size_t)(c.experts * c.model_dim * kpad));
+   put_file(dir, "b", d.bias, 4 * (size_t)(c.experts * c.model_dim));
+   put_file(dir, "i", d.sid, 4 * (size_t)d.nsorted);
+   put_file(dir, "e", d.eid, 4 * (size_t)(d.nsorted / c.block_m));
+   put_file(dir, "r", d.rw, 4 * (size_t)d.nsorted);
+   setenv("MXJIT_CHECK", "1", 1);
+   for (unsigned ti = 0; ti < 2; ti++) {
+      char cmd[2048];
+      snprintf(cmd, sizeof(cmd),
+               "%s run moe_a16w4_stage2 --device emu --target %s --preshuffled --a %s/a --w %s/w "
+               "--w-scale %s/s --bias %s/b --sorted-ids %s/i --expert-ids %s/e "
+               "--sorted-weights %s/r --num-valid %lld --tokens %lld --topk %lld --experts %lld "
+               "--model-dim %lld --inter %lld --nsorted %lld --block-m %lld --out %s/o",
+               MXJIT_CLI, targets[ti], dir, dir, dir, dir, dir, dir, dir, (long long)d.nv,
+               (long long)c.tokens, (long long)c.topk, (long long)c.experts, (long long)c.model_dim,
+               (long long)c.inter, (long long)d.nsorted, (long long)c.block_m, dir);
+      cr_assert_eq(system(cmd), 0, "%s", cmd);
+      char path[512];
+      snprintf(path, sizeof(path), "%s/o", dir);
+      FILE *f = fopen(path, "rb");
+      cr_assert_not_null(f);
+      size_t ob = 2 * (size_t)(c.tokens * c.model_dim);
+      uint16_t *out = malloc(ob);
+      cr_assert_eq(fread(out, 1, ob, f), ob);
+      fclose(f);
+      /* the CLI's context picks params itself: the same pick as this problem's */
+      struct tpl_moe_a16w4_problem pr = {c.tokens, c.topk,    c.experts, c.model_dim,
+                                         c.inter,  d.nsorted, c.block_m, 1};
+      struct tpl_moe_a16w4_params p;
+      tpl_moe_a16w4.pick(jt_lookup(targets[ti]), &pr, &p);
+      expect_close(&d, &h, ref, out, &p, targets[ti]);
+      free(out);
+   }
+   char cmd[600];
+   snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+   cr_expect_eq(system(cmd), 0);
+   free(ref);
+   free_data(&d);
+}
