@@ -104,6 +104,7 @@ make_case(mxjit_ctx *ctx, const gcase *c, gdata *d)
    for (int64_t g = 0; g < c->ng; g++)
       d->offs[g + 1] = (mt += c->lens[g]);
    mxjit_grouped_gemm_fp8_args *a = &d->a;
+   a->size = sizeof(*a); /* persistent_cus is past ABI 1: a size-0 struct would drop it */
    a->pass = c->pass;
    a->b_layout = c->layout;
    a->ngroups = c->ng;
@@ -786,8 +787,9 @@ Test(grouped_gemm, masked_stores_stay_in_the_tile, .timeout = 300)
    const int64_t mt = INT64_C(1) << 26, k = 64, n = 32, rows = 70;
    mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0);
    /* persistent on 2 CUs: the bound of ~2^18 tiles is walked by 2 workgroups, not launched */
-   mxjit_grouped_gemm_fp8_args a = {
-       .pass = MXJIT_GEMM_FWD, .b_layout = MXJIT_B_NK, .ngroups = 1, .persistent_cus = 2};
+   mxjit_grouped_gemm_fp8_args a =
+       MXJIT_ARGS(mxjit_grouped_gemm_fp8_args, .pass = MXJIT_GEMM_FWD, .b_layout = MXJIT_B_NK,
+                  .ngroups = 1, .persistent_cus = 2);
    a.a = (mxjit_tensor){.dtype = MXJIT_DTYPE_E4M3, .ndim = 2, .shape = {mt, k}};
    a.b = (mxjit_tensor){.dtype = MXJIT_DTYPE_E4M3, .ndim = 3, .shape = {1, n, k}};
    size_t cbytes = (size_t)(mt * n) * 2;

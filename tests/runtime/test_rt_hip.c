@@ -228,10 +228,10 @@ Test(rt_hip, device_facts)
       unsigned cu;
    } emu[] = {{"gfx942", 0, 304}, {"gfx950", 0, 256}, {"gfx950", 40, 40}};
    for (unsigned i = 0; i < 3; i++) {
-      cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
-                                                         .target = emu[i].target,
-                                                         .emu_num_cu = emu[i].override,
-                                                         .no_disk_cache = 1},
+      cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
+                                                .target = emu[i].target,
+                                                .emu_num_cu = emu[i].override,
+                                                .no_disk_cache = 1),
                                     &ctx),
                    MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
       cr_assert_eq(ctx->dev->num_cu, emu[i].cu, "%s: %u CUs", emu[i].target, ctx->dev->num_cu);
