@@ -746,3 +746,99 @@ Test(fp8_tensorwise, bad_arguments_on_the_emulator)
    mxjit_free(ctx, x), mxjit_free(ctx, q), mxjit_free(ctx, s);
    mxjit_ctx_destroy(ctx);
 }
+
+/* ---- caller workspace (issue #13 item 3) ------------------------------------------------ */
+
+/* Host copy (malloc'd) of n device bytes; the device buffer stays (kt_take frees it). */
+static uint8_t *
+peek(mxjit_ctx *ctx, mxjit_devptr p, size_t n)
+{
+   uint8_t *h = malloc(n);
+   cr_assert_not_null(h);
+   cr_assert_eq(mxjit_memcpy_d2h(ctx, h, p, n), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   return h;
+}
+
+/* args.workspace replaces the context's: the context's buffer, poisoned, is left as it was and
+ * the caller's (poisoned too: its contents on entry do not matter) takes the partials; q and
+ * scale_inv still match the host device byte for byte. Too small, misaligned, overlapping or
+ * a size without a pointer are refused with a message naming the sizes. */
+Test(fp8_tensorwise, caller_workspace_replaces_the_contexts, .timeout = 300)
+{
+   const int64_t n = 70000; /* several workgroups: several partials */
+   mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0), *host = kt_host_ctx();
+   void *x = make_input(n, 0, F_MIX, 77);
+   mxjit_devptr dx = kt_to_dev(ctx, x, (size_t)n * 2);
+   mxjit_fp8_tensorwise_args a =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args,
+                  .x = {.data = dx, .dtype = MXJIT_DTYPE_BF16, .ndim = 1, .shape = {n}},
+                  .fp8 = MXJIT_DTYPE_E4M3, .q = kt_dev_fill(ctx, (size_t)n, 0xa5),
+                  .scale_inv = kt_dev_fill(ctx, 4, 0xa5));
+   size_t wsb = 0;
+   cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &a, &wsb), MXJIT_OK,
+                "%s", mxjit_ctx_last_error(ctx));
+   cr_assert(wsb >= 256 && wsb % 256 == 0, "workspace %zu bytes", wsb);
+
+   /* the context's workspace, allocated now and poisoned with +3.4e38 partials */
+   mxjit_devptr cws;
+   cr_assert_eq(rt_ctx_workspace(ctx, "test", wsb, &cws), MXJIT_OK);
+   cr_assert_eq(mxjit_memset(ctx, cws, 0x7f, RT_CTX_WORKSPACE_BYTES), MXJIT_OK);
+   a.workspace = kt_dev_fill(ctx, wsb, 0x7f);
+   a.workspace_bytes = wsb;
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &a), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   uint8_t *q = peek(ctx, a.q, (size_t)n), *s = peek(ctx, a.scale_inv, 4);
+   uint8_t *hq;
+   uint32_t hs, ds;
+   memcpy(&ds, s, 4);
+   cr_assert_eq(run_op(host, x, n, 0, MXJIT_DTYPE_E4M3, &hq, &hs), MXJIT_OK);
+   expect_same("caller workspace", q, ds, hq, hs, n);
+   uint8_t *cw = peek(ctx, cws, RT_CTX_WORKSPACE_BYTES), *uw = peek(ctx, a.workspace, wsb);
+   for (size_t i = 0; i < RT_CTX_WORKSPACE_BYTES; i++)
+      cr_assert_eq(cw[i], 0x7f, "the context's workspace byte %zu was written", i);
+   size_t changed = 0;
+   for (size_t i = 0; i < wsb; i++)
+      changed += uw[i] != 0x7f;
+   cr_assert(changed >= 4, "the caller's workspace holds no partials (%zu bytes changed)",
+             changed);
+
+   /* refused: too small (both sizes named), misaligned, overlapping x, a size alone; also by
+    * mxjit_supports, which checks what the call checks */
+   char want[160];
+   mxjit_fp8_tensorwise_args b = a;
+   b.workspace_bytes = wsb - 1;
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG);
+   snprintf(want, sizeof(want),
+            "args.workspace_bytes = %zu but this problem needs %zu bytes of device workspace",
+            wsb - 1, wsb);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), want), "%s", mxjit_ctx_last_error(ctx));
+   b.x.data = 0, b.q = 0, b.scale_inv = 0;
+   cr_assert_eq(mxjit_supports(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &b), MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), want), "%s", mxjit_ctx_last_error(ctx));
+   b = a;
+   b.workspace += 16;
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG_ALIGN);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "is not 256-byte aligned"), "%s",
+             mxjit_ctx_last_error(ctx));
+   b = a;
+   b.workspace = dx;
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG_ALIAS);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "args.workspace"), "%s",
+             mxjit_ctx_last_error(ctx));
+   b = a;
+   b.workspace = 0;
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "but args.workspace is 0"), "%s",
+             mxjit_ctx_last_error(ctx));
+   /* an ABI-1 caller (size 0) never reads the members: the context's workspace serves it */
+   b = a;
+   b.size = 0;
+   b.workspace = 16; /* garbage past the ABI-1 layout */
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   free(q), free(s), free(hq), free(cw), free(uw), free(x);
+   mxjit_free(ctx, a.workspace), mxjit_free(ctx, a.q), mxjit_free(ctx, a.scale_inv);
+   mxjit_free(ctx, dx);
+   mxjit_ctx_destroy(ctx);
+   mxjit_ctx_destroy(host);
+}
