@@ -6,7 +6,8 @@
  * 1 .. many workgroups, determinism (twice, and in shuffled wave order), every point the
  * families' pick returns with static checks (no scratch, VGPR budget, widest loads and
  * stores), a seeded sample of all legal params (MXJIT_SWEEP_ALL=1: all of them), check mode,
- * and bad arguments.
+ * bad arguments, and caller-provided workspaces (used instead of the context's; two threads
+ * on one context, each with its own).
  */
 #include "fp8_tensorwise.h"
 #include "golden.h"
@@ -18,6 +19,7 @@
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -839,6 +841,85 @@ Test(fp8_tensorwise, caller_workspace_replaces_the_contexts, .timeout = 300)
    free(q), free(s), free(hq), free(cw), free(uw), free(x);
    mxjit_free(ctx, a.workspace), mxjit_free(ctx, a.q), mxjit_free(ctx, a.scale_inv);
    mxjit_free(ctx, dx);
+   mxjit_ctx_destroy(ctx);
+   mxjit_ctx_destroy(host);
+}
+
+/* The two-streams pattern (mxjit.h): one context, calls from two threads at once, each with
+ * its own workspace. The emulator runs one launch at a time, so the threads' amax and cast
+ * launches interleave; with the context's one workspace a cast reads the other thread's
+ * partials (seen: 3 of 3 runs fail at the first iteration). Every result must match the host
+ * device. */
+struct ws_thread {
+   mxjit_ctx *ctx;
+   const void *x;
+   const uint8_t *hq;
+   uint32_t hs;
+   int64_t n;
+   int iters;
+   mxjit_status st;
+   int bad; /* first mismatching iteration + 1 */
+};
+
+static void *
+ws_thread_main(void *arg)
+{
+   struct ws_thread *t = arg;
+   mxjit_ctx *ctx = t->ctx;
+   mxjit_fp8_tensorwise_args a =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args,
+                  .x = {.data = kt_to_dev(ctx, t->x, (size_t)t->n * 4), .dtype = MXJIT_DTYPE_F32,
+                        .ndim = 1, .shape = {t->n}},
+                  .fp8 = MXJIT_DTYPE_E5M2, .q = kt_dev_fill(ctx, (size_t)t->n, 0),
+                  .scale_inv = kt_dev_fill(ctx, 4, 0));
+   size_t wsb = 0;
+   if ((t->st = mxjit_workspace_size(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &a, &wsb)))
+      return NULL;
+   a.workspace = kt_dev_fill(ctx, wsb, 0);
+   a.workspace_bytes = wsb;
+   for (int i = 0; i < t->iters && !t->bad; i++) {
+      if ((t->st = mxjit_fp8_tensorwise_quantize(ctx, NULL, &a)) != MXJIT_OK)
+         break;
+      uint8_t *q = malloc((size_t)t->n);
+      uint32_t s = 0;
+      mxjit_memcpy_d2h(ctx, q, a.q, (size_t)t->n);
+      mxjit_memcpy_d2h(ctx, &s, a.scale_inv, 4);
+      if (s != t->hs || memcmp(q, t->hq, (size_t)t->n))
+         t->bad = i + 1;
+      free(q);
+   }
+   mxjit_free(ctx, a.x.data), mxjit_free(ctx, a.q), mxjit_free(ctx, a.scale_inv);
+   mxjit_free(ctx, a.workspace);
+   return NULL;
+}
+
+Test(fp8_tensorwise, two_threads_own_workspaces, .timeout = 300)
+{
+   enum { NT = 2 };
+   const int64_t n = 20000;
+   mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0), *host = kt_host_ctx();
+   struct ws_thread t[NT];
+   pthread_t th[NT];
+   void *xs[NT];
+   for (int i = 0; i < NT; i++) {
+      /* different magnitudes: another thread's partials would give another scale */
+      xs[i] = make_input(n, 1, i ? F_INF : F_MIX, 900 + (unsigned)i);
+      uint8_t *hq;
+      uint32_t hs;
+      cr_assert_eq(run_op(host, xs[i], n, 1, MXJIT_DTYPE_E5M2, &hq, &hs), MXJIT_OK);
+      t[i] = (struct ws_thread){.ctx = ctx, .x = xs[i], .hq = hq, .hs = hs, .n = n, .iters = 6};
+   }
+   cr_assert_neq(t[0].hs, t[1].hs, "the inputs must differ in scale");
+   for (int i = 0; i < NT; i++)
+      cr_assert_eq(pthread_create(&th[i], NULL, ws_thread_main, &t[i]), 0);
+   for (int i = 0; i < NT; i++)
+      pthread_join(th[i], NULL);
+   for (int i = 0; i < NT; i++) {
+      cr_assert_eq(t[i].st, MXJIT_OK, "thread %d: %s", i, mxjit_status_name(t[i].st));
+      cr_assert_eq(t[i].bad, 0, "thread %d: iteration %d differs from the host device", i,
+                   t[i].bad - 1);
+      free((void *)t[i].hq), free(xs[i]);
+   }
    mxjit_ctx_destroy(ctx);
    mxjit_ctx_destroy(host);
 }
