@@ -126,7 +126,7 @@ typedef uint64_t mxjit_devptr;
 
 /** Device memory from the application's allocator (a framework's caching allocator): with
  *  options.allocator set, every device allocation mxjit makes for the context (mxjit_malloc /
- *  mxjit_free, and op workspaces once ops need them) calls these instead of hipMalloc /
+ *  mxjit_free, and the context's op workspace) calls these instead of hipMalloc /
  *  hipFree. HIP device only (emulator memory is mxjit's own). Called on the calling thread as
  *  it is; the context's device is mxjit_ctx_device_ordinal(ctx). */
 typedef struct mxjit_allocator {
@@ -417,12 +417,31 @@ MXJIT_API mxjit_status mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream st
 
 /** FP8 tensorwise quantize (Primus-Turbo, NUMERICS.md §6.1): one fp32 scale for the whole
  *  tensor. x bf16/f32 any shape; q has x's shape in dtype fp8 (E4M3, E5M2, E4M3FNUZ,
- *  E5M2FNUZ); scale_inv: one f32 on the device (= 1/scale, the dequantization factor). */
+ *  E5M2FNUZ); scale_inv: one f32 on the device (= 1/scale, the dequantization factor).
+ *
+ *  Device workspace (emu and hip; mxjit_workspace_size says how much, a few KiB): without
+ *  `workspace` the op uses the context's own 64 KiB buffer, allocated at the first call (through
+ *  options.allocator when the context has one, else the device's allocator) and kept until
+ *  mxjit_ctx_destroy. That buffer is ONE per context: two calls of this op on two streams of one
+ *  context may run at once and overwrite each other's partial maxima. Rule: a context's
+ *  workspace serves one stream at a time (the HIP device runs a stream's work in order); callers
+ *  running the op on several streams at once pass a workspace per stream (or a context per
+ *  stream). A call that passes `workspace` allocates nothing after mxjit_prepare (safe inside
+ *  HIP graph capture: the capture then records only kernel launches into caller memory). */
 typedef struct mxjit_fp8_tensorwise_args {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor x;
    mxjit_dtype fp8;
    mxjit_devptr q, scale_inv;
+   /* ---- appended after ABI 1 (a caller's older, shorter struct reads them as 0) ---- */
+   /** Caller's device scratch, used instead of the context's workspace: 256-byte aligned,
+    *  workspace_bytes >= mxjit_workspace_size for this problem (else the call fails with
+    *  MXJIT_ERR_INVALID_ARG naming both sizes), disjoint from x, q and scale_inv, and not used by
+    *  anything else until the op's kernels finish on `stream`. Its contents on entry do not
+    *  matter; on return they are unspecified. 0: the context's workspace (workspace_bytes must
+    *  then be 0). Ignored by the host device. */
+   mxjit_devptr workspace;
+   uint64_t workspace_bytes;
 } mxjit_fp8_tensorwise_args;
 MXJIT_API mxjit_status mxjit_fp8_tensorwise_quantize(mxjit_ctx *ctx, mxjit_stream stream,
                                                      const mxjit_fp8_tensorwise_args *args);
@@ -535,11 +554,11 @@ typedef struct mxjit_kernel_key {
 MXJIT_API mxjit_status mxjit_prepare(mxjit_ctx *ctx, mxjit_op op, const void *args,
                                      mxjit_kernel_key *keys, size_t max_keys, size_t *nkeys);
 
-/** Device workspace in bytes that op needs for this problem on ctx's device (0 for every op
- *  today: no kernel family of this version uses one). Checks the args as mxjit_supports does
- *  and compiles nothing; pointers may be 0. Ops whose kernels will need scratch memory
- *  (persistent GEMM counters, split-K partials, amax reductions) report it here, so a
- *  caller can reserve it before serving. */
+/** Device workspace in bytes that op needs for this problem on ctx's device (0 on the host
+ *  device; today only MXJIT_OP_FP8_TENSORWISE_QUANTIZE needs one, for its amax partials).
+ *  Checks the args as mxjit_supports does and compiles nothing; pointers may be 0. Ops whose
+ *  kernels need scratch memory report it here, so a caller can reserve it before serving and
+ *  pass it in the op's args (mxjit_fp8_tensorwise_args.workspace). */
 MXJIT_API mxjit_status mxjit_workspace_size(mxjit_ctx *ctx, mxjit_op op, const void *args,
                                             size_t *bytes);
 

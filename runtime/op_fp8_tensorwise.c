@@ -2,7 +2,8 @@
  * op_fp8_tensorwise.c — mxjit_fp8_tensorwise_quantize (Primus-Turbo TENSORWISE, NUMERICS.md
  * §6.1): one fp32 scale for the whole tensor. The host device runs host_fp8t_quantize; emu and
  * hip run two kernel steps (isa_templates/fp8_tensorwise.c) with no host round trip:
- *   1. fp8t_amax: per-wave partial maxima of |x| into the context's device workspace;
+ *   1. fp8t_amax: per-wave partial maxima of |x| into the device workspace (the caller's
+ *      args.workspace, else the context's: rt_ctx_workspace);
  *   2. fp8t_cast: reads the partials, computes scale and scale_inv on the device, writes q and
  *      scale_inv.
  * The cast's problem carries the amax plan's partial count, so both plans are memoized by the
@@ -99,9 +100,36 @@ run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
       return st;
    uint64_t wa = tpl_fp8t_amax.workspace(amax->problem, amax->params);
    uint64_t wc = tpl_fp8t_cast.workspace(cast->problem, cast->params);
-   mxjit_devptr ws = 0; /* a dry run (mxjit_supports/_prepare) launches nothing */
-   if (!ctx->dry && (st = rt_ctx_workspace(ctx, op, wa > wc ? wa : wc, &ws)) != MXJIT_OK)
-      return st;
+   /* what mxjit_workspace_size reports: each step's bytes rounded up to 256, summed */
+   uint64_t need = (wa + 255) / 256 * 256 + (wc + 255) / 256 * 256;
+   mxjit_devptr ws = args->workspace;
+   if (ws) {
+      if (ws % 256)
+         return rt_error(ctx, MXJIT_ERR_INVALID_ARG_ALIGN,
+                         "%s: args.workspace = 0x%" PRIx64 " is not 256-byte aligned; pass a "
+                         "256-byte aligned device buffer (mxjit_malloc's are)",
+                         op, (uint64_t)ws);
+      if (args->workspace_bytes < need)
+         return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                         "%s: args.workspace_bytes = %" PRIu64 " but this problem needs %" PRIu64
+                         " bytes of device workspace (mxjit_workspace_size); pass a buffer of at "
+                         "least %" PRIu64 " bytes",
+                         op, args->workspace_bytes, need, need);
+      uint64_t xb = (uint64_t)n * (uint64_t)rt_op_dtype_size(args->x.dtype);
+      if ((st = rt_op_check_disjoint(ctx, op, "workspace", ws, need, "x", args->x.data, xb)) ||
+          (st = rt_op_check_disjoint(ctx, op, "workspace", ws, need, "q", args->q,
+                                     (uint64_t)n)) ||
+          (st = rt_op_check_disjoint(ctx, op, "workspace", ws, need, "scale_inv",
+                                     args->scale_inv, 4)))
+         return st;
+   } else if (args->workspace_bytes) {
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "%s: args.workspace_bytes = %" PRIu64 " but args.workspace is 0; pass "
+                      "both (your buffer) or neither (the context's workspace)",
+                      op, args->workspace_bytes);
+   } else if (!ctx->dry && (st = rt_ctx_workspace(ctx, op, wa > wc ? wa : wc, &ws)) != MXJIT_OK) {
+      return st; /* a dry run (mxjit_supports/_prepare) launches nothing */
+   }
    const uint64_t io[] = {[TPL_FP8T_IO_X] = args->x.data,
                           [TPL_FP8T_IO_Q] = args->q,
                           [TPL_FP8T_IO_SINV] = args->scale_inv,

@@ -324,9 +324,8 @@ mxjit_ctx_destroy(mxjit_ctx *ctx)
       return;
    if (ctx->ktable)
       rt_kernels_destroy(ctx); /* unloads modules: needs the device */
-   mxjit_devptr ws = atomic_load(&ctx->ws);
-   if (ctx->dev && ws)
-      ctx->dev->ops->free(ctx->dev, ws);
+   if (ctx->dev)
+      rt_ctx_workspace_free(ctx, atomic_load(&ctx->ws));
    if (ctx->dev)
       ctx->dev->ops->destroy(ctx->dev);
    if (ctx->cache)

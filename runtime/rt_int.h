@@ -108,13 +108,17 @@ mxjit_status rt_ctx_check(mxjit_ctx *ctx, const char *fn);
 /** Bytes of the context's device workspace (rt_ctx_workspace). */
 #define RT_CTX_WORKSPACE_BYTES 65536u
 /** The context's device workspace, RT_CTX_WORKSPACE_BYTES long, for kernels whose family asks
- *  for scratch (tpl_family.workspace; rt_memory.c). Allocated on first use (lock-free: a racing
- *  second allocation is freed) and freed with the context; it never moves, so kernels queued
+ *  for scratch (tpl_family.workspace; rt_memory.c) when the caller passes none. Allocated on
+ *  first use through options.allocator when set, else the device (lock-free: a racing second
+ *  allocation is freed) and freed with the context; it never moves, so kernels queued
  *  on it stay valid. `bytes` above its size: MXJIT_ERR_UNSUPPORTED naming op. The contents are
  *  the running op's: ops that use it are ordered by their stream, so a context's ops on
- *  different streams must not use it at the same time (issue #13: caller-provided
- *  workspaces). */
+ *  different streams must not use it at the same time (callers then pass their own:
+ *  mxjit_fp8_tensorwise_args.workspace). */
 mxjit_status rt_ctx_workspace(mxjit_ctx *ctx, const char *op, uint64_t bytes, mxjit_devptr *out);
+/** Frees a workspace buffer of ctx (0: nothing) where rt_ctx_workspace got it: the
+ *  application's allocator when the context has one, else the device. */
+void rt_ctx_workspace_free(mxjit_ctx *ctx, mxjit_devptr ws);
 
 /** HIP backend with an explicit library path (NULL: libamdhip64.so, .so.7, .so.6), bound to
  *  device `ordinal` (< 0: the calling thread's current device). The path comes from

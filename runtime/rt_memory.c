@@ -122,6 +122,44 @@ mxjit_synchronize(mxjit_ctx *ctx, mxjit_stream stream)
    return dev_result(ctx, dev->ops->synchronize(dev, stream));
 }
 
+/* One buffer of the context's workspace size from the application's allocator when the
+ * context has one (stream NULL: the buffer outlives any one stream), else from the device. */
+static mxjit_status
+ws_alloc(mxjit_ctx *ctx, const char *op, mxjit_devptr *out)
+{
+   *out = 0;
+   if (ctx->allocator.alloc) {
+      const mxjit_allocator *a = &ctx->allocator;
+      int rc = a->alloc(a->user, RT_CTX_WORKSPACE_BYTES, NULL, out);
+      if (rc != 0 || *out == 0) {
+         *out = 0;
+         return rt_error(ctx, MXJIT_ERR_NOMEM,
+                         "%s: the application's allocator (options.allocator) failed for the "
+                         "context's %u-byte device workspace (returned %d%s); pass "
+                         "args.workspace to use your own",
+                         op, RT_CTX_WORKSPACE_BYTES, rc, rc ? "" : " and a 0 address");
+      }
+      return MXJIT_OK;
+   }
+   rt_device *dev = rt_ctx_device(ctx);
+   mxjit_status st = dev->ops->alloc(dev, RT_CTX_WORKSPACE_BYTES, out);
+   if (st != MXJIT_OK)
+      return rt_error(ctx, st, "%s: cannot allocate the context's %u-byte device workspace: %s",
+                      op, RT_CTX_WORKSPACE_BYTES, rt_device_last_error(dev));
+   return MXJIT_OK;
+}
+
+void
+rt_ctx_workspace_free(mxjit_ctx *ctx, mxjit_devptr ws)
+{
+   if (!ws)
+      return;
+   if (ctx->allocator.free)
+      ctx->allocator.free(ctx->allocator.user, ws, NULL);
+   else if (ctx->dev)
+      ctx->dev->ops->free(ctx->dev, ws);
+}
+
 mxjit_status
 rt_ctx_workspace(mxjit_ctx *ctx, const char *op, uint64_t bytes, mxjit_devptr *out)
 {
@@ -132,17 +170,15 @@ rt_ctx_workspace(mxjit_ctx *ctx, const char *op, uint64_t bytes, mxjit_devptr *o
                       (unsigned long long)bytes, RT_CTX_WORKSPACE_BYTES);
    mxjit_devptr ws = atomic_load_explicit(&ctx->ws, memory_order_acquire);
    if (!ws) {
-      rt_device *dev = rt_ctx_device(ctx);
       mxjit_devptr mine = 0, none = 0;
-      mxjit_status st = dev->ops->alloc(dev, RT_CTX_WORKSPACE_BYTES, &mine);
+      mxjit_status st = ws_alloc(ctx, op, &mine);
       if (st != MXJIT_OK)
-         return rt_error(ctx, st, "%s: cannot allocate the context's %u-byte device workspace: %s",
-                         op, RT_CTX_WORKSPACE_BYTES, rt_device_last_error(dev));
+         return st;
       if (atomic_compare_exchange_strong_explicit(&ctx->ws, &none, mine, memory_order_acq_rel,
                                                   memory_order_acquire)) {
          ws = mine;
       } else {
-         dev->ops->free(dev, mine); /* another thread published one first */
+         rt_ctx_workspace_free(ctx, mine); /* another thread published one first */
          ws = none;
       }
    }

@@ -304,6 +304,11 @@ class Context:
         cls = _abi.OP_ARGS[op]
         a = cls(size=C.sizeof(cls))
         names = {f[0] for f in cls._fields_}
+        ws = fields.get("workspace")
+        if ("workspace" in names and ws is not None and "workspace_bytes" not in fields
+                and not isinstance(ws, int)):
+            # a buffer object: its size is the workspace's (an int address needs the size)
+            fields = dict(fields, workspace_bytes=_nbytes(ws))
         for k, v in fields.items():
             name = "pass_" if k in ("pass", "pass_") else k
             if name not in names or name == "size":
@@ -398,6 +403,16 @@ class Context:
     def synchronize(self, stream: Any = None) -> None:
         """Waits for the stream's work (emu and host run synchronously)."""
         self._check(library.mxjit_synchronize(self._live(), _stream_handle(stream)))
+
+
+def _nbytes(obj: Any) -> int:
+    """Byte size of a buffer object (numpy array, torch tensor, DLPack/CAI object)."""
+    if hasattr(obj, "nbytes"):
+        return int(obj.nbytes)
+    if hasattr(obj, "numel") and hasattr(obj, "element_size"):
+        return int(obj.numel()) * int(obj.element_size())
+    raise TypeError(f"mxjit: cannot tell the size of a {type(obj).__name__} workspace; pass "
+                    "workspace_bytes= as well")
 
 
 def _strides_in_elements(t: Tensor) -> Optional[List[int]]:

@@ -100,7 +100,9 @@ class ShuffleA16w4Args(C.Structure):
 
 class Fp8TensorwiseArgs(C.Structure):
     _fields_ = [("size", C.c_uint32), ("x", Tensor_), ("fp8", enum), ("q", devptr),
-                ("scale_inv", devptr)]
+                ("scale_inv", devptr),
+                # appended after ABI 1
+                ("workspace", devptr), ("workspace_bytes", C.c_uint64)]
 
 
 class GroupedGemmFp8Args(C.Structure):

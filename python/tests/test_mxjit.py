@@ -216,6 +216,28 @@ class Binding(unittest.TestCase):
             self.assertEqual(ctx.counters(), before)  # supports compiles nothing
             self.assertGreater(ctx.workspace_size("fp8_tensorwise_quantize", x=x, fp8="e4m3"), 0)
 
+    def test_caller_workspace(self):
+        """workspace= replaces the context's scratch: the array comes back holding the amax
+        partials, q and scale_inv match the host reference; too small is refused naming both
+        sizes."""
+        x = np.random.default_rng(5).standard_normal((64, 1000)).astype(np.float32)
+        need = self.emu.workspace_size("fp8_tensorwise_quantize", x=x, fp8="e5m2")
+        self.assertGreater(need, 0)
+        self.assertEqual(need % 256, 0)
+        ref = dict(q=np.zeros(x.size, np.uint8), scale_inv=np.zeros(1, np.float32))
+        self.host.fp8_tensorwise_quantize(x=x, fp8="e5m2", **ref)
+        ws = np.full(need, 0x7F, np.uint8)  # poison: its contents on entry do not matter
+        out = dict(q=np.zeros(x.size, np.uint8), scale_inv=np.zeros(1, np.float32))
+        self.emu.fp8_tensorwise_quantize(x=x, fp8="e5m2", workspace=ws, **out)
+        self.assertEqual(out["q"].tobytes(), ref["q"].tobytes())
+        self.assertEqual(out["scale_inv"].tobytes(), ref["scale_inv"].tobytes())
+        self.assertGreaterEqual(int((ws != 0x7F).sum()), 4, "the partials went elsewhere")
+        with self.assertRaises(mxjit.MxjitError) as cm:
+            self.emu.fp8_tensorwise_quantize(x=x, fp8="e5m2", workspace=ws[:need - 256], **out)
+        self.assertEqual(cm.exception.status_name, "MXJIT_ERR_INVALID_ARG")
+        self.assertIn(f"args.workspace_bytes = {need - 256} but this problem needs {need} "
+                      "bytes", cm.exception.message)
+
     def test_device_pointer_protocols(self):
         class Cai:
             __cuda_array_interface__ = {"data": (0x1234000, False), "shape": (4,),

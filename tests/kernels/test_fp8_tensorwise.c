@@ -6,7 +6,8 @@
  * 1 .. many workgroups, determinism (twice, and in shuffled wave order), every point the
  * families' pick returns with static checks (no scratch, VGPR budget, widest loads and
  * stores), a seeded sample of all legal params (MXJIT_SWEEP_ALL=1: all of them), check mode,
- * and bad arguments.
+ * bad arguments, and caller-provided workspaces (used instead of the context's; two threads
+ * on one context, each with its own).
  */
 #include "fp8_tensorwise.h"
 #include "golden.h"
@@ -18,6 +19,7 @@
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -745,4 +747,179 @@ Test(fp8_tensorwise, bad_arguments_on_the_emulator)
              mxjit_ctx_last_error(ctx));
    mxjit_free(ctx, x), mxjit_free(ctx, q), mxjit_free(ctx, s);
    mxjit_ctx_destroy(ctx);
+}
+
+/* ---- caller workspace (issue #13 item 3) ------------------------------------------------ */
+
+/* Host copy (malloc'd) of n device bytes; the device buffer stays (kt_take frees it). */
+static uint8_t *
+peek(mxjit_ctx *ctx, mxjit_devptr p, size_t n)
+{
+   uint8_t *h = malloc(n);
+   cr_assert_not_null(h);
+   cr_assert_eq(mxjit_memcpy_d2h(ctx, h, p, n), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   return h;
+}
+
+/* args.workspace replaces the context's: the context's buffer, poisoned, is left as it was and
+ * the caller's (poisoned too: its contents on entry do not matter) takes the partials; q and
+ * scale_inv still match the host device byte for byte. Too small, misaligned, overlapping or
+ * a size without a pointer are refused with a message naming the sizes. */
+Test(fp8_tensorwise, caller_workspace_replaces_the_contexts, .timeout = 300)
+{
+   const int64_t n = 70000; /* several workgroups: several partials */
+   mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0), *host = kt_host_ctx();
+   void *x = make_input(n, 0, F_MIX, 77);
+   mxjit_devptr dx = kt_to_dev(ctx, x, (size_t)n * 2);
+   mxjit_fp8_tensorwise_args a =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args,
+                  .x = {.data = dx, .dtype = MXJIT_DTYPE_BF16, .ndim = 1, .shape = {n}},
+                  .fp8 = MXJIT_DTYPE_E4M3, .q = kt_dev_fill(ctx, (size_t)n, 0xa5),
+                  .scale_inv = kt_dev_fill(ctx, 4, 0xa5));
+   size_t wsb = 0;
+   cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &a, &wsb), MXJIT_OK,
+                "%s", mxjit_ctx_last_error(ctx));
+   cr_assert(wsb >= 256 && wsb % 256 == 0, "workspace %zu bytes", wsb);
+
+   /* the context's workspace, allocated now and poisoned with +3.4e38 partials */
+   mxjit_devptr cws;
+   cr_assert_eq(rt_ctx_workspace(ctx, "test", wsb, &cws), MXJIT_OK);
+   cr_assert_eq(mxjit_memset(ctx, cws, 0x7f, RT_CTX_WORKSPACE_BYTES), MXJIT_OK);
+   a.workspace = kt_dev_fill(ctx, wsb, 0x7f);
+   a.workspace_bytes = wsb;
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &a), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   uint8_t *q = peek(ctx, a.q, (size_t)n), *s = peek(ctx, a.scale_inv, 4);
+   uint8_t *hq;
+   uint32_t hs, ds;
+   memcpy(&ds, s, 4);
+   cr_assert_eq(run_op(host, x, n, 0, MXJIT_DTYPE_E4M3, &hq, &hs), MXJIT_OK);
+   expect_same("caller workspace", q, ds, hq, hs, n);
+   uint8_t *cw = peek(ctx, cws, RT_CTX_WORKSPACE_BYTES), *uw = peek(ctx, a.workspace, wsb);
+   for (size_t i = 0; i < RT_CTX_WORKSPACE_BYTES; i++)
+      cr_assert_eq(cw[i], 0x7f, "the context's workspace byte %zu was written", i);
+   size_t changed = 0;
+   for (size_t i = 0; i < wsb; i++)
+      changed += uw[i] != 0x7f;
+   cr_assert(changed >= 4, "the caller's workspace holds no partials (%zu bytes changed)",
+             changed);
+
+   /* refused: too small (both sizes named), misaligned, overlapping x, a size alone; also by
+    * mxjit_supports, which checks what the call checks */
+   char want[160];
+   mxjit_fp8_tensorwise_args b = a;
+   b.workspace_bytes = wsb - 1;
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG);
+   snprintf(want, sizeof(want),
+            "args.workspace_bytes = %zu but this problem needs %zu bytes of device workspace",
+            wsb - 1, wsb);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), want), "%s", mxjit_ctx_last_error(ctx));
+   b.x.data = 0, b.q = 0, b.scale_inv = 0;
+   cr_assert_eq(mxjit_supports(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &b), MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), want), "%s", mxjit_ctx_last_error(ctx));
+   b = a;
+   b.workspace += 16;
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG_ALIGN);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "is not 256-byte aligned"), "%s",
+             mxjit_ctx_last_error(ctx));
+   b = a;
+   b.workspace = dx;
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG_ALIAS);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "args.workspace"), "%s",
+             mxjit_ctx_last_error(ctx));
+   b = a;
+   b.workspace = 0;
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "but args.workspace is 0"), "%s",
+             mxjit_ctx_last_error(ctx));
+   /* an ABI-1 caller (size 0) never reads the members: the context's workspace serves it */
+   b = a;
+   b.size = 0;
+   b.workspace = 16; /* garbage past the ABI-1 layout */
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   free(q), free(s), free(hq), free(cw), free(uw), free(x);
+   mxjit_free(ctx, a.workspace), mxjit_free(ctx, a.q), mxjit_free(ctx, a.scale_inv);
+   mxjit_free(ctx, dx);
+   mxjit_ctx_destroy(ctx);
+   mxjit_ctx_destroy(host);
+}
+
+/* The two-streams pattern (mxjit.h): one context, calls from two threads at once, each with
+ * its own workspace. The emulator runs one launch at a time, so the threads' amax and cast
+ * launches interleave; with the context's one workspace a cast reads the other thread's
+ * partials (seen: 3 of 3 runs fail at the first iteration). Every result must match the host
+ * device. */
+struct ws_thread {
+   mxjit_ctx *ctx;
+   const void *x;
+   const uint8_t *hq;
+   uint32_t hs;
+   int64_t n;
+   int iters;
+   mxjit_status st;
+   int bad; /* first mismatching iteration + 1 */
+};
+
+static void *
+ws_thread_main(void *arg)
+{
+   struct ws_thread *t = arg;
+   mxjit_ctx *ctx = t->ctx;
+   mxjit_fp8_tensorwise_args a =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args,
+                  .x = {.data = kt_to_dev(ctx, t->x, (size_t)t->n * 4), .dtype = MXJIT_DTYPE_F32,
+                        .ndim = 1, .shape = {t->n}},
+                  .fp8 = MXJIT_DTYPE_E5M2, .q = kt_dev_fill(ctx, (size_t)t->n, 0),
+                  .scale_inv = kt_dev_fill(ctx, 4, 0));
+   size_t wsb = 0;
+   if ((t->st = mxjit_workspace_size(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &a, &wsb)))
+      return NULL;
+   a.workspace = kt_dev_fill(ctx, wsb, 0);
+   a.workspace_bytes = wsb;
+   for (int i = 0; i < t->iters && !t->bad; i++) {
+      if ((t->st = mxjit_fp8_tensorwise_quantize(ctx, NULL, &a)) != MXJIT_OK)
+         break;
+      uint8_t *q = malloc((size_t)t->n);
+      uint32_t s = 0;
+      mxjit_memcpy_d2h(ctx, q, a.q, (size_t)t->n);
+      mxjit_memcpy_d2h(ctx, &s, a.scale_inv, 4);
+      if (s != t->hs || memcmp(q, t->hq, (size_t)t->n))
+         t->bad = i + 1;
+      free(q);
+   }
+   mxjit_free(ctx, a.x.data), mxjit_free(ctx, a.q), mxjit_free(ctx, a.scale_inv);
+   mxjit_free(ctx, a.workspace);
+   return NULL;
+}
+
+Test(fp8_tensorwise, two_threads_own_workspaces, .timeout = 300)
+{
+   enum { NT = 2 };
+   const int64_t n = 20000;
+   mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0), *host = kt_host_ctx();
+   struct ws_thread t[NT];
+   pthread_t th[NT];
+   void *xs[NT];
+   for (int i = 0; i < NT; i++) {
+      /* different magnitudes: another thread's partials would give another scale */
+      xs[i] = make_input(n, 1, i ? F_INF : F_MIX, 900 + (unsigned)i);
+      uint8_t *hq;
+      uint32_t hs;
+      cr_assert_eq(run_op(host, xs[i], n, 1, MXJIT_DTYPE_E5M2, &hq, &hs), MXJIT_OK);
+      t[i] = (struct ws_thread){.ctx = ctx, .x = xs[i], .hq = hq, .hs = hs, .n = n, .iters = 6};
+   }
+   cr_assert_neq(t[0].hs, t[1].hs, "the inputs must differ in scale");
+   for (int i = 0; i < NT; i++)
+      cr_assert_eq(pthread_create(&th[i], NULL, ws_thread_main, &t[i]), 0);
+   for (int i = 0; i < NT; i++)
+      pthread_join(th[i], NULL);
+   for (int i = 0; i < NT; i++) {
+      cr_assert_eq(t[i].st, MXJIT_OK, "thread %d: %s", i, mxjit_status_name(t[i].st));
+      cr_assert_eq(t[i].bad, 0, "thread %d: iteration %d differs from the host device", i,
+                   t[i].bad - 1);
+      free((void *)t[i].hq), free(xs[i]);
+   }
+   mxjit_ctx_destroy(ctx);
+   mxjit_ctx_destroy(host);
 }

@@ -294,7 +294,7 @@ Test(rt_prepare, graph_capture_like_sequence_on_hip)
    unlink(lib);
 }
 
-/* Every family of this version declares no workspace: the query says 0 without compiling,
+/* Families without a workspace (all but fp8 tensorwise): the query says 0 without compiling,
  * checks the args like the call, and refuses a bad call. */
 Test(rt_prepare, workspace_size_query)
 {
@@ -322,4 +322,101 @@ Test(rt_prepare, workspace_size_query)
    cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_MXFP8_QUANTIZE, &mx, NULL),
                 MXJIT_ERR_INVALID_ARG);
    mxjit_ctx_destroy(ctx);
+}
+
+/* The FP8 tensorwise op needs device workspace. With args.workspace from the caller, a
+ * prepared serving loop on HIP allocates nothing (graph-capture safe); without it the first
+ * call allocates the context's workspace, through options.allocator when the context has one
+ * (the fake runtime's hipMalloc is not called then), freed with the context. */
+static int ws_allocs, ws_frees;
+static size_t ws_last_bytes;
+
+static int
+ws_alloc_cb(void *user, size_t bytes, mxjit_stream stream, mxjit_devptr *out)
+{
+   (void)user, (void)stream;
+   ws_allocs++;
+   ws_last_bytes = bytes;
+   *out = (mxjit_devptr)(uintptr_t)aligned_alloc(256, (bytes + 255) / 256 * 256);
+   return *out ? 0 : 1;
+}
+
+static void
+ws_free_cb(void *user, mxjit_devptr p, mxjit_stream stream)
+{
+   (void)user, (void)stream;
+   ws_frees++;
+   free((void *)(uintptr_t)p);
+}
+
+Test(rt_prepare, caller_workspace_allocates_nothing_on_hip)
+{
+   build_fake(1);
+   mxjit_allocator al = MXJIT_ARGS(mxjit_allocator, .alloc = ws_alloc_cb, .free = ws_free_cb);
+   for (int with_alloc = 0; with_alloc < 2; with_alloc++) {
+      mxjit_ctx *ctx = NULL;
+      cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP,
+                                                .no_disk_cache = 1,
+                                                .allocator = with_alloc ? &al : NULL),
+                                    &ctx),
+                   MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+      void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+      cr_assert_not_null(h);
+      const int *loads = dlsym(h, "fake_loads"), *mallocs = dlsym(h, "fake_mallocs_on"),
+                *launches = dlsym(h, "fake_launches_on");
+      mxjit_fp8_tensorwise_args a =
+          MXJIT_ARGS(mxjit_fp8_tensorwise_args,
+                     .x = {.dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 300}},
+                     .fp8 = MXJIT_DTYPE_E4M3FNUZ);
+      size_t nk = 0, wsb = 0;
+      cr_assert_eq(mxjit_prepare(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &a, NULL, 0, &nk),
+                   MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+      cr_assert_eq(nk, 2);
+      cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &a, &wsb),
+                   MXJIT_OK);
+      cr_assert(wsb > 0);
+      cr_assert_eq(mxjit_malloc(ctx, 64 * 300 * 2, &a.x.data), MXJIT_OK);
+      cr_assert_eq(mxjit_malloc(ctx, 64 * 300, &a.q), MXJIT_OK);
+      cr_assert_eq(mxjit_malloc(ctx, 4, &a.scale_inv), MXJIT_OK);
+      mxjit_devptr wsbuf, ws; /* the fake hipMalloc is plain malloc: align by hand */
+      cr_assert_eq(mxjit_malloc(ctx, wsb + 255, &wsbuf), MXJIT_OK);
+      ws = (wsbuf + 255) & ~(mxjit_devptr)255;
+      int allocs0 = ws_allocs, frees0 = ws_frees;
+      int loads0 = *loads, mallocs0 = mallocs[0], launches0 = launches[0];
+      mxjit_ctx_counters before = counters(ctx);
+      /* the "captured" sequence, the caller's workspace in every call */
+      a.workspace = ws;
+      a.workspace_bytes = wsb;
+      for (int rep = 0; rep < 4; rep++)
+         cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &a), MXJIT_OK, "%s",
+                      mxjit_ctx_last_error(ctx));
+      mxjit_ctx_counters after = counters(ctx);
+      cr_assert_eq(after.kernels_compiled, before.kernels_compiled);
+      cr_assert_eq(after.kernels_loaded, before.kernels_loaded);
+      cr_assert_eq(after.plans, before.plans);
+      cr_assert_eq(*loads, loads0, "module loads during the sequence");
+      cr_assert_eq(mallocs[0], mallocs0, "hipMalloc during the sequence");
+      cr_assert_eq(ws_allocs, allocs0, "allocator calls during the sequence");
+      cr_assert_eq(launches[0] - launches0, 4 * 2);
+      /* without it: the first call allocates the context's workspace once, through the
+       * application's allocator when there is one */
+      a.workspace = 0;
+      a.workspace_bytes = 0;
+      for (int rep = 0; rep < 2; rep++)
+         cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &a), MXJIT_OK, "%s",
+                      mxjit_ctx_last_error(ctx));
+      cr_assert_eq(mallocs[0] - mallocs0, with_alloc ? 0 : 1, "hipMalloc calls");
+      cr_assert_eq(ws_allocs - allocs0, with_alloc ? 1 : 0, "allocator calls");
+      if (with_alloc)
+         cr_assert_eq(ws_last_bytes, 65536);
+      mxjit_free(ctx, a.x.data), mxjit_free(ctx, a.q), mxjit_free(ctx, a.scale_inv);
+      mxjit_free(ctx, wsbuf);
+      int frees1 = ws_frees;
+      mxjit_ctx_destroy(ctx);
+      cr_assert_eq(ws_frees - frees1, with_alloc ? 1 : 0, "the workspace freed with the context");
+      cr_assert_eq(ws_allocs, ws_frees, "allocator: %d allocs, %d frees", ws_allocs, ws_frees);
+      (void)frees0;
+      dlclose(h);
+   }
+   unlink(lib);
 }
