@@ -557,7 +557,8 @@ line_has(const char *text, const char *a, const char *b)
 }
 
 /* No scratch, VGPR + AGPR within the budget the kernel asks for (occupancy 512 / budget),
- * fragments read 16 bytes at a time, loads-to-LDS of the widest form the target has. */
+ * fragments read 16 bytes at a time, loads-to-LDS of the widest form the target has; the same
+ * with accumulate = 1, whose epilogue reads C with 8-byte loads. */
 Test(grouped_gemm, static_checks)
 {
    static const struct {
@@ -567,9 +568,11 @@ Test(grouped_gemm, static_checks)
               {"gfx942", 256, 128, 4, 512},
               {"gfx950", 128, 128, 16, 256},
               {"gfx950", 256, 256, 16, 512}};
-   for (unsigned i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+   for (unsigned n = 0; n < 2 * sizeof(pts) / sizeof(pts[0]); n++) {
+      unsigned i = n / 2, acc = n % 2;
       struct tpl_gg_params p = point(pts[i].bm, pts[i].bn, 64, 2, pts[i].vec, 0);
       p.l_kc = p.r_kc = 1;
+      p.accumulate = acc;
       mxjit_ctx *ctx = kt_emu_ctx(pts[i].target, 0);
       const rt_lkernel *k;
       cr_assert_eq(rt_kernel_get(ctx, &tpl_grouped_gemm_fp8, &p, &k), MXJIT_OK, "%s",
@@ -580,8 +583,8 @@ Test(grouped_gemm, static_checks)
       unsigned regs = k->meta.vgpr_count;
       cr_assert_leq(regs, pts[i].budget, "%s %ux%u: %u VGPR+AGPR (budget %u)", t, p.bm, p.bn, regs,
                     pts[i].budget);
-      cr_log_info("%s %ux%u: %u VGPRs + %u AGPRs, %u SGPRs, %u B LDS", t, p.bm, p.bn,
-                  k->meta.vgpr_count, k->meta.agpr_count, k->meta.sgpr_count,
+      cr_log_info("%s %ux%u accumulate %u: %u VGPRs + %u AGPRs, %u SGPRs, %u B LDS", t, p.bm, p.bn,
+                  acc, k->meta.vgpr_count, k->meta.agpr_count, k->meta.sgpr_count,
                   k->meta.group_segment_size);
       char *isa = isa_of(t, &p);
       cr_assert_null(strstr(isa, "scratch_"), "%s: scratch access", t);
@@ -590,6 +593,9 @@ Test(grouped_gemm, static_checks)
       const char *dma = pts[i].vec == 16 ? "buffer_load_dwordx4" : "buffer_load_dword ";
       cr_assert(line_has(isa, dma, " lds"), "%s: no %s ... lds", t, dma);
       cr_assert(strstr(isa, "buffer_store_dwordx2"), "%s: no 8-byte C stores", t);
+      cr_assert_eq(strstr(isa, "buffer_load_dwordx2") != NULL, acc,
+                   "%s accumulate %u: 8-byte C loads must appear exactly when accumulating", t,
+                   acc);
       free(isa);
       mxjit_ctx_destroy(ctx);
    }
