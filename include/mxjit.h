@@ -480,6 +480,13 @@ typedef struct mxjit_grouped_gemm_fp8_args {
     *  the other CUs stay free for communication kernels; 0: one workgroup per tile (full
     *  grid); -1: the device's CU count. Ignored by the host device. */
    int32_t persistent_cus;
+   /** 1: out += the product: out = bf16(out + scale·Σ), out read before it is written (wgrad
+    *  accumulating over micro-batches into a bf16 gradient). The sum is added to fp32(out)
+    *  in fp32 and rounded once; the host reference adds in fp64 (exact), so the tolerance is
+    *  §6.3's plus 2 bf16 ulp of fp32(out) (NUMERICS.md §6.3). 0: out is overwritten. With
+    *  accumulate, rows past group_offs[G] (fwd/dgrad) and empty wgrad groups keep their
+    *  values (+0). Any other value is refused. */
+   int32_t accumulate;
 } mxjit_grouped_gemm_fp8_args;
 MXJIT_API mxjit_status mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream,
                                               const mxjit_grouped_gemm_fp8_args *args);

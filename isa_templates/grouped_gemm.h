@@ -29,6 +29,8 @@ struct tpl_gg_problem {
    uint32_t cu_cap;       /* persistent grid of at most this many workgroups; 0: full grid */
    uint32_t num_xcd;      /* XCDs of the device (tile remap) */
    uint32_t align;        /* largest of 16, 4 dividing every operand base and row pitch */
+   uint32_t accumulate;   /* 1: C = bf16(C + scale · acc) (wgrad accumulation); 0: C is written */
+   uint32_t reserved;     /* 0: keeps the int64 members below free of padding */
    int64_t m_total;       /* rows of the row-grouped tensors */
    int64_t ngroups;
    int64_t p, q;       /* CONTRACT: C[g] is p x q; ROWS: q output columns (p unused) */
@@ -50,6 +52,7 @@ struct tpl_gg_params {
    uint32_t band;       /* p-tiles per band of the L2-friendly tile order */
    uint32_t cvec;       /* output elements per store: 4 (8-byte stores) or 1 */
    uint32_t fence;      /* 1: the vmcnt fence (always, except in the trap's test) */
+   uint32_t accumulate; /* the problem's: the epilogue loads C and adds in fp32 before rounding */
 };
 
 /* Per-call values (io[] of rt_run), in this order. */

@@ -71,7 +71,7 @@ static const tpl_param gg_params[] = {
     P(mode, v_01, 0),     P(l_kc, v_01, 1),   P(r_kc, v_01, 1),       P(fmt_l, v_01, 0),
     P(fmt_r, v_01, 0),    P(bm, v_tile, 128), P(bn, v_tile, 128),     P(bk, v_bk, 64),
     P(depth, v_depth, 2), P(vec, v_vec, 4),   P(persistent, v_01, 0), P(xcd, v_01, 1),
-    P(band, v_band, 4),   P(cvec, v_cvec, 4), P(fence, v_01, 1),
+    P(band, v_band, 4),   P(cvec, v_cvec, 4), P(fence, v_01, 1),      P(accumulate, v_01, 0),
 };
 #undef P
 
@@ -122,8 +122,8 @@ gg_validate(const void *problem, const void *params, char *msg, size_t msglen)
    if (pr->mode > TPL_GG_CONTRACT || pr->fmt_l > 1 || pr->fmt_r > 1 || pr->ngroups < 1)
       why = "the problem is not a grouped GEMM (mode, fp8 formats or group count)";
    else if (p->mode != pr->mode || p->l_kc != pr->l_kc || p->r_kc != pr->r_kc ||
-            p->fmt_l != pr->fmt_l || p->fmt_r != pr->fmt_r)
-      why = "mode, l_kc, r_kc, fmt_l and fmt_r must be the problem's";
+            p->fmt_l != pr->fmt_l || p->fmt_r != pr->fmt_r || p->accumulate != pr->accumulate)
+      why = "mode, l_kc, r_kc, fmt_l, fmt_r and accumulate must be the problem's";
    else if (pr->mode == TPL_GG_CONTRACT && (pr->l_kc || pr->r_kc))
       why = "wgrad (CONTRACT) operands are row-major over the grouped rows (not k-contiguous)";
    else if (pr->mode == TPL_GG_ROWS && !pr->l_kc)
@@ -176,6 +176,7 @@ gg_pick(const struct jt_target *t, const void *problem, void *params)
    p->r_kc = pr->r_kc;
    p->fmt_l = pr->fmt_l;
    p->fmt_r = pr->fmt_r;
+   p->accumulate = pr->accumulate;
    p->vec = pr->align >= 16 && jt_has(t, JT_CAP_LDS_DMA16) ? 16 : pr->align >= 4 ? 4 : 1;
    int64_t rows = pr->mode == TPL_GG_CONTRACT ? pr->p : pr->m_total / pr->ngroups;
    p->bm = rows >= 256 && p->vec == 16 ? 256 : rows > 64 ? 128 : 64;
@@ -510,7 +511,8 @@ main_loop(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, const st
 }
 
 /* requires: acc final. produces: C(p0 + p, q0 + q) = bf16(acc * scale) for p < prows and
- * q < qcols: 8-byte stores of four columns (cvec 4) or 2-byte ones. */
+ * q < qcols: 8-byte stores of four columns (cvec 4) or 2-byte ones. accumulate: C = bf16(C +
+ * acc * scale), C loaded through the same masked offsets and added in fp32 (one rounding). */
 static void
 store_tile(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, jb_val c_off, jb_val prows,
            jb_val qcols, jb_val lane, jb_val wave_p, jb_val wave_q, jb_val scale)
@@ -529,17 +531,31 @@ store_tile(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, jb_val 
       jb_val prow = jb_imul(b, pp, ldc);
       for (unsigned iq = 0; iq < t->nbq; iq++) {
          jb_val qq = jb_iadd_imm(b, lq, 16 * iq);
-         jb_val v = jb_f32_to_bf16(b, jb_fmul(b, jb_var_get(b, t->acc[ip][iq]), sc));
+         jb_val f = jb_fmul(b, jb_var_get(b, t->acc[ip][iq]), sc);
          jb_val off = jb_iadd(b, prow, jb_shl_imm(b, qq, 1));
          if (p->cvec == 4) {
             jb_val ok = jb_and(b, pok, jb_cmp(b, JB_SLT, qq, qcols));
-            jb_buffer_store(b, jb_bitcast(b, v, JB_V2I32), srd, off, .mask = ok);
+            if (p->accumulate) {
+               jb_val old = jb_buffer_load(b, srd, off, JB_V2I32, .mask = ok);
+               f = jb_fadd(b, f,
+                           jb_bf16_to_f32(b, jb_bitcast(b, old, JB_TYPE(JB_KIND_INT, 16, 4))));
+            }
+            jb_buffer_store(b, jb_bitcast(b, jb_f32_to_bf16(b, f), JB_V2I32), srd, off, .mask = ok);
             continue;
          }
+         jb_val oks[4], old[4];
          for (unsigned e = 0; e < 4; e++) {
-            jb_val ok = jb_and(b, pok, jb_cmp(b, JB_SLT, jb_iadd_imm(b, qq, e), qcols));
-            jb_buffer_store(b, jb_extract(b, v, e), srd, jb_iadd_imm(b, off, 2 * e), .mask = ok);
+            oks[e] = jb_and(b, pok, jb_cmp(b, JB_SLT, jb_iadd_imm(b, qq, e), qcols));
+            if (p->accumulate)
+               old[e] = jb_bf16_to_f32(
+                   b, jb_buffer_load(b, srd, jb_iadd_imm(b, off, 2 * e), JB_I16, .mask = oks[e]));
          }
+         for (unsigned e = 0; p->accumulate && e < 4; e++)
+            f = jb_insert(b, f, jb_fadd(b, jb_extract(b, f, e), old[e]), e);
+         jb_val v = jb_f32_to_bf16(b, f);
+         for (unsigned e = 0; e < 4; e++)
+            jb_buffer_store(b, jb_extract(b, v, e), srd, jb_iadd_imm(b, off, 2 * e),
+                            .mask = oks[e]);
       }
    }
 }

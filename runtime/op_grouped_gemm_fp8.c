@@ -89,6 +89,10 @@ check_args(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a,
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "%s: args.pass = %d / args.b_layout = %d; use MXJIT_GEMM_FWD/_DGRAD/_WGRAD "
                       "and MXJIT_B_NK/_KN", op, (int)a->pass, (int)a->b_layout);
+   if (a->accumulate != 0 && a->accumulate != 1)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
+                      "%s: args.accumulate = %d; use 0 (overwrite out) or 1 (add into out)", op,
+                      (int)a->accumulate);
    if (a->ngroups < 1 || a->ngroups > (1 << 20))
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG, "%s: args.ngroups = %" PRId64
                       " is out of range [1, 2^20]", op, a->ngroups);
@@ -151,6 +155,7 @@ device_problem(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args
    pr->m_total = g->mt;
    pr->ngroups = g->g;
    pr->num_xcd = ctx->dev->num_xcd;
+   pr->accumulate = (uint32_t)a->accumulate;
    int32_t cap = a->persistent_cus;
    if (cap < -1)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
@@ -224,7 +229,9 @@ run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
    return st == MXJIT_OK ? rt_run(ctx, stream, op, &tpl_grouped_gemm_fp8, &pr, io) : st;
 }
 
-/* NUMERICS.md §6.3 / §7 item 28: |got - exact| <= 2 bf16 ulp of exact + K 2^-24 Σ|terms|. */
+/* NUMERICS.md §6.3 / §7 item 28: |got - exact| <= 2 bf16 ulp of exact + K 2^-24 Σ|terms|;
+ * accumulating, exact includes out's prior value and abs_sum carries |prior| for the fp32
+ * addition's rounding. */
 static int
 within_tolerance(double exact, double abs_sum, int64_t k, uint16_t got_bits)
 {
@@ -241,7 +248,7 @@ within_tolerance(double exact, double abs_sum, int64_t k, uint16_t got_bits)
  * tolerance; MXJIT_ERR_CHECK names the first element outside it. */
 static mxjit_status
 verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_grouped_gemm_fp8_args *a,
-       const gemm_geom *g)
+       const gemm_geom *g, const uint16_t *prior)
 {
    size_t an = (size_t)rt_op_numel(&a->a), bn = (size_t)rt_op_numel(&a->b);
    size_t on = (size_t)g->out_elems, gn = (size_t)(g->g + 1);
@@ -296,12 +303,14 @@ verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_grouped_
                abs_sum += fabs(x * y);
             }
             size_t oi = wg ? (size_t)((gi * g->p + i) * g->q + j) : (size_t)((r0 + i) * nq + j);
-            if (!within_tolerance(sum * scale, abs_sum * fabs(scale), kk, ho[oi])) {
+            double old = prior ? host_bf16_to_f32(prior[oi]) : 0;
+            double tol_sum = abs_sum * fabs(scale) + fabs(old) / (double)(kk ? kk : 1);
+            if (!within_tolerance(old + sum * scale, tol_sum, kk ? kk : 1, ho[oi])) {
                st = rt_error(ctx, MXJIT_ERR_CHECK,
                              "%s: check mode: output element %zu (group %" PRId64 ") is %g on "
                              "the device, the exact sum is %.9g (outside NUMERICS.md §6.3's "
                              "tolerance: a miscompile or a device fault; please report it)",
-                             op, oi, gi, (double)host_bf16_to_f32(ho[oi]), sum * scale);
+                             op, oi, gi, (double)host_bf16_to_f32(ho[oi]), old + sum * scale);
                goto done;
             }
          }
@@ -328,9 +337,20 @@ mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream,
    if (st != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST) {
-      if ((st = run_device(ctx, stream, op, args)) != MXJIT_OK)
-         return st;
-      return ctx->check ? verify(ctx, stream, op, args, &g) : MXJIT_OK;
+      uint16_t *prior = NULL; /* check mode, accumulating: out before the call */
+      if (ctx->check && args->accumulate) {
+         if (!(prior = malloc(2 * g.out_elems + 2)))
+            return rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
+         if ((st = mxjit_synchronize(ctx, stream)) ||
+             (st = mxjit_memcpy_d2h(ctx, prior, args->out, 2 * g.out_elems))) {
+            free(prior);
+            return st;
+         }
+      }
+      if ((st = run_device(ctx, stream, op, args)) == MXJIT_OK && ctx->check)
+         st = verify(ctx, stream, op, args, &g, prior);
+      free(prior);
+      return st;
    }
    host_fmt fa = (host_fmt)rt_op_host_fmt(args->a.dtype);
    host_fmt fb = (host_fmt)rt_op_host_fmt(args->b.dtype);
@@ -339,15 +359,15 @@ mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream,
    const uint8_t *a = RT_HOST_PTR(args->a.data), *b = RT_HOST_PTR(args->b.data);
    const int64_t *offs = RT_HOST_PTR(args->group_offs);
    char msg[256] = "";
-   int rc;
+   int rc, acc = args->accumulate;
    if (args->pass != MXJIT_GEMM_WGRAD)
-      rc = host_grouped_gemm_fp8(a, fa, sa, b, fb, sb, offs, g.g, g.mt, g.kc, g.nout,
-                                 g.trans_b, RT_HOST_PTR(args->out), msg, sizeof(msg));
+      rc = host_grouped_gemm_fp8_acc(a, fa, sa, b, fb, sb, offs, g.g, g.mt, g.kc, g.nout,
+                                     g.trans_b, acc, RT_HOST_PTR(args->out), msg, sizeof(msg));
    else if (args->b_layout == MXJIT_B_NK) /* lhs = dOut, rhs = A */
-      rc = host_grouped_gemm_fp8_wgrad(a, fa, sa, b, fb, sb, offs, g.g, g.mt, g.p, g.q,
-                                       RT_HOST_PTR(args->out), msg, sizeof(msg));
+      rc = host_grouped_gemm_fp8_wgrad_acc(a, fa, sa, b, fb, sb, offs, g.g, g.mt, g.p, g.q,
+                                           acc, RT_HOST_PTR(args->out), msg, sizeof(msg));
    else /* lhs = A, rhs = dOut */
-      rc = host_grouped_gemm_fp8_wgrad(b, fb, sb, a, fa, sa, offs, g.g, g.mt, g.p, g.q,
-                                       RT_HOST_PTR(args->out), msg, sizeof(msg));
+      rc = host_grouped_gemm_fp8_wgrad_acc(b, fb, sb, a, fa, sa, offs, g.g, g.mt, g.p, g.q,
+                                           acc, RT_HOST_PTR(args->out), msg, sizeof(msg));
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG, msg) : MXJIT_OK;
 }

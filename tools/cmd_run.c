@@ -56,6 +56,8 @@ static const char run_usage[] =
    "                       --group-offs 0,a,b,... (G+1 values) --out out.bin (bf16)\n"
    "                       [--persistent-cus N] (persistent grid of N workgroups; -1: the\n"
    "                       device's CUs; default 0: one workgroup per tile)\n"
+   "                       [--accumulate init.bin] (bf16 out's prior values: out = init +\n"
+   "                       the product, one rounding; wgrad accumulation)\n"
    "  moe_a16w4_stage2     --a a.bin --w w.bin --w-scale s.bin [--preshuffled] [--bias b.bin]\n"
    "                       --sorted-ids i.bin --expert-ids e.bin --sorted-weights w.bin\n"
    "                       --num-valid N --tokens T --topk K --experts E --model-dim D\n"
@@ -768,8 +770,10 @@ run_grouped_gemm(run_ctx *r)
        (rc = upload(r, "a", ab, &a.a.data)) || (rc = upload(r, "b", bb, &a.b.data)) ||
        (rc = upload(r, "a-scale-inv", 4, &a.a_scale_inv)) ||
        (rc = upload(r, "b-scale-inv", 4, &a.b_scale_inv)) ||
-       (rc = upload_host(r, offs, sizeof(int64_t) * (size_t)n, &a.group_offs)) ||
-       (rc = dev_alloc(r, ob, &a.out)))
+       (rc = upload_host(r, offs, sizeof(int64_t) * (size_t)n, &a.group_offs)))
+      return rc;
+   a.accumulate = opt(r, "accumulate") != NULL;
+   if ((rc = a.accumulate ? upload(r, "accumulate", ob, &a.out) : dev_alloc(r, ob, &a.out)))
       return rc;
    mxjit_status st = mxjit_grouped_gemm_fp8(r->ctx, NULL, &a);
    if (st != MXJIT_OK)
@@ -856,7 +860,7 @@ static const struct {
     {"fp8_tensorwise", run_fp8_tensorwise, "dtype fp8 shape in< out-q> out-scale-inv>"},
     {"grouped_gemm_fp8", run_grouped_gemm,
      "pass fp8 a-fp8 b-fp8 b-layout a-shape b-shape group-offs persistent-cus a< b< "
-     "a-scale-inv< b-scale-inv< out>"},
+     "a-scale-inv< b-scale-inv< accumulate< out>"},
     {"moe_a16w4_stage2", run_moe,
      "tokens topk experts model-dim inter nsorted block-m num-valid preshuffled! a< w< "
      "w-scale< bias< sorted-ids< expert-ids< sorted-weights< out>"},

@@ -109,7 +109,8 @@ class GroupedGemmFp8Args(C.Structure):
     _fields_ = [("size", C.c_uint32), ("pass_", enum), ("b_layout", enum), ("a", Tensor_),
                 ("b", Tensor_), ("a_scale_inv", devptr), ("b_scale_inv", devptr),
                 ("group_offs", devptr), ("ngroups", C.c_int64), ("out", devptr),
-                ("persistent_cus", C.c_int32)]
+                ("persistent_cus", C.c_int32),
+                ("accumulate", C.c_int32)]
 
 
 class MoeA16w4Args(C.Structure):

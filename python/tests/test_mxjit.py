@@ -157,6 +157,22 @@ class Binding(unittest.TestCase):
         for op in ("scaled_copy", "mxfp8_quantize", "mxfp4_quantize"):
             self.assertIn(op, ran_on_emu)
 
+    def test_grouped_gemm_accumulate(self):
+        # accumulate=1 onto zeros gives the plain product's bytes (bf16(0 + x) = bf16(x)), on
+        # the host and on the emulator; onto that result it changes it; 2 is refused
+        for ctx in (self.host, self.emu):
+            plain, _ = case_grouped_gemm_fp8(np.random.default_rng(RNG_SEED))
+            ctx.run("grouped_gemm_fp8", **plain)
+            acc, _ = case_grouped_gemm_fp8(np.random.default_rng(RNG_SEED))
+            ctx.run("grouped_gemm_fp8", accumulate=1, **acc)
+            self.assertEqual(acc["out"].tobytes(), plain["out"].tobytes())
+            acc["out"][:] = plain["out"]
+            ctx.run("grouped_gemm_fp8", accumulate=1, **acc)
+            self.assertNotEqual(acc["out"].tobytes(), plain["out"].tobytes())
+            with self.assertRaises(mxjit.MxjitError) as cm:
+                ctx.run("grouped_gemm_fp8", accumulate=2, **acc)
+            self.assertIn("args.accumulate = 2", cm.exception.message)
+
     def test_bad_arguments_raise_with_the_library_message(self):
         x = bf16(np.ones((2, 8)))
         with self.assertRaises(mxjit.MxjitError) as cm:

@@ -55,11 +55,39 @@ decode_table(host_fmt f, double t[256])
       t[c] = host_fmt_decode(f, (uint8_t)c);
 }
 
+/* The result rounded once: bf16(acc), or bf16(out + acc) with out's bf16 value read first
+ * (accumulate; the fp64 sum of a bf16 and an exact fp8 sum is itself exact here). */
+static uint16_t
+result(double acc, const uint16_t *out, int accumulate)
+{
+   return host_f64_to_bf16(accumulate ? (double)host_bf16_to_f32(*out) + acc : acc);
+}
+
 int
 host_grouped_gemm_fp8(const uint8_t *a, host_fmt fa, float sa, const uint8_t *b, host_fmt fb,
                       float sb, const int64_t *group_offs, int64_t ngroups, int64_t m_total,
                       int64_t kc, int64_t nout, int trans_b, uint16_t *out, char *err,
                       size_t errlen)
+{
+   return host_grouped_gemm_fp8_acc(a, fa, sa, b, fb, sb, group_offs, ngroups, m_total, kc,
+                                    nout, trans_b, 0, out, err, errlen);
+}
+
+int
+host_grouped_gemm_fp8_wgrad(const uint8_t *lhs, host_fmt fl, float sl, const uint8_t *rhs,
+                            host_fmt fr, float sr, const int64_t *group_offs, int64_t ngroups,
+                            int64_t m_total, int64_t p, int64_t q, uint16_t *out, char *err,
+                            size_t errlen)
+{
+   return host_grouped_gemm_fp8_wgrad_acc(lhs, fl, sl, rhs, fr, sr, group_offs, ngroups,
+                                          m_total, p, q, 0, out, err, errlen);
+}
+
+int
+host_grouped_gemm_fp8_acc(const uint8_t *a, host_fmt fa, float sa, const uint8_t *b,
+                          host_fmt fb, float sb, const int64_t *group_offs, int64_t ngroups,
+                          int64_t m_total, int64_t kc, int64_t nout, int trans_b,
+                          int accumulate, uint16_t *out, char *err, size_t errlen)
 {
    if (check_group_offs(group_offs, ngroups, m_total, err, errlen))
       return -1;
@@ -78,7 +106,7 @@ host_grouped_gemm_fp8(const uint8_t *a, host_fmt fa, float sa, const uint8_t *b,
                uint8_t bv = trans_b ? bg[j * kc + k] : bg[k * nout + j];
                acc += ta[a[r * kc + k]] * tb[bv];
             }
-            out[r * nout + j] = host_f64_to_bf16(acc * scale);
+            out[r * nout + j] = result(acc * scale, &out[r * nout + j], accumulate);
          }
       }
    }
@@ -86,10 +114,10 @@ host_grouped_gemm_fp8(const uint8_t *a, host_fmt fa, float sa, const uint8_t *b,
 }
 
 int
-host_grouped_gemm_fp8_wgrad(const uint8_t *lhs, host_fmt fl, float sl, const uint8_t *rhs,
-                            host_fmt fr, float sr, const int64_t *group_offs, int64_t ngroups,
-                            int64_t m_total, int64_t p, int64_t q, uint16_t *out, char *err,
-                            size_t errlen)
+host_grouped_gemm_fp8_wgrad_acc(const uint8_t *lhs, host_fmt fl, float sl, const uint8_t *rhs,
+                                host_fmt fr, float sr, const int64_t *group_offs,
+                                int64_t ngroups, int64_t m_total, int64_t p, int64_t q,
+                                int accumulate, uint16_t *out, char *err, size_t errlen)
 {
    if (check_group_offs(group_offs, ngroups, m_total, err, errlen))
       return -1;
@@ -98,13 +126,14 @@ host_grouped_gemm_fp8_wgrad(const uint8_t *lhs, host_fmt fl, float sl, const uin
    decode_table(fr, tr);
    double scale = (double)sl * (double)sr;
    for (int64_t g = 0; g < ngroups; g++) {
-      /* an empty group visits no rows and writes zeros (§6.3 wgrad) */
+      /* an empty group visits no rows and writes zeros (§6.3 wgrad), or adds +0 */
       for (int64_t i = 0; q && i < p; i++) { /* empty: see the forward above */
          for (int64_t j = 0; j < q; j++) {
             double acc = 0.0;
             for (int64_t r = group_offs[g]; r < group_offs[g + 1]; r++)
                acc += tl[lhs[r * p + i]] * tr[rhs[r * q + j]];
-            out[(g * p + i) * q + j] = host_f64_to_bf16(acc * scale);
+            uint16_t *o = &out[(g * p + i) * q + j];
+            *o = result(acc * scale, o, accumulate);
          }
       }
    }

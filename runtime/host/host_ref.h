@@ -185,6 +185,18 @@ int host_grouped_gemm_fp8_wgrad(const uint8_t *lhs, host_fmt fl, float sl, const
                                 host_fmt fr, float sr, const int64_t *group_offs,
                                 int64_t ngroups, int64_t m_total, int64_t p, int64_t q,
                                 uint16_t *out, char *err, size_t errlen);
+/** The two above with accumulate = 1: out = bf16(out + Σ·scale), out's bf16 value read
+ *  first and added in fp64 (one rounding); accumulate = 0 is the calls above. */
+int host_grouped_gemm_fp8_acc(const uint8_t *a, host_fmt fa, float sa, const uint8_t *b,
+                              host_fmt fb, float sb, const int64_t *group_offs,
+                              int64_t ngroups, int64_t m_total, int64_t kc, int64_t nout,
+                              int trans_b, int accumulate, uint16_t *out, char *err,
+                              size_t errlen);
+int host_grouped_gemm_fp8_wgrad_acc(const uint8_t *lhs, host_fmt fl, float sl,
+                                    const uint8_t *rhs, host_fmt fr, float sr,
+                                    const int64_t *group_offs, int64_t ngroups, int64_t m_total,
+                                    int64_t p, int64_t q, int accumulate, uint16_t *out,
+                                    char *err, size_t errlen);
 
 /** A16W4 MoE stage 2 (down projection), KERNELS.md §4. The contract of the reference:
  *  - a: bf16 (ntokens, topk, inter) — the stage-1 output, one row per (token, slot).

@@ -179,3 +179,54 @@ Test(host_gemm, moe_a16w4_stage2)
    eids[1] = E; /* an out-of-range expert is refused before any write */
    cr_expect_eq(host_moe_a16w4_stage2(&p, NULL, 0), -1);
 }
+
+/* accumulate = 1: out = bf16(prior + Σ·scale) with the prior's bf16 value added in fp64 and one
+ * rounding, checked against naive loops; an empty wgrad group keeps its prior values. */
+Test(host_gemm, accumulate_fwd_and_wgrad)
+{
+   uint8_t *a = malloc(MT * K), *b = malloc(G * N * K), *go = malloc(MT * N);
+   fill_codes(a, MT * K, 6);
+   fill_codes(b, G * N * K, 7);
+   fill_codes(go, MT * N, 8);
+   uint16_t *fw = malloc(MT * N * 2), *fw0 = malloc(MT * N * 2);
+   uint16_t *db = malloc(G * N * K * 2), *db0 = malloc(G * N * K * 2);
+   for (int i = 0; i < MT * N; i++) /* priors of both signs, 2^-3 .. 2^4 */
+      fw[i] = fw0[i] = (uint16_t)((i & 1) << 15 | (0x3e00 + (i * 37) % 0x380));
+   for (int i = 0; i < G * N * K; i++)
+      db[i] = db0[i] = (uint16_t)((i & 2) << 14 | (0x3e00 + (i * 53) % 0x380));
+   const float sa = 0.375f, sb = 1.0f / 3.0f;
+   cr_assert_eq(host_grouped_gemm_fp8_acc(a, HOST_FMT_E4M3, sa, b, HOST_FMT_E4M3, sb, offs, G, MT,
+                                          K, N, 1, 1, fw, NULL, 0), 0);
+   cr_assert_eq(host_grouped_gemm_fp8_wgrad_acc(go, HOST_FMT_E4M3, 2.0f, a, HOST_FMT_E4M3, 0.5f,
+                                                offs, G, MT, N, K, 1, db, NULL, 0), 0);
+   for (int g = 0; g < G; g++) {
+      for (int64_t r = offs[g]; r < offs[g + 1]; r++) {
+         for (int j = 0; j < N; j++) {
+            double acc = 0;
+            for (int k = 0; k < K; k++)
+               acc += dec(HOST_FMT_E4M3, a[r * K + k]) * dec(HOST_FMT_E4M3, b[(g * N + j) * K + k]);
+            double want = (double)host_bf16_to_f32(fw0[r * N + j]) + acc * sa * sb;
+            cr_expect_eq(fw[r * N + j], host_f64_to_bf16(want), "fwd (%lld,%d)", (long long)r, j);
+         }
+      }
+      for (int n = 0; n < N; n++) {
+         for (int k = 0; k < K; k++) {
+            double acc = 0;
+            for (int64_t r = offs[g]; r < offs[g + 1]; r++)
+               acc += dec(HOST_FMT_E4M3, go[r * N + n]) * dec(HOST_FMT_E4M3, a[r * K + k]);
+            int i = (g * N + n) * K + k;
+            double want = (double)host_bf16_to_f32(db0[i]) + acc;
+            cr_expect_eq(db[i], host_f64_to_bf16(want), "wgrad g %d (%d,%d)", g, n, k);
+            if (g == 0)
+               cr_expect_eq(db[i], db0[i], "the empty group keeps its prior");
+         }
+      }
+   }
+   free(a);
+   free(b);
+   free(go);
+   free(fw);
+   free(fw0);
+   free(db);
+   free(db0);
+}

@@ -68,6 +68,7 @@ typedef struct gcase {
    int64_t lens[8];
    int64_t n, k; /* forward's N and K */
    int32_t persistent_cus;
+   int accumulate; /* out starts as random bf16 values the product is added to */
    uint64_t seed;
 } gcase;
 
@@ -77,7 +78,8 @@ typedef struct gdata {
    int64_t offs[9];
    float sa, sb;
    size_t out_bytes;
-   char msg[1024]; /* the context's message of a failed launch */
+   uint16_t *prior; /* accumulate: out's values before the call */
+   char msg[1024];  /* the context's message of a failed launch */
 } gdata;
 
 static mxjit_dtype
@@ -109,6 +111,7 @@ make_case(mxjit_ctx *ctx, const gcase *c, gdata *d)
    a->b_layout = c->layout;
    a->ngroups = c->ng;
    a->persistent_cus = c->persistent_cus;
+   a->accumulate = c->accumulate;
    int nk = c->layout == MXJIT_B_NK;
    mxjit_dtype fd = fwd_dtype(c->target), gd = grad_dtype(c);
    if (c->pass == MXJIT_GEMM_WGRAD) {
@@ -140,7 +143,18 @@ make_case(mxjit_ctx *ctx, const gcase *c, gdata *d)
    a->a_scale_inv = kt_to_dev(ctx, &d->sa, 4);
    a->b_scale_inv = kt_to_dev(ctx, &d->sb, 4);
    a->group_offs = kt_to_dev(ctx, d->offs, (size_t)(c->ng + 1) * 8);
-   a->out = kt_dev_fill(ctx, d->out_bytes, OUT_FILL);
+   if (!c->accumulate) {
+      a->out = kt_dev_fill(ctx, d->out_bytes, OUT_FILL);
+      return;
+   }
+   /* finite bf16 priors of the products' magnitudes (2^-4 .. 2^5, both signs), some exact
+    * negatives of nothing in particular, and zeros, so sums cancel and carry */
+   d->prior = malloc(d->out_bytes + 2);
+   for (size_t i = 0; i < d->out_bytes / 2; i++) {
+      uint64_t r = kt_rand(&s);
+      d->prior[i] = r % 8 == 0 ? 0 : (uint16_t)((r >> 8 & 0x8000) | (0x3d80 + (r >> 16) % 0x480));
+   }
+   a->out = kt_to_dev(ctx, d->prior, d->out_bytes);
 }
 
 static double
@@ -190,13 +204,16 @@ compare(const gcase *c, const gdata *d, const uint16_t *out, const char *tag)
                sum += x * y;
                abs_sum += fabs(x * y);
             }
-            double exact = sum * scale;
             size_t oi = wg ? (size_t)((g * np + i) * nq + j) : (size_t)((r0 + i) * nq + j);
+            double old = d->prior ? host_bf16_to_f32(d->prior[oi]) : 0;
+            double exact = old + sum * scale;
             double got = host_bf16_to_f32(out[oi]);
             int e;
             frexp(exact, &e);
             double ulp = exact == 0 ? ldexp(1, -133) : ldexp(1, e - 8 < -133 ? -133 : e - 8);
-            double tol = 2 * ulp + (double)kk * ldexp(1, -24) * abs_sum * fabs(scale);
+            /* accumulate: the fp32 addition of the prior rounds once more (2^-24 |prior|) */
+            double tol = 2 * ulp + (double)kk * ldexp(1, -24) * abs_sum * fabs(scale) +
+                         ldexp(1, -24) * fabs(old);
             if (!(fabs(got - exact) <= tol) && bad++ < 5)
                cr_log_error("%s: group %lld out(%lld, %lld) = %.9g, exact %.9g (tol %.3g)", tag,
                             (long long)g, (long long)i, (long long)j, got, exact, tol);
@@ -206,7 +223,7 @@ compare(const gcase *c, const gdata *d, const uint16_t *out, const char *tag)
    if (!wg) { /* rows >= offs[G] are never written */
       int64_t nq = c->pass == MXJIT_GEMM_FWD ? c->n : c->k;
       for (size_t i = (size_t)(mt * nq); i < d->out_bytes / 2; i++)
-         if (out[i] != (OUT_FILL | OUT_FILL << 8) && bad++ < 5)
+         if (out[i] != (d->prior ? d->prior[i] : (OUT_FILL | OUT_FILL << 8)) && bad++ < 5)
             cr_log_error("%s: element %zu past the last group was written", tag, i);
    }
    return bad;
@@ -222,6 +239,7 @@ free_case(mxjit_ctx *ctx, gdata *d)
    mxjit_free(ctx, d->a.group_offs);
    free(d->ha);
    free(d->hb);
+   free(d->prior);
 }
 
 /* Runs c through the op (params NULL) or with explicit params; returns the launch status and
@@ -317,6 +335,61 @@ Test(grouped_gemm, op_hybrid_gradients, .timeout = 600)
 {
    op_passes("gfx942", 1);
    op_passes("gfx950", 1);
+}
+
+/* ---- accumulate into out (wgrad over micro-batches) --------------------------------------- */
+
+/* Every pass x layout on both targets, out = bf16(prior + product) with random priors: the
+ * epilogue's load, fp32 add and masked store (N tails with the 2-byte stores, empty groups,
+ * rows past offs[G] untouched). */
+Test(grouped_gemm, accumulate, .timeout = 600)
+{
+   static const char *const targets[] = {"gfx942", "gfx950"};
+   for (int t = 0; t < 2; t++) {
+      for (int pass = 0; pass < 3; pass++) {
+         for (int lay = 0; lay < 2; lay++) {
+            gcase c = {.target = targets[t],
+                       .pass = pass,
+                       .layout = lay,
+                       .ng = 4,
+                       .lens = {0, 17, 40, 3},
+                       .n = lay ? 48 : 34, /* 34: q % 4 != 0 in fwd/wgrad NT, 2-byte stores */
+                       .k = 64,
+                       .accumulate = 1,
+                       .persistent_cus = (int32_t)(pass == 2 && lay),
+                       .seed = (uint64_t)(100 + pass * 2 + lay + 10 * t)};
+            char tag[96];
+            snprintf(tag, sizeof(tag), "accumulate %s pass %d layout %d", targets[t], pass, lay);
+            check_case(&c, NULL, 0, tag);
+         }
+      }
+   }
+}
+
+/* The check mode (ctx->check) verifies accumulation against out's prior values; a value of
+ * accumulate other than 0/1 is refused with a message naming it. */
+Test(grouped_gemm, accumulate_check_mode_and_refusal)
+{
+   mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0);
+   gcase c = {.target = "gfx950",
+              .pass = MXJIT_GEMM_WGRAD,
+              .ng = 2,
+              .lens = {16, 5},
+              .n = 32,
+              .k = 32,
+              .accumulate = 1,
+              .seed = 7};
+   gdata d;
+   make_case(ctx, &c, &d);
+   ctx->check = 1;
+   cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &d.a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   d.a.accumulate = 2;
+   cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &d.a), MXJIT_ERR_INVALID_ARG);
+   cr_expect(strstr(mxjit_ctx_last_error(ctx), "args.accumulate = 2"), "%s",
+             mxjit_ctx_last_error(ctx));
+   mxjit_free(ctx, d.a.out);
+   free_case(ctx, &d);
+   mxjit_ctx_destroy(ctx);
 }
 
 /* ---- pipeline depths and variants, explicit params --------------------------------------- */
@@ -484,7 +557,8 @@ line_has(const char *text, const char *a, const char *b)
 }
 
 /* No scratch, VGPR + AGPR within the budget the kernel asks for (occupancy 512 / budget),
- * fragments read 16 bytes at a time, loads-to-LDS of the widest form the target has. */
+ * fragments read 16 bytes at a time, loads-to-LDS of the widest form the target has; the same
+ * with accumulate = 1, whose epilogue reads C with 8-byte loads. */
 Test(grouped_gemm, static_checks)
 {
    static const struct {
@@ -494,9 +568,11 @@ Test(grouped_gemm, static_checks)
               {"gfx942", 256, 128, 4, 512},
               {"gfx950", 128, 128, 16, 256},
               {"gfx950", 256, 256, 16, 512}};
-   for (unsigned i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+   for (unsigned n = 0; n < 2 * sizeof(pts) / sizeof(pts[0]); n++) {
+      unsigned i = n / 2, acc = n % 2;
       struct tpl_gg_params p = point(pts[i].bm, pts[i].bn, 64, 2, pts[i].vec, 0);
       p.l_kc = p.r_kc = 1;
+      p.accumulate = acc;
       mxjit_ctx *ctx = kt_emu_ctx(pts[i].target, 0);
       const rt_lkernel *k;
       cr_assert_eq(rt_kernel_get(ctx, &tpl_grouped_gemm_fp8, &p, &k), MXJIT_OK, "%s",
@@ -507,8 +583,8 @@ Test(grouped_gemm, static_checks)
       unsigned regs = k->meta.vgpr_count;
       cr_assert_leq(regs, pts[i].budget, "%s %ux%u: %u VGPR+AGPR (budget %u)", t, p.bm, p.bn, regs,
                     pts[i].budget);
-      cr_log_info("%s %ux%u: %u VGPRs + %u AGPRs, %u SGPRs, %u B LDS", t, p.bm, p.bn,
-                  k->meta.vgpr_count, k->meta.agpr_count, k->meta.sgpr_count,
+      cr_log_info("%s %ux%u accumulate %u: %u VGPRs + %u AGPRs, %u SGPRs, %u B LDS", t, p.bm, p.bn,
+                  acc, k->meta.vgpr_count, k->meta.agpr_count, k->meta.sgpr_count,
                   k->meta.group_segment_size);
       char *isa = isa_of(t, &p);
       cr_assert_null(strstr(isa, "scratch_"), "%s: scratch access", t);
@@ -517,6 +593,9 @@ Test(grouped_gemm, static_checks)
       const char *dma = pts[i].vec == 16 ? "buffer_load_dwordx4" : "buffer_load_dword ";
       cr_assert(line_has(isa, dma, " lds"), "%s: no %s ... lds", t, dma);
       cr_assert(strstr(isa, "buffer_store_dwordx2"), "%s: no 8-byte C stores", t);
+      cr_assert_eq(strstr(isa, "buffer_load_dwordx2") != NULL, acc,
+                   "%s accumulate %u: 8-byte C loads must appear exactly when accumulating", t,
+                   acc);
       free(isa);
       mxjit_ctx_destroy(ctx);
    }

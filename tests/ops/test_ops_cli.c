@@ -123,6 +123,28 @@ Test(ops_cli_run, fp8_tensorwise_then_grouped_gemm)
    host_grouped_gemm_fp8(raq, HOST_FMT_E4M3, ras, rbq, HOST_FMT_E4M3, rbs, offs, G, MT, K, N, 1,
                          ref, NULL, 0);
    cr_expect_eq(memcmp(out, ref, sizeof(out)), 0);
+   /* --accumulate: the first output as out's prior values, out = bf16(prior + product); an
+    * init file of the wrong size is refused with both sizes */
+   cr_assert_eq(cli((const char *[]){"run", "grouped_gemm_fp8", "--pass", "fwd", "--a",
+                                     path("aq"), "--a-shape", "48x64", "--b", path("bq"),
+                                     "--b-shape", "3x32x64", "--a-scale-inv", path("as"),
+                                     "--b-scale-inv", path("bs"), "--group-offs", "0,0,17,48",
+                                     "--accumulate", path("out"), "--out", path("out2"),
+                                     "--device", "host", NULL}),
+                0);
+   static uint16_t out2[MT * N];
+   get("out2", out2, sizeof(out2));
+   host_grouped_gemm_fp8_acc(raq, HOST_FMT_E4M3, ras, rbq, HOST_FMT_E4M3, rbs, offs, G, MT, K, N,
+                             1, 1, ref, NULL, 0);
+   cr_expect_eq(memcmp(out2, ref, sizeof(out2)), 0);
+   cr_expect_neq(memcmp(out2, out, sizeof(out2)), 0, "accumulating changed nothing");
+   cr_expect_neq(cli((const char *[]){"run", "grouped_gemm_fp8", "--pass", "fwd", "--a",
+                                      path("aq"), "--a-shape", "48x64", "--b", path("bq"),
+                                      "--b-shape", "3x32x64", "--a-scale-inv", path("as"),
+                                      "--b-scale-inv", path("bs"), "--group-offs", "0,0,17,48",
+                                      "--accumulate", path("as"), "--out", path("out3"),
+                                      "--device", "host", NULL}),
+                 0);
    /* the same GEMM on the emulator's gfx950 kernel, persistent on 2 CUs: within NUMERICS.md
     * §6.3's tolerance of the exact sum (2 bf16 ulp + K 2^-24 sum |terms|) */
    cr_assert_eq(cli((const char *[]){"run", "grouped_gemm_fp8", "--pass", "fwd", "--a",
