@@ -211,10 +211,11 @@ mxfp4_pick(const struct jt_target *t, const void *problem, void *params)
    fp->waves = 4;
    fp->load = 16;
    /* 8 rows per lane where the registers allow it without scratch: bf16 (both outputs: 60-62
-    * VGPRs), but for gfx942 RCEIL with both outputs (48 bytes spilled; 8-byte loads there fit
-    * but count more); f32 (twice the dwords per column) takes 4 */
+    * VGPRs), but for gfx942 RCEIL (and CEIL / EVEN: EVEN preshuffled spilled) with both outputs (48
+    * bytes spilled; 8-byte loads there fit but count more); f32 (twice the dwords per column) takes
+    * 4 */
    bool hw = t && jt_has(t, JT_CAP_CVT_SCALEF32) && jt_has(t, JT_CAP_PK_FP4);
-   bool spill8 = pr->in_f32 || (!hw && pr->outputs == TPL_MXFP4_BOTH && pr->mode == JB_SCALE_RCEIL);
+   bool spill8 = pr->in_f32 || (!hw && pr->outputs == TPL_MXFP4_BOTH && pr->mode != JB_SCALE_FLOOR);
    fp->rpl = spill8 ? 4 : 8;
    fp->rows = 1;
    /* two column chunks per tile share the tile's resources and address math (the scalar

@@ -586,11 +586,15 @@ mx_fp4_scalef32(jb_builder *b, jb_val dw, bool bf16, jb_val xf, jb_val sb)
  * - y >= 1: the §2.3 bit trick on the bits of 2|x| (a2 = a + min(a, 0x80): exact doubling,
  *   subnormal or normal) against sb' = sb + 1, so that 2|x| is normal whenever y >= 1 (also for
  *   sb = 0): t = a2 + 0x1F + odd + 0x80 - (sb' << 7) = ((E_y - 126) << 7) + m + 0x1F + odd, the
- *   code t >> 6, saturated at 7 (so no clamp is needed, any finite y >= 7 gives 6.0);
- * - y < 1: RNE(2y) = [y > 0.25] + [y >= 0.75], compared on bits: the thresholds t 2^(sb - 127)
- *   are exact bf16 values (subnormal for small sb) and bf16 bits order like magnitudes;
- * the subtraction saturates at 0 so the first code never exceeds the second below 1, and
- * the code is their max. NaN inputs (sb = 255 blocks) give some code (§2.3). */
+ *   code t >> 6; 0x80 more is subtracted (saturating at 0), which leaves the code less 2, 0 for
+ *   any y < 1, and that is clamped at 5 (any finite y >= 7 gives 6.0, so no clamp of y);
+ * - RNE(2y) for y < 1 = [y > 0.25] + [y >= 0.75], compared on bits: the thresholds
+ *   t 2^(sb - 127) are exact bf16 values (subnormal for small sb) and bf16 bits order like
+ *   magnitudes; both are 1 from y >= 1 on, so
+ * the code is the sum of the three (one v_add3_u32 for a pair). NaN inputs (sb = 255 blocks)
+ * and infinities give some code (§2.3; the host reference saturates infinities, which only
+ * the scaled convert does too). Exhaustive over bf16 x sb in tests/jitemu/test_cvt_all.c
+ * for a sample of sb; checked for every sb 0..254 off-line while writing it. */
 static jb_val
 usub_sat16(jb_builder *b, jb_val x, jb_val y)
 {
@@ -611,7 +615,9 @@ mx_fp4_bf16_int(jb_builder *b, jb_val dw, jb_val sb)
    unsigned nd = dw.t.lanes;
    jb_val three = jb_imm_u32(b, 3), two = jb_imm_u32(b, 2);
    /* bits of 2^(sb' - 127), 0.25 * 2^(sb - 127), and 0.75 * 2^(sb - 127) less one */
-   jb_val S = splat16(b, jb_shl_imm(b, jb_iadd_imm(b, sb, 1), 7));
+   /* bits of 2^(sb' - 127) + 0x80 (codes above 2 only), 0.25 * 2^(sb - 127), and
+    * 0.75 * 2^(sb - 127) less one */
+   jb_val S = splat16(b, jb_shl_imm(b, jb_iadd_imm(b, sb, 2), 7));
    jb_val u1 = jb_select(b, jb_cmp(b, JB_ULT, sb, three), jb_shl(b, jb_imm_u32(b, 16), sb),
                          jb_shl_imm(b, jb_iadd_imm(b, sb, -2), 7));
    jb_val u2 = jb_select(b, jb_cmp(b, JB_ULT, sb, two), jb_shl(b, jb_imm_u32(b, 48), sb),
@@ -619,18 +625,26 @@ mx_fp4_bf16_int(jb_builder *b, jb_val dw, jb_val sb)
    jb_val U1 = splat16(b, u1), U2 = splat16(b, jb_iadd_imm(b, u2, -1));
    jb_val d[16];
    for (unsigned i = 0; i < nd; i++) {
-      jb_val x = jb_bitcast(b, nd > 1 ? jb_extract(b, dw, i) : dw, h2);
-      jb_val a = jb_and_imm(b, x, 0x7fff);
-      jb_val a2 = jb_iadd(b, a, jb_umin(b, a, jb_imm_int(b, h2, 0x80)));
-      jb_val odd = jb_and_imm(b, jb_lshr_imm(b, a2, 6), 1);
-      jb_val t = usub_sat16(b, jb_iadd_imm(b, jb_iadd(b, a2, odd), 0x9f), S);
-      jb_val cn = jb_umin(b, jb_lshr_imm(b, t, 6), jb_imm_int(b, h2, 7));
+      /* 32-bit adds and shifts on the pair where no half can carry into or shift into the
+       * other (every sum stays below 0x10000 per half): v_add3_u32 takes three terms */
+      jb_val x = nd > 1 ? jb_extract(b, dw, i) : dw;
+      jb_val a = jb_and_imm(b, x, 0x7fff7fff);
+      jb_val m = jb_bitcast(b, jb_umin(b, jb_bitcast(b, a, h2), jb_imm_int(b, h2, 0x80)), JB_I32);
+      jb_val a2 = jb_iadd(b, a, m);
+      jb_val odd = jb_and_imm(b, jb_lshr_imm(b, a2, 6), 0x00010001);
+      jb_val t = jb_iadd(b, jb_iadd(b, a2, odd), jb_imm_u32(b, 0x009f009f));
+      /* codes past 2 (y >= 1): 0 below 1, saturated at 7 - 2 */
+      jb_val cn = jb_umin(b, jb_lshr_imm(b, usub_sat16(b, jb_bitcast(b, t, h2), S), 6),
+                          jb_imm_int(b, h2, 5));
       /* [a > U] as the sign of U - a (both below 0x8000): packed subtract and shift (a
-       * compare would be split into 16-bit halves) */
-      jb_val cs = jb_iadd(b, jb_lshr_imm(b, jb_isub(b, U1, a), 15),
-                          jb_lshr_imm(b, jb_isub(b, U2, a), 15));
-      jb_val c = jb_or(b, jb_umax(b, cn, cs), jb_and_imm(b, jb_lshr_imm(b, x, 12), 8));
-      d[i] = jb_bitcast(b, c, JB_I32); /* codes 2i (bits 0-3) and 2i+1 (bits 16-19) */
+       * compare would be split into 16-bit halves); each is 1 from y >= 1 on */
+      jb_val ah = jb_bitcast(b, a, h2);
+      jb_val c1 = jb_lshr_imm(b, jb_isub(b, U1, ah), 15);
+      jb_val c2 = jb_lshr_imm(b, jb_isub(b, U2, ah), 15);
+      jb_val c = jb_iadd(b, jb_iadd(b, jb_bitcast(b, cn, JB_I32), jb_bitcast(b, c1, JB_I32)),
+                         jb_bitcast(b, c2, JB_I32));
+      /* codes 2i (bits 0-3) and 2i+1 (bits 16-19) with their signs */
+      d[i] = jb_or(b, c, jb_and_imm(b, jb_lshr_imm(b, x, 12), 0x00080008));
    }
    /* four codes per 16 bits: w = d0 | d1 << 8 holds them at 0, 16, 8, 24; w | w >> 12 puts
     * codes 1 and 3 at 4 and 12 */
