@@ -45,7 +45,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_MOE_A16W4_VERSION 2
+#define TPL_MOE_A16W4_VERSION 3
 
 TPL_KARG_TABLE(moe_kargs, MOE_KARGS);
 

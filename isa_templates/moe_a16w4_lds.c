@@ -113,77 +113,97 @@ compute_step_lds(jb_builder *b, const struct tpl_moe_a16w4_params *p, const stru
    }
 }
 
+/* The loop-carried state of the LDS variant's K loop. */
+struct lds_loop {
+   jb_val lds;
+   uint32_t bufbytes;
+   struct fill f;
+   jb_var wv[MAX_NSUB][MAX_STEP], sv[MAX_NSUB][MAX_STEP], fv[MAX_FILL], kcv;
+};
+
+/* One K step computing from LDS buffer `half` (0 or 1, a constant: the buffer's offset folds
+ * into the DS instructions' immediate offsets) and filling the other one. Leaves loop kl when
+ * the batch's K range is done. */
+static void
+lds_step(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw,
+         const struct tile *t, struct lds_loop *s, unsigned half, jb_loop *kl,
+         jb_var accv[MAX_MSUB][MAX_NSUB])
+{
+   jb_val kc = jb_var_get(b, s->kcv);
+   jb_val buf = jb_imm_u32(b, half * s->bufbytes), other = jb_imm_u32(b, (half ^ 1) * s->bufbytes);
+   jb_if *done = jb_push_if(b, jb_cmp(b, JB_UGE, kc, mw->kc_end));
+   jb_break(b, kl);
+   jb_pop_if(b, done);
+   jb_barrier(b); /* this step's A is in `buf`; nobody reads the other buffer any more */
+   jb_val kn = jb_iadd_imm(b, kc, mw->step);
+   jb_val more = jb_cmp(b, JB_ULT, kn, mw->kc_end);
+   struct kstep cur, nxt;
+   jb_val regs[MAX_FILL];
+   for (unsigned u = 0; u < mw->step; u++)
+      for (unsigned ns = 0; ns < mw->nsub; ns++) {
+         cur.w[ns][u] = jb_var_get(b, s->wv[ns][u]);
+         cur.s[ns][u] = jb_var_get(b, s->sv[ns][u]);
+      }
+   jb_if *pf = jb_push_if(b, more);
+   fill_load(b, p, &s->f, kn, regs);
+   for (unsigned j = 0; j < nfill(p); j++)
+      jb_var_set(b, s->fv[j], regs[j]);
+   tpl_moe_a16w4_load_step(b, mw, t, kn, &nxt, false);
+   for (unsigned u = 0; u < mw->step; u++)
+      for (unsigned ns = 0; ns < mw->nsub; ns++) {
+         jb_var_set(b, s->wv[ns][u], nxt.w[ns][u]);
+         jb_var_set(b, s->sv[ns][u], nxt.s[ns][u]);
+      }
+   jb_pop_if(b, pf);
+   jb_val acc[MAX_MSUB][MAX_NSUB];
+   for (unsigned ms = 0; ms < mw->msub; ms++)
+      for (unsigned ns = 0; ns < mw->nsub; ns++)
+         acc[ms][ns] = jb_var_get(b, accv[ms][ns]);
+   compute_step_lds(b, p, mw, s->lds, buf, &cur, acc);
+   for (unsigned ms = 0; ms < mw->msub; ms++)
+      for (unsigned ns = 0; ns < mw->nsub; ns++)
+         jb_var_set(b, accv[ms][ns], acc[ms][ns]);
+   jb_if *st = jb_push_if(b, more);
+   for (unsigned j = 0; j < nfill(p); j++)
+      regs[j] = jb_var_get(b, s->fv[j]);
+   fill_store(b, p, &s->f, s->lds, other, regs);
+   jb_pop_if(b, st);
+   jb_var_set(b, s->kcv, kn);
+}
+
 /* The K loop of the LDS variant. requires: t's resources, row0. Every wave passes the same
  * barriers (the tile and K range are uniform over the workgroup). Ping-pong: step i computes
  * from buffer i % 2 while its successor's A pieces travel global -> registers -> the other
  * buffer; one barrier per step orders both (all waves left step i - 1, which read the buffer
- * now written). The next step's loads are issued only when there is one: every A, weight and
- * scale byte of the tile is read once. */
+ * now written). The loop body holds two steps, buffer 0 then buffer 1, so every LDS address
+ * is a per-lane register plus an immediate offset (no per-step address adds). The next
+ * step's loads are issued only when there is one: every A, weight and scale byte of the tile
+ * is read once. */
 void
 tpl_moe_a16w4_k_loop_lds(jb_builder *b, const struct tpl_moe_a16w4_params *p,
                          const struct moe_wave *mw, const struct tile *t, jb_val row0, jb_val tid,
                          jb_var accv[MAX_MSUB][MAX_NSUB])
 {
-   uint32_t bufbytes = p->tile_m * 256 * mw->step;
-   jb_val lds = jb_lds_alloc(b, 2 * bufbytes, 16);
-   struct fill f;
-   fill_begin(b, p, mw, row0, tid, &f);
+   struct lds_loop s;
+   s.bufbytes = p->tile_m * 256 * mw->step;
+   s.lds = jb_lds_alloc(b, 2 * s.bufbytes, 16);
+   fill_begin(b, p, mw, row0, tid, &s.f);
    jb_val regs[MAX_FILL];
-   fill_load(b, p, &f, mw->kc_begin, regs);
-   fill_store(b, p, &f, lds, jb_imm_u32(b, 0), regs);
-   struct kstep cur, nxt;
+   fill_load(b, p, &s.f, mw->kc_begin, regs);
+   fill_store(b, p, &s.f, s.lds, jb_imm_u32(b, 0), regs);
+   struct kstep cur;
    tpl_moe_a16w4_load_step(b, mw, t, mw->kc_begin, &cur, false);
-   jb_var wv[MAX_NSUB][MAX_STEP], sv[MAX_NSUB][MAX_STEP], fv[MAX_FILL];
    for (unsigned u = 0; u < mw->step; u++)
       for (unsigned ns = 0; ns < mw->nsub; ns++) {
-         wv[ns][u] = jb_var_create(b, cur.w[ns][u]);
-         sv[ns][u] = jb_var_create(b, cur.s[ns][u]);
+         s.wv[ns][u] = jb_var_create(b, cur.w[ns][u]);
+         s.sv[ns][u] = jb_var_create(b, cur.s[ns][u]);
       }
    for (unsigned j = 0; j < nfill(p); j++)
-      fv[j] = jb_var_create(b, jb_undef(b, JB_V4I32));
-   jb_var kcv = jb_var_create(b, mw->kc_begin), bufv = jb_var_create(b, jb_imm_u32(b, 0));
+      s.fv[j] = jb_var_create(b, jb_undef(b, JB_V4I32));
+   s.kcv = jb_var_create(b, mw->kc_begin);
    jb_loop *kl = jb_push_loop(b);
-   {
-      jb_val kc = jb_var_get(b, kcv), buf = jb_var_get(b, bufv);
-      jb_if *done = jb_push_if(b, jb_cmp(b, JB_UGE, kc, mw->kc_end));
-      jb_break(b, kl);
-      jb_pop_if(b, done);
-      jb_barrier(b); /* this step's A is in `buf`; nobody reads the other buffer any more */
-      jb_val kn = jb_iadd_imm(b, kc, mw->step);
-      jb_val more = jb_cmp(b, JB_ULT, kn, mw->kc_end);
-      for (unsigned u = 0; u < mw->step; u++)
-         for (unsigned ns = 0; ns < mw->nsub; ns++) {
-            cur.w[ns][u] = jb_var_get(b, wv[ns][u]);
-            cur.s[ns][u] = jb_var_get(b, sv[ns][u]);
-         }
-      jb_if *pf = jb_push_if(b, more);
-      fill_load(b, p, &f, kn, regs);
-      for (unsigned j = 0; j < nfill(p); j++)
-         jb_var_set(b, fv[j], regs[j]);
-      tpl_moe_a16w4_load_step(b, mw, t, kn, &nxt, false);
-      for (unsigned u = 0; u < mw->step; u++)
-         for (unsigned ns = 0; ns < mw->nsub; ns++) {
-            jb_var_set(b, wv[ns][u], nxt.w[ns][u]);
-            jb_var_set(b, sv[ns][u], nxt.s[ns][u]);
-         }
-      jb_pop_if(b, pf);
-      jb_val acc[MAX_MSUB][MAX_NSUB];
-      for (unsigned ms = 0; ms < mw->msub; ms++)
-         for (unsigned ns = 0; ns < mw->nsub; ns++)
-            acc[ms][ns] = jb_var_get(b, accv[ms][ns]);
-      compute_step_lds(b, p, mw, lds, buf, &cur, acc);
-      for (unsigned ms = 0; ms < mw->msub; ms++)
-         for (unsigned ns = 0; ns < mw->nsub; ns++)
-            jb_var_set(b, accv[ms][ns], acc[ms][ns]);
-      jb_val other = jb_xor(b, buf, jb_imm_u32(b, bufbytes));
-      jb_if *st = jb_push_if(b, more);
-      for (unsigned j = 0; j < nfill(p); j++)
-         regs[j] = jb_var_get(b, fv[j]);
-      fill_store(b, p, &f, lds, other, regs);
-      jb_pop_if(b, st);
-      jb_var_set(b, bufv, other);
-      jb_var_set(b, kcv, kn);
-   }
+   lds_step(b, p, mw, t, &s, 0, kl, accv);
+   lds_step(b, p, mw, t, &s, 1, kl, accv);
    jb_pop_loop(b, kl);
    jb_barrier(b); /* the next tile's first fill must not overwrite a buffer still being read */
 }

@@ -491,6 +491,51 @@ Test(moe_a16w4, params_sample_gfx950, .timeout = 7200)
    sweep("gfx950", sweep_all(), 3);
 }
 
+/* The LDS variant's K loop holds two steps (LDS buffer 0, then 1) and may leave after either:
+ * pinned points with an odd step count (3 and 1 chunks per batch, leaving after buffer 0) and
+ * an even one (2 chunks), on both targets (the seeded sample may miss them: a mutation that
+ * computed the second step from buffer 0 passed the gfx950 sample). */
+Test(moe_a16w4, lds_loop_step_parity)
+{
+   static const char *targets[] = {"gfx942", "gfx950"};
+   static const uint32_t kbs[] = {1, 2}; /* K0 = 3: 3 steps; 2 + 1 steps */
+   const moe_case *c = &sample_cases[0];
+   moe_data d;
+   make_data(c, &d);
+   host_moe_a16w4_args h;
+   uint16_t *ref = reference(&d, &h);
+   struct tpl_moe_a16w4_problem pr = {c->tokens, c->topk,   c->experts, c->model_dim,
+                                      c->inter,  d.nsorted, c->block_m, c->bias};
+   for (unsigned ti = 0; ti < 2; ti++)
+      for (unsigned ki = 0; ki < 2; ki++) {
+         struct tpl_moe_a16w4_params p = {.tile_m = 32,
+                                          .tile_n = 128,
+                                          .tile_k = 128,
+                                          .waves = 2,
+                                          .k_batch = kbs[ki],
+                                          .kmfma = ti ? 32 : 16,
+                                          .atomic = 1,
+                                          .stage = 2,
+                                          .lds = 1};
+         char msg[256] = "";
+         cr_assert_eq(tpl_validate(&tpl_moe_a16w4, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+         mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 7 + ki);
+         dev_args da;
+         to_device(ctx, &d, (int32_t)d.nv, &da);
+         rt_counters cnt;
+         launch_params(ctx, &da, &p, &cnt);
+         uint16_t *out = take_out(ctx, &da);
+         char what[256];
+         int k = snprintf(what, sizeof(what), "%s ", targets[ti]);
+         tpl_params_serialize(&tpl_moe_a16w4, &p, what + k, sizeof(what) - (size_t)k);
+         expect_close(&d, &h, ref, out, &p, what);
+         free(out);
+         mxjit_ctx_destroy(ctx);
+      }
+   free(ref);
+   free_data(&d);
+}
+
 /* ---- only active blocks get work --------------------------------------------------------- */
 
 /* 1 token x top-8 of 384 experts: 8 active blocks of 32 rows; the sorted buffers are sized for
