@@ -52,6 +52,7 @@ typedef void *hip_stream;         /* hipStream_t */
    X(hipFree, (void *p))                                                                           \
    X(hipMemcpy, (void *dst, const void *src, size_t n, int kind))                                  \
    X(hipMemset, (void *dst, int v, size_t n))                                                      \
+   X(hipMemsetAsync, (void *dst, int v, size_t n, hip_stream s))                                   \
    X(hipStreamSynchronize, (hip_stream s))                                                         \
    X(hipEventCreate, (hip_event * e))                                                              \
    X(hipEventDestroy, (hip_event e))                                                               \
@@ -239,6 +240,15 @@ hip_memset(rt_device *dev, mxjit_devptr dst, int v, size_t n)
 }
 
 static mxjit_status
+hip_memset_async(rt_device *dev, mxjit_devptr dst, int v, size_t n, mxjit_stream s)
+{
+   hip_device *h = (hip_device *)dev;
+   hip_err e;
+   ON_DEVICE(h, e, h->api.hipMemsetAsync((void *)(uintptr_t)dst, v, n, s));
+   return e ? hip_fail(h, MXJIT_ERR_DEVICE, "hipMemsetAsync", e) : MXJIT_OK;
+}
+
+static mxjit_status
 hip_synchronize(rt_device *dev, mxjit_stream s)
 {
    hip_device *h = (hip_device *)dev;
@@ -304,6 +314,7 @@ static const rt_device_ops hip_ops = {
    .copy_h2d = hip_copy_h2d,
    .copy_d2h = hip_copy_d2h,
    .memset = hip_memset,
+   .memset_async = hip_memset_async,
    .synchronize = hip_synchronize,
    .time_launch = hip_time_launch,
 };

@@ -152,9 +152,15 @@ run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_moe_
                       op, a->block_m);
    struct tpl_moe_a16w4_problem pr;
    problem_of(a, &pr);
-   mxjit_status st = mxjit_memset(ctx, a->out, 0, (size_t)(2 * a->tokens * a->model_dim));
+   /* The kernels accumulate into out: zero it on the op's stream, so the memset is ordered
+    * after the caller's earlier work on a non-blocking stream (hipMemset is not). */
+   rt_device *dev = rt_ctx_device(ctx);
+   size_t out_bytes = (size_t)(2 * a->tokens * a->model_dim);
+   mxjit_status st = dev->ops->memset_async
+                         ? dev->ops->memset_async(dev, a->out, 0, out_bytes, stream)
+                         : dev->ops->memset(dev, a->out, 0, out_bytes);
    if (st != MXJIT_OK)
-      return st;
+      return rt_error_from_device(ctx, st);
    const uint64_t io[TPL_MOE_IO_COUNT] = {
        [TPL_MOE_IO_A] = a->a,
        [TPL_MOE_IO_W] = a->w,

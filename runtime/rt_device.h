@@ -53,6 +53,10 @@ typedef struct rt_device_ops {
    mxjit_status (*copy_h2d)(rt_device *dev, mxjit_devptr dst, const void *src, size_t n);
    mxjit_status (*copy_d2h)(rt_device *dev, void *dst, mxjit_devptr src, size_t n);
    mxjit_status (*memset)(rt_device *dev, mxjit_devptr dst, int v, size_t n);
+   /* Optional: memset ordered on stream s like a launch (hip: hipMemsetAsync). NULL on devices
+    * whose launches complete inside the call (emu, host): memset is then in order already. */
+   mxjit_status (*memset_async)(rt_device *dev, mxjit_devptr dst, int v, size_t n,
+                                mxjit_stream s);
    mxjit_status (*synchronize)(rt_device *dev, mxjit_stream s);
    /* Optional (NULL if absent): counters of the last launch; device timing in ms. */
    void (*last_counters)(rt_device *dev, rt_counters *out);

@@ -239,3 +239,45 @@ Test(rt_hip, device_facts)
       mxjit_ctx_destroy(ctx);
    }
 }
+
+/* The A16W4 op zeroes its output before the kernels accumulate into it: on HIP that memset
+ * must be ordered on the caller's stream (hipMemsetAsync), not the null stream's hipMemset,
+ * which does not order against a non-blocking stream's earlier work. */
+Test(rt_hip, moe_a16w4_zeroes_out_on_the_callers_stream)
+{
+   build_fake_arch(1, "gfx950:sramecc+:xnack-");
+   mxjit_ctx *ctx = NULL;
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP,
+                                             .no_disk_cache = 1),
+                                 &ctx),
+                MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   enum { T = 1, TOPK = 2, E = 2, D = 64, I = 256, BM = 16, NS = 32 };
+   mxjit_devptr a, w, ws, ids, eids, rw, nv, out;
+   cr_assert_eq(mxjit_malloc(ctx, T * TOPK * I * 2, &a), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, E * D * I / 2, &w), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, E * D * 8 * ((I / 32 + 7) / 8), &ws), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, NS * 4, &ids), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, NS / BM * 4, &eids), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, NS * 4, &rw), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, 4, &nv), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, T * D * 2, &out), MXJIT_OK);
+   cr_assert_eq(mxjit_memset(ctx, out, 0x55, T * D * 2), MXJIT_OK);
+   mxjit_stream stream = (mxjit_stream)(uintptr_t)0x5a5a0;
+   mxjit_moe_a16w4_args m = MXJIT_ARGS(
+       mxjit_moe_a16w4_args, .a = a, .w = w, .w_scale = ws, .preshuffled = 1, .sorted_ids = ids,
+       .expert_ids = eids, .sorted_weights = rw, .num_valid_ids = nv, .tokens = T, .topk = TOPK,
+       .experts = E, .model_dim = D, .inter = I, .nsorted = NS, .block_m = BM, .out = out);
+   cr_assert_eq(mxjit_moe_a16w4_stage2(ctx, stream, &m), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+   cr_assert_not_null(h);
+   cr_expect_eq(*(int *)dlsym(h, "fake_memset_async_calls"), 1);
+   cr_expect_eq(*(void **)dlsym(h, "fake_memset_stream"), stream);
+   uint16_t back[T * D];
+   cr_assert_eq(mxjit_memcpy_d2h(ctx, back, out, sizeof(back)), MXJIT_OK);
+   for (int i = 0; i < T * D; i++)
+      cr_expect_eq(back[i], 0, "out[%d] = 0x%04x: not zeroed", i, back[i]);
+   dlclose(h);
+   mxjit_ctx_destroy(ctx);
+   unlink(lib);
+}
