@@ -340,7 +340,8 @@ MXJIT_API mxjit_status mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream,
  *  Rowwise: q_row (M, K/2), scales of (M, K/32); columnwise: q_col (K, M/2), scales of (K, M/32).
  *  Scales in scale_layout (the aiter GEMM wants MXJIT_SCALES_SHUFFLED, padding 0).
  *  preshuffle = 1 writes q in the shuffle_weight (16,16) layout (§5.2; rows % 16 == 0 and
- *  packed width % 32 == 0). Sizes: mxjit_mx_quant_sizes with kind DIM0 / DIM1, elem E2M1X2. */
+ *  packed width % 32 == 0). Sizes: mxjit_mx_quant_sizes with kind DIM0 / DIM1, elem E2M1X2
+ *  (an x of more than 2 dims is sized as the flattened 2D, as this op reads it). */
 typedef struct mxjit_mxfp4_quant_args {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor x;

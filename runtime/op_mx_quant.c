@@ -229,6 +229,25 @@ mxjit_mx_quant_sizes(const mxjit_mx_quant_args *args, size_t *q_bytes, size_t *s
    if (!args || !q_bytes || !s_bytes)
       return MXJIT_ERR_INVALID_ARG;
    mxjit_status st = RT_ARGS_IN(NULL, "mx_quant_sizes", mxjit_mx_quant_args, args, &a);
+   /* mxjit_mxfp4_quantize reads an x of more than 2 dims as the 2D (D1 ... Dn-1, Dn): size
+    * its outputs the same way (the output sizes depend on the shape only). Negative or
+    * overflowing shapes are left for geometry() to name. */
+   if (st == MXJIT_OK && a.elem == MXJIT_DTYPE_E2M1X2 && a.kind != MXJIT_MX_3D &&
+       a.x.ndim > 2 && a.x.ndim <= MXJIT_MAX_DIMS) {
+      int64_t rows = 1;
+      int ok = 1;
+      for (int i = 0; ok && i < a.x.ndim - 1; i++)
+         ok = a.x.shape[i] >= 0 && !__builtin_mul_overflow(rows, a.x.shape[i], &rows);
+      if (ok) {
+         a.x.shape[1] = a.x.shape[a.x.ndim - 1];
+         a.x.shape[0] = rows;
+         for (int i = 2; i < MXJIT_MAX_DIMS; i++)
+            a.x.shape[i] = 0;
+         for (int i = 0; i < MXJIT_MAX_DIMS; i++)
+            a.x.stride[i] = 0;
+         a.x.ndim = 2;
+      }
+   }
    if (st == MXJIT_OK)
       st = geometry(NULL, "mx_quant_sizes", &a, &g);
    if (st == MXJIT_OK) {

@@ -192,6 +192,55 @@ Test(ops_api, mxfp4_shuffled_and_preshuffled)
    cr_expect_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG);
 }
 
+/* An x of more than 2 dims is read as the flattened 2D; mxjit_mx_quant_sizes sizes its outputs
+ * the same way (it refused a 3D x while the op accepted it, so callers following the header
+ * passed 1-byte buffers the op then overran: found by fuzz_api). */
+Test(ops_api, mxfp4_sizes_of_a_flattened_x)
+{
+   static uint16_t x[64 * 19];
+   for (int i = 0; i < 64 * 19; i++)
+      x[i] = host_f32_to_bf16((float)(i % 23 - 11) * 0.5f);
+   mxjit_tensor t3 = {.data = DP(x), .dtype = MXJIT_DTYPE_BF16, .ndim = 3, .shape = {2, 32, 19}};
+   mxjit_tensor t2 = {.data = DP(x), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 19}};
+   for (int kind = 0; kind < 2; kind++) {
+      for (int lay = 0; lay < 3; lay++) {
+         size_t q3 = 0, s3 = 0, q2 = 0, s2 = 0;
+         mxjit_mx_quant_args z = MXJIT_ARGS(
+             mxjit_mx_quant_args, .kind = kind ? MXJIT_MX_DIM1 : MXJIT_MX_DIM0, .x = t3,
+             .elem = MXJIT_DTYPE_E2M1X2, .scale_layout = (mxjit_scale_layout)lay);
+         mxjit_status st3 = mxjit_mx_quant_sizes(&z, &q3, &s3);
+         z.x = t2;
+         mxjit_status st2 = mxjit_mx_quant_sizes(&z, &q2, &s2);
+         cr_expect_eq(st3, st2, "kind %d layout %d", kind, lay);
+         cr_expect_eq(q3, q2, "kind %d layout %d", kind, lay);
+         cr_expect_eq(s3, s2, "kind %d layout %d", kind, lay);
+      }
+   }
+   /* columnwise (M = 64 a multiple of 32, K = 19 any): q (19, 32), the op writes exactly it */
+   size_t qb = 0, sb = 0;
+   cr_assert_eq(mxjit_mx_quant_sizes(&MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM1,
+                                                 .x = t3, .elem = MXJIT_DTYPE_E2M1X2),
+                                     &qb, &sb),
+                MXJIT_OK);
+   cr_assert_eq(qb, 19 * 32u);
+   cr_assert_eq(sb, 19 * 2u);
+   static uint8_t q[19 * 32 + 64], s[19 * 2 + 64], rq[19 * 32], rs[19 * 2];
+   memset(q, 0xa5, sizeof(q));
+   memset(s, 0xa5, sizeof(s));
+   mxjit_mxfp4_quant_args a =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = t3, .mode = MXJIT_SCALE_FLOOR, .colwise = 1,
+                  .q_col = DP(q), .s_col = DP(s));
+   cr_assert_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   host_mx_quant_2d((host_mx_input){x, 1}, 64, 19, 1, HOST_FMT_E2M1, HOST_SCALE_FLOOR, rq, rs,
+                    NULL, 0);
+   cr_expect_eq(memcmp(q, rq, qb), 0);
+   cr_expect_eq(memcmp(s, rs, sb), 0);
+   for (size_t i = qb; i < sizeof(q); i++)
+      cr_expect_eq(q[i], 0xa5, "q[%zu] written past the size", i);
+   for (size_t i = sb; i < sizeof(s); i++)
+      cr_expect_eq(s[i], 0xa5, "s[%zu] written past the size", i);
+}
+
 Test(ops_api, grouped_gemm_passes)
 {
    enum { MT = 40, K = 32, N = 16, G = 2 };
