@@ -26,6 +26,11 @@ typedef struct rt_counters {
    uint64_t bytes_lds_load, bytes_lds_store;
    uint64_t bytes_smem_load;
    uint64_t lds_bank_conflicts;    /* extra cycles estimated from bank conflicts */
+   /* MFMAs by pass count (a pass = 4 cycles of the SIMD's matrix core): 2, 4, 8 and 16 passes,
+    * from the per-opcode table of emu_hazard_mfma.c (emu_mfma_passes); mfma_passes is the sum
+    * over executed MFMAs of their passes, what the cost model's MFMA term reads. */
+   uint64_t mfma_by_passes[4];
+   uint64_t mfma_passes;
    uint64_t waves, workgroups;
    double host_seconds;            /* wall time of the emulation */
 } rt_counters;

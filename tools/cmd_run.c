@@ -26,7 +26,7 @@
 static const char run_usage[] =
    "usage: mxjit run <op> [options] [--device host|emu|hip|auto] [--target gfx942|gfx950]\n"
    "                [--counters] (print what the emulator counted: instructions by class,\n"
-   "                bytes moved)\n"
+   "                bytes moved, MFMA passes)\n"
    "\n"
    "Files are raw little-endian row-major arrays without header (tests/golden/README.md).\n"
    "Shapes are written AxBxC. --device defaults to auto (HIP if present, else the emulator);\n"
@@ -963,7 +963,8 @@ print_counters(run_ctx *r)
            "%s: %llu wave-instructions (VALU %llu, SALU %llu, MFMA %llu, VMEM load %llu, "
            "VMEM store %llu, SMEM %llu, DS %llu, branch %llu, waitcnt %llu, other %llu)\n"
            "          global %llu B loaded, %llu B stored; LDS %llu B loaded, %llu B stored; "
-           "LDS bank conflicts %llu; %llu waves in %llu workgroups; %.3f ms on the host\n",
+           "LDS bank conflicts %llu; %llu waves in %llu workgroups; %.3f ms on the host\n"
+           "          MFMA passes %llu (MFMAs of 2 passes %llu, 4 %llu, 8 %llu, 16 %llu)\n",
            label, (unsigned long long)c.total, (unsigned long long)c.valu,
            (unsigned long long)c.salu, (unsigned long long)c.mfma, (unsigned long long)c.vmem_load,
            (unsigned long long)c.vmem_store, (unsigned long long)c.smem,
@@ -972,7 +973,10 @@ print_counters(run_ctx *r)
            (unsigned long long)c.bytes_global_load, (unsigned long long)c.bytes_global_store,
            (unsigned long long)c.bytes_lds_load, (unsigned long long)c.bytes_lds_store,
            (unsigned long long)c.lds_bank_conflicts, (unsigned long long)c.waves,
-           (unsigned long long)c.workgroups, c.host_seconds * 1e3);
+           (unsigned long long)c.workgroups, c.host_seconds * 1e3,
+           (unsigned long long)c.mfma_passes, (unsigned long long)c.mfma_by_passes[0],
+           (unsigned long long)c.mfma_by_passes[1], (unsigned long long)c.mfma_by_passes[2],
+           (unsigned long long)c.mfma_by_passes[3]);
 }
 
 int

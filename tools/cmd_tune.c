@@ -112,14 +112,18 @@ static bool
 parse_counters(const char *out, rt_counters *c)
 {
    const char *p = strstr(out, "counters: ");
-   unsigned long long v[18];
-   if (!p || sscanf(p,
-                    "counters: %llu wave-instructions (VALU %llu, SALU %llu, MFMA %llu, VMEM "
-                    "load %llu, VMEM store %llu, SMEM %llu, DS %llu, branch %llu, waitcnt %llu, "
-                    "other %llu) global %llu B loaded, %llu B stored; LDS %llu B loaded, %llu B "
-                    "stored; LDS bank conflicts %llu; %llu waves in %llu workgroups",
-                    &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10],
-                    &v[11], &v[12], &v[13], &v[14], &v[15], &v[16], &v[17]) != 18)
+   const char *q = p ? strstr(p, "MFMA passes ") : NULL;
+   unsigned long long v[18], m[5];
+   if (!p || !q ||
+       sscanf(p,
+              "counters: %llu wave-instructions (VALU %llu, SALU %llu, MFMA %llu, VMEM "
+              "load %llu, VMEM store %llu, SMEM %llu, DS %llu, branch %llu, waitcnt %llu, "
+              "other %llu) global %llu B loaded, %llu B stored; LDS %llu B loaded, %llu B "
+              "stored; LDS bank conflicts %llu; %llu waves in %llu workgroups",
+              &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10],
+              &v[11], &v[12], &v[13], &v[14], &v[15], &v[16], &v[17]) != 18 ||
+       sscanf(q, "MFMA passes %llu (MFMAs of 2 passes %llu, 4 %llu, 8 %llu, 16 %llu)", &m[0],
+              &m[1], &m[2], &m[3], &m[4]) != 5)
       return false;
    *c = (rt_counters){.total = v[0],
                       .valu = v[1],
@@ -138,7 +142,9 @@ parse_counters(const char *out, rt_counters *c)
                       .bytes_lds_store = v[14],
                       .lds_bank_conflicts = v[15],
                       .waves = v[16],
-                      .workgroups = v[17]};
+                      .workgroups = v[17],
+                      .mfma_passes = m[0],
+                      .mfma_by_passes = {m[1], m[2], m[3], m[4]}};
    return true;
 }
 
@@ -242,12 +248,14 @@ measure(struct tune *t, const rt_sweep_problem *pr, const char *ser, char *line,
                "\"est_us\":%.4f,"
                "\"bound\":\"%s\",\"hbm_us\":%.4f,\"valu_us\":%.4f,\"salu_us\":%.4f,"
                "\"lds_us\":%.4f,\"mfma_us\":%.4f,\"issue_us\":%.4f,\"waves_per_simd\":%.2f,"
-               "\"vgprs\":%u,\"agprs\":%u,\"lds\":%u,\"wave_instr\":%llu,\"bytes\":%llu,"
+               "\"vgprs\":%u,\"agprs\":%u,\"lds\":%u,\"wave_instr\":%llu,\"mfma_passes\":%llu,"
+               "\"bytes\":%llu,"
                "\"kernel\":\"%s\"}\n",
                pr->name, ser, RT_COST_MODEL_VERSION, c.est_us, rt_bound_name(c.bound),
                c.us[RT_BOUND_HBM], c.us[RT_BOUND_VALU], c.us[RT_BOUND_SALU], c.us[RT_BOUND_LDS],
                c.us[RT_BOUND_MFMA], c.us[RT_BOUND_ISSUE], c.waves_per_simd, in.vgprs, in.agprs,
                in.lds_per_wg, (unsigned long long)in.c.total,
+               (unsigned long long)in.c.mfma_passes,
                (unsigned long long)(in.c.bytes_global_load + in.c.bytes_global_store), kernel);
       return;
    }

@@ -56,8 +56,8 @@ Test(rt_cost, mxfp8_dim0_small_is_issue_bound)
 }
 
 /* Kernel 2: a GEMM-like launch on MI300X (304 CUs, 2.1 GHz = 2100 cycles/us, 5.3e6 B/us):
- * 1024 workgroups of 4 waves, 262144 MFMAs of 16 passes (32x32x8: 16 passes of 4 cycles in
- * AMD's MI300 ISA table), 1e6 wave-instructions (VALU 1e5, SALU 5e4), 12582912 global bytes,
+ * 1024 workgroups of 4 waves, 262144 MFMAs of 16 passes as the emulator counts them
+ * (rt_counters.mfma_by_passes[3], e.g. v_mfma_f32_32x32x4_2b_f16: 16 passes of 4 cycles), 1e6 wave-instructions (VALU 1e5, SALU 5e4), 12582912 global bytes,
  * 50331648 LDS bytes, 128 VGPRs + 128 AGPRs, 32 KiB LDS per workgroup.
  *   A = 304
  *   HBM 12582912 / min(5.3e6, 304 x 64 x 2100 = 40857600) = 2.374134 us
@@ -77,8 +77,9 @@ Test(rt_cost, gemm_like_is_mfma_bound)
              .bytes_lds_load = 33554432,
              .bytes_lds_store = 16777216,
              .waves = 4096,
-             .workgroups = 1024},
-       .mfma_passes = 262144ull * 16,
+             .workgroups = 1024,
+             .mfma_by_passes = {0, 0, 0, 262144},
+             .mfma_passes = 262144ull * 16},
        .vgprs = 128,
        .agprs = 128,
        .lds_per_wg = 32768,
@@ -94,8 +95,15 @@ Test(rt_cost, gemm_like_is_mfma_bound)
    near(c.waves_per_simd, 2.0);
    cr_assert_eq(c.bound, RT_BOUND_MFMA);
    near(c.est_us, 8.570026);
-   /* without pass counts each MFMA is taken as 8 passes: half the MFMA time */
-   in.mfma_passes = 0;
+   /* the same MFMAs at 4 passes (16x16x16 bf16 on gfx942): a quarter of the time */
+   in.c.mfma_by_passes[3] = 0;
+   in.c.mfma_by_passes[1] = 262144;
+   in.c.mfma_passes = 262144ull * 4;
+   cr_assert(rt_cost_model(rt_part_of("gfx942"), &in, &c, msg, sizeof(msg)));
+   near(c.us[RT_BOUND_MFMA], 6.570026 / 4);
+   cr_assert_eq(c.bound, RT_BOUND_HBM);
+   /* counters without pass counts (none counted, MFMAs present) take 8 passes each */
+   in.c.mfma_passes = 0;
    cr_assert(rt_cost_model(rt_part_of("gfx942"), &in, &c, msg, sizeof(msg)));
    near(c.us[RT_BOUND_MFMA], 3.285013);
 }
