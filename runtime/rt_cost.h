@@ -69,7 +69,7 @@ typedef struct rt_cost {
 /** Bump when a constant or formula changes: result files of `mxjit tune` record it, and a
  *  resumed sweep refuses results of another version rather than ranking them together. */
 #define RT_COST_MODEL_VERSION 2 /* 2: MFMA passes counted per opcode (was 8 each) */
-#define RT_COST_LAUNCH_US 2.0 /* kernel launch on an idle queue, order of magnitude */
+#define RT_COST_LAUNCH_US 2.0   /* kernel launch on an idle queue, order of magnitude */
 
 const char *rt_bound_name(enum rt_bound b);
 /** Fills out; false (out->est_us 0, a message in msg) when no workgroup fits a CU or the

@@ -44,6 +44,12 @@ typedef struct rt_launch {
    mxjit_stream stream;
 } rt_launch;
 
+/** One launch of a timed sequence (rt_device_ops.time_launches). */
+typedef struct rt_timed_launch {
+   rt_kernel *kernel;
+   rt_launch l;
+} rt_timed_launch;
+
 typedef struct rt_device_ops {
    const char *name; /* "hip", "emu", "host" */
    void (*destroy)(rt_device *dev);
@@ -59,10 +65,14 @@ typedef struct rt_device_ops {
    mxjit_status (*copy_d2h)(rt_device *dev, void *dst, mxjit_devptr src, size_t n);
    mxjit_status (*memset)(rt_device *dev, mxjit_devptr dst, int v, size_t n);
    mxjit_status (*synchronize)(rt_device *dev, mxjit_stream s);
-   /* Optional (NULL if absent): counters of the last launch; device timing in ms. */
+   /* Optional (NULL if absent): counters of the last launch. */
    void (*last_counters)(rt_device *dev, rt_counters *out);
-   mxjit_status (*time_launch)(rt_device *dev, rt_kernel *k, const rt_launch *l, int reps,
-                               double *ms_out);
+   /* Optional (NULL: the device has no clock of its own; hip only): device time of the n
+    * launches of seq, in order on seq[0].l.stream, `warmup` untimed times and then `reps`
+    * timed ones; ms_out[i] = milliseconds of timed run i between two device events. A failed
+    * launch or event call stops it with the device's message. */
+   mxjit_status (*time_launches)(rt_device *dev, const rt_timed_launch *seq, unsigned n, int warmup,
+                                 int reps, double *ms_out);
 } rt_device_ops;
 
 struct rt_device {

@@ -26,15 +26,15 @@ run_counted(const char *target, const char *body, rt_counters *c)
 Test(emu_mfma_passes, gfx942_known_mfmas)
 {
    static const char body[] =
-       "v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"       /* 8 */
-       "v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"       /* 8 */
-       "v_mfma_f32_32x32x8_bf16 a[0:15], v[2:3], v[4:5], a[0:15]\n"      /* 8 */
-       "v_mfma_f32_16x16x16_bf16 a[16:19], v[6:7], v[6:7], a[16:19]\n"   /* 4 */
-       "v_mfma_f32_16x16x16_f16 a[16:19], v[6:7], v[6:7], a[16:19]\n"    /* 4 */
+       "v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"        /* 8 */
+       "v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"        /* 8 */
+       "v_mfma_f32_32x32x8_bf16 a[0:15], v[2:3], v[4:5], a[0:15]\n"       /* 8 */
+       "v_mfma_f32_16x16x16_bf16 a[16:19], v[6:7], v[6:7], a[16:19]\n"    /* 4 */
+       "v_mfma_f32_16x16x16_f16 a[16:19], v[6:7], v[6:7], a[16:19]\n"     /* 4 */
        "v_mfma_f32_16x16x32_fp8_fp8 a[16:19], v[6:7], v[6:7], a[16:19]\n" /* 4 */
-       "v_mfma_f32_4x4x4_16b_f16 a[20:23], v[2:3], v[4:5], a[20:23]\n"   /* 2 */
-       "v_mfma_f32_32x32x2_f32 a[32:47], v1, v1, a[32:47]\n"             /* 16 */
-       "v_mfma_f32_16x16x4_4b_f16 a[48:63], v[2:3], v[4:5], a[48:63]\n"  /* 8 */
+       "v_mfma_f32_4x4x4_16b_f16 a[20:23], v[2:3], v[4:5], a[20:23]\n"    /* 2 */
+       "v_mfma_f32_32x32x2_f32 a[32:47], v1, v1, a[32:47]\n"              /* 16 */
+       "v_mfma_f32_16x16x4_4b_f16 a[48:63], v[2:3], v[4:5], a[48:63]\n"   /* 8 */
        "s_nop 15\n";
    rt_counters c;
    run_counted("gfx942", body, &c);
@@ -50,12 +50,12 @@ Test(emu_mfma_passes, gfx942_known_mfmas)
 Test(emu_mfma_passes, gfx950_known_mfmas)
 {
    static const char body[] =
-       "v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]\n"                   /* 4 */
-       "v_mfma_f32_32x32x16_bf16 a[16:31], v[0:3], v[4:7], a[16:31]\n"               /* 8 */
-       "v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3]\n"               /* fp8: 8 */
-       "v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:3], v[8:11], a[0:3] cbsz:4 blgp:4\n" /* fp4: 4 */
-       "v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:5], v[8:11], a[0:3] cbsz:2 blgp:4\n" /* 4 */
-       "v_mfma_f32_32x32x64_f8f6f4 a[16:31], v[0:7], v[8:15], a[16:31] cbsz:1\n"     /* 16 */
+       "v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]\n"                     /* 4 */
+       "v_mfma_f32_32x32x16_bf16 a[16:31], v[0:3], v[4:7], a[16:31]\n"                 /* 8 */
+       "v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3]\n"                 /* fp8: 8 */
+       "v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:3], v[8:11], a[0:3] cbsz:4 blgp:4\n"   /* fp4: 4 */
+       "v_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:5], v[8:11], a[0:3] cbsz:2 blgp:4\n"   /* 4 */
+       "v_mfma_f32_32x32x64_f8f6f4 a[16:31], v[0:7], v[8:15], a[16:31] cbsz:1\n"       /* 16 */
        "v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3], v20, v21\n" /* 8 */
        "s_nop 15\n";
    rt_counters c;

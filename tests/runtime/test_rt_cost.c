@@ -57,11 +57,10 @@ Test(rt_cost, mxfp8_dim0_small_is_issue_bound)
 
 /* Kernel 2: a GEMM-like launch on MI300X (304 CUs, 2.1 GHz = 2100 cycles/us, 5.3e6 B/us):
  * 1024 workgroups of 4 waves, 262144 MFMAs of 16 passes as the emulator counts them
- * (rt_counters.mfma_by_passes[3], e.g. v_mfma_f32_32x32x4_2b_f16: 16 passes of 4 cycles), 1e6 wave-instructions (VALU 1e5, SALU 5e4), 12582912 global bytes,
- * 50331648 LDS bytes, 128 VGPRs + 128 AGPRs, 32 KiB LDS per workgroup.
- *   A = 304
- *   HBM 12582912 / min(5.3e6, 304 x 64 x 2100 = 40857600) = 2.374134 us
- *   MFMA 262144 x 16 x 4 / 4 SIMDs / 304 / 2100 = 6.570026 us   -> the bound
+ * (rt_counters.mfma_by_passes[3], e.g. v_mfma_f32_32x32x4_2b_f16: 16 passes of 4 cycles),
+ * 1e6 wave-instructions (VALU 1e5, SALU 5e4), 12582912 global bytes, 50331648 LDS bytes, 128 VGPRs
+ * + 128 AGPRs, 32 KiB LDS per workgroup. A = 304 HBM 12582912 / min(5.3e6, 304 x 64 x 2100 =
+ * 40857600) = 2.374134 us MFMA 262144 x 16 x 4 / 4 SIMDs / 304 / 2100 = 6.570026 us   -> the bound
  *   LDS 50331648 / 128 / 304 / 2100 = 0.615940 us; issue 1e6 / 304 / 2100 = 1.566416 us
  *   occupancy: 256 registers -> 2 waves per SIMD; LDS 65536 / 32768 = 2 workgroups x 4
  *   waves / 4 SIMDs = 2 -> 2 (no latency penalty at 2) */
