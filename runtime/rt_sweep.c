@@ -487,7 +487,7 @@ rt_sweep_load(const char *path, rt_sweep **out, char *msg, size_t msglen)
    else
       st = rt_yaml_each_pair(&y, root, root_pair, &ps);
    if (st == MXJIT_OK) {
-      s->reps = s->reps ? s->reps : 1;
+      s->reps = s->reps ? s->reps : s->metric == RT_METRIC_DEVICE ? 10 : 1;
       s->warmup = ps.warmup_set ? s->warmup : 2;
       if (!s->family || !s->target || !ps.grid || !ps.probs)
          st = rt_yaml_fail(&y, root, "a sweep needs family, target, grid and problems");

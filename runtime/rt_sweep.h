@@ -56,7 +56,7 @@ typedef struct rt_sweep {
    const struct jt_target *target;
    rt_sweep_metric metric;
    rt_sweep_check check;
-   unsigned reps;   /* timed runs per candidate (metric: device) */
+   unsigned reps;   /* timed runs per candidate (metric: device; default 10) */
    unsigned warmup; /* untimed runs before them (metric: device; default 2) */
    uint64_t seed;
    rt_sweep_axis axis[16];

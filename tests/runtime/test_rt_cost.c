@@ -1,10 +1,16 @@
 /*
  * test_rt_cost.c — the emulator cost model (runtime/rt_cost.h) against numbers worked out by
- * hand for two kernels, plus its occupancy rules.
+ * hand for two kernels, plus its occupancy rules, and its MFMA term from the passes the
+ * emulator counted for a kernel of known MFMAs.
  */
 #include "rt_cost.h"
 
+#include "emu.h"
+#include "jc.h"
+#include "jt.h"
+
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
@@ -132,4 +138,49 @@ Test(rt_cost, occupancy_limits)
    in.c.waves = 0;
    cr_assert(!rt_cost_model(rt_part_of("gfx950"), &in, &c, msg, sizeof(msg)));
    cr_assert_null(rt_part_of("gfx1100"));
+}
+
+/* The MFMA term from what the emulator counted: one workgroup of 4 waves on gfx942, each
+ * executing 3 v_mfma_f32_32x32x8_f16 (8 passes) + 2 v_mfma_f32_16x16x16_bf16 (4 passes) = 32
+ * passes, 128 in all. MI300X, A = 1 CU, 2100 cycles/us:
+ *   MFMA 128 x 4 cycles / 4 SIMDs / 1 / 2100 = 0.060952 us
+ * (version 1's 8 passes per MFMA gave 20 x 8 = 160 passes: 0.076190 us). */
+Test(rt_cost, mfma_term_from_counted_passes)
+{
+   static const char src[] = ".text\n.globl k\n.p2align 8\n.type k,@function\nk:\n"
+                             "  v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"
+                             "  v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"
+                             "  v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"
+                             "  v_mfma_f32_16x16x16_bf16 a[16:19], v[6:7], v[6:7], a[16:19]\n"
+                             "  v_mfma_f32_16x16x16_bf16 a[16:19], v[6:7], v[6:7], a[16:19]\n"
+                             "  s_nop 15\n  s_endpgm\n"
+                             ".rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_next_free_vgpr 64\n"
+                             "  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 16\n"
+                             "  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n.end_amdhsa_kernel\n";
+   void *hsaco = NULL;
+   size_t size = 0;
+   char err[1024] = "";
+   cr_assert_eq(jc_assemble_hsaco(jt_lookup("gfx942"), src, &hsaco, &size, err, sizeof(err)),
+                MXJIT_OK, "%s", err);
+   emu_device *dev = NULL;
+   emu_module *mod = NULL;
+   emu_kernel *k = NULL;
+   emu_options o = {._ = 0, .target = "gfx942", .threads = 1};
+   cr_assert_eq(emu_device_create(&o, &dev), MXJIT_OK);
+   cr_assert_eq(emu_module_load(dev, hsaco, size, &mod), MXJIT_OK, "%s", emu_last_error(dev));
+   cr_assert_eq(emu_kernel_get(mod, "k", &k), MXJIT_OK);
+   uint64_t ka = 0;
+   emu_launch_params p = {
+       .grid = {1, 1, 1}, .block = {256, 1, 1}, .kernargs = &ka, .kernarg_size = sizeof(ka)};
+   rt_cost_in in = {.vgprs = 16, .agprs = 48};
+   cr_assert_eq(emu_launch(dev, k, &p, &in.c), MXJIT_OK, "%s", emu_last_error(dev));
+   emu_module_unload(mod);
+   emu_device_destroy(dev);
+   free(hsaco);
+   cr_assert_eq(in.c.mfma, 4u * 5);
+   cr_assert_eq(in.c.mfma_passes, 4u * 32);
+   rt_cost c;
+   char msg[256] = "";
+   cr_assert(rt_cost_model(rt_part_of("gfx942"), &in, &c, msg, sizeof(msg)), "%s", msg);
+   near(c.us[RT_BOUND_MFMA], 0.060952);
 }

@@ -289,6 +289,14 @@ Test(rt_tune, shipped_examples_load)
       ok += rt_sweep_candidate(s, i, p, why, sizeof(why));
    cr_assert_eq(ok, 10u, "waves * rows <= 8 drops waves=4 with rows=4 (two load values)");
    rt_sweep_free(s);
+   cr_assert_eq(rt_sweep_load(MXJIT_SOURCE_DIR "/configs/sweeps/mxfp8_dim0_gfx950_device.yaml", &s,
+                              msg, sizeof(msg)),
+                MXJIT_OK, "%s", msg);
+   cr_assert_eq(s->metric, RT_METRIC_DEVICE);
+   cr_assert_eq(s->check, RT_CHECK_DEVICE);
+   cr_assert_eq(s->reps, 20u);
+   cr_assert_eq(s->warmup, 3u);
+   rt_sweep_free(s);
    rt_manifest_kernel *ks = NULL;
    size_t n = 0;
    cr_assert_eq(rt_manifest_load(MXJIT_SOURCE_DIR "/configs/manifests/example.yaml", &ks, &n, msg,
@@ -449,6 +457,13 @@ Test(rt_tune, hostile_sweeps_fail_clearly)
    expect_bad(HEAD "grid: {waves: [1]}\ncheck: gpu\n" PROB,
               "check: 'gpu' is not device or emulator");
    expect_bad(HEAD "grid: {waves: [1]}\nwarmup: -1\n" PROB, "warmup: '-1' is not an integer");
+   /* defaults: the model ignores repetitions; device timing takes 10 after 2 warm-ups */
+   rt_sweep *s = NULL;
+   char msg[1024] = "";
+   put(at("ok.yaml"), HEAD "grid: {waves: [1]}\nmetric: device\n" PROB);
+   cr_assert_eq(rt_sweep_load(at("ok.yaml"), &s, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+   cr_assert(s->reps == 10 && s->warmup == 2 && s->check == RT_CHECK_DEVICE);
+   rt_sweep_free(s);
    expect_bad(HEAD "grid: {waves: [1]}\nrepetitions: 99999999999999999999\n" PROB,
               "repetitions: '99999999999999999999' is not an integer in [1, 1000]");
    expect_bad(HEAD "grid: {waves: [1]}\ngird: 1\n" PROB, "unknown top-level key 'gird'");
