@@ -44,7 +44,7 @@ rt_bound_name(enum rt_bound b)
 static double
 occupancy(const rt_part *p, const rt_cost_in *in, double waves_per_wg)
 {
-   unsigned regs = in->vgprs + in->agprs;
+   unsigned regs = in->vgprs; /* unified: AGPRs included (.vgpr_count, gfx90a and later) */
    regs = (regs + VGPR_GRANULE - 1) / VGPR_GRANULE * VGPR_GRANULE;
    double by_regs = regs ? (double)(VGPRS_PER_SIMD / regs) : MAX_WAVES_PER_SIMD;
    if (by_regs > MAX_WAVES_PER_SIMD)
@@ -74,8 +74,8 @@ rt_cost_model(const rt_part *p, const rt_cost_in *in, rt_cost *out, char *msg, s
    out->waves_per_simd = occupancy(p, in, waves_per_wg);
    if (out->waves_per_simd <= 0) {
       snprintf(msg, msglen,
-               "cost model: a workgroup of %.0f waves with %u VGPRs + %u AGPRs and %u B of LDS "
-               "does not fit one %s CU",
+               "cost model: a workgroup of %.0f waves with %u VGPRs (%u of them AGPRs) and %u B "
+               "of LDS does not fit one %s CU",
                waves_per_wg, in->vgprs, in->agprs, in->lds_per_wg, p->name);
       return false;
    }

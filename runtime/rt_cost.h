@@ -18,7 +18,8 @@
  *   issue = all wave-instructions / A          (one issue per CU per cycle, s_nop included)
  * Each cycle count is divided by the clock; the estimate is the largest term (the bound)
  * plus a fixed launch cost, and is refused (occupancy 0) when one workgroup does not fit a
- * CU. Occupancy (waves per SIMD) comes from VGPR+AGPR (granule 8 of 512 per lane), LDS per
+ * CU. Occupancy (waves per SIMD) comes from the unified VGPR count (AGPRs included, granule 8
+ * of 512 per lane), LDS per
  * workgroup against the CU's LDS, and the 8-wave hardware limit; it is reported, and a kernel
  * with fewer than 2 waves per SIMD gets its HBM term divided by occupancy/2 (too few waves in
  * flight to cover memory latency).
@@ -44,6 +45,9 @@ const rt_part *rt_part_of(const char *target);
 
 typedef struct rt_cost_in {
    rt_counters c; /* c.mfma_passes drives the MFMA term */
+   /* vgprs: registers per lane as the code object's .vgpr_count gives them, which on CDNA3/4
+    * (one unified file) already includes the AGPRs; agprs: how many of them are AGPRs
+    * (reported only). lds_per_wg: static + dynamic LDS bytes of a workgroup. */
    unsigned vgprs, agprs, lds_per_wg;
 } rt_cost_in;
 

@@ -64,12 +64,12 @@ Test(rt_cost, mxfp8_dim0_small_is_issue_bound)
 /* Kernel 2: a GEMM-like launch on MI300X (304 CUs, 2.1 GHz = 2100 cycles/us, 5.3e6 B/us):
  * 1024 workgroups of 4 waves, 262144 MFMAs of 16 passes as the emulator counts them
  * (rt_counters.mfma_by_passes[3], e.g. v_mfma_f32_32x32x4_2b_f16: 16 passes of 4 cycles),
- * 1e6 wave-instructions (VALU 1e5, SALU 5e4), 12582912 global bytes, 50331648 LDS bytes, 128 VGPRs
- * + 128 AGPRs, 32 KiB LDS per workgroup. A = 304 HBM 12582912 / min(5.3e6, 304 x 64 x 2100 =
- * 40857600) = 2.374134 us MFMA 262144 x 16 x 4 / 4 SIMDs / 304 / 2100 = 6.570026 us   -> the bound
- *   LDS 50331648 / 128 / 304 / 2100 = 0.615940 us; issue 1e6 / 304 / 2100 = 1.566416 us
- *   occupancy: 256 registers -> 2 waves per SIMD; LDS 65536 / 32768 = 2 workgroups x 4
- *   waves / 4 SIMDs = 2 -> 2 (no latency penalty at 2) */
+ * 1e6 wave-instructions (VALU 1e5, SALU 5e4), 12582912 global bytes, 50331648 LDS bytes,
+ * 256 registers per lane (.vgpr_count, 128 of them AGPRs), 32 KiB LDS per workgroup. A = 304 HBM
+ * 12582912 / min(5.3e6, 304 x 64 x 2100 = 40857600) = 2.374134 us MFMA 262144 x 16 x 4 / 4 SIMDs /
+ * 304 / 2100 = 6.570026 us   -> the bound LDS 50331648 / 128 / 304 / 2100 = 0.615940 us; issue 1e6
+ * / 304 / 2100 = 1.566416 us occupancy: 256 registers -> 2 waves per SIMD; LDS 65536 / 32768 = 2
+ * workgroups x 4 waves / 4 SIMDs = 2 -> 2 (no latency penalty at 2) */
 Test(rt_cost, gemm_like_is_mfma_bound)
 {
    rt_cost_in in = {
@@ -85,7 +85,7 @@ Test(rt_cost, gemm_like_is_mfma_bound)
              .workgroups = 1024,
              .mfma_by_passes = {0, 0, 0, 262144},
              .mfma_passes = 262144ull * 16},
-       .vgprs = 128,
+       .vgprs = 256,
        .agprs = 128,
        .lds_per_wg = 32768,
    };
@@ -123,7 +123,7 @@ Test(rt_cost, occupancy_limits)
              .bytes_global_load = 80000000,
              .waves = 4096,
              .workgroups = 1024},
-       .vgprs = 256,
+       .vgprs = 512,
        .agprs = 256,
    };
    rt_cost c;
@@ -138,6 +138,14 @@ Test(rt_cost, occupancy_limits)
    in.c.waves = 0;
    cr_assert(!rt_cost_model(rt_part_of("gfx950"), &in, &c, msg, sizeof(msg)));
    cr_assert_null(rt_part_of("gfx1100"));
+   /* the grouped GEMM's 256x256 tile: .vgpr_count 404 of which 148 AGPRs (the unified count;
+    * adding the AGPRs again refused it as 552 registers): one 4-wave workgroup per CU */
+   in.c.waves = 4096;
+   in.vgprs = 404;
+   in.agprs = 148;
+   in.lds_per_wg = 65536;
+   cr_assert(rt_cost_model(rt_part_of("gfx950"), &in, &c, msg, sizeof(msg)), "%s", msg);
+   near(c.waves_per_simd, 1.0);
 }
 
 /* The MFMA term from what the emulator counted: one workgroup of 4 waves on gfx942, each
@@ -172,7 +180,7 @@ Test(rt_cost, mfma_term_from_counted_passes)
    uint64_t ka = 0;
    emu_launch_params p = {
        .grid = {1, 1, 1}, .block = {256, 1, 1}, .kernargs = &ka, .kernarg_size = sizeof(ka)};
-   rt_cost_in in = {.vgprs = 16, .agprs = 48};
+   rt_cost_in in = {.vgprs = 64, .agprs = 48};
    cr_assert_eq(emu_launch(dev, k, &p, &in.c), MXJIT_OK, "%s", emu_last_error(dev));
    emu_module_unload(mod);
    emu_device_destroy(dev);
