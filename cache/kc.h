@@ -162,7 +162,9 @@ mxjit_status kc_clear(kc_cache *c);
 
 /** Debris that a writer killed between its temp file and the rename leaves in the user dir:
  *  temp files whose writer is dead or that are older than 10 minutes (stale), temp files of
- *  live writers (left alone), shard directories with nothing in them. */
+ *  live writers (left alone), shard directories with nothing in them. The writability probe
+ *  files a process killed inside kc_open leaves in the root (".probe.<pid>.<16 hex>") count as
+ *  temp files by the same rule. */
 typedef struct kc_debris {
    uint64_t stale_tmp, live_tmp, empty_dirs, removed_tmp, removed_dirs;
 } kc_debris;

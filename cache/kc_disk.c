@@ -423,11 +423,10 @@ kc_verify(kc_cache *c, uint64_t *checked, uint64_t *removed)
 
 /* A temp file is debris when its writer is gone (the pid in its name no longer exists) or
  * when it is older than KC_TMP_STALE_SECONDS (the pid may have been reused). A live writer's
- * young temp file is left alone: it is about to be renamed. */
+ * young temp file is left alone: it is about to be renamed (or, for a probe, removed). */
 static bool
-tmp_is_stale(const char *name, int64_t mtime_ns, int64_t now)
+tmp_is_stale(long pid, int64_t mtime_ns, int64_t now)
 {
-   long pid = kc_tmp_owner(name);
    if (mtime_ns / 1000000000 < now - KC_TMP_STALE_SECONDS)
       return true;
    return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
@@ -450,7 +449,7 @@ prune_shard(const char *shard, bool remove, int64_t now, kc_debris *d)
           fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
          continue;
       int64_t mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-      if (!tmp_is_stale(de->d_name, mt, now)) {
+      if (!tmp_is_stale(kc_tmp_owner(de->d_name), mt, now)) {
          d->live_tmp++;
          continue;
       }
@@ -469,6 +468,33 @@ prune_shard(const char *shard, bool remove, int64_t now, kc_debris *d)
       d->removed_dirs++;
 }
 
+/* Writability probes of processes killed inside kc_os_probe_dir: empty files named
+ * ".probe.<pid>.<16 hex>" in the cache root, counted with the temp files. */
+static void
+prune_probes(const char *root, bool remove, int64_t now, kc_debris *d)
+{
+   DIR *dir = opendir(root);
+   if (!dir)
+      return;
+   struct dirent *de;
+   while ((de = readdir(dir))) {
+      struct stat st;
+      long pid = kc_probe_owner(de->d_name);
+      if (!pid || fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+          !S_ISREG(st.st_mode))
+         continue;
+      int64_t mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+      if (!tmp_is_stale(pid, mt, now)) {
+         d->live_tmp++;
+         continue;
+      }
+      d->stale_tmp++;
+      if (remove && unlinkat(dirfd(dir), de->d_name, 0) == 0)
+         d->removed_tmp++;
+   }
+   closedir(dir);
+}
+
 mxjit_status
 kc_prune(kc_cache *c, bool remove, kc_debris *out)
 {
@@ -480,6 +506,7 @@ kc_prune(kc_cache *c, bool remove, kc_debris *out)
    }
    if (c->disk_ok || (c->dir_ro && !remove)) {
       int64_t now = (int64_t)time(NULL);
+      prune_probes(c->dir, remove && c->disk_ok, now, &d);
       for (unsigned i = 0; i < 256; i++) {
          char shard[4096];
          if (snprintf(shard, sizeof(shard), "%s/%02x", c->dir, i) < (int)sizeof(shard))

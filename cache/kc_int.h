@@ -23,8 +23,9 @@
 #define KC_KEY_SEED 0x6d786a69746b6579ull /* "mxjitkey" */
 #define KC_SUM_SEED 0x6d786a697473756dull /* "mxjitsum" */
 #define KC_DEFAULT_MAX_BYTES (1ull << 30)
-#define KC_EVICT_ATTEMPTS 8      /* per publish, as Mesa disk_cache */
-#define KC_TMP_STALE_SECONDS 600 /* temp files older than this are debris */
+#define KC_EVICT_ATTEMPTS 8       /* per publish, as Mesa disk_cache */
+#define KC_TMP_STALE_SECONDS 600  /* temp files older than this are debris */
+#define KC_PROBE_PREFIX ".probe." /* kc_os_probe_dir's file in the cache root */
 #define KC_SIZE_FILE "kc_size"
 #define KC_HIT_SHARDS 16
 
@@ -139,6 +140,9 @@ int kc_os_write_tmp(kc_cache *c, const char *path, const void *buf, size_t size,
 int kc_os_commit(kc_cache *c, const char *tmp, const char *path);
 /** Pid of the process that wrote a temp file (from its name), or 0. */
 long kc_tmp_owner(const char *name);
+/** The pid in a writability probe's name ".probe.<pid>.<16 hex>" (kc_os_probe_dir, in the
+ *  cache root), or 0 when name is not one. */
+long kc_probe_owner(const char *name);
 /** Calls fn for every file in the 256 shard directories of dir, starting at shard `first`,
  *  stopping early when fn returns false or after max_shards non-empty shards. */
 typedef bool (*kc_scan_fn)(void *user, const char *path, const char *name, off_t size,

@@ -60,6 +60,20 @@ kc_is_tmp_name(const char *name)
    return n > 35 && is_hex(name, 30) && name[30] == '.' && !strcmp(name + n - 4, ".tmp");
 }
 
+/* ".probe.<pid>.<16 hex>" (kc_os_probe_dir) */
+long
+kc_probe_owner(const char *name)
+{
+   if (strncmp(name, KC_PROBE_PREFIX, strlen(KC_PROBE_PREFIX)) != 0)
+      return 0;
+   char *end = NULL;
+   const char *p = name + strlen(KC_PROBE_PREFIX);
+   if (*p < '1' || *p > '9')
+      return 0;
+   long pid = strtol(p, &end, 10);
+   return end && *end == '.' && strlen(end + 1) == 16 && is_hex(end + 1, 16) && pid > 0 ? pid : 0;
+}
+
 /* "<30 hex>.<pid>.<16 hex>.tmp" (kc_os_write_tmp) */
 long
 kc_tmp_owner(const char *name)
@@ -101,12 +115,13 @@ kc_os_mkdirs(kc_cache *c, const char *path)
 }
 
 /* Root ignores permission bits, so access(W_OK) says nothing useful: create and remove a
- * real file instead. */
+ * real file instead. A process killed between the two leaves the file: kc_prune reports and
+ * removes it like a dead writer's temp file (the pid in its name). */
 int
 kc_os_probe_dir(const char *dir)
 {
    char path[4096];
-   int n = snprintf(path, sizeof(path), "%s/.probe.%d.%016llx", dir, (int)getpid(),
+   int n = snprintf(path, sizeof(path), "%s/" KC_PROBE_PREFIX "%d.%016llx", dir, (int)getpid(),
                     (unsigned long long)kc_os_random());
    if (n < 0 || (size_t)n >= sizeof(path))
       return ENAMETOOLONG;

@@ -257,33 +257,40 @@ hip_synchronize(rt_device *dev, mxjit_stream s)
    return e ? hip_fail(h, MXJIT_ERR_DEVICE, "hipStreamSynchronize", e) : MXJIT_OK;
 }
 
-/* Average device time of `reps` launches between two events. */
+/* Device time of each of `reps` runs of the sequence (after `warmup` untimed runs), between
+ * a pair of events recorded on the sequence's stream around it (hipEventElapsedTime, ms).
+ * Each timed run is waited for before the next starts, so runs do not overlap. */
 static mxjit_status
-hip_time_launch(rt_device *dev, rt_kernel *k, const rt_launch *l, int reps, double *ms_out)
+hip_time_launches(rt_device *dev, const rt_timed_launch *seq, unsigned n, int warmup, int reps,
+                  double *ms_out)
 {
    hip_device *h = (hip_device *)dev;
    hip_event a = NULL, b = NULL;
+   hip_stream s = n ? seq[0].l.stream : NULL;
    hip_scope sc;
-   mxjit_status est = hip_enter(h, &sc);
-   if (est != MXJIT_OK)
-      return est;
+   mxjit_status st = hip_enter(h, &sc);
+   if (st != MXJIT_OK)
+      return st;
    hip_err e = h->api.hipEventCreate(&a);
    if (!e)
       e = h->api.hipEventCreate(&b);
-   if (!e)
-      e = h->api.hipEventRecord(a, l->stream);
-   mxjit_status st = e ? hip_fail(h, MXJIT_ERR_DEVICE, "hipEventCreate/Record", e) : MXJIT_OK;
-   for (int i = 0; st == MXJIT_OK && i < reps; i++)
-      st = hip_launch(dev, k, l);
-   if (st == MXJIT_OK) {
+   if (e)
+      st = hip_fail(h, MXJIT_ERR_DEVICE, "hipEventCreate", e);
+   for (int i = -warmup; st == MXJIT_OK && i < reps; i++) {
+      if (i >= 0 && (e = h->api.hipEventRecord(a, s)) != 0)
+         st = hip_fail(h, MXJIT_ERR_DEVICE, "hipEventRecord (start)", e);
+      for (unsigned j = 0; st == MXJIT_OK && j < n; j++)
+         st = hip_launch(dev, seq[j].kernel, &seq[j].l);
+      if (st != MXJIT_OK || i < 0)
+         continue;
       float ms = 0;
-      e = h->api.hipEventRecord(b, l->stream);
-      if (!e)
-         e = h->api.hipEventSynchronize(b);
-      if (!e)
-         e = h->api.hipEventElapsedTime(&ms, a, b);
-      st = e ? hip_fail(h, MXJIT_ERR_DEVICE, "hipEventElapsedTime", e) : MXJIT_OK;
-      *ms_out = reps > 0 ? ms / reps : 0;
+      if ((e = h->api.hipEventRecord(b, s)) != 0)
+         st = hip_fail(h, MXJIT_ERR_DEVICE, "hipEventRecord (stop)", e);
+      else if ((e = h->api.hipEventSynchronize(b)) != 0)
+         st = hip_fail(h, MXJIT_ERR_DEVICE, "hipEventSynchronize", e);
+      else if ((e = h->api.hipEventElapsedTime(&ms, a, b)) != 0)
+         st = hip_fail(h, MXJIT_ERR_DEVICE, "hipEventElapsedTime", e);
+      ms_out[i] = ms;
    }
    if (a)
       h->api.hipEventDestroy(a);
@@ -316,7 +323,7 @@ static const rt_device_ops hip_ops = {
    .memset = hip_memset,
    .memset_async = hip_memset_async,
    .synchronize = hip_synchronize,
-   .time_launch = hip_time_launch,
+   .time_launches = hip_time_launches,
 };
 
 /* hipDeviceProp_t's layout differs across ROCm 5/6/7 (R0000 vs R0600), so instead of

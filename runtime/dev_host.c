@@ -113,7 +113,7 @@ static const rt_device_ops host_ops = {
    .memset = host_memset,
    .synchronize = host_synchronize,
    .last_counters = NULL,
-   .time_launch = NULL,
+   .time_launches = NULL,
 };
 
 mxjit_status

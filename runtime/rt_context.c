@@ -6,6 +6,7 @@
 #include "rt_int.h"
 #include "rt_kernels.h"
 #include "rt_config.h"
+#include "rt_timing.h"
 
 #include "jt.h"
 #include "kc.h"
@@ -331,6 +332,7 @@ mxjit_ctx_destroy(mxjit_ctx *ctx)
    if (ctx->cache)
       kc_close(ctx->cache);
    rt_config_free(ctx->config);
+   rt_record_free(ctx);
    free(ctx->counts);
    rt_ctx_release_slot(ctx);
    free(ctx);

@@ -38,13 +38,13 @@ rt_bound_name(enum rt_bound b)
 #define MAX_WAVES_PER_SIMD 8
 #define L2_BYTES_PER_CLK_CU 64 /* what one CU can pull from L2/HBM per clock */
 #define LDS_BYTES_PER_CLK_CU 128
-#define DEFAULT_MFMA_PASSES 8 /* a 16x16 MFMA; 32x32 shapes take 16 */
+#define DEFAULT_MFMA_PASSES 8 /* counters that carry MFMAs but no pass counts */
 
 /* Waves per SIMD the resources allow; 0 when one workgroup does not fit. */
 static double
 occupancy(const rt_part *p, const rt_cost_in *in, double waves_per_wg)
 {
-   unsigned regs = in->vgprs + in->agprs;
+   unsigned regs = in->vgprs; /* unified: AGPRs included (.vgpr_count, gfx90a and later) */
    regs = (regs + VGPR_GRANULE - 1) / VGPR_GRANULE * VGPR_GRANULE;
    double by_regs = regs ? (double)(VGPRS_PER_SIMD / regs) : MAX_WAVES_PER_SIMD;
    if (by_regs > MAX_WAVES_PER_SIMD)
@@ -74,8 +74,8 @@ rt_cost_model(const rt_part *p, const rt_cost_in *in, rt_cost *out, char *msg, s
    out->waves_per_simd = occupancy(p, in, waves_per_wg);
    if (out->waves_per_simd <= 0) {
       snprintf(msg, msglen,
-               "cost model: a workgroup of %.0f waves with %u VGPRs + %u AGPRs and %u B of LDS "
-               "does not fit one %s CU",
+               "cost model: a workgroup of %.0f waves with %u VGPRs (%u of them AGPRs) and %u B "
+               "of LDS does not fit one %s CU",
                waves_per_wg, in->vgprs, in->agprs, in->lds_per_wg, p->name);
       return false;
    }
@@ -88,7 +88,7 @@ rt_cost_model(const rt_part *p, const rt_cost_in *in, rt_cost *out, char *msg, s
    double hbm = bytes / (bw < cu_bw ? bw : cu_bw);
    if (out->waves_per_simd < 2)
       hbm /= out->waves_per_simd / 2;
-   uint64_t passes = in->mfma_passes ? in->mfma_passes : c->mfma * DEFAULT_MFMA_PASSES;
+   uint64_t passes = c->mfma_passes || !c->mfma ? c->mfma_passes : c->mfma * DEFAULT_MFMA_PASSES;
    out->us[RT_BOUND_HBM] = hbm;
    out->us[RT_BOUND_VALU] = (double)c->valu / a / clk;
    out->us[RT_BOUND_SALU] = (double)(c->salu + c->smem + c->branch) / a / clk;

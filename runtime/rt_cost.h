@@ -11,12 +11,15 @@
  *                                             4 SIMDs: one per CU per cycle, KERNELS.md)
  *   salu  = SALU + SMEM + branch wave-instructions / A   (one scalar issue per CU per cycle)
  *   lds   = (LDS bytes / 128 B/clk + bank-conflict cycles) / A
- *   mfma  = MFMA passes x 4 cycles / 4 SIMDs / A   (passes from the ISA's per-opcode table;
- *                                                  8 per MFMA when the caller has none)
+ *   mfma  = MFMA passes x 4 cycles / 4 SIMDs / A   (passes: what the emulator counted per
+ *                                                  opcode, rt_counters.mfma_passes, from
+ *                                                  the table in emu_hazard_mfma.c; 8 per
+ *                                                  MFMA only for counters without them)
  *   issue = all wave-instructions / A          (one issue per CU per cycle, s_nop included)
  * Each cycle count is divided by the clock; the estimate is the largest term (the bound)
  * plus a fixed launch cost, and is refused (occupancy 0) when one workgroup does not fit a
- * CU. Occupancy (waves per SIMD) comes from VGPR+AGPR (granule 8 of 512 per lane), LDS per
+ * CU. Occupancy (waves per SIMD) comes from the unified VGPR count (AGPRs included, granule 8
+ * of 512 per lane), LDS per
  * workgroup against the CU's LDS, and the 8-wave hardware limit; it is reported, and a kernel
  * with fewer than 2 waves per SIMD gets its HBM term divided by occupancy/2 (too few waves in
  * flight to cover memory latency).
@@ -41,8 +44,10 @@ typedef struct rt_part {
 const rt_part *rt_part_of(const char *target);
 
 typedef struct rt_cost_in {
-   rt_counters c;
-   uint64_t mfma_passes; /* sum over executed MFMAs; 0: 8 passes each */
+   rt_counters c; /* c.mfma_passes drives the MFMA term */
+   /* vgprs: registers per lane as the code object's .vgpr_count gives them, which on CDNA3/4
+    * (one unified file) already includes the AGPRs; agprs: how many of them are AGPRs
+    * (reported only). lds_per_wg: static + dynamic LDS bytes of a workgroup. */
    unsigned vgprs, agprs, lds_per_wg;
 } rt_cost_in;
 
@@ -67,8 +72,8 @@ typedef struct rt_cost {
 
 /** Bump when a constant or formula changes: result files of `mxjit tune` record it, and a
  *  resumed sweep refuses results of another version rather than ranking them together. */
-#define RT_COST_MODEL_VERSION 1
-#define RT_COST_LAUNCH_US 2.0 /* kernel launch on an idle queue, order of magnitude */
+#define RT_COST_MODEL_VERSION 2 /* 2: MFMA passes counted per opcode (was 8 each) */
+#define RT_COST_LAUNCH_US 2.0   /* kernel launch on an idle queue, order of magnitude */
 
 const char *rt_bound_name(enum rt_bound b);
 /** Fills out; false (out->est_us 0, a message in msg) when no workgroup fits a CU or the

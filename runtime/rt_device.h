@@ -26,6 +26,11 @@ typedef struct rt_counters {
    uint64_t bytes_lds_load, bytes_lds_store;
    uint64_t bytes_smem_load;
    uint64_t lds_bank_conflicts;    /* extra cycles estimated from bank conflicts */
+   /* MFMAs by pass count (a pass = 4 cycles of the SIMD's matrix core): 2, 4, 8 and 16 passes,
+    * from the per-opcode table of emu_hazard_mfma.c (emu_mfma_passes); mfma_passes is the sum
+    * over executed MFMAs of their passes, what the cost model's MFMA term reads. */
+   uint64_t mfma_by_passes[4];
+   uint64_t mfma_passes;
    uint64_t waves, workgroups;
    double host_seconds;            /* wall time of the emulation */
 } rt_counters;
@@ -38,6 +43,12 @@ typedef struct rt_launch {
    size_t kernarg_size;
    mxjit_stream stream;
 } rt_launch;
+
+/** One launch of a timed sequence (rt_device_ops.time_launches). */
+typedef struct rt_timed_launch {
+   rt_kernel *kernel;
+   rt_launch l;
+} rt_timed_launch;
 
 typedef struct rt_device_ops {
    const char *name; /* "hip", "emu", "host" */
@@ -58,10 +69,14 @@ typedef struct rt_device_ops {
    mxjit_status (*memset_async)(rt_device *dev, mxjit_devptr dst, int v, size_t n,
                                 mxjit_stream s);
    mxjit_status (*synchronize)(rt_device *dev, mxjit_stream s);
-   /* Optional (NULL if absent): counters of the last launch; device timing in ms. */
+   /* Optional (NULL if absent): counters of the last launch. */
    void (*last_counters)(rt_device *dev, rt_counters *out);
-   mxjit_status (*time_launch)(rt_device *dev, rt_kernel *k, const rt_launch *l, int reps,
-                               double *ms_out);
+   /* Optional (NULL: the device has no clock of its own; hip only): device time of the n
+    * launches of seq, in order on seq[0].l.stream, `warmup` untimed times and then `reps`
+    * timed ones; ms_out[i] = milliseconds of timed run i between two device events. A failed
+    * launch or event call stops it with the device's message. */
+   mxjit_status (*time_launches)(rt_device *dev, const rt_timed_launch *seq, unsigned n, int warmup,
+                                 int reps, double *ms_out);
 } rt_device_ops;
 
 struct rt_device {

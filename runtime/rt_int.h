@@ -99,6 +99,7 @@ struct mxjit_ctx {
    enum rt_dry dry;                 /* RT_DRY_OFF except on a shadow (above) */
    struct rt_dry_sink *sink;        /* RT_DRY_PREPARE: where rt_run records kernel keys */
    _Atomic(mxjit_devptr) ws;        /* device workspace (rt_ctx_workspace), 0 until first use */
+   struct rt_rec *rec;              /* launch recording for device timing (rt_timing.h), or NULL */
 };
 
 /** MXJIT_OK if ctx is a successfully created context; else sets/returns INVALID_ARG. Used by

@@ -14,6 +14,7 @@
 #include "jt.h"
 #include "rt_manifest.h"
 #include "rt_run.h"
+#include "rt_timing.h"
 
 #include <llvm-c/Core.h>
 
@@ -450,13 +451,16 @@ rt_kernel_launch(mxjit_ctx *ctx, const rt_lkernel *k, const uint32_t grid[3],
       .kernarg_size = kernarg_size,
       .stream = stream,
    };
-   mxjit_status st = ctx->dev->ops->launch(ctx->dev, k->kernel, &l);
-   return st == MXJIT_OK ? st : rt_error_from_device(ctx, st);
+   return rt_kernel_launch_ex(ctx, k, &l);
 }
 
 mxjit_status
 rt_kernel_launch_ex(mxjit_ctx *ctx, const rt_lkernel *k, const rt_launch *l)
 {
    mxjit_status st = ctx->dev->ops->launch(ctx->dev, k->kernel, l);
-   return st == MXJIT_OK ? st : rt_error_from_device(ctx, st);
+   if (st != MXJIT_OK)
+      return rt_error_from_device(ctx, st);
+   if (ctx->rec) /* `mxjit run --time`: the op's launches, replayed between device events */
+      rt_record_launch(ctx, k->kernel, l);
+   return MXJIT_OK;
 }

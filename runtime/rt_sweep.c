@@ -208,7 +208,7 @@ struct parse {
    rt_sweep *s;
    yaml_node_t *grid, *cons, *probs, *fam;
    rt_sweep_problem *p;
-   bool seen_run, seen_class, seen_shape;
+   bool seen_run, seen_class, seen_shape, warmup_set;
 };
 
 static mxjit_status
@@ -413,6 +413,18 @@ root_pair(rt_yaml *y, void *user, const char *key, yaml_node_t *k, yaml_node_t *
    } else if (key && !strcmp(key, "repetitions")) {
       st = rt_yaml_int(y, v, key, 1, 1000, &x);
       s->reps = (unsigned)x;
+   } else if (key && !strcmp(key, "warmup")) {
+      st = rt_yaml_int(y, v, key, 0, 1000, &x);
+      s->warmup = (unsigned)x;
+      ps->warmup_set = true;
+   } else if (key && !strcmp(key, "check")) {
+      if (val && !strcmp(val, "device"))
+         s->check = RT_CHECK_DEVICE;
+      else if (val && !strcmp(val, "emulator"))
+         s->check = RT_CHECK_EMULATOR;
+      else
+         return rt_yaml_fail(y, v, "check: '%s' is not device or emulator",
+                             val ? val : "(non-scalar)");
    } else if (key && !strcmp(key, "seed")) {
       st = rt_yaml_int(y, v, key, 0, INT64_MAX, &x);
       s->seed = (uint64_t)x;
@@ -425,7 +437,7 @@ root_pair(rt_yaml *y, void *user, const char *key, yaml_node_t *k, yaml_node_t *
    } else {
       return rt_yaml_fail(y, k,
                           "unknown top-level key '%s' (use family, target, metric, "
-                          "repetitions, seed, grid, constraints, problems)",
+                          "check, repetitions, warmup, seed, grid, constraints, problems)",
                           key ? key : "(non-scalar)");
    }
    return st;
@@ -475,7 +487,8 @@ rt_sweep_load(const char *path, rt_sweep **out, char *msg, size_t msglen)
    else
       st = rt_yaml_each_pair(&y, root, root_pair, &ps);
    if (st == MXJIT_OK) {
-      s->reps = s->reps ? s->reps : 1;
+      s->reps = s->reps ? s->reps : s->metric == RT_METRIC_DEVICE ? 10 : 1;
+      s->warmup = ps.warmup_set ? s->warmup : 2;
       if (!s->family || !s->target || !ps.grid || !ps.probs)
          st = rt_yaml_fail(&y, root, "a sweep needs family, target, grid and problems");
    }

@@ -46,12 +46,18 @@ typedef struct rt_sweep_problem {
 struct rt_expr;
 
 typedef enum rt_sweep_metric { RT_METRIC_MODEL, RT_METRIC_DEVICE } rt_sweep_metric;
+/* Where a candidate's result is checked against the host reference before it is measured
+ * (metric: device; the model always checks on the emulator): on the emulator, running the
+ * same code object, or on the device that times it. */
+typedef enum rt_sweep_check { RT_CHECK_DEVICE, RT_CHECK_EMULATOR } rt_sweep_check;
 
 typedef struct rt_sweep {
    const tpl_family *family;
    const struct jt_target *target;
    rt_sweep_metric metric;
-   unsigned reps;
+   rt_sweep_check check;
+   unsigned reps;   /* timed runs per candidate (metric: device; default 10) */
+   unsigned warmup; /* untimed runs before them (metric: device; default 2) */
    uint64_t seed;
    rt_sweep_axis axis[16];
    unsigned naxes;

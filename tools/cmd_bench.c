@@ -407,10 +407,11 @@ be_now_ms(void)
 }
 
 /* Assembles, loads and launches r `reps` times after a warm-up launch (which also decodes);
- * median ms and wave-instructions/s into ms / minst. Returns a message or NULL. */
+ * median ms and wave-instructions/s into ms / minst, the launch's MFMA passes (the emulator's
+ * per-opcode count) into passes. Returns a message or NULL. */
 static const char *
-be_measure(const char *target, const be_run *r, int reps, double *ms, double *minst, char *err,
-           size_t errlen)
+be_measure(const char *target, const be_run *r, int reps, double *ms, double *minst,
+           uint64_t *passes, char *err, size_t errlen)
 {
    void *hsaco = NULL;
    size_t hsize = 0;
@@ -461,6 +462,7 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
    } else {
       *ms = cu_median(v + 1, reps);
       *minst = (double)c.total / (*ms * 1e3);
+      *passes = c.mfma_passes;
    }
    free(v);
    if (mod)
@@ -487,10 +489,11 @@ bench_emu_loops(int reps, int json)
    int printed = 0;
    for (int i = 0; i < 4; i++) {
       double ms = 0, minst = 0;
+      uint64_t passes = 0;
       char err[300] = "";
       if (be_only && strcmp(be_only, runs[i].name))
          continue;
-      const char *m = be_measure("gfx942", &runs[i], reps, &ms, &minst, err, sizeof(err));
+      const char *m = be_measure("gfx942", &runs[i], reps, &ms, &minst, &passes, err, sizeof(err));
       const char *what = whats[runs[i].kind];
       if (m && m != err)
          snprintf(err, sizeof(err), "%s", m);
@@ -502,6 +505,8 @@ bench_emu_loops(int reps, int json)
       else
          printf("emulator gfx942, %s: %.2f ms, %.2f M wave-instructions/s (1 thread)\n", what, ms,
                 minst);
+      if (!json && !m && passes)
+         printf("  MFMA passes per launch: %llu\n", (unsigned long long)passes);
    }
 }
 

@@ -5,7 +5,8 @@
  * difference of the two runs' counters divided by 8 stages and 4 waves is one steady-state
  * K iteration of one wave (the prologue, the tile search and the epilogue cancel out).
  * --param mode=1 l_kc=0 r_kc=0 measures the wgrad layout (both operands p/q-contiguous).
- * Printed per target: wave-instructions per iteration by class, non-MFMA VALU per MFMA, LDS
+ * Printed per target: wave-instructions per iteration by class, non-MFMA VALU per MFMA, MFMA
+ * passes (the emulator's per-opcode count), LDS
  * bank conflicts, operand bytes read from LDS per MFMA (ideal: the tile's (bm/2 + bn/2) x bk
  * per wave over its MFMAs), registers, scratch, cold compile ms and emulator wall time.
  */
@@ -187,6 +188,10 @@ gemm_loop_target(const char *target, char **kv, int nkv)
           "%.1f; LDS bytes read per MFMA %.1f (ideal %.1f); global bytes per MFMA %.1f\n",
           valu / mfma, (DIFF(total) - mfma) / mfma, DIFF(lds_bank_conflicts),
           DIFF(bytes_lds_load) / mfma, ideal, DIFF(bytes_global_load) / mfma);
+   /* passes from the emulator's per-opcode table (emu_hazard_mfma.c), 4 cycles each */
+   printf("  MFMA passes %.1f per K iteration (%.2f per MFMA): %.0f matrix-core cycles of the "
+          "wave's SIMD\n",
+          DIFF(mfma_passes), DIFF(mfma_passes) / mfma, 4 * DIFF(mfma_passes));
    printf("  %u VGPRs (unified, AGPRs included: %u), %u SGPRs, %u B LDS, %u B scratch; cold "
           "compile %.0f ms; emulator %.3f s for the 12-stage tile\n",
           k->meta.vgpr_count, k->meta.agpr_count, k->meta.sgpr_count, k->meta.group_segment_size,

@@ -84,8 +84,8 @@ substitute(const char *work, const char *tag, const char *run, char **argv, int 
 }
 
 int
-cc_run(const char *work, const char *tag, const char *run, const char *target, bool counters,
-       const char *const *env, char *out, size_t cap)
+cc_run(const char *work, const char *tag, const char *run, const char *target, const char *device,
+       const char *const *extra, const char *const *env, char *out, size_t cap)
 {
    char buf[4096];
    char *argv[72];
@@ -94,11 +94,11 @@ cc_run(const char *work, const char *tag, const char *run, const char *target, b
    argv[argc++] = "run";
    argc += substitute(work, tag, run, argv + argc, 60, buf, sizeof(buf));
    argv[argc++] = "--device";
-   argv[argc++] = "emu";
+   argv[argc++] = (char *)device;
    argv[argc++] = "--target";
    argv[argc++] = (char *)target;
-   if (counters)
-      argv[argc++] = "--counters";
+   for (int i = 0; extra && extra[i] && argc < 71; i++)
+      argv[argc++] = (char *)extra[i];
    argv[argc] = NULL;
    int fds[2];
    if (pipe(fds) != 0)

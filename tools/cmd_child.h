@@ -15,12 +15,14 @@
 int cc_make_inputs(const char *cmd, const char *work, const char *tag, const rt_sweep_input *in,
                    unsigned nin, uint64_t seed);
 
-/** Runs `mxjit run <run> --device emu --target <target> [--counters]` as a child of this
+/** Runs `mxjit run <run> --device <device> --target <target> <extra...>` as a child of this
  *  program, {name} in run replaced by work/<tag>.<name>.bin and {out:name} by
- *  work/out.<name>.bin. env: NULL-terminated "NAME=value" settings for the child; "NAME="
- *  unsets NAME. out gets the child's stdout and stderr. Returns its exit status, or -1 when
- *  it could not run or died. */
-int cc_run(const char *work, const char *tag, const char *run, const char *target, bool counters,
-           const char *const *env, char *out, size_t cap);
+ *  work/out.<name>.bin. extra: NULL-terminated further arguments ("--counters"), or NULL.
+ *  env: NULL-terminated "NAME=value" settings for the child; "NAME=" unsets NAME; the rest
+ *  of the environment is inherited. out gets the child's stdout and stderr. Returns its exit
+ *  status, or -1 when it could not run or died. */
+int cc_run(const char *work, const char *tag, const char *run, const char *target,
+           const char *device, const char *const *extra, const char *const *env, char *out,
+           size_t cap);
 
 #endif

@@ -165,7 +165,7 @@ plan_runs(const char *manifest, rt_manifest *m)
          rc = 1;
          break;
       }
-      int st = cc_run(work, tag, r->run, r->target->name, false, env, out, sizeof(out));
+      int st = cc_run(work, tag, r->run, r->target->name, "emu", NULL, env, out, sizeof(out));
       if (st != 0) {
          fprintf(stderr,
                  "mxjit precompile: %s:%u: `mxjit run %s` failed on the emulator for "

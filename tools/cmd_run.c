@@ -11,6 +11,7 @@
 #include "op_int.h"
 #include "rt_int.h"
 #include "rt_run.h"
+#include "rt_timing.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -26,7 +27,10 @@
 static const char run_usage[] =
    "usage: mxjit run <op> [options] [--device host|emu|hip|auto] [--target gfx942|gfx950]\n"
    "                [--counters] (print what the emulator counted: instructions by class,\n"
-   "                bytes moved)\n"
+   "                bytes moved, MFMA passes)\n"
+   "                [--time N [--warmup W]] (hip device: after the run, replay the op's\n"
+   "                kernel launches W times (default 2), then N times between HIP events;\n"
+   "                prints the median, min and max device time)\n"
    "\n"
    "Files are raw little-endian row-major arrays without header (tests/golden/README.md).\n"
    "Shapes are written AxBxC. --device defaults to auto (HIP if present, else the emulator);\n"
@@ -82,7 +86,7 @@ static void print_counters(run_ctx *r);
 
 /* Options every op takes. Legend of the option lists: a name alone takes a value; a trailing
  * '<' marks an input file, '>' an output file, '!' a flag without value. */
-static const char common_opts[] = "device target counters!";
+static const char common_opts[] = "device target counters! time warmup";
 
 /* Kind of option `name` in `spec` (' ', '<', '>' or '!'), or 0 when the spec lacks it. */
 static char
@@ -963,7 +967,8 @@ print_counters(run_ctx *r)
            "%s: %llu wave-instructions (VALU %llu, SALU %llu, MFMA %llu, VMEM load %llu, "
            "VMEM store %llu, SMEM %llu, DS %llu, branch %llu, waitcnt %llu, other %llu)\n"
            "          global %llu B loaded, %llu B stored; LDS %llu B loaded, %llu B stored; "
-           "LDS bank conflicts %llu; %llu waves in %llu workgroups; %.3f ms on the host\n",
+           "LDS bank conflicts %llu; %llu waves in %llu workgroups; %.3f ms on the host\n"
+           "          MFMA passes %llu (MFMAs of 2 passes %llu, 4 %llu, 8 %llu, 16 %llu)\n",
            label, (unsigned long long)c.total, (unsigned long long)c.valu,
            (unsigned long long)c.salu, (unsigned long long)c.mfma, (unsigned long long)c.vmem_load,
            (unsigned long long)c.vmem_store, (unsigned long long)c.smem,
@@ -972,7 +977,65 @@ print_counters(run_ctx *r)
            (unsigned long long)c.bytes_global_load, (unsigned long long)c.bytes_global_store,
            (unsigned long long)c.bytes_lds_load, (unsigned long long)c.bytes_lds_store,
            (unsigned long long)c.lds_bank_conflicts, (unsigned long long)c.waves,
-           (unsigned long long)c.workgroups, c.host_seconds * 1e3);
+           (unsigned long long)c.workgroups, c.host_seconds * 1e3,
+           (unsigned long long)c.mfma_passes, (unsigned long long)c.mfma_by_passes[0],
+           (unsigned long long)c.mfma_by_passes[1], (unsigned long long)c.mfma_by_passes[2],
+           (unsigned long long)c.mfma_by_passes[3]);
+}
+
+/* --time N [--warmup W]: checked before the op runs (so a refusal costs nothing), the op's
+ * launches recorded during its call and replayed between device events after it. */
+static int
+time_check(run_ctx *r, int *reps, int *warmup)
+{
+   int err = 0;
+   *reps = (int)num(r, "time", 1, 100000, 0, &err);
+   *warmup = (int)num(r, "warmup", 0, 10000, 2, &err);
+   if (err)
+      return err;
+   if (!opt(r, "time"))
+      return opt(r, "warmup") ? bad(r, "--warmup goes with --time%s%s", "", "") : 0;
+   if (opt(r, "counters"))
+      return bad(r, "--counters comes from the emulator and --time from a GPU's clock: use "
+                    "one%s%s", "", "");
+   if (mxjit_ctx_device(r->ctx) != MXJIT_DEVICE_HIP)
+      return bad(r, "--time measures device time with HIP events, and this run is on the %s "
+                    "device, which has no clock of its own; on the emulator use --counters (the "
+                    "cost model of `mxjit tune` with metric: model estimates time from them)",
+                 rt_ctx_device(r->ctx)->ops->name, "");
+   mxjit_status st = rt_record_begin(r->ctx);
+   return st == MXJIT_OK ? 0 : fail_st(r, st);
+}
+
+static int
+cmp_ms(const void *a, const void *b)
+{
+   double x = *(const double *)a, y = *(const double *)b;
+   return x < y ? -1 : x > y;
+}
+
+/* Replays what the op launched; exit status 3 when that fails (the op itself ran). */
+static int
+time_op(run_ctx *r, int reps, int warmup)
+{
+   unsigned n = rt_record_end(r->ctx);
+   double *ms = n ? calloc((size_t)reps, sizeof(double)) : NULL;
+   mxjit_status st = !n ? MXJIT_ERR_UNSUPPORTED
+                     : ms ? rt_record_time(r->ctx, warmup, reps, ms)
+                          : MXJIT_ERR_NOMEM;
+   if (st != MXJIT_OK) {
+      fprintf(stderr, "mxjit run %s: timing failed: %s: %s\n", r->op, mxjit_status_name(st),
+              !n || ms ? mxjit_ctx_last_error(r->ctx) : "out of host memory");
+      free(ms);
+      return 3;
+   }
+   qsort(ms, (size_t)reps, sizeof(double), cmp_ms);
+   double med = reps % 2 ? ms[reps / 2] : (ms[reps / 2 - 1] + ms[reps / 2]) / 2;
+   printf("device time: median %.4f us over %d reps (min %.4f, max %.4f; %d warm-up; %u "
+          "launches per rep; HIP events)\n",
+          med * 1e3, reps, ms[0] * 1e3, ms[reps - 1] * 1e3, warmup, n);
+   free(ms);
+   return 0;
 }
 
 int
@@ -1002,6 +1065,9 @@ cmd_run(int argc, char **argv)
       rc = check_files(&r);
    if (rc == 0)
       rc = open_ctx(&r);
+   int reps = 0, warmup = 0;
+   if (rc == 0)
+      rc = time_check(&r, &reps, &warmup);
    if (rc == 0)
       rc = run_ops[which].fn(&r);
    /* all outputs or none: they appear under their names only once every one was written */
@@ -1016,6 +1082,8 @@ cmd_run(int argc, char **argv)
    }
    if (rc == 0 && opt(&r, "counters"))
       print_counters(&r);
+   if (rc == 0 && reps)
+      rc = time_op(&r, reps, warmup); /* the device buffers are still allocated */
    for (int i = 0; i < r.nbufs; i++)
       mxjit_free(r.ctx, r.bufs[i]);
    mxjit_ctx_destroy(r.ctx);

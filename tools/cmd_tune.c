@@ -8,8 +8,17 @@
  * (MXJIT_CHECK=1: the op's output is compared byte for byte with the host reference, so a
  * wrong candidate is rejected before it is measured), with the candidate forced through a
  * tuned table whose one entry matches every shape (MXJIT_CONFIG_DIR). The child's counters
- * and the code object's resources go through the cost model (runtime/rt_cost.h). The
- * outputs are computed from the results file alone, so a resumed sweep ends with the same
+ * and the code object's resources go through the cost model (runtime/rt_cost.h).
+ *
+ * metric: device times each candidate on the GPU instead: a second child, `mxjit run --device
+ * hip --time N --warmup W`, runs the op once (in check mode with check: device, the default)
+ * and replays its kernel launches between HIP events (runtime/rt_timing.h); the median of the
+ * N runs ranks. With check: emulator the candidate is first checked (and modelled) on the
+ * emulator as above, then timed without check mode. A candidate whose launch or timing fails
+ * is recorded as failed with the device's message, and the sweep goes on. The emulator has
+ * no device clock, so metric: device without a GPU is refused up front.
+ *
+ * The outputs are computed from the results file alone, so a resumed sweep ends with the same
  * files as an uninterrupted one.
  */
 #include "cmd.h"
@@ -38,7 +47,9 @@ usage(FILE *f)
    fprintf(f, "usage: mxjit tune SWEEP.yaml [-o PREFIX]\n"
               "Runs every grid point of the sweep (format: configs/README.md) on every problem,\n"
               "checked bit-exactly against the host reference, measured with the emulator's\n"
-              "cost model. Writes PREFIX.jsonl (appended as results come; a rerun resumes),\n"
+              "cost model (metric: model) or HIP events on the GPU (metric: device: median of\n"
+              "`repetitions` runs after `warmup`). Writes PREFIX.jsonl (appended as results come; "
+              "a rerun resumes),\n"
               "PREFIX.tuned.yaml, PREFIX.svg; prints a ranked table. PREFIX defaults to the\n"
               "sweep file's name without .yaml.\n");
 }
@@ -112,14 +123,18 @@ static bool
 parse_counters(const char *out, rt_counters *c)
 {
    const char *p = strstr(out, "counters: ");
-   unsigned long long v[18];
-   if (!p || sscanf(p,
-                    "counters: %llu wave-instructions (VALU %llu, SALU %llu, MFMA %llu, VMEM "
-                    "load %llu, VMEM store %llu, SMEM %llu, DS %llu, branch %llu, waitcnt %llu, "
-                    "other %llu) global %llu B loaded, %llu B stored; LDS %llu B loaded, %llu B "
-                    "stored; LDS bank conflicts %llu; %llu waves in %llu workgroups",
-                    &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10],
-                    &v[11], &v[12], &v[13], &v[14], &v[15], &v[16], &v[17]) != 18)
+   const char *q = p ? strstr(p, "MFMA passes ") : NULL;
+   unsigned long long v[18], m[5];
+   if (!p || !q ||
+       sscanf(p,
+              "counters: %llu wave-instructions (VALU %llu, SALU %llu, MFMA %llu, VMEM "
+              "load %llu, VMEM store %llu, SMEM %llu, DS %llu, branch %llu, waitcnt %llu, "
+              "other %llu) global %llu B loaded, %llu B stored; LDS %llu B loaded, %llu B "
+              "stored; LDS bank conflicts %llu; %llu waves in %llu workgroups",
+              &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11],
+              &v[12], &v[13], &v[14], &v[15], &v[16], &v[17]) != 18 ||
+       sscanf(q, "MFMA passes %llu (MFMAs of 2 passes %llu, 4 %llu, 8 %llu, 16 %llu)", &m[0], &m[1],
+              &m[2], &m[3], &m[4]) != 5)
       return false;
    *c = (rt_counters){.total = v[0],
                       .valu = v[1],
@@ -138,21 +153,30 @@ parse_counters(const char *out, rt_counters *c)
                       .bytes_lds_store = v[14],
                       .lds_bank_conflicts = v[15],
                       .waves = v[16],
-                      .workgroups = v[17]};
+                      .workgroups = v[17],
+                      .mfma_passes = m[0],
+                      .mfma_by_passes = {m[1], m[2], m[3], m[4]}};
    return true;
 }
 
-/* The candidate's child: check mode, the candidate's tuned table, a fresh cache and miss log
- * (so it compiles its kernel and names it), no overlays. */
+/* The candidate's child: the candidate's tuned table, a fresh cache and miss log (so it
+ * compiles its kernel and names it), no overlays. On the emulator (timed false) in check mode
+ * with --counters; on the GPU (timed) with --time, in check mode when `check`. */
 static int
-run_child(struct tune *t, const rt_sweep_problem *pr, char *out, size_t cap)
+run_child(struct tune *t, const rt_sweep_problem *pr, bool timed, bool check, char *out, size_t cap)
 {
-   char cfg[600], miss[600], cache[600];
+   char cfg[600], miss[600], cache[600], reps[16], warm[16];
    snprintf(cfg, sizeof(cfg), "MXJIT_CONFIG_DIR=%s/cfg", t->work);
    snprintf(miss, sizeof(miss), "MXJIT_MISS_LOG=%s/miss.yaml", t->work);
    snprintf(cache, sizeof(cache), "MXJIT_CACHE_DIR=%s/cache", t->work);
-   const char *env[] = {cfg, miss, cache, "MXJIT_CHECK=1", "MXJIT_OVERLAY_PATH=", NULL};
-   return cc_run(t->work, pr->name, pr->run, t->s->target->name, true, env, out, cap);
+   snprintf(reps, sizeof(reps), "%u", t->s->reps);
+   snprintf(warm, sizeof(warm), "%u", t->s->warmup);
+   const char *env[] = {
+       cfg, miss, cache, check ? "MXJIT_CHECK=1" : "MXJIT_CHECK=", "MXJIT_OVERLAY_PATH=", NULL};
+   const char *const counters[] = {"--counters", NULL};
+   const char *const time[] = {"--time", reps, "--warmup", warm, NULL};
+   return cc_run(t->work, pr->name, pr->run, t->s->target->name, timed ? "hip" : "emu",
+                 timed ? time : counters, env, out, cap);
 }
 
 /* The kernel the child compiled for the sweep's family (its miss log names the full params,
@@ -212,22 +236,40 @@ fresh_child_state(struct tune *t)
    unlink(p);
 }
 
-/* The result line of one candidate: fixed fields and formats, so reruns write the same
- * bytes. */
+/* The first line of what went wrong (the child's own "mxjit run" message when it printed one
+ * after warnings), quotes and backslashes dropped, the temporary directory (which differs per
+ * run) written <tmp>. */
 static void
-measure(struct tune *t, const rt_sweep_problem *pr, const char *ser, char *line, size_t cap)
+why_of(const struct tune *t, const char *why, char *w, size_t cap)
+{
+   const char *m = strstr(why, "mxjit run ");
+   if (m && (m == why || m[-1] == '\n'))
+      why = m;
+   size_t n = 0, wl = strlen(t->work);
+   for (const char *p = why; *p && *p != '\n' && n + 6 < cap; p++) {
+      if (!strncmp(p, t->work, wl)) {
+         memcpy(w + n, "<tmp>", 5);
+         n += 5;
+         p += wl - 1;
+      } else if (*p != '"' && *p != '\\' && (unsigned char)*p >= 0x20) {
+         w[n++] = *p;
+      }
+   }
+   w[n] = '\0';
+}
+
+/* The emulator run of a candidate: checked against the host reference, its counters through
+ * the cost model. 0 with the model's JSON fields in f; else -1 with the reason in why. */
+static int
+model_fields(struct tune *t, const rt_sweep_problem *pr, char *f, size_t cap, char *why,
+             size_t wcap)
 {
    static char out[1 << 16];
    char msg[1024] = "", kernel[512] = "";
    jc_kernel_meta m = {0};
    rt_cost_in in = {0};
    rt_cost c;
-   int rc = -1;
-   fresh_child_state(t);
-   if (force_params(t, ser) != 0)
-      snprintf(out, sizeof(out), "cannot write the forced config in %s", t->work);
-   else
-      rc = run_child(t, pr, out, sizeof(out));
+   int rc = run_child(t, pr, false, true, out, sizeof(out));
    if (rc == 0 && resources(t, kernel, sizeof(kernel), &m, msg, sizeof(msg)) != MXJIT_OK) {
       snprintf(out, sizeof(out), "%s", msg);
       rc = -1;
@@ -237,39 +279,88 @@ measure(struct tune *t, const rt_sweep_problem *pr, const char *ser, char *line,
    in.lds_per_wg = m.group_segment_size;
    if (rc == 0 && parse_counters(out, &in.c) &&
        rt_cost_model(rt_part_of(t->s->target->name), &in, &c, msg, sizeof(msg))) {
-      snprintf(line, cap,
-               "{\"problem\":\"%s\",\"params\":\"%s\",\"status\":\"ok\",\"model\":%d,"
-               "\"est_us\":%.4f,"
+      snprintf(f, cap,
+               "\"model\":%d,\"est_us\":%.4f,"
                "\"bound\":\"%s\",\"hbm_us\":%.4f,\"valu_us\":%.4f,\"salu_us\":%.4f,"
                "\"lds_us\":%.4f,\"mfma_us\":%.4f,\"issue_us\":%.4f,\"waves_per_simd\":%.2f,"
-               "\"vgprs\":%u,\"agprs\":%u,\"lds\":%u,\"wave_instr\":%llu,\"bytes\":%llu,"
-               "\"kernel\":\"%s\"}\n",
-               pr->name, ser, RT_COST_MODEL_VERSION, c.est_us, rt_bound_name(c.bound),
-               c.us[RT_BOUND_HBM], c.us[RT_BOUND_VALU], c.us[RT_BOUND_SALU], c.us[RT_BOUND_LDS],
-               c.us[RT_BOUND_MFMA], c.us[RT_BOUND_ISSUE], c.waves_per_simd, in.vgprs, in.agprs,
-               in.lds_per_wg, (unsigned long long)in.c.total,
+               "\"vgprs\":%u,\"agprs\":%u,\"lds\":%u,\"wave_instr\":%llu,\"mfma_passes\":%llu,"
+               "\"bytes\":%llu,\"kernel\":\"%s\"",
+               RT_COST_MODEL_VERSION, c.est_us, rt_bound_name(c.bound), c.us[RT_BOUND_HBM],
+               c.us[RT_BOUND_VALU], c.us[RT_BOUND_SALU], c.us[RT_BOUND_LDS], c.us[RT_BOUND_MFMA],
+               c.us[RT_BOUND_ISSUE], c.waves_per_simd, in.vgprs, in.agprs, in.lds_per_wg,
+               (unsigned long long)in.c.total, (unsigned long long)in.c.mfma_passes,
                (unsigned long long)(in.c.bytes_global_load + in.c.bytes_global_store), kernel);
-      return;
+      return 0;
    }
-   /* rejected: the first line of what went wrong, quotes and backslashes dropped */
-   const char *why = rc == 0 ? (msg[0] ? msg : "no counters in the output") : out;
-   char w[800];
-   size_t n = 0;
-   size_t wl = strlen(t->work);
-   for (const char *p = why; *p && *p != '\n' && n + 6 < sizeof(w); p++) {
-      if (!strncmp(p, t->work, wl)) { /* the temporary directory differs per run */
-         memcpy(w + n, "<tmp>", 5);
-         n += 5;
-         p += wl - 1;
-      } else if (*p != '"' && *p != '\\' && (unsigned char)*p >= 0x20) {
-         w[n++] = *p;
-      }
+   why_of(t, rc == 0 ? (msg[0] ? msg : "no counters in the output") : out, why, wcap);
+   return -1;
+}
+
+/* The GPU run of a candidate: `mxjit run --time` replays the op's launches between HIP events
+ * (in check mode first when the sweep checks on the device). 0 with the timing fields in f
+ * (and, with check: device, the kernel's resources when the child's cache has them); else -1 with
+ * the reason in why and *status "rejected" (the check failed) or "failed" (it could not run or be
+ * timed). */
+static int
+device_fields(struct tune *t, const rt_sweep_problem *pr, char *f, size_t cap, char *why,
+              size_t wcap, const char **status)
+{
+   static char out[1 << 16];
+   int rc = run_child(t, pr, true, t->s->check == RT_CHECK_DEVICE, out, sizeof(out));
+   const char *p = strstr(out, "device time: ");
+   double med, lo, hi;
+   int reps, warm;
+   unsigned n;
+   if (rc == 0 && p &&
+       sscanf(p,
+              "device time: median %lf us over %d reps (min %lf, max %lf; %d warm-up; %u "
+              "launches",
+              &med, &reps, &lo, &hi, &warm, &n) == 6) {
+      char kernel[512] = "", msg[256];
+      jc_kernel_meta m = {0};
+      int k = (int)snprintf(f, cap,
+                            "\"metric\":\"device\",\"device_us\":%.4f,\"min_us\":%.4f,"
+                            "\"max_us\":%.4f,\"reps\":%d,\"warmup\":%d,\"launches\":%u",
+                            med, lo, hi, reps, warm, n);
+      /* with check: emulator the model's fields name the kernel and its resources already */
+      if (t->s->check == RT_CHECK_DEVICE && k > 0 && (size_t)k < cap &&
+          resources(t, kernel, sizeof(kernel), &m, msg, sizeof(msg)) == MXJIT_OK)
+         snprintf(f + k, cap - (size_t)k, ",\"vgprs\":%u,\"agprs\":%u,\"lds\":%u,\"kernel\":\"%s\"",
+                  m.vgpr_count, m.agpr_count, m.group_segment_size, kernel);
+      return 0;
    }
-   w[n] = '\0';
-   snprintf(line, cap,
-            "{\"problem\":\"%s\",\"params\":\"%s\",\"status\":\"rejected\","
-            "\"why\":\"%s\"}\n",
-            pr->name, ser, w);
+   *status = strstr(out, mxjit_status_name(MXJIT_ERR_CHECK)) ? "rejected" : "failed";
+   why_of(t, rc == 0 ? "no device time in the output" : rc < 0 ? "the child died" : out, why, wcap);
+   return -1;
+}
+
+/* The result line of one candidate: fixed fields and formats, so reruns write the same
+ * bytes. A candidate that cannot run is a line with its status and reason, never an end of
+ * the sweep. */
+static void
+measure(struct tune *t, const rt_sweep_problem *pr, const char *ser, char *line, size_t cap)
+{
+   char model[2048] = "", dev[1024] = "", why[800] = "";
+   const char *status = "rejected";
+   bool device = t->s->metric == RT_METRIC_DEVICE;
+   int rc = 0;
+   fresh_child_state(t);
+   if (force_params(t, ser) != 0) {
+      snprintf(why, sizeof(why), "cannot write the forced config in <tmp>");
+      rc = -1;
+   }
+   /* the model checks on the emulator; so does the device metric with check: emulator */
+   if (rc == 0 && (!device || t->s->check == RT_CHECK_EMULATOR))
+      rc = model_fields(t, pr, model, sizeof(model), why, sizeof(why));
+   if (rc == 0 && device)
+      rc = device_fields(t, pr, dev, sizeof(dev), why, sizeof(why), &status);
+   if (rc == 0)
+      snprintf(line, cap, "{\"problem\":\"%s\",\"params\":\"%s\",\"status\":\"ok\",%s%s%s}\n",
+               pr->name, ser, dev, dev[0] && model[0] ? "," : "", model);
+   else
+      snprintf(line, cap,
+               "{\"problem\":\"%s\",\"params\":\"%s\",\"status\":\"%s\",\"why\":\"%s\"}\n",
+               pr->name, ser, status, why);
 }
 
 /* The candidate's identity: its grid axes, "waves=4;load=8;" (the problem decides the
@@ -291,7 +382,7 @@ axes_of(const rt_sweep *s, const void *params, char *out, size_t cap)
 
 struct row {
    char problem[64], params[512], bound[8];
-   int ok;
+   int ok, failed;    /* failed: could not run or be timed (metric: device) */
    double est, issue; /* issue: the tie-break between candidates at one bound */
    unsigned vgprs;
    double occ;
@@ -314,9 +405,11 @@ field(const char *line, const char *key, char *dst, size_t cap)
    return true;
 }
 
-/* Reads every complete line; a torn last line (killed mid-write) is cut off the file. */
+/* Reads every complete line; a torn last line (killed mid-write) is cut off the file. Rows
+ * measured another way (metric, cost model version) fail with *err EXDEV / ESTALE. est: the
+ * device median (metric: device) or the model's estimate, in microseconds. */
 static struct row *
-read_results(const char *path, size_t *n, int *err)
+read_results(const char *path, rt_sweep_metric metric, size_t *n, int *err)
 {
    *n = 0;
    *err = 0;
@@ -350,12 +443,22 @@ read_results(const char *path, size_t *n, int *err)
          break;
       }
       r->ok = !strcmp(st, "ok");
-      if (r->ok && (!field(line, "model", num, sizeof(num)) ||
-                    strtol(num, NULL, 10) != RT_COST_MODEL_VERSION)) {
+      r->failed = !strcmp(st, "failed");
+      char how[16] = "model";
+      field(line, "metric", how, sizeof(how));
+      bool dev = !strcmp(how, "device");
+      if (r->ok && dev != (metric == RT_METRIC_DEVICE)) {
+         *err = EXDEV;
+         break;
+      }
+      /* model fields: all of a model row; a device row has them with check: emulator */
+      bool has_model = field(line, "model", num, sizeof(num));
+      if (r->ok &&
+          ((!dev && !has_model) || (has_model && strtol(num, NULL, 10) != RT_COST_MODEL_VERSION))) {
          *err = ESTALE;
          break;
       }
-      if (r->ok && field(line, "est_us", num, sizeof(num)))
+      if (r->ok && field(line, dev ? "device_us" : "est_us", num, sizeof(num)))
          r->est = strtod(num, NULL);
       if (r->ok && field(line, "issue_us", num, sizeof(num)))
          r->issue = strtod(num, NULL);
@@ -388,7 +491,8 @@ progress(struct tune *t, const char *problem, const char *ser, const char *line)
    t->done++;
    char est[32] = "", st[16] = "";
    field(line, "status", st, sizeof(st));
-   field(line, "est_us", est, sizeof(est));
+   if (!field(line, "device_us", est, sizeof(est)))
+      field(line, "est_us", est, sizeof(est));
    if (t->tty) {
       double el = (cu_now_ms() - t->t0) / 1000.0;
       fprintf(stderr, "\r\033[K[%llu/%llu] eta %.0fs  %s %s %s", (unsigned long long)t->done,
@@ -398,7 +502,11 @@ progress(struct tune *t, const char *problem, const char *ser, const char *line)
          fputc('\n', stderr);
    } else {
       printf("tune: [%llu/%llu] %s %s: %s%s%s\n", (unsigned long long)t->done,
-             (unsigned long long)t->total, problem, ser, st, est[0] ? " est_us " : "", est);
+             (unsigned long long)t->total, problem, ser, st,
+             !est[0]                            ? ""
+             : t->s->metric == RT_METRIC_DEVICE ? " device_us "
+                                                : " est_us ",
+             est);
    }
 }
 
@@ -455,12 +563,14 @@ static int
 write_tuned(const struct tune *t, const struct row *rows, size_t n)
 {
    static char buf[1 << 16];
+   bool dev = t->s->metric == RT_METRIC_DEVICE;
    size_t k =
        (size_t)snprintf(buf, sizeof(buf),
-                        "# written by `mxjit tune` (emulator cost model); layer it "
+                        "# written by `mxjit tune` (%s); layer it "
                         "over the shipped table with MXJIT_CONFIG_DIR\ntarget: %s\n"
                         "families:\n  %s:\n    tuned:%s\n",
-                        t->s->target->name, t->s->family->name, best_any(rows, n) ? "" : " []");
+                        dev ? "device time, HIP events" : "emulator cost model", t->s->target->name,
+                        t->s->family->name, best_any(rows, n) ? "" : " []");
    for (unsigned p = 0; p < t->s->nprob && k < sizeof(buf); p++) {
       const rt_sweep_problem *pr = &t->s->prob[p];
       const struct row *b = best_of(rows, n, pr->name);
@@ -471,8 +581,8 @@ write_tuned(const struct tune *t, const struct row *rows, size_t n)
       k += (size_t)snprintf(buf + k, sizeof(buf) - k, "      - {class: '%s', shape: [", pr->cls);
       for (int d = 0; d < pr->nshape && k < sizeof(buf); d++)
          k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s'%s'", d ? ", " : "", pr->shape[d]);
-      k += (size_t)snprintf(buf + k, sizeof(buf) - k, "], params: {%s}, note: '%s est %.4f us'}\n",
-                            prm, pr->name, b->est);
+      k += (size_t)snprintf(buf + k, sizeof(buf) - k, "], params: {%s}, note: '%s %s %.4f us'}\n",
+                            prm, pr->name, dev ? "device median" : "est", b->est);
    }
    if (k >= sizeof(buf))
       return 1;
@@ -519,11 +629,12 @@ write_svg(const struct tune *t, const struct row *rows, size_t n)
        buf, sizeof(buf),
        "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' "
        "font-size='11'>\n<rect width='100%%' height='100%%' fill='white'/>\n"
-       "<text x='%d' y='18' font-size='13'>%s on %s: estimated us vs %s (best over the rest)"
+       "<text x='%d' y='18' font-size='13'>%s on %s: %s us vs %s (best over the rest)"
        "</text>\n<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>\n"
        "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>\n",
-       W, H, L, t->s->family->name, t->s->target->name, t->s->family->params[ax->param].name, L,
-       H - B, W - R, H - B, L, T, L, H - B);
+       W, H, L, t->s->family->name, t->s->target->name,
+       t->s->metric == RT_METRIC_DEVICE ? "device median" : "estimated",
+       t->s->family->params[ax->param].name, L, H - B, W - R, H - B, L, T, L, H - B);
    for (int g = 0; g <= 4; g++) {
       double v = ymax * g / 4;
       int y = H - B - (H - B - T) * g / 4;
@@ -568,9 +679,11 @@ write_svg(const struct tune *t, const struct row *rows, size_t n)
 }
 
 static void
-print_ranked(const struct row *rows, size_t n)
+print_ranked(const struct row *rows, size_t n, bool device)
 {
-   printf("%-24s %4s  %9s  %-5s  %5s  %s\n", "problem", "rank", "est_us", "bound", "occ", "params");
+   /* device: the median device time; bound and occupancy are the model's when it ran too */
+   printf("%-24s %4s  %9s  %-5s  %5s  %s\n", "problem", "rank", device ? "device_us" : "est_us",
+          "bound", "occ", "params");
    unsigned rank = 0;
    for (size_t i = 0; i < n; i++) {
       rank = i && !strcmp(rows[i].problem, rows[i - 1].problem) ? rank + 1 : 1;
@@ -587,11 +700,12 @@ sweep(struct tune *t)
 {
    size_t nrows = 0;
    int err = 0;
-   struct row *rows = read_results(t->results, &nrows, &err);
+   struct row *rows = read_results(t->results, t->s->metric, &nrows, &err);
    if (err) {
       fprintf(stderr, "mxjit tune: %s: line %zu %s; move the file away to start over\n", t->results,
               nrows + 1,
               err == ESTALE   ? "was measured with another version of the cost model"
+              : err == EXDEV  ? "was measured with the other metric (model / device)"
               : err == EINVAL ? "is not a result line of mxjit tune"
                               : strerror(err));
       free(rows);
@@ -637,13 +751,15 @@ sweep(struct tune *t)
    free(rows);
    if (rc)
       return rc;
-   rows = read_results(t->results, &nrows, &err);
+   rows = read_results(t->results, t->s->metric, &nrows, &err);
    qsort(rows, nrows, sizeof(*rows), cmp_rows);
-   print_ranked(rows, nrows);
+   print_ranked(rows, nrows, t->s->metric == RT_METRIC_DEVICE);
    rc = write_tuned(t, rows, nrows) | write_svg(t, rows, nrows);
-   size_t bad = 0;
-   for (size_t i = 0; i < nrows; i++)
-      bad += !rows[i].ok;
+   size_t bad = 0, failed = 0;
+   for (size_t i = 0; i < nrows; i++) {
+      bad += !rows[i].ok && !rows[i].failed;
+      failed += rows[i].failed;
+   }
    for (unsigned p = 0; p < t->s->nprob; p++)
       if (!best_of(rows, nrows, t->s->prob[p].name)) {
          fprintf(stderr,
@@ -655,8 +771,32 @@ sweep(struct tune *t)
    if (bad)
       printf("tune: %zu candidates rejected (wrong result or cannot run); see %s\n", bad,
              t->results);
+   if (failed)
+      printf("tune: %zu candidates failed on the device (launch or timing); see %s\n", failed,
+             t->results);
    free(rows);
    return rc;
+}
+
+/* metric: device needs a GPU of the sweep's target through HIP before any candidate runs; on
+ * the emulator it is refused (its wall time is the emulation's, not a kernel's time). */
+static int
+device_preflight(const rt_sweep *s)
+{
+   mxjit_ctx *ctx = NULL;
+   mxjit_status st = mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP,
+                                                  .target = s->target->name, .no_disk_cache = 1),
+                                      &ctx);
+   if (st != MXJIT_OK)
+      fprintf(stderr,
+              "mxjit tune: metric: device times each candidate with HIP events on a %s GPU, and "
+              "none can be used here (%s: %s). The emulator has no device clock (its wall time "
+              "is the emulation's, not the kernel's): use metric: model for the cost model's "
+              "estimate from its counters\n",
+              s->target->name, mxjit_status_name(st),
+              ctx ? mxjit_ctx_last_error(ctx) : "out of host memory");
+   mxjit_ctx_destroy(ctx);
+   return st != MXJIT_OK;
 }
 
 int
@@ -689,9 +829,7 @@ cmd_tune(int argc, char **argv)
       fprintf(stderr, "mxjit tune: %s\n", msg);
       return st == MXJIT_ERR_INVALID_ARG ? 2 : 1;
    }
-   if (t.s->metric == RT_METRIC_DEVICE) {
-      fprintf(stderr, "mxjit tune: metric: device times candidates with HIP events on a GPU, "
-                      "and this build runs them through the emulator only; use metric: model\n");
+   if (t.s->metric == RT_METRIC_DEVICE && device_preflight(t.s) != 0) {
       rt_sweep_free(t.s);
       return 1;
    }

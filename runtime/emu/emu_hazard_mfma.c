@@ -28,6 +28,7 @@
  */
 #include "emu_hazard_ws.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #define MF_WINDOW EMU_WS_MFMA_REACH
@@ -82,17 +83,49 @@ mf_info_of(const char *n)
    return r;
 }
 
-void
-emu_ws_mfma_build(void)
+static pthread_once_t mf_once = PTHREAD_ONCE_INIT;
+
+static void
+mf_build(void)
 {
    for (unsigned i = 0; i < emu_num_ops && i < MF_MAX_OPS; i++)
       mf_table[i] = mf_info_of(emu_ops[i].name);
+}
+
+void
+emu_ws_mfma_build(void)
+{
+   pthread_once(&mf_once, mf_build);
 }
 
 static mf_info
 info(const emu_inst *in)
 {
    return in->op < MF_MAX_OPS ? mf_table[in->op] : mf_info_of(emu_ops[in->op].name);
+}
+
+/* f8f6f4: CBSZ / BLGP give the A / B formats, 0 = FP8 E4M3, 1 = BF8 E5M2 (LLVM
+ * PredIsF8_MFMA_SCALE: "If either matrix format is f8, the instruction takes 2x as many
+ * cycles"). */
+static unsigned
+passes_of(const emu_inst *in, mf_info f)
+{
+   return (f.flags & MF_F8F6F4) && (in->cbsz <= 1 || in->blgp <= 1) ? 2u * f.passes : f.passes;
+}
+
+/* The rate the cost model charges (rt_cost.h): the same table as the dependency rules, so the
+ * two can never disagree. Cross-checked against llvm-mca's HWXDL occupancy in LLVM's
+ * test/tools/llvm-mca/AMDGPU/gfx942-mfma.s (16x16x16 bf16/f16 and 16x16x32 fp8: 4, 32x32x8:
+ * 8, 4x4x4_16b: 2, 16x16x4_4b / 16x16x4 f32: 8, 32x32x4_2b / 32x32x2 f32: 16) and gfx950.s
+ * (16x16x32 f16: 4, 32x32x16 f16/bf16: 8), and against the parts' peak rates (MI300X 1307
+ * dense bf16 TFLOP/s = 512 flop per SIMD per clock at 2.1 GHz x 304 CUs: a 16x16x16 MFMA's
+ * 8192 flop in 16 cycles = 4 passes). */
+unsigned
+emu_mfma_passes(const emu_inst *in)
+{
+   emu_ws_mfma_build();
+   mf_info f = info(in);
+   return (f.flags & MF_MFMA) ? passes_of(in, f) : 0u;
 }
 
 /* The slots MFMA `in` reads as SrcC: src[2], or the accumulator vdst of an SMFMAC. */
@@ -273,13 +306,8 @@ emu_ws_mfma_issue(emu_ws_state *s, const emu_inst *in)
    emu_ws_mfma m = {.name = emu_ops[in->op].name,
                     .pc = in->pc,
                     .stamp = s->clock,
-                    .passes = f.passes,
+                    .passes = (uint8_t)passes_of(in, f),
                     .xdl = (f.flags & MF_XDL) != 0};
-   /* f8f6f4: CBSZ / BLGP give the A / B formats, 0 = FP8 E4M3, 1 = BF8 E5M2 (LLVM
-    * PredIsF8_MFMA_SCALE: "If either matrix format is f8, the instruction takes 2x as many
-    * cycles") */
-   if ((f.flags & MF_F8F6F4) && (in->cbsz <= 1 || in->blgp <= 1))
-      m.passes = (uint8_t)(m.passes * 2);
    int d = emu_ws_vslot(&in->dst[0]);
    if (d >= 0) {
       m.d_first = (uint16_t)d;

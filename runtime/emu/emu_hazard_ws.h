@@ -59,8 +59,18 @@ void emu_ws_report(char *msg, size_t len, const emu_inst *second, const char *fi
                    uint32_t first_pc, unsigned need, unsigned have, const char *table,
                    const char *rule);
 
-/* emu_hazard_mfma.c: per-opcode MFMA facts (built once, from the names in emu_ops). */
+/* emu_hazard_mfma.c: per-opcode MFMA facts (built once, from the names in emu_ops; the
+ * call is cheap after the first). */
 void emu_ws_mfma_build(void);
+/* Passes (4 cycles each) MFMA `in` occupies the matrix core for: the per-opcode table, doubled
+ * for an f8f6f4 MFMA with an fp8 operand; 0 for an instruction that is not an MFMA. */
+unsigned emu_mfma_passes(const emu_inst *in);
+/* Index into rt_counters.mfma_by_passes for a pass count: 2 -> 0, 4 -> 1, 8 -> 2, 16 -> 3. */
+static inline unsigned
+emu_mfma_pass_class(unsigned passes)
+{
+   return passes <= 2 ? 0u : passes <= 4 ? 1u : passes <= 8 ? 2u : 3u;
+}
 /* True when MFMA `in` reads one of the slots [first, first + count) (SrcA/B/C; for SMFMAC also
  * the accumulator, which is its vdst). */
 bool emu_ws_mfma_reads(const emu_inst *in, unsigned first, unsigned count);

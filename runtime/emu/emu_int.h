@@ -257,6 +257,7 @@ typedef struct emu_wave {
    emu_ws_state ws;                    /* software wait states (emu_options.wait_states) */
    /* counters */
    uint64_t cls_count[EMU_CLS_COUNT];
+   uint64_t mfma_by_passes[4];         /* MFMAs of 2, 4, 8, 16 passes (emu_mfma_pass_class) */
    /* core additions (emu_sched.c owns them) */
    uint64_t bytes[5];                  /* emu_count_bytes kinds 0..4 */
    uint64_t lds_conflicts;             /* estimated extra LDS cycles (emu_lds_bank_conflicts) */

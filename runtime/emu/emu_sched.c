@@ -145,6 +145,7 @@ wave_init(emu_wave *w, struct emu_dispatch *d, struct emu_workgroup *wg, unsigne
    memset(&w->ws, 0, sizeof(w->ws));
    memset(w->retired, 0, sizeof(w->retired));
    memset(w->cls_count, 0, sizeof(w->cls_count));
+   memset(w->mfma_by_passes, 0, sizeof(w->mfma_by_passes));
    memset(w->bytes, 0, sizeof(w->bytes));
    w->lds_conflicts = 0;
    w->ninst = 0;
@@ -229,6 +230,10 @@ emu_wave_run(emu_wave *w)
       const emu_opdesc *d = &emu_ops[in->op];
       w->pc = pc + in->size;
       w->cls_count[d->cls]++;
+      if (d->cls == EMU_CLS_MFMA) { /* the matrix core's occupancy, for the cost model */
+         unsigned np = emu_mfma_passes(in);
+         w->mfma_by_passes[emu_mfma_pass_class(np)] += np != 0;
+      }
       emu_inst idx_inst;
       if ((w->mode & EMU_MODE_GPR_IDX_EN) && d->cls == EMU_CLS_VALU) {
          char why[256];
@@ -325,6 +330,10 @@ add_counters(rt_counters *c, const emu_wave *w)
    c->bytes_lds_store += w->bytes[3];
    c->bytes_smem_load += w->bytes[4];
    c->lds_bank_conflicts += w->lds_conflicts;
+   for (unsigned i = 0; i < 4; i++) {
+      c->mfma_by_passes[i] += w->mfma_by_passes[i];
+      c->mfma_passes += w->mfma_by_passes[i] << (i + 1);
+   }
    c->waves++;
 }
 

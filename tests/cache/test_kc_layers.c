@@ -238,6 +238,72 @@ own_tmp(const kc_key *k, bool old)
    }
 }
 
+/* A writability probe as a process killed inside kc_os_probe_dir leaves it: an empty
+ * ".probe.<pid>.<16 hex>" in the cache root, an hour old when old. */
+static void
+probe_file(pid_t pid, bool old)
+{
+   char p[700];
+   snprintf(p, sizeof(p), "%s/.probe.%d.00000000deadbeef", kt_path("user"), (int)pid);
+   FILE *f = fopen(p, "wb");
+   cr_assert_not_null(f, "%s", p);
+   fclose(f);
+   if (old) {
+      struct timeval tv[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
+      cr_assert_eq(utimes(p, tv), 0);
+   }
+}
+
+static bool
+exists(const char *sub)
+{
+   struct stat st;
+   return stat(kt_path(sub), &st) == 0;
+}
+
+/* Probe files of dead processes (or older than the stale age) are reported by `cache verify`'s
+ * kc_prune(false), removed by prune and clear; a live process's young probe and files that
+ * only look like probes are left alone. */
+Test(kc_layers, killed_probe_files_are_reported_then_pruned, .timeout = 60)
+{
+   seed(kt_path("user"), 1, 'S');
+   pid_t dead = fork();
+   cr_assert_geq(dead, 0);
+   if (dead == 0)
+      _exit(0);
+   cr_assert_eq(waitpid(dead, NULL, 0), dead);
+   probe_file(dead, false);
+   char old_own[64], young_own[64], dead_name[64];
+   snprintf(dead_name, sizeof(dead_name), "user/.probe.%d.00000000deadbeef", (int)dead);
+   probe_file(getppid(), true); /* live owner, but an hour old: debris by age */
+   snprintf(old_own, sizeof(old_own), "user/.probe.%d.00000000deadbeef", (int)getppid());
+   probe_file(getpid(), false); /* a probe in progress: kept */
+   snprintf(young_own, sizeof(young_own), "user/.probe.%d.00000000deadbeef", (int)getpid());
+   FILE *f = fopen(kt_path("user/.probe.notes"), "wb"); /* not a probe's name */
+   cr_assert_not_null(f);
+   fclose(f);
+
+   kc_cache *c = kt_open_dir(kt_path("user"), NULL, 0);
+   kc_debris d;
+   cr_assert_eq(kc_prune(c, false, &d), MXJIT_OK);
+   cr_assert_eq(d.stale_tmp, 2u, "the dead process's and the hour-old probe");
+   cr_assert_eq(d.live_tmp, 1u);
+   cr_assert(exists(dead_name) && exists(old_own), "reporting removed something");
+
+   cr_assert_eq(kc_prune(c, true, &d), MXJIT_OK);
+   cr_assert_eq(d.removed_tmp, 2u);
+   cr_assert(!exists(dead_name) && !exists(old_own));
+   cr_assert(exists(young_own), "a live process's probe is kept");
+   cr_assert(exists("user/.probe.notes"), "only probe names are touched");
+   cr_assert_eq(kt_count_files(kt_path("user")).entries, 1u);
+
+   /* clear takes a stale probe too */
+   probe_file(dead, false);
+   cr_assert_eq(kc_clear(c), MXJIT_OK);
+   cr_assert(!exists(dead_name));
+   kc_close(c);
+}
+
 Test(kc_layers, killed_writer_debris_is_reported_then_pruned, .timeout = 60)
 {
    seed(kt_path("user"), 1, 'S'); /* key 0: a good entry that must survive */

@@ -7,7 +7,15 @@
  * binding the calls per device (loads, launches, mallocs) and every hipSetDevice, with the
  * current device kept per thread as HIP does. hipDeviceGetAttribute answers only the CU count
  * (attribute 63: 228, as a partitioned part would).
+ *
+ * Time is a deterministic per-process clock: each successful launch advances it by
+ * 1 us + 8 ns per work-item of its workgroup (FAKE_LAUNCH_NS), and an event records the clock,
+ * so an event pair around launches measures exactly that. Kernels are not executed: outputs
+ * stay as allocated. FAKE_HIP_FAIL_BLOCK=n (environment, read at the first launch) fails
+ * every launch with a workgroup of n work-items after the first one (hipError 99), as a
+ * candidate that runs once and then fails under repetition would.
  */
+#define FAKE_LAUNCH_NS(block_items) (1000.0 + 8.0 * (double)(block_items))
 #ifndef FAKE_HIP_H
 #define FAKE_HIP_H
 
@@ -35,11 +43,17 @@ static const char fake_src[] =
     "__atomic_add_fetch(&fake_loads_on[cur],1,0);*m=(void*)1;return 0;}\n"
     "int hipModuleUnload(void*m){return 0;}\n"
     "int hipModuleGetFunction(void**f,void*m,const char*n){*f=(void*)2;return 0;}\n"
+    "static unsigned long long fake_clock_ns;static int fake_fail_seen;\n"
     "int hipModuleLaunchKernel(void*f,unsigned gx,unsigned gy,unsigned gz,unsigned bx,"
     "unsigned by,unsigned bz,unsigned lds,void*s,void**p,void**extra){"
     "int g[6]={gx,gy,gz,bx,by,bz};memcpy(fake_grid,g,sizeof g);if(gx*gy>5000)return 98;"
     "if(extra[0]!=(void*)1||extra[2]!=(void*)2||extra[4]!=(void*)3)return 1;"
+    "static int fail_block=-1;if(__atomic_load_n(&fail_block,0)<0){"
+    "const char*fb=getenv(\"FAKE_HIP_FAIL_BLOCK\");__atomic_store_n(&fail_block,fb?atoi(fb):0,0);}"
+    "if(fail_block&&(unsigned)fail_block==bx*by*bz&&__atomic_fetch_add(&fake_fail_seen,1,0))"
+    "return 99;"
     "__atomic_add_fetch(&fake_launches_on[cur],1,0);"
+    "__atomic_add_fetch(&fake_clock_ns,1000ull+8ull*bx*by*bz,0);"
     "fake_args_size=*(size_t*)extra[3];memcpy(fake_args,extra[1],fake_args_size);return 0;}\n"
     "int hipMalloc(void**p,size_t n){__atomic_add_fetch(&fake_mallocs_on[cur],1,0);"
     "*p=malloc(n);return *p?0:2;}\n"
@@ -50,11 +64,13 @@ static const char fake_src[] =
     "int hipMemsetAsync(void*d,int v,size_t n,void*s){memset(d,v,n);fake_memset_stream=s;"
     "__atomic_add_fetch(&fake_memset_async_calls,1,0);return 0;}\n"
     "int hipStreamSynchronize(void*s){return 0;}\n"
-    "int hipEventCreate(void**e){*e=(void*)3;return 0;}\n"
-    "int hipEventDestroy(void*e){return 0;}\n"
-    "int hipEventRecord(void*e,void*s){return 0;}\n"
+    "int hipEventCreate(void**e){*e=calloc(1,sizeof(unsigned long long));return *e?0:2;}\n"
+    "int hipEventDestroy(void*e){free(e);return 0;}\n"
+    "int hipEventRecord(void*e,void*s){"
+    "*(unsigned long long*)e=__atomic_load_n(&fake_clock_ns,0);return 0;}\n"
     "int hipEventSynchronize(void*e){return 0;}\n"
-    "int hipEventElapsedTime(float*ms,void*a,void*b){*ms=1;return 0;}\n"
+    "int hipEventElapsedTime(float*ms,void*a,void*b){*ms=(float)((double)("
+    "*(unsigned long long*)b-*(unsigned long long*)a)/1e6);return 0;}\n"
     "int hipDeviceGetAttribute(int*v,int a,int d){if(a!=63)return 1;*v=228;return 0;}\n";
 
 static char lib[256];

@@ -123,6 +123,26 @@ Test(rt_cli_args, numbers_out_of_range_are_refused_not_truncated)
    cr_expect_str_empty(leftovers());
 }
 
+/* --time is device time from HIP events: refused before any work on a device without a clock
+ * of its own, with --counters, and --warmup alone or out of range. */
+Test(rt_cli_args, time_needs_a_gpu_clock)
+{
+   put_x();
+   expect(2, MX8 "--shape 64x64 --in x.bin --out-q q.bin --out-s s.bin --time 5",
+          "--time measures device time with HIP events, and this run is on the host device");
+   expect(2,
+          "run mxfp8 --device emu --target gfx950 --kind dim0 --elem e4m3 --dtype bf16 --mode "
+          "floor --shape 64x64 --in x.bin --out-q q.bin --out-s s.bin --time 5",
+          "on the emu device, which has no clock of its own; on the emulator use --counters");
+   expect(2, MX8 "--shape 64x64 --in x.bin --out-q q.bin --out-s s.bin --time 5 --counters",
+          "--counters comes from the emulator and --time from a GPU's clock");
+   expect(2, MX8 "--shape 64x64 --in x.bin --out-q q.bin --out-s s.bin --warmup 3",
+          "--warmup goes with --time");
+   expect(2, MX8 "--shape 64x64 --in x.bin --out-q q.bin --out-s s.bin --time 0",
+          "--time '0' is out of range [1, 100000]");
+   cr_expect_str_empty(leftovers());
+}
+
 Test(rt_cli_args, sizes_past_64_bits_are_refused)
 {
    put_x();

@@ -120,7 +120,9 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    cr_assert_eq(*loads, 1);
    cr_assert_eq(mxjit_synchronize(ctx, NULL), MXJIT_OK);
 
-   /* Device timing through HIP events (the fake reports 1 ms for the whole batch). */
+   /* Device timing through HIP events: the fake's clock advances 1 us + 8 ns per work-item
+    * per launch, so each timed run of the one-launch sequence (after 3 untimed ones) is
+    * 1.512 us. */
    const rt_lkernel *k = NULL;
    cr_assert_eq(rt_kernel_get(ctx, &tpl_scaled_copy, &p, &k), MXJIT_OK);
    rt_device *dev = rt_ctx_device(ctx);
@@ -128,10 +130,15 @@ Test(rt_hip, fake_gpu_target_memory_launch)
    memcpy(ka, args, sizeof(ka));
    const rt_launch l = {.grid = {1, 1, 1}, .block = {64, 1, 1}, .kernargs = ka,
                         .kernarg_size = sizeof(ka)};
-   double ms = 0;
-   cr_assert_eq(dev->ops->time_launch(dev, k->kernel, &l, 4, &ms), MXJIT_OK, "%s",
+   double ms[4] = {0};
+   const rt_timed_launch seq[2] = {{.kernel = k->kernel, .l = l}, {.kernel = k->kernel, .l = l}};
+   cr_assert_eq(dev->ops->time_launches(dev, seq, 1, 3, 4, ms), MXJIT_OK, "%s",
                 rt_device_last_error(dev));
-   cr_assert_eq(ms, 0.25);
+   for (int i = 0; i < 4; i++)
+      cr_assert_eq(ms[i], (double)(float)(FAKE_LAUNCH_NS(64) / 1e6), "run %d: %g ms", i, ms[i]);
+   /* two launches per run: twice the time, one per run */
+   cr_assert_eq(dev->ops->time_launches(dev, seq, 2, 0, 2, ms), MXJIT_OK);
+   cr_assert_eq(ms[1], (double)(float)(2 * FAKE_LAUNCH_NS(64) / 1e6));
 
    /* A launch the runtime rejects comes back as MXJIT_ERR_DEVICE with HIP's words. */
    mxjit_devptr big = 0, bigout = 0;

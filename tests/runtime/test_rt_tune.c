@@ -3,7 +3,10 @@
  * its problems (rejected and recorded, never ranked), the tuned table it writes loads and
  * selects the winner, a sweep killed with SIGKILL (plus a torn last line) and resumed ends
  * with the same results, tuned table, plot and ranking as an uninterrupted one, and sweep
- * files that are wrong fail with file:line:column.
+ * files that are wrong fail with file:line:column. metric: device runs the whole path on the
+ * fake HIP runtime of fake_hip.h (its deterministic clock: 1 us + 8 ns per work-item and
+ * launch), a candidate whose launches fail under repetition is recorded as failed and the
+ * sweep goes on, and without a GPU metric: device is refused before anything runs.
  */
 #include "jt.h"
 #include "mxjit.h"
@@ -11,6 +14,8 @@
 #include "rt_manifest.h"
 #include "rt_sweep.h"
 #include "tpl.h"
+
+#include "fake_hip.h"
 
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -177,7 +182,7 @@ Test(rt_tune, rejects_what_cannot_run_and_writes_a_loadable_table, .timeout = 12
    /* results of another cost model version are not ranked with this one's */
    char cmd[1024];
    snprintf(cmd, sizeof(cmd),
-            "sed -i 's/\"model\":1,/\"model\":0,/' %s && '%s' tune %s -o %s > %s 2>&1",
+            "sed -i 's/\"model\":2,/\"model\":0,/' %s && '%s' tune %s -o %s > %s 2>&1",
             at("a.jsonl"), MXJIT_CLI, at("s.yaml"), at("a"), at("a.out"));
    int rc = system(cmd);
    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "%s", slurp(at("a.out")));
@@ -284,6 +289,14 @@ Test(rt_tune, shipped_examples_load)
       ok += rt_sweep_candidate(s, i, p, why, sizeof(why));
    cr_assert_eq(ok, 10u, "waves * rows <= 8 drops waves=4 with rows=4 (two load values)");
    rt_sweep_free(s);
+   cr_assert_eq(rt_sweep_load(MXJIT_SOURCE_DIR "/configs/sweeps/mxfp8_dim0_gfx950_device.yaml", &s,
+                              msg, sizeof(msg)),
+                MXJIT_OK, "%s", msg);
+   cr_assert_eq(s->metric, RT_METRIC_DEVICE);
+   cr_assert_eq(s->check, RT_CHECK_DEVICE);
+   cr_assert_eq(s->reps, 20u);
+   cr_assert_eq(s->warmup, 3u);
+   rt_sweep_free(s);
    rt_manifest_kernel *ks = NULL;
    size_t n = 0;
    cr_assert_eq(rt_manifest_load(MXJIT_SOURCE_DIR "/configs/manifests/example.yaml", &ks, &n, msg,
@@ -291,6 +304,132 @@ Test(rt_tune, shipped_examples_load)
                 MXJIT_OK, "%s", msg);
    cr_assert_eq(n, 6u);
    free(ks);
+}
+
+/* metric: device on the fake GPU. check: emulator (the fake does not execute kernels, so its
+ * outputs would fail a check on the device): each candidate is checked and modelled on the
+ * emulator, then `mxjit run --device hip --time 5 --warmup 1` replays its one launch between
+ * events. waves=1/2/4 launch 64/128/256 work-items per workgroup: 1.512 / - / 3.048 us, and
+ * FAKE_HIP_FAIL_BLOCK=128 makes waves=2's repeated launches fail. */
+static const char dev_sweep[] =
+    "family: mxfp8_dim0\n"
+    "target: gfx950\n"
+    "metric: device\n"
+    "check: emulator\n"
+    "repetitions: 5\n"
+    "warmup: 1\n"
+    "seed: 3\n"
+    "grid:\n"
+    "  waves: [1, 2, 4]\n"
+    "problems:\n"
+    "  - name: k128\n"
+    "    class: 'bf16:e4m3:floor:plain'\n"
+    "    shape: ['33..64', 128]\n"
+    "    inputs: {x: 16384}\n"
+    "    run: mxfp8 --kind dim0 --in {x} --dtype bf16 --shape 64x128 --mode floor --elem e4m3 "
+    "--scales plain --out-q {out:q} --out-s {out:s}\n";
+
+Test(rt_tune, device_metric_on_the_fake_gpu, .timeout = 120)
+{
+   build_fake_arch(1, "gfx950:sramecc+:xnack-");
+   setenv("FAKE_HIP_FAIL_BLOCK", "128", 1);
+   put(at("s.yaml"), dev_sweep);
+   char *table = tune(at("d"));
+   char *res = slurp(at("d.jsonl"));
+   cr_assert_eq(count(res, "\n"), 3, "%s", res);
+   cr_assert_eq(count(res, "\"status\":\"ok\",\"metric\":\"device\""), 2, "%s", res);
+   cr_assert(strstr(res, "\"params\":\"waves=1;\",\"status\":\"ok\",\"metric\":\"device\","
+                         "\"device_us\":1.5120,\"min_us\":1.5120,\"max_us\":1.5120,\"reps\":5,"
+                         "\"warmup\":1,\"launches\":1,\"model\":2,"),
+             "%s", res);
+   cr_assert(strstr(res, "\"params\":\"waves=4;\",\"status\":\"ok\",\"metric\":\"device\","
+                         "\"device_us\":3.0480,"),
+             "%s", res);
+   cr_assert(strstr(res, "\"params\":\"waves=2;\",\"status\":\"failed\",\"why\":\"mxjit run "
+                         "mxfp8: timing failed: MXJIT_ERR_DEVICE: hip: hipModuleLaunchKernel "
+                         "failed: fake error (hipError 99)\""),
+             "%s", res);
+   cr_assert(strstr(table, "device_us"), "%s", table);
+   char *w1 = strstr(table, "waves=1;"), *w4 = strstr(table, "waves=4;");
+   cr_assert(w1 && w4 && w1 < w4 && !strstr(table, "waves=2;"), "%s", table);
+   cr_assert(strstr(slurp(at("d.out")), "tune: 1 candidates failed on the device"), "%s",
+             slurp(at("d.out")));
+   char *tuned = slurp(at("d.tuned.yaml"));
+   cr_assert(strstr(tuned, "(device time, HIP events)"), "%s", tuned);
+   cr_assert(strstr(tuned, "params: {waves: 1}, note: 'k128 device median 1.5120 us'"), "%s",
+             tuned);
+   cr_assert(strstr(slurp(at("d.svg")), "device median us vs waves"), "no plot");
+   free(table);
+   rt_config *c = NULL;
+   char msg[1024] = "", why[300];
+   cr_assert_eq(rt_config_load_file(at("d.tuned.yaml"), &jt_gfx950, &c, msg, sizeof(msg)), MXJIT_OK,
+                "%s", msg);
+   uint8_t p[64];
+   tpl_params_default(&tpl_mxfp8_dim0, p);
+   cr_assert_eq(rt_config_select(c, &tpl_mxfp8_dim0, "bf16:e4m3:floor:plain", (int64_t[]){64, 128},
+                                 2, p, why, sizeof(why)),
+                RT_TUNED_MATCH);
+   char ser[512];
+   tpl_params_serialize(&tpl_mxfp8_dim0, p, ser, sizeof(ser));
+   cr_assert(strstr(ser, "waves=1;"), "%s", ser);
+   rt_config_free(c);
+
+   /* these results are device times: a model sweep does not rank them */
+   char model[sizeof(dev_sweep)];
+   snprintf(model, sizeof(model), "%s", dev_sweep);
+   memcpy(strstr(model, "metric: device"), "metric: model ", 14);
+   put(at("m.yaml"), model);
+   char cmd[1024];
+   snprintf(cmd, sizeof(cmd), "'%s' tune %s -o %s > %s 2>&1", MXJIT_CLI, at("m.yaml"), at("d"),
+            at("m.out"));
+   int rc = system(cmd);
+   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "%s", slurp(at("m.out")));
+   cr_assert(strstr(slurp(at("m.out")), "d.jsonl: line 1 was measured with the other metric"), "%s",
+             slurp(at("m.out")));
+   unsetenv("FAKE_HIP_FAIL_BLOCK");
+   unlink(lib);
+}
+
+/* check: device on the fake: its kernels compute nothing, so every candidate fails its check
+ * there, is rejected naming the check, and the sweep ends without a winner (exit 1). */
+Test(rt_tune, device_check_rejects_on_the_device, .timeout = 60)
+{
+   build_fake_arch(1, "gfx950:sramecc+:xnack-");
+   char text[sizeof(dev_sweep)];
+   snprintf(text, sizeof(text), "%s", dev_sweep);
+   memcpy(strstr(text, "check: emulator"), "check: device  ", 15);
+   memcpy(strstr(text, "[1, 2, 4]"), "[4]      ", 9);
+   put(at("s.yaml"), text);
+   char cmd[1024];
+   snprintf(cmd, sizeof(cmd), "'%s' tune %s -o %s > %s 2>&1", MXJIT_CLI, at("s.yaml"), at("r"),
+            at("r.out"));
+   int rc = system(cmd);
+   char *out = slurp(at("r.out"));
+   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "%s", out);
+   cr_assert(strstr(out, "problem k128 (line 11): no candidate ran"), "%s", out);
+   char *res = slurp(at("r.jsonl"));
+   cr_assert(strstr(res, "\"params\":\"waves=4;\",\"status\":\"rejected\",\"why\":\"mxjit run "
+                         "mxfp8: MXJIT_ERR_CHECK: mxfp8_quantize: check mode:"),
+             "%s", res);
+   unlink(lib);
+}
+
+/* No GPU: metric: device is refused before any candidate runs, pointing at metric: model. */
+Test(rt_tune, device_metric_without_a_gpu_is_refused)
+{
+   setenv("MXJIT_HIP_LIBRARY", "/nonexistent/libamdhip64.so", 1);
+   put(at("s.yaml"), dev_sweep);
+   char cmd[1024];
+   snprintf(cmd, sizeof(cmd), "'%s' tune %s -o %s > %s 2>&1", MXJIT_CLI, at("s.yaml"), at("n"),
+            at("n.out"));
+   int rc = system(cmd);
+   char *out = slurp(at("n.out"));
+   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "%s", out);
+   cr_assert(strstr(out, "metric: device times each candidate with HIP events on a gfx950 GPU, "
+                         "and none can be used here (MXJIT_ERR_NO_DEVICE: hip: "),
+             "%s", out);
+   cr_assert(strstr(out, "use metric: model"), "%s", out);
+   cr_assert_eq(access(at("n.jsonl"), F_OK), -1, "nothing measured, nothing written");
 }
 
 #define HEAD "family: mxfp8_dim0\ntarget: gfx950\n"
@@ -315,6 +454,16 @@ Test(rt_tune, hostile_sweeps_fail_clearly)
    expect_bad(HEAD "grid: {waves: [1]}\nproblems:\n  - {name: p, shape: [1], run: x}\n",
               "a problem needs name, class, shape and run");
    expect_bad(HEAD "grid: {waves: [1]}\nmetric: fast\n" PROB, "metric: 'fast' is not model");
+   expect_bad(HEAD "grid: {waves: [1]}\ncheck: gpu\n" PROB,
+              "check: 'gpu' is not device or emulator");
+   expect_bad(HEAD "grid: {waves: [1]}\nwarmup: -1\n" PROB, "warmup: '-1' is not an integer");
+   /* defaults: the model ignores repetitions; device timing takes 10 after 2 warm-ups */
+   rt_sweep *s = NULL;
+   char msg[1024] = "";
+   put(at("ok.yaml"), HEAD "grid: {waves: [1]}\nmetric: device\n" PROB);
+   cr_assert_eq(rt_sweep_load(at("ok.yaml"), &s, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+   cr_assert(s->reps == 10 && s->warmup == 2 && s->check == RT_CHECK_DEVICE);
+   rt_sweep_free(s);
    expect_bad(HEAD "grid: {waves: [1]}\nrepetitions: 99999999999999999999\n" PROB,
               "repetitions: '99999999999999999999' is not an integer in [1, 1000]");
    expect_bad(HEAD "grid: {waves: [1]}\ngird: 1\n" PROB, "unknown top-level key 'gird'");
