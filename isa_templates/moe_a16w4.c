@@ -45,7 +45,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_MOE_A16W4_VERSION 3
+#define TPL_MOE_A16W4_VERSION 4
 
 TPL_KARG_TABLE(moe_kargs, MOE_KARGS);
 
@@ -71,11 +71,12 @@ k_chunks(const struct tpl_moe_a16w4_problem *pr)
    return pr->inter / 128;
 }
 
-/* 128-K chunks per K batch: a multiple of the step (tile_k / 128). */
+/* 128-K chunks per K batch: a multiple of the step (tile_k / 128); even for the LDS variant,
+ * whose batches start at an even chunk (one scale dword serves a chunk pair). */
 static int64_t
 kper(const struct tpl_moe_a16w4_problem *pr, const struct tpl_moe_a16w4_params *p)
 {
-   int64_t step = p->tile_k / 128, k0 = k_chunks(pr);
+   int64_t step = p->lds ? 2 : p->tile_k / 128, k0 = k_chunks(pr);
    int64_t per = (k0 + p->k_batch - 1) / p->k_batch;
    return (per + step - 1) / step * step;
 }
