@@ -56,14 +56,20 @@ fill_begin(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe
    }
 }
 
+/* The A pieces of chunks kc + u: with pb (per piece: aoff + kb * 256 for a kb of the caller),
+ * kc = kb + ahead and the chunk offset is a constant (the load's immediate offset). */
 static void
 fill_load(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct fill *f, jb_val kc,
-          jb_val *regs)
+          const jb_val *pb, unsigned ahead, jb_val *regs)
 {
    for (unsigned j = 0; j < nfill(p); j++) {
-      jb_val koff = jb_shl_imm(b, jb_zext(b, jb_iadd_imm(b, kc, f->u[j]), JB_I64), 8);
-      regs[j] = jb_global_load(b, jb_arg_val(b, KA_a), jb_iadd(b, f->aoff[j], koff), JB_V4I32,
-                               .align = 16);
+      jb_val off;
+      if (pb)
+         off = jb_iadd_imm(b, pb[j], 256 * (ahead + f->u[j]));
+      else
+         off = jb_iadd(b, f->aoff[j],
+                       jb_shl_imm(b, jb_zext(b, jb_iadd_imm(b, kc, f->u[j]), JB_I64), 8));
+      regs[j] = jb_global_load(b, jb_arg_val(b, KA_a), off, JB_V4I32, .align = 16);
    }
 }
 
@@ -197,6 +203,8 @@ struct lds_loop {
    struct fill f;
    struct lds_addr la;
    jb_var wv[MAX_NSUB][MAX_STEP], sdv[MAX_NSUB][MAX_STEP], kcv;
+   jb_val pb[MAX_FILL]; /* in the loop body: the A pieces at its first chunk (fill_load) */
+   bool in_body;
 };
 
 static void
@@ -244,7 +252,8 @@ lds_step(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_w
       fv[j] = jb_var_create(b, jb_undef(b, JB_V4I32));
    if (pre != PRE_NEVER) {
       jb_if *pf = pre == PRE_IF ? jb_push_if(b, more) : NULL;
-      fill_load(b, p, &s->f, kn, regs);
+      /* in the loop body, step `half` loads chunk kc + (half + 1) * step of the body's kc */
+      fill_load(b, p, &s->f, kn, s->in_body ? s->pb : NULL, (half + 1) * mw->step, regs);
       lds_load_ops(b, mw, t, &s->la, kn, (odd + mw->step) % 2, &cur, &nxt);
       ops_set(b, mw, s, &nxt);
       for (unsigned j = 0; j < nfill(p) && pf; j++)
@@ -290,7 +299,7 @@ tpl_moe_a16w4_k_loop_lds(jb_builder *b, const struct tpl_moe_a16w4_params *p,
    fill_begin(b, p, mw, row0, tid, &s.f);
    lds_addr_begin(b, mw, &s.la);
    jb_val regs[MAX_FILL];
-   fill_load(b, p, &s.f, mw->kc_begin, regs);
+   fill_load(b, p, &s.f, mw->kc_begin, NULL, 0, regs);
    fill_store(b, p, &s.f, s.lds, jb_imm_u32(b, 0), regs);
    struct lds_ops first;
    lds_load_ops(b, mw, t, &s.la, mw->kc_begin, false, NULL, &first);
@@ -301,6 +310,7 @@ tpl_moe_a16w4_k_loop_lds(jb_builder *b, const struct tpl_moe_a16w4_params *p,
             s.sdv[ns][u] = jb_var_create(b, first.sd[ns][u]);
       }
    s.kcv = jb_var_create(b, mw->kc_begin);
+   s.in_body = false;
    bool odd1 = mw->step % 2; /* the second step's parity */
    jb_loop *kl = jb_push_loop(b);
    {
@@ -308,11 +318,16 @@ tpl_moe_a16w4_k_loop_lds(jb_builder *b, const struct tpl_moe_a16w4_params *p,
       jb_if *done = jb_push_if(b, jb_cmp(b, JB_UGE, jb_iadd_imm(b, kc, 2 * mw->step), mw->kc_end));
       jb_break(b, kl);
       jb_pop_if(b, done);
+      jb_val kb = jb_shl_imm(b, jb_zext(b, kc, JB_I64), 8);
+      for (unsigned j = 0; j < nfill(p); j++)
+         s.pb[j] = jb_iadd(b, s.f.aoff[j], kb);
+      s.in_body = true;
       lds_step(b, p, mw, t, &s, kc, false, 0, PRE_ALWAYS, kc, accv);
       lds_step(b, p, mw, t, &s, jb_iadd_imm(b, kc, mw->step), odd1, 1, PRE_ALWAYS, kc, accv);
       jb_var_set(b, s.kcv, jb_iadd_imm(b, kc, 2 * mw->step));
    }
    jb_pop_loop(b, kl);
+   s.in_body = false;
    /* one or two steps left */
    jb_val kc = jb_var_get(b, s.kcv);
    jb_val two = jb_cmp(b, JB_ULT, jb_iadd_imm(b, kc, mw->step), mw->kc_end);
