@@ -589,13 +589,14 @@ loop_cost(const char *target, double *mfma, struct tpl_moe_a16w4_params *pp)
    tpl_params_serialize(&tpl_moe_a16w4, pp, ser, sizeof(ser));
    cr_log_info("moe_a16w4 %s %s: per K step of one wave %.1f MFMA, %.2f other (VALU %.2f, DS "
                "%.2f, VMEM %.2f, SALU %.2f, waitcnt %.2f, branch %.2f, other %.2f): %.3f "
-               "non-MFMA per MFMA; LDS bank conflicts %llu",
+               "non-MFMA per MFMA; LDS bank conflicts %llu; emulator %.2f s for K0 = 8",
                target, ser, *mfma, total - *mfma, (double)(c[1].valu - c[0].valu) / per,
                (double)(c[1].ds - c[0].ds) / per,
                (double)(c[1].vmem_load + c[1].vmem_store - c[0].vmem_load - c[0].vmem_store) / per,
                (double)(c[1].salu - c[0].salu) / per, (double)(c[1].waitcnt - c[0].waitcnt) / per,
                (double)(c[1].branch - c[0].branch) / per, (double)(c[1].other - c[0].other) / per,
-               (total - *mfma) / *mfma, (unsigned long long)(c[1].lds_bank_conflicts));
+               (total - *mfma) / *mfma, (unsigned long long)(c[1].lds_bank_conflicts),
+               c[1].host_seconds);
    return (total - *mfma) / *mfma;
 }
 
