@@ -56,14 +56,20 @@ fill_begin(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe
    }
 }
 
+/* The A pieces of chunks kc + u: with pb (per piece: aoff + kb * 256 for a kb of the caller),
+ * kc = kb + ahead and the chunk offset is a constant (the load's immediate offset). */
 static void
 fill_load(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct fill *f, jb_val kc,
-          jb_val *regs)
+          const jb_val *pb, unsigned ahead, jb_val *regs)
 {
    for (unsigned j = 0; j < nfill(p); j++) {
-      jb_val koff = jb_shl_imm(b, jb_zext(b, jb_iadd_imm(b, kc, f->u[j]), JB_I64), 8);
-      regs[j] = jb_global_load(b, jb_arg_val(b, KA_a), jb_iadd(b, f->aoff[j], koff), JB_V4I32,
-                               .align = 16);
+      jb_val off;
+      if (pb)
+         off = jb_iadd_imm(b, pb[j], 256 * (ahead + f->u[j]));
+      else
+         off = jb_iadd(b, f->aoff[j],
+                       jb_shl_imm(b, jb_zext(b, jb_iadd_imm(b, kc, f->u[j]), JB_I64), 8));
+      regs[j] = jb_global_load(b, jb_arg_val(b, KA_a), off, JB_V4I32, .align = 16);
    }
 }
 
@@ -75,110 +81,213 @@ fill_store(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct fil
       jb_lds_store(b, regs[j], lds, jb_iadd(b, buf, f->lds[j]), .align = 16);
 }
 
-/* requires: the step's A in LDS buffer buf, its weights in ks. produces: acc += A * B. Each
- * column tile is decoded once, each row tile's A fragment read once per chunk and used by
- * every column tile. */
+/* Weights and scales of one K step for the LDS variant. The weight bytes of column tile ns and
+ * chunk k0 sit at lane * 16 + ns * K0 * 1024 (per lane, fixed for the tile: the bounds check
+ * of columns past model_dim sees it) + k0 * 1024 (uniform: the buffer op's scalar offset).
+ * Scales: the dword at lane * 4 + (n16 / 2) * K1 * 256 + (k0 / 2) * 256 holds the bytes of
+ * column tiles n16 & ~1 and n16 | 1 for chunks k0 & ~1 and k0 | 1 (byte (k0 % 2) * 2 +
+ * n16 % 2, NUMERICS §5.4), so one load serves two column tiles and two chunks: it is loaded
+ * with the even chunk and kept for the odd one (the K range of a batch starts even). */
+struct lds_ops {
+   jb_val w[MAX_NSUB][MAX_STEP];  /* v4i32 */
+   jb_val sd[MAX_NSUB][MAX_STEP]; /* i32: the scale dword of column pair ns / 2 (nsub 1: of
+                                   * the wave's tile) for the chunk's pair */
+};
+
+/* What the loads of every step share: per-lane offsets fixed for the tile. */
+struct lds_addr {
+   jb_val wv[MAX_NSUB]; /* i32: lane * 16 + ns * K0 * 1024 */
+   jb_val sv[MAX_NSUB]; /* i32: lane * 4 + (n16 / 2) * K1 * 256, per column pair */
+   jb_val sbyte;        /* nsub == 1: i32 uniform, the tile's byte within its pair (n16 % 2) */
+};
+
+static void
+lds_addr_begin(jb_builder *b, const struct moe_wave *mw, struct lds_addr *la)
+{
+   jb_val kp = jb_arg_val(b, KA_inter);
+   jb_val K1 = jb_trunc(b, jb_lshr_imm(b, jb_iadd_imm(b, kp, 255), 8), JB_I32);
+   jb_val n16w = jb_trunc(b, jb_lshr_imm(b, mw->col0, 4), JB_I32);
+   for (unsigned ns = 0; ns < mw->nsub; ns++)
+      la->wv[ns] =
+          jb_iadd(b, jb_shl_imm(b, mw->lane, 4), jb_shl_imm(b, jb_imul_imm(b, mw->k0s, ns), 10));
+   for (unsigned ns = 0; ns < mw->nsub; ns += 2) {
+      jb_val pair = jb_iadd_imm(b, jb_lshr_imm(b, n16w, 1), ns / 2);
+      la->sv[ns] = jb_iadd(b, jb_shl_imm(b, mw->lane, 2), jb_shl_imm(b, jb_imul(b, pair, K1), 8));
+   }
+   la->sbyte = jb_and_imm(b, n16w, 1);
+}
+
+/* requires: the chunks kc .. kc + step - 1 exist; kc's parity is `odd` (static); prev: the ops
+ * of the step before (its last chunk's scale dword serves an odd first chunk). produces: the
+ * step's weight loads and the scale dwords of its even chunks, issued. */
+static void
+lds_load_ops(jb_builder *b, const struct moe_wave *mw, const struct tile *t,
+             const struct lds_addr *la, jb_val kc, bool odd, const struct lds_ops *prev,
+             struct lds_ops *o)
+{
+   for (unsigned u = 0; u < mw->step; u++) {
+      jb_val k0 = jb_iadd_imm(b, kc, u);
+      jb_val wso = jb_shl_imm(b, k0, 10);
+      for (unsigned ns = 0; ns < mw->nsub; ns++)
+         o->w[ns][u] = jb_buffer_load(b, t->w_srd, la->wv[ns], JB_V4I32, .soffset = wso);
+      bool kodd = (odd + u) % 2;
+      for (unsigned ns = 0; ns < mw->nsub; ns += 2) {
+         if (!kodd)
+            o->sd[ns][u] = jb_buffer_load(b, t->s_srd, la->sv[ns], JB_I32,
+                                          .soffset = jb_shl_imm(b, jb_lshr_imm(b, k0, 1), 8));
+         else
+            o->sd[ns][u] = u ? o->sd[ns][u - 1] : prev->sd[ns][mw->step - 1];
+      }
+   }
+}
+
+/* The scale of column tile ns, chunk u of a step whose first chunk has parity `odd`, in the
+ * exponent field: byte i of the dword shifted to bits 23..30 (jb_fp4_to_bf16_sx). */
+static jb_val
+lds_scale(jb_builder *b, const struct moe_wave *mw, const struct lds_addr *la,
+          const struct lds_ops *o, unsigned ns, unsigned u, bool odd)
+{
+   jb_val d = o->sd[ns & ~1u][u];
+   unsigned hi = ((odd + u) % 2) * 2;
+   if (mw->nsub == 1) /* the tile's place in its pair is the wave's: shift by a register */
+      return jb_shl_imm(b, jb_lshr(b, d, jb_shl_imm(b, jb_iadd_imm(b, la->sbyte, hi), 3)), 23);
+   unsigned i = hi + ns % 2;
+   return i < 3 ? jb_shl_imm(b, d, 23 - 8 * i) : jb_lshr_imm(b, d, 1);
+}
+
+/* requires: the step's A in LDS buffer buf, its operands in o. produces: acc += A * B. Per
+ * 16-byte K piece q of each chunk: the column tiles' B operands decoded (one weight dword
+ * each), then each row tile's A fragment read once and used by every column tile, so only a
+ * piece's worth of B operands is live at a time. */
 static void
 compute_step_lds(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw,
-                 jb_val lds, jb_val buf, const struct kstep *ks, jb_val acc[MAX_MSUB][MAX_NSUB])
+                 const struct lds_addr *la, jb_val lds, unsigned buf, const struct lds_ops *o,
+                 bool odd, jb_val acc[MAX_MSUB][MAX_NSUB])
 {
    enum jb_mfma_op op = p->kmfma == 32 ? JB_MFMA_F32_16X16X32_BF16 : JB_MFMA_F32_16X16X16_BF16;
+   /* row 16 ms + n1, piece 4 k1 + q at slot (4 k1 + q) ^ n1: a per-lane part fixed for the
+    * kernel (hoisted), the buffer, row tile and chunk in the instruction's offset */
+   jb_val lane_off[4];
+   for (unsigned q = 0; q < 4; q++) {
+      jb_val slot = jb_xor(b, jb_iadd_imm(b, jb_shl_imm(b, mw->k1, 2), q), mw->n1);
+      lane_off[q] = jb_iadd(b, jb_shl_imm(b, mw->n1, 8), jb_shl_imm(b, slot, 4));
+   }
    for (unsigned u = 0; u < mw->step; u++) {
-      jb_val bf[MAX_NSUB][4];
+      jb_val sx[MAX_NSUB];
       for (unsigned ns = 0; ns < mw->nsub; ns++)
-         for (unsigned d = 0; d < 4; d++)
-            bf[ns][d] = jb_fp4_to_bf16(b, jb_extract(b, ks->w[ns][u], d), ks->s[ns][u]);
-      /* row 16 ms + n1, piece 4 k1 + q at slot (4 k1 + q) ^ n1: a per-lane part fixed for
-       * the kernel (hoisted), the row tile and chunk in the instruction's offset */
-      jb_val lane_off[4];
+         sx[ns] = lds_scale(b, mw, la, o, ns, u, odd);
       for (unsigned q = 0; q < 4; q++) {
-         jb_val slot = jb_xor(b, jb_iadd_imm(b, jb_shl_imm(b, mw->k1, 2), q), mw->n1);
-         lane_off[q] =
-             jb_iadd(b, buf, jb_iadd(b, jb_shl_imm(b, mw->n1, 8), jb_shl_imm(b, slot, 4)));
-      }
-      for (unsigned ms = 0; ms < mw->msub; ms++) {
-         jb_val af[4];
-         for (unsigned q = 0; q < 4; q++)
-            af[q] =
-                jb_lds_load(b, lds, jb_iadd_imm(b, lane_off[q], (u * p->tile_m + 16 * ms) * 256),
-                            JB_V4I32, .align = 16);
-         for (unsigned t = 0; t < mw->nt; t++) {
-            jb_val am = p->kmfma == 32 ? af[t] : jb_slice(b, af[t / 2], (t % 2) * 2, 2);
-            for (unsigned ns = 0; ns < mw->nsub; ns++) {
-               jb_val bm = p->kmfma == 32 ? bf[ns][t] : jb_slice(b, bf[ns][t / 2], (t % 2) * 2, 2);
-               acc[ms][ns] = jb_mfma(b, op, am, bm, acc[ms][ns]);
+         jb_val bf[MAX_NSUB];
+         for (unsigned ns = 0; ns < mw->nsub; ns++)
+            bf[ns] = jb_fp4_to_bf16_sx(b, jb_extract(b, o->w[ns][u], q), sx[ns]);
+         for (unsigned ms = 0; ms < mw->msub; ms++) {
+            jb_val af = jb_lds_load(
+                b, lds, jb_iadd_imm(b, lane_off[q], buf + (u * p->tile_m + 16 * ms) * 256),
+                JB_V4I32, .align = 16);
+            for (unsigned h = 0; h < (p->kmfma == 32 ? 1u : 2u); h++) {
+               jb_val am = p->kmfma == 32 ? af : jb_slice(b, af, 2 * h, 2);
+               for (unsigned ns = 0; ns < mw->nsub; ns++) {
+                  jb_val bm = p->kmfma == 32 ? bf[ns] : jb_slice(b, bf[ns], 2 * h, 2);
+                  acc[ms][ns] = jb_mfma(b, op, am, bm, acc[ms][ns]);
+               }
             }
          }
       }
    }
 }
 
-/* The loop-carried state of the LDS variant's K loop. */
+/* The state of the LDS variant's K loop. */
 struct lds_loop {
    jb_val lds;
    uint32_t bufbytes;
    struct fill f;
-   jb_var wv[MAX_NSUB][MAX_STEP], sv[MAX_NSUB][MAX_STEP], fv[MAX_FILL], kcv;
+   struct lds_addr la;
+   jb_var wv[MAX_NSUB][MAX_STEP], sdv[MAX_NSUB][MAX_STEP], kcv;
+   jb_val pb[MAX_FILL]; /* in the loop body: the A pieces at its first chunk (fill_load) */
+   bool in_body;
 };
 
-/* One K step computing from LDS buffer `half` (0 or 1, a constant: the buffer's offset folds
- * into the DS instructions' immediate offsets) and filling the other one. Leaves loop kl when
- * the batch's K range is done. */
+static void
+ops_get(jb_builder *b, const struct moe_wave *mw, const struct lds_loop *s, struct lds_ops *o)
+{
+   for (unsigned u = 0; u < mw->step; u++)
+      for (unsigned ns = 0; ns < mw->nsub; ns++) {
+         o->w[ns][u] = jb_var_get(b, s->wv[ns][u]);
+         if (ns % 2 == 0)
+            o->sd[ns][u] = jb_var_get(b, s->sdv[ns][u]);
+      }
+}
+
+static void
+ops_set(jb_builder *b, const struct moe_wave *mw, struct lds_loop *s, const struct lds_ops *o)
+{
+   for (unsigned u = 0; u < mw->step; u++)
+      for (unsigned ns = 0; ns < mw->nsub; ns++) {
+         jb_var_set(b, s->wv[ns][u], o->w[ns][u]);
+         if (ns % 2 == 0)
+            jb_var_set(b, s->sdv[ns][u], o->sd[ns][u]);
+      }
+}
+
+/* When a step moves its successor's operands in. */
+enum lds_pre { PRE_ALWAYS, PRE_IF, PRE_NEVER };
+
+/* One K step at chunk kc computing from LDS buffer `half` (0 or 1, a constant: its offset folds
+ * into the DS instructions' immediates). Unless PRE_NEVER (PRE_IF: when `more`, i1 uniform) it
+ * also moves the next step's A into the other buffer and loads its weights and scales into s.
+ * kc's parity is `odd` (static: the batch's K range starts at an even chunk). */
 static void
 lds_step(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_wave *mw,
-         const struct tile *t, struct lds_loop *s, unsigned half, jb_loop *kl,
-         jb_var accv[MAX_MSUB][MAX_NSUB])
+         const struct tile *t, struct lds_loop *s, jb_val kc, bool odd, unsigned half,
+         enum lds_pre pre, jb_val more, jb_var accv[MAX_MSUB][MAX_NSUB])
 {
-   jb_val kc = jb_var_get(b, s->kcv);
-   jb_val buf = jb_imm_u32(b, half * s->bufbytes), other = jb_imm_u32(b, (half ^ 1) * s->bufbytes);
-   jb_if *done = jb_push_if(b, jb_cmp(b, JB_UGE, kc, mw->kc_end));
-   jb_break(b, kl);
-   jb_pop_if(b, done);
-   jb_barrier(b); /* this step's A is in `buf`; nobody reads the other buffer any more */
+   jb_val other = jb_imm_u32(b, (half ^ 1) * s->bufbytes);
+   jb_barrier(b); /* this step's A is in `half`; nobody reads the other buffer any more */
    jb_val kn = jb_iadd_imm(b, kc, mw->step);
-   jb_val more = jb_cmp(b, JB_ULT, kn, mw->kc_end);
-   struct kstep cur, nxt;
+   struct lds_ops cur, nxt;
+   ops_get(b, mw, s, &cur);
    jb_val regs[MAX_FILL];
-   for (unsigned u = 0; u < mw->step; u++)
-      for (unsigned ns = 0; ns < mw->nsub; ns++) {
-         cur.w[ns][u] = jb_var_get(b, s->wv[ns][u]);
-         cur.s[ns][u] = jb_var_get(b, s->sv[ns][u]);
-      }
-   jb_if *pf = jb_push_if(b, more);
-   fill_load(b, p, &s->f, kn, regs);
-   for (unsigned j = 0; j < nfill(p); j++)
-      jb_var_set(b, s->fv[j], regs[j]);
-   tpl_moe_a16w4_load_step(b, mw, t, kn, &nxt, false);
-   for (unsigned u = 0; u < mw->step; u++)
-      for (unsigned ns = 0; ns < mw->nsub; ns++) {
-         jb_var_set(b, s->wv[ns][u], nxt.w[ns][u]);
-         jb_var_set(b, s->sv[ns][u], nxt.s[ns][u]);
-      }
-   jb_pop_if(b, pf);
+   jb_var fv[MAX_FILL]; /* PRE_IF: the A pieces from one branch to the other */
+   for (unsigned j = 0; j < nfill(p) && pre == PRE_IF; j++)
+      fv[j] = jb_var_create(b, jb_undef(b, JB_V4I32));
+   if (pre != PRE_NEVER) {
+      jb_if *pf = pre == PRE_IF ? jb_push_if(b, more) : NULL;
+      /* in the loop body, step `half` loads chunk kc + (half + 1) * step of the body's kc */
+      fill_load(b, p, &s->f, kn, s->in_body ? s->pb : NULL, (half + 1) * mw->step, regs);
+      lds_load_ops(b, mw, t, &s->la, kn, (odd + mw->step) % 2, &cur, &nxt);
+      ops_set(b, mw, s, &nxt);
+      for (unsigned j = 0; j < nfill(p) && pf; j++)
+         jb_var_set(b, fv[j], regs[j]);
+      if (pf)
+         jb_pop_if(b, pf);
+   }
    jb_val acc[MAX_MSUB][MAX_NSUB];
    for (unsigned ms = 0; ms < mw->msub; ms++)
       for (unsigned ns = 0; ns < mw->nsub; ns++)
          acc[ms][ns] = jb_var_get(b, accv[ms][ns]);
-   compute_step_lds(b, p, mw, s->lds, buf, &cur, acc);
+   compute_step_lds(b, p, mw, &s->la, s->lds, half * s->bufbytes, &cur, odd, acc);
    for (unsigned ms = 0; ms < mw->msub; ms++)
       for (unsigned ns = 0; ns < mw->nsub; ns++)
          jb_var_set(b, accv[ms][ns], acc[ms][ns]);
-   jb_if *st = jb_push_if(b, more);
-   for (unsigned j = 0; j < nfill(p); j++)
-      regs[j] = jb_var_get(b, s->fv[j]);
-   fill_store(b, p, &s->f, s->lds, other, regs);
-   jb_pop_if(b, st);
-   jb_var_set(b, s->kcv, kn);
+   if (pre != PRE_NEVER) {
+      jb_if *st = pre == PRE_IF ? jb_push_if(b, more) : NULL;
+      for (unsigned j = 0; j < nfill(p) && st; j++)
+         regs[j] = jb_var_get(b, fv[j]);
+      fill_store(b, p, &s->f, s->lds, other, regs);
+      if (st)
+         jb_pop_if(b, st);
+   }
 }
 
-/* The K loop of the LDS variant. requires: t's resources, row0. Every wave passes the same
- * barriers (the tile and K range are uniform over the workgroup). Ping-pong: step i computes
- * from buffer i % 2 while its successor's A pieces travel global -> registers -> the other
- * buffer; one barrier per step orders both (all waves left step i - 1, which read the buffer
- * now written). The loop body holds two steps, buffer 0 then buffer 1, so every LDS address
- * is a per-lane register plus an immediate offset (no per-step address adds). The next
- * step's loads are issued only when there is one: every A, weight and scale byte of the tile
- * is read once. */
+/* The K loop of the LDS variant. requires: t's resources, row0; the batch's K range starts at
+ * an even chunk (kper is even for lds = 1). Every wave passes the same barriers (the tile and
+ * K range are uniform over the workgroup). Ping-pong: step i computes from buffer i % 2 while
+ * its successor's A pieces travel global -> registers -> the other buffer; one barrier per
+ * step orders both (all waves left step i - 1, which read the buffer now written). The loop
+ * body holds two steps, buffer 0 then buffer 1, and runs while a third step follows them, so
+ * its loads of the next step are unconditional and it has one exit (its header): the
+ * accumulators stay in place (AGPRs) with no copies at exits. The last one or two steps follow
+ * the loop. Every A, weight and scale byte of the tile is read once. */
 void
 tpl_moe_a16w4_k_loop_lds(jb_builder *b, const struct tpl_moe_a16w4_params *p,
                          const struct moe_wave *mw, const struct tile *t, jb_val row0, jb_val tid,
@@ -188,22 +297,43 @@ tpl_moe_a16w4_k_loop_lds(jb_builder *b, const struct tpl_moe_a16w4_params *p,
    s.bufbytes = p->tile_m * 256 * mw->step;
    s.lds = jb_lds_alloc(b, 2 * s.bufbytes, 16);
    fill_begin(b, p, mw, row0, tid, &s.f);
+   lds_addr_begin(b, mw, &s.la);
    jb_val regs[MAX_FILL];
-   fill_load(b, p, &s.f, mw->kc_begin, regs);
+   fill_load(b, p, &s.f, mw->kc_begin, NULL, 0, regs);
    fill_store(b, p, &s.f, s.lds, jb_imm_u32(b, 0), regs);
-   struct kstep cur;
-   tpl_moe_a16w4_load_step(b, mw, t, mw->kc_begin, &cur, false);
+   struct lds_ops first;
+   lds_load_ops(b, mw, t, &s.la, mw->kc_begin, false, NULL, &first);
    for (unsigned u = 0; u < mw->step; u++)
       for (unsigned ns = 0; ns < mw->nsub; ns++) {
-         s.wv[ns][u] = jb_var_create(b, cur.w[ns][u]);
-         s.sv[ns][u] = jb_var_create(b, cur.s[ns][u]);
+         s.wv[ns][u] = jb_var_create(b, first.w[ns][u]);
+         if (ns % 2 == 0)
+            s.sdv[ns][u] = jb_var_create(b, first.sd[ns][u]);
       }
-   for (unsigned j = 0; j < nfill(p); j++)
-      s.fv[j] = jb_var_create(b, jb_undef(b, JB_V4I32));
    s.kcv = jb_var_create(b, mw->kc_begin);
+   s.in_body = false;
+   bool odd1 = mw->step % 2; /* the second step's parity */
    jb_loop *kl = jb_push_loop(b);
-   lds_step(b, p, mw, t, &s, 0, kl, accv);
-   lds_step(b, p, mw, t, &s, 1, kl, accv);
+   {
+      jb_val kc = jb_var_get(b, s.kcv);
+      jb_if *done = jb_push_if(b, jb_cmp(b, JB_UGE, jb_iadd_imm(b, kc, 2 * mw->step), mw->kc_end));
+      jb_break(b, kl);
+      jb_pop_if(b, done);
+      jb_val kb = jb_shl_imm(b, jb_zext(b, kc, JB_I64), 8);
+      for (unsigned j = 0; j < nfill(p); j++)
+         s.pb[j] = jb_iadd(b, s.f.aoff[j], kb);
+      s.in_body = true;
+      lds_step(b, p, mw, t, &s, kc, false, 0, PRE_ALWAYS, kc, accv);
+      lds_step(b, p, mw, t, &s, jb_iadd_imm(b, kc, mw->step), odd1, 1, PRE_ALWAYS, kc, accv);
+      jb_var_set(b, s.kcv, jb_iadd_imm(b, kc, 2 * mw->step));
+   }
    jb_pop_loop(b, kl);
+   s.in_body = false;
+   /* one or two steps left */
+   jb_val kc = jb_var_get(b, s.kcv);
+   jb_val two = jb_cmp(b, JB_ULT, jb_iadd_imm(b, kc, mw->step), mw->kc_end);
+   lds_step(b, p, mw, t, &s, kc, false, 0, PRE_IF, two, accv);
+   jb_if *second = jb_push_if(b, two);
+   lds_step(b, p, mw, t, &s, jb_iadd_imm(b, kc, mw->step), odd1, 1, PRE_NEVER, two, accv);
+   jb_pop_if(b, second);
    jb_barrier(b); /* the next tile's first fill must not overwrite a buffer still being read */
 }

@@ -544,6 +544,10 @@ jb_val jb_e8m0_to_f32(jb_builder *b, jb_val sb);
  *  Lowering: gfx950 v_cvt_scalef32_pk_bf16_fp4 (scale applied in the instruction, 4 per
  *  dword); elsewhere a bit-exact integer/f32 sequence (jb_fp4.c). */
 jb_val jb_fp4_to_bf16(jb_builder *b, jb_val w, jb_val sb);
+/** jb_fp4_to_bf16 with the scale byte in bits 23..30 of sx (i32; every other bit ignored): the
+ *  f32 exponent field that gfx950's v_cvt_scalef32 reads ("scale = exponent(S1.f32)"), so a
+ *  byte of a loaded scale dword needs one shift (byte 3: right by 1) and no mask. */
+jb_val jb_fp4_to_bf16_sx(jb_builder *b, jb_val w, jb_val sx);
 /** Whether b's target has global_atomic_pk_add_bf16 (templates choose the epilogue). */
 bool jb_has_pk_add_bf16(const jb_builder *b);
 /** global_atomic_pk_add_bf16 at base + off (4-byte aligned) of x (two bf16 in 32 bits: i32,

@@ -41,11 +41,12 @@ jb_e8m0_to_f32(jb_builder *b, jb_val sb)
    return jb_bitcast(b, r, ft);
 }
 
-/* gfx950: four v_cvt_scalef32_pk_bf16_fp4, src_sel_index = byte p of the dword. */
+/* gfx950: four v_cvt_scalef32_pk_bf16_fp4, src_sel_index = byte p of the dword; sx holds the
+ * scale byte in its exponent field (bits 23..30), the only bits the instruction reads. */
 static jb_val
-fp4_scalef32(jb_builder *b, jb_val w, jb_val sb)
+fp4_scalef32(jb_builder *b, jb_val w, jb_val sx)
 {
-   LLVMValueRef scale = jb_bitcast(b, jb_shl_imm(b, jb_and_imm(b, sb, 0xff), 23), JB_F32).v;
+   LLVMValueRef scale = jb_bitcast(b, sx, JB_F32).v;
    LLVMTypeRef v2bf = LLVMVectorType(b->t.bf16, 2);
    jb_val out = jb_undef(b, JB_V4I32);
    for (unsigned p = 0; p < 4; p++) {
@@ -93,7 +94,24 @@ jb_fp4_to_bf16(jb_builder *b, jb_val w, jb_val sb)
                "jb_fp4_to_bf16: codes and scale byte must be i32 (one dword of 8 codes)");
       return jb_poison(b, JB_V4I32);
    }
-   return jt_has(b->target, JT_CAP_CVT_SCALEF32) ? fp4_scalef32(b, w, sb) : fp4_soft(b, w, sb);
+   return jt_has(b->target, JT_CAP_CVT_SCALEF32)
+              ? fp4_scalef32(b, w, jb_shl_imm(b, jb_and_imm(b, sb, 0xff), 23))
+              : fp4_soft(b, w, sb);
+}
+
+jb_val
+jb_fp4_to_bf16_sx(jb_builder *b, jb_val w, jb_val sx)
+{
+   if (!jb_ok(b))
+      return jb_poison(b, JB_V4I32);
+   if (!jb_type_eq(w.t, JB_I32) || !jb_type_eq(sx.t, JB_I32)) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG,
+               "jb_fp4_to_bf16_sx: codes and scale bits must be i32 (one dword of 8 codes)");
+      return jb_poison(b, JB_V4I32);
+   }
+   /* elsewhere the byte comes back down: jb_e8m0_to_f32 masks bits 23..30 */
+   return jt_has(b->target, JT_CAP_CVT_SCALEF32) ? fp4_scalef32(b, w, sx)
+                                                 : fp4_soft(b, w, jb_lshr_imm(b, sx, 23));
 }
 
 bool

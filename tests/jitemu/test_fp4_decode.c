@@ -1,7 +1,7 @@
-/* jb_fp4_to_bf16, jb_e8m0_to_f32 and jb_global_atomic_pk_add_bf16 executed on the emulator for
- * gfx942 (software decode) and gfx950 (v_cvt_scalef32_pk_bf16_fp4). Expected values come from
- * NUMERICS.md directly (§1.3 E2M1 code table, §1.1 E8M0), not from the builder: every E2M1
- * code in every nibble position with every one of the 256 scale bytes. */
+/* jb_fp4_to_bf16, jb_fp4_to_bf16_sx, jb_e8m0_to_f32 and jb_global_atomic_pk_add_bf16 executed on
+ * the emulator for gfx942 (software decode) and gfx950 (v_cvt_scalef32_pk_bf16_fp4). Expected
+ * values come from NUMERICS.md directly (§1.3 E2M1 code table, §1.1 E8M0), not from the builder:
+ * every E2M1 code in every nibble position with every one of the 256 scale bytes. */
 #include "host_ref.h"
 #include "jitemu_util.h"
 
@@ -32,20 +32,23 @@ want_bf16(unsigned code, unsigned sb, bool *nan)
    return sign | (uint16_t)(f >> 16);
 }
 
-/* kernel dec(w: u32[n], s: u32[n], out: u32[4n], f: f32[n]) */
+/* kernel dec(w: u32[n], s: u32[n], out: u32[4n], f: f32[n], sx: u32[n], out2: u32[4n]);
+ * out2 = jb_fp4_to_bf16_sx(w, sx): the scale byte in bits 23..30 of sx, junk elsewhere */
 static jb_builder *
 build_dec(const struct jt_target *t)
 {
    jb_builder *b = jb_builder_create(t, "dec");
-   const jb_arg args[] = {
-       {"w", JB_GLOBAL_PTR}, {"s", JB_GLOBAL_PTR}, {"out", JB_GLOBAL_PTR}, {"f", JB_GLOBAL_PTR}};
-   jb_kernel(b, "dec", args, 4, .wg_size = WG);
+   const jb_arg args[] = {{"w", JB_GLOBAL_PTR}, {"s", JB_GLOBAL_PTR},  {"out", JB_GLOBAL_PTR},
+                          {"f", JB_GLOBAL_PTR}, {"sx", JB_GLOBAL_PTR}, {"out2", JB_GLOBAL_PTR}};
+   jb_kernel(b, "dec", args, 6, .wg_size = WG);
    jb_val gid = jb_iadd(b, jb_imul_imm(b, jb_workgroup_id(b, 0), WG), jb_workitem_id(b, 0));
    jb_val g64 = jb_zext(b, gid, JB_I64);
    jb_val w = jb_global_load(b, jb_arg_val(b, 0), jb_imul_imm(b, g64, 4), JB_I32);
    jb_val s = jb_global_load(b, jb_arg_val(b, 1), jb_imul_imm(b, g64, 4), JB_I32);
    jb_global_store(b, jb_fp4_to_bf16(b, w, s), jb_arg_val(b, 2), jb_imul_imm(b, g64, 16));
    jb_global_store(b, jb_e8m0_to_f32(b, s), jb_arg_val(b, 3), jb_imul_imm(b, g64, 4));
+   jb_val sx = jb_global_load(b, jb_arg_val(b, 4), jb_imul_imm(b, g64, 4), JB_I32);
+   jb_global_store(b, jb_fp4_to_bf16_sx(b, w, sx), jb_arg_val(b, 5), jb_imul_imm(b, g64, 16));
    return b;
 }
 
@@ -61,24 +64,30 @@ check_dec(const struct jt_target *t)
    cr_expect_eq(hw, jt_has(t, JT_CAP_CVT_SCALEF32), "%s: v_cvt_scalef32_pk_bf16_fp4 used: %d",
                 t->name, hw);
    cr_expect(!scratch, "%s: the decode spills to scratch", t->name);
-   uint32_t *w = malloc(NW * 4), *s = malloc(NW * 4);
+   uint32_t *w = malloc(NW * 4), *s = malloc(NW * 4), *sx = malloc(NW * 4);
    for (uint32_t i = 0; i < NW; i++) {
       uint32_t j = i % 16, x = 0;
       for (unsigned n = 0; n < 8; n++) /* every code in every nibble over the 16 patterns */
          x |= ((j + 3 * n) & 15u) << (4 * n);
       w[i] = x;
       s[i] = (i / 16) | (i & 1 ? 0xabcd0000u : 0); /* only the low byte counts */
+      /* only bits 23..30 count: the sign bit and the mantissa bits carry junk */
+      sx[i] = (i / 16) << 23 | ((i * 2654435761u) & 0x807fffffu);
    }
    uint64_t dw = je_alloc(&k, w, NW * 4), ds = je_alloc(&k, s, NW * 4);
    uint64_t dout = je_alloc(&k, NULL, NW * 16), df = je_alloc(&k, NULL, NW * 4);
-   cr_assert(dw && ds && dout && df, "%s", k.msg);
+   uint64_t dsx = je_alloc(&k, sx, NW * 4), dout2 = je_alloc(&k, NULL, NW * 16);
+   cr_assert(dw && ds && dout && df && dsx && dout2, "%s", k.msg);
    je_arg(&k, 0, &dw, 8);
    je_arg(&k, 1, &ds, 8);
    je_arg(&k, 2, &dout, 8);
    je_arg(&k, 3, &df, 8);
+   je_arg(&k, 4, &dsx, 8);
+   je_arg(&k, 5, &dout2, 8);
    cr_assert_eq(je_launch(&k, NW / WG, WG), MXJIT_OK, "%s: %s", t->name, k.msg);
    const uint16_t *out = je_host(&k, dout, NW * 16);
    const uint32_t *f = je_host(&k, df, NW * 4);
+   const uint16_t *out2 = je_host(&k, dout2, NW * 16);
    unsigned bad = 0;
    for (uint32_t i = 0; i < NW; i++) {
       unsigned sb = s[i] & 0xff;
@@ -90,6 +99,12 @@ check_dec(const struct jt_target *t)
          if (!ok && bad++ < 8)
             cr_log_error("%s: code 0x%x scale %u (nibble %u) -> bf16 0x%04x, want 0x%04x%s",
                          t->name, code, sb, n, got, want, nan ? " (NaN)" : "");
+         uint16_t got2 = out2[8 * i + n];
+         bool ok2 = nan ? (got2 & 0x7fff) > 0x7f80 : got2 == want;
+         if (!ok2 && bad++ < 8)
+            cr_log_error("%s: _sx code 0x%x scale bits 0x%08x (nibble %u) -> bf16 0x%04x, want "
+                         "0x%04x%s",
+                         t->name, code, sx[i], n, got2, want, nan ? " (NaN)" : "");
       }
       uint32_t fw = sb == 0 ? 0x00400000u : sb == 255 ? 0x7fc00000u : sb << 23;
       if (f[i] != fw && bad++ < 8)
@@ -98,6 +113,7 @@ check_dec(const struct jt_target *t)
    cr_expect_eq(bad, 0, "%s: %u decodes differ from NUMERICS §1.1/§1.3", t->name, bad);
    free(w);
    free(s);
+   free(sx);
    je_destroy(&k);
 }
 
