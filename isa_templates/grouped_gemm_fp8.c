@@ -22,8 +22,8 @@
  *
  * LDS layout of a k-contiguous operand tile: rows of bk bytes; the 16-byte unit u of row r
  * holds logical unit u ^ swz(r) (XOR swizzle: the 16 rows a fragment read touches spread over
- * all banks). Operands contiguous along p/q are stored as loaded (rows of k) and read byte-wise
- * (correct, not fast: the wgrad layouts).
+ * all banks). Operands contiguous along p/q are stored in rows of k, XOR-swizzled the same way
+ * by k row (swz_mn), and read with transposing reads (gfx950) or byte gathers (gfx942).
  *
  * Addressing: every tile and every stage rebases the operand's buffer resource with a 64-bit
  * offset (jb_srd_rebase), so per-lane offsets stay below 2^31 and tensors over 4 GB work. Tails
@@ -39,7 +39,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_GG_VERSION 1
+#define TPL_GG_VERSION 2
 
 #define GG_KARGS(X)                                                                                \
    X(l, PTR)                                                                                       \
@@ -269,7 +269,8 @@ struct opnd {
    jb_val ld;                 /* i64 */
    jb_val voff[MAX_DMA];      /* i32: lane's byte offset from the stage's base */
    jb_val kpos[MAX_DMA];      /* i32: lane's k within the stage (tail masks) */
-   jb_val rd[2];              /* i32: lane part of the fragment read of k chunk c */
+   jb_val rd[2];              /* i32, kc: lane part of the fragment read of k chunk c */
+   jb_val rdb[MAX_BLK];       /* i32, not kc: lane part of the reads of block blk (any c) */
    jb_val tile_off, k_stride; /* i64 per tile: base offset; bytes per k step */
    jb_val tile_srd;           /* k-contiguous: the tile's resource (stages use soffset) */
 };
@@ -295,6 +296,29 @@ swz_div(const jb_builder *b, unsigned width)
    return d ? d : 1;
 }
 
+/* Operands contiguous along p/q (rows of k, `width` bytes each): the 16-byte unit u of k row r
+ * holds logical unit u ^ swz_mn(r). The reads gather one column's k bytes, so a phase reads
+ * the same logical unit of several rows; the XOR gives those rows different banks:
+ * - gfx950, ds_read_b64_tr_b8: a 32-lane phase reads rows 16 kg + e (e = 0..7, kg = 2 ph and
+ *   2 ph + 1) — row bits 0-2 and 4. With d rows per bank sweep, r % d picks the sweep's part
+ *   and the XOR the remaining bits (16 rows x 16 bytes = the 64 banks exactly);
+ * - gfx942, byte gathers: a 32-lane phase reads rows 16 kg and 16 (kg + 1) (16 bytes each),
+ *   so kg (row bits 4-5; bit 6 is the k chunk) picks the unit.
+ * Row bits 3 (the second tr8 half) and 6 (the chunk) stay out of both, so one lane address
+ * per block serves every read of it. */
+static jb_val
+swz_mn(jb_builder *b, const struct opnd *o, jb_val row)
+{
+   unsigned units = o->width / 16;
+   if (jt_has(jb_target(b), JT_CAP_LDS_TR)) {
+      unsigned d = swz_div(b, o->width);
+      jb_val rho = jb_or(b, jb_and_imm(b, row, 7),
+                         jb_shl_imm(b, jb_and_imm(b, jb_lshr_imm(b, row, 4), 1), 3));
+      return jb_and_imm(b, jb_lshr_imm(b, rho, __builtin_ctz(d)), units - 1);
+   }
+   return jb_and_imm(b, jb_lshr_imm(b, row, 4), (units < 4 ? units : 4) - 1);
+}
+
 static void
 opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val lane, jb_val wave,
           jb_val wave_mn)
@@ -318,7 +342,9 @@ opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val l
          o->voff[j] = jb_iadd(b, jb_imul(b, row, ld32), kb);
          o->kpos[j] = kb;
       } else {
-         o->voff[j] = jb_iadd(b, jb_imul(b, row, ld32), pb);
+         jb_val unit = jb_xor(b, jb_lshr_imm(b, pb, 4), swz_mn(b, o, row));
+         jb_val col = jb_or(b, jb_shl_imm(b, unit, 4), jb_and_imm(b, pb, 15));
+         o->voff[j] = jb_iadd(b, jb_imul(b, row, ld32), col);
          o->kpos[j] = row;
       }
    }
@@ -332,16 +358,21 @@ opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val l
          jb_val unit = jb_xor(b, jb_iadd_imm(b, kg, 4 * c), s);
          o->rd[c] =
              jb_iadd(b, jb_imul_imm(b, jb_iadd(b, wave_mn, i), o->width), jb_shl_imm(b, unit, 4));
-      } else if (jt_has(jb_target(b), JT_CAP_LDS_TR)) {
-         /* transposing read (jb_lds_load_tr8): lane j of each 16 reads row 16 kg + j / 2 at
-          * column wave_mn + 8 (j % 2) (+ 64 c rows, 8 h rows, 16 blk columns: constants) */
-         o->rd[c] = jb_iadd(
-             b, jb_imul_imm(b, jb_iadd(b, jb_shl_imm(b, kg, 4), jb_lshr_imm(b, i, 1)), o->width),
-             jb_iadd(b, wave_mn, jb_shl_imm(b, jb_and_imm(b, i, 1), 3)));
-      } else {
-         /* row 64 c + 16 kg (+ e), column wave_mn + i (+ 16 blk) */
-         o->rd[c] = jb_iadd(b, jb_imul_imm(b, kg, 16 * o->width), jb_iadd(b, wave_mn, i));
       }
+   }
+   if (o->kc)
+      return;
+   bool tr = jt_has(jb_target(b), JT_CAP_LDS_TR);
+   /* tr8: lane j of each 16 reads row 16 kg + j / 2 at column wave_mn + 16 blk + 8 (j % 2)
+    * (+ 64 c + 8 h rows: constants); gather: row 16 kg (+ 64 c + 4 d + e), column wave_mn +
+    * 16 blk + i */
+   jb_val row = tr ? jb_iadd(b, jb_shl_imm(b, kg, 4), jb_lshr_imm(b, i, 1)) : jb_shl_imm(b, kg, 4);
+   jb_val s = swz_mn(b, o, row);
+   jb_val in = tr ? jb_shl_imm(b, jb_and_imm(b, i, 1), 3) : i;
+   jb_val rbase = jb_iadd(b, jb_imul_imm(b, row, o->width), in);
+   for (unsigned blk = 0; blk < o->width / 32; blk++) { /* the wave's half of the tile */
+      jb_val unit = jb_xor(b, jb_iadd_imm(b, jb_lshr_imm(b, wave_mn, 4), blk), s);
+      o->rdb[blk] = jb_iadd(b, rbase, jb_shl_imm(b, unit, 4));
    }
 }
 
@@ -419,10 +450,10 @@ read_frag(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t, co
                          .slot = slot + 1, .align = 16);
    if (jt_has(jb_target(b), JT_CAP_LDS_TR)) {
       /* two 8 x 8 byte transposes: k bytes 16 kg + 8 h .. + 7 of column 16 blk + i (gfx950) */
-      jb_val h0 = jb_lds_load_tr8(
-          b, t->lds, jb_iadd_imm(b, o->rd[c], base + 64 * c * o->width + 16 * blk), slot + 1);
+      jb_val h0 = jb_lds_load_tr8(b, t->lds, jb_iadd_imm(b, o->rdb[blk], base + 64 * c * o->width),
+                                  slot + 1);
       jb_val h1 = jb_lds_load_tr8(
-          b, t->lds, jb_iadd_imm(b, o->rd[c], base + (64 * c + 8) * o->width + 16 * blk), slot + 1);
+          b, t->lds, jb_iadd_imm(b, o->rdb[blk], base + (64 * c + 8) * o->width), slot + 1);
       return jb_concat(b, h0, h1);
    }
    /* rows 64 c + 16 kg + e hold k; gather the 16 bytes of column 16 blk + i */
@@ -430,8 +461,9 @@ read_frag(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t, co
    for (unsigned d = 0; d < 4; d++) {
       jb_val x = jb_imm_u32(b, 0);
       for (unsigned e = 0; e < 4; e++) {
-         uint32_t off = base + (64 * c + 4 * d + e) * o->width + 16 * blk;
-         jb_val by = jb_lds_load(b, t->lds, jb_iadd_imm(b, o->rd[c], off), JB_I8, .slot = slot + 1);
+         uint32_t off = base + (64 * c + 4 * d + e) * o->width;
+         jb_val by =
+             jb_lds_load(b, t->lds, jb_iadd_imm(b, o->rdb[blk], off), JB_I8, .slot = slot + 1);
          x = jb_or(b, x, jb_shl_imm(b, jb_zext(b, by, JB_I32), 8 * e));
       }
       dw[d] = x;
