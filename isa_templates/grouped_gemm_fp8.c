@@ -456,17 +456,23 @@ read_frag(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t, co
           b, t->lds, jb_iadd_imm(b, o->rdb[blk], base + (64 * c + 8) * o->width), slot + 1);
       return jb_concat(b, h0, h1);
    }
-   /* rows 64 c + 16 kg + e hold k; gather the 16 bytes of column 16 blk + i */
+   /* rows 64 c + 16 kg + e hold k; gather the 16 bytes of column 16 blk + i. Bytes e and
+    * e + 2 of a dword go into the low and high halves of one register (ds_read_u8 and
+    * ds_read_u8_d16_hi: no VALU), so a dword costs one v_lshl_or instead of three. */
    jb_val dw[4];
    for (unsigned d = 0; d < 4; d++) {
-      jb_val x = jb_imm_u32(b, 0);
-      for (unsigned e = 0; e < 4; e++) {
-         uint32_t off = base + (64 * c + 4 * d + e) * o->width;
-         jb_val by =
-             jb_lds_load(b, t->lds, jb_iadd_imm(b, o->rdb[blk], off), JB_I8, .slot = slot + 1);
-         x = jb_or(b, x, jb_shl_imm(b, jb_zext(b, by, JB_I32), 8 * e));
+      jb_val h[2];
+      for (unsigned e = 0; e < 2; e++) {
+         jb_val hw[2];
+         for (unsigned u = 0; u < 2; u++) {
+            uint32_t off = base + (64 * c + 4 * d + e + 2 * u) * o->width;
+            jb_val by =
+                jb_lds_load(b, t->lds, jb_iadd_imm(b, o->rdb[blk], off), JB_I8, .slot = slot + 1);
+            hw[u] = jb_zext(b, by, JB_I16);
+         }
+         h[e] = jb_bitcast(b, jb_vec(b, hw, 2), JB_I32);
       }
-      dw[d] = x;
+      dw[d] = jb_or(b, h[0], jb_shl_imm(b, h[1], 8));
    }
    return jb_vec(b, dw, 4);
 }
