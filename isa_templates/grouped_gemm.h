@@ -11,10 +11,10 @@
  * Each operand is stored either contiguous along k ("kc": element (x, k) at x · ld + k) or
  * along its output dimension (element (x, k) at k · ld + x). fp8 codes are the target's
  * native encodings (FNUZ on gfx942, OCP on gfx950), except that an operand may be OCP on
- * gfx942 (`ocp`): the FNUZ code of y/2 is the OCP code of y, so the kernel runs the FNUZ MFMA
- * on the OCP bytes after a per-byte fix-up of the codes that differ (OCP -0 = FNUZ NaN: to 0;
- * OCP NaN and E5M2 ±Inf: to the FNUZ NaN) and multiplies the sums by 2 per OCP operand
- * (exact in fp32). FNUZ operands on gfx950 are refused by the op.
+ * gfx942 (fmt | TPL_GG_FMT_OCP): the FNUZ code of y/2 is the OCP code of y, so the kernel runs the
+ * FNUZ MFMA on the OCP bytes after a per-byte fix-up of the codes that differ (OCP -0 = FNUZ NaN:
+ * to 0; OCP NaN and E5M2 ±Inf: to the FNUZ NaN) and multiplies the sums by 2 per OCP operand (exact
+ * in fp32). FNUZ operands on gfx950 are refused by the op.
  */
 #ifndef GROUPED_GEMM_H
 #define GROUPED_GEMM_H
@@ -25,16 +25,20 @@
 
 enum tpl_gg_mode { TPL_GG_ROWS = 0, TPL_GG_CONTRACT = 1 };
 
+/* fmt_l / fmt_r bit: the operand holds OCP codes on an FNUZ target (gfx942). */
+#define TPL_GG_FMT_OCP 2u
+
 /* Pointer-free and padding-free: hashed bytewise to memoize plans (tpl.h). */
 struct tpl_gg_problem {
    uint32_t mode;         /* enum tpl_gg_mode */
    uint32_t l_kc, r_kc;   /* 1: the operand is contiguous along k */
-   uint32_t fmt_l, fmt_r; /* 0: E4M3 ("fp8"), 1: E5M2 ("bf8"), target-native encodings */
+   uint32_t fmt_l, fmt_r; /* 0: E4M3 ("fp8"), 1: E5M2 ("bf8"), target-native encodings;
+                           * | TPL_GG_FMT_OCP: OCP codes on gfx942 (fixed up, sums x 2) */
    uint32_t cu_cap;       /* persistent grid of at most this many workgroups; 0: full grid */
    uint32_t num_xcd;      /* XCDs of the device (tile remap) */
    uint32_t align;        /* largest of 16, 4 dividing every operand base and row pitch */
    uint32_t accumulate;   /* 1: C = bf16(C + scale · acc) (wgrad accumulation); 0: C is written */
-   uint32_t ocp;          /* gfx942: bit 0 L, bit 1 R holds OCP codes (fixed up, sums x 2 each) */
+   uint32_t reserved;     /* 0: keeps the int64 members below free of padding */
    int64_t m_total;       /* rows of the row-grouped tensors */
    int64_t ngroups;
    int64_t p, q;       /* CONTRACT: C[g] is p x q; ROWS: q output columns (p unused) */
@@ -57,7 +61,6 @@ struct tpl_gg_params {
    uint32_t cvec;       /* output elements per store: 4 (8-byte stores) or 1 */
    uint32_t fence;      /* 1: the vmcnt fence (always, except in the trap's test) */
    uint32_t accumulate; /* the problem's: the epilogue loads C and adds in fp32 before rounding */
-   uint32_t ocp;        /* the problem's: OCP operands on an FNUZ target (bit 0 L, bit 1 R) */
 };
 
 /* Per-call values (io[] of rt_run), in this order. */
