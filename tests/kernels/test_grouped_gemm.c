@@ -712,6 +712,41 @@ Test(grouped_gemm, static_checks)
    }
 }
 
+/* OCP operands on gfx942 at the pick's tiles: no scratch, VGPR + AGPR within the budget, and
+ * the fix-up's read-back / write-back of the loaded bytes is there (its results are checked
+ * by ocp_on_gfx942). */
+Test(grouped_gemm, static_checks_ocp_gfx942)
+{
+   static const unsigned tiles[][3] = {{128, 128, 256}, {256, 128, 512}};
+   for (unsigned i = 0; i < 2; i++) {
+      struct tpl_gg_params p = point(tiles[i][0], tiles[i][1], 64, 2, 4, 0);
+      p.l_kc = p.r_kc = 1;
+      p.fmt_l = TPL_GG_FMT_OCP;
+      p.fmt_r = TPL_GG_FMT_OCP | 1; /* E5M2 dOut (HYBRID) */
+      mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0);
+      const rt_lkernel *k;
+      cr_assert_eq(rt_kernel_get(ctx, &tpl_grouped_gemm_fp8, &p, &k), MXJIT_OK, "%s",
+                   mxjit_ctx_last_error(ctx));
+      cr_assert_eq(k->meta.private_segment_size, 0u, "%ux%u: scratch", p.bm, p.bn);
+      cr_assert_leq(k->meta.vgpr_count, tiles[i][2], "%ux%u: %u VGPR+AGPR", p.bm, p.bn,
+                    k->meta.vgpr_count);
+      char *isa = isa_of("gfx942", &p);
+      cr_assert(strstr(isa, "ds_write"), "%ux%u: no fix-up write-back", p.bm, p.bn);
+      cr_assert(strstr(isa, "v_perm_b32"), "%ux%u: no full fix-up path", p.bm, p.bn);
+      free(isa);
+      mxjit_ctx_destroy(ctx);
+   }
+   /* gfx950 multiplies OCP natively: the flag is a build error there, not a silent no-op */
+   struct tpl_gg_params p = point(64, 64, 64, 2, 16, 0);
+   p.l_kc = p.r_kc = 1;
+   p.fmt_l = TPL_GG_FMT_OCP;
+   mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0);
+   const rt_lkernel *k;
+   cr_assert_eq(rt_kernel_get(ctx, &tpl_grouped_gemm_fp8, &p, &k), MXJIT_ERR_UNSUPPORTED);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "natively"), "%s", mxjit_ctx_last_error(ctx));
+   mxjit_ctx_destroy(ctx);
+}
+
 /* ---- > 4 GB ---------------------------------------------------------------------------------
  * Buffer placement: A's rows are 8 MiB apart (a row-pitched view, which the kernel supports and
  * the op's contiguous tensors are a case of) so rows 512.. lie past 4 GiB, and B's experts are
