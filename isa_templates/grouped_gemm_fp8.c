@@ -533,8 +533,9 @@ read_frag(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t, co
       return jb_concat(b, h0, h1);
    }
    /* rows 64 c + 16 kg + e hold k; gather the 16 bytes of column 16 blk + i. Bytes e and
-    * e + 2 of a dword go into the low and high halves of one register (ds_read_u8 and
-    * ds_read_u8_d16_hi: no VALU), so a dword costs one v_lshl_or instead of three. */
+    * e + 2 of a dword are paired as two 16-bit halves (one v_perm; ds_read_u8_d16_hi would
+    * need none, but LLVM does not merge halves with d16 loads when SRAMECC may be on)
+    * and the two pairs merged by one v_lshl_or: 3 VALU per dword. */
    jb_val dw[4];
    for (unsigned d = 0; d < 4; d++) {
       jb_val h[2];

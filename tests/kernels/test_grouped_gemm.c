@@ -986,6 +986,33 @@ Test(grouped_gemm, ocp_on_gfx942, .timeout = 600)
    }
 }
 
+/* Check mode (ctx->check) accepts the OCP path, the -0/NaN/Inf codes included (E5M2 ±Inf
+ * -> NaN is the documented result, not a miscompile). */
+Test(grouped_gemm, ocp_on_gfx942_check_mode)
+{
+   mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0);
+   for (int pass = 0; pass < 3; pass++) {
+      gcase c = {.target = "gfx942",
+                 .pass = pass,
+                 .hybrid = 1,
+                 .ocp = 3,
+                 .specials = 1,
+                 .ng = 2,
+                 .lens = {40, 29},
+                 .n = 48,
+                 .k = 64,
+                 .seed = (uint64_t)(300 + pass)};
+      gdata d;
+      make_case(ctx, &c, &d);
+      ctx->check = 1;
+      cr_expect_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &d.a), MXJIT_OK, "pass %d: %s", pass,
+                   mxjit_ctx_last_error(ctx));
+      mxjit_free(ctx, d.a.out);
+      free_case(ctx, &d);
+   }
+   mxjit_ctx_destroy(ctx);
+}
+
 /* The fix-up sits between the fence and the stage barrier: every depth (explicit params, K
  * tail, 4-byte loads) and the VGPR-staged path (vec 1, fixed in registers), fwd and wgrad,
  * with the specials; accumulate on one point. */
