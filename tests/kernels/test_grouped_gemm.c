@@ -1015,7 +1015,7 @@ Test(grouped_gemm, ocp_on_gfx942_check_mode)
 
 /* The fix-up sits between the fence and the stage barrier: every depth (explicit params, K
  * tail, 4-byte loads) and the VGPR-staged path (vec 1, fixed in registers), fwd and wgrad,
- * with the specials; accumulate on one point. */
+ * with the specials; accumulate on one point; the wide tiles. */
 Test(grouped_gemm, ocp_on_gfx942_depths, .timeout = 600)
 {
    for (unsigned depth = 1; depth <= 4; depth++) {
@@ -1034,6 +1034,23 @@ Test(grouped_gemm, ocp_on_gfx942_depths, .timeout = 600)
          }
       }
    }
+   /* the wide tiles: 256 x 128 (gfx942's pick for large groups, 16 loads per operand and
+    * wave to fix up) and bk 128 (two k chunks per stage) */
+   gcase c = {.target = "gfx942",
+              .pass = MXJIT_GEMM_FWD,
+              .layout = MXJIT_B_NK,
+              .ocp = 3,
+              .hybrid = 1,
+              .specials = 1,
+              .ng = 3,
+              .lens = {130, 0, 257},
+              .n = 256,
+              .k = 320,
+              .seed = 450};
+   struct tpl_gg_params p = point(256, 128, 64, 2, 4, 0);
+   check_case(&c, &p, 5, "ocp wide 256x128x64");
+   p = point(128, 128, 128, 2, 4, 0);
+   check_case(&c, &p, 6, "ocp wide 128x128x128");
 }
 
 /* Row pitches that are not a multiple of 4 bytes (K = 66, N = 37) cannot be loaded to LDS
