@@ -466,7 +466,10 @@ typedef enum mxjit_b_layout {
  *  DGRAD: a = dOut (M_total, N), b = B as in the forward; out dA (M_total, K).
  *  WGRAD: a = dOut (M_total, N), b = A (M_total, K); out dB (G,N,K) [B_NK] or (G,K,N) [B_KN].
  *  a_scale_inv, b_scale_inv: one f32 each on the device (mxjit_fp8_tensorwise_quantize). The
- *  host reference sums exactly in fp64 and rounds once; kernels match within tolerance. */
+ *  host reference sums exactly in fp64 and rounds once; kernels match within tolerance.
+ *  dtypes: E4M3/E5M2 (OCP) on gfx950 (FNUZ refused there: E4M3FNUZ ±240 are OCP NaN codes);
+ *  on gfx942 FNUZ or OCP, per operand: OCP codes are fixed up in the kernel and multiplied as
+ *  FNUZ (exact), except that an E5M2 ±Inf gives NaN where the reference gives ±Inf. */
 typedef struct mxjit_grouped_gemm_fp8_args {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_gemm_pass pass;

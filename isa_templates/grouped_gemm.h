@@ -10,7 +10,11 @@
  *    g · p · q; an empty group gives C[g] = 0.
  * Each operand is stored either contiguous along k ("kc": element (x, k) at x · ld + k) or
  * along its output dimension (element (x, k) at k · ld + x). fp8 codes are the target's
- * native encodings (FNUZ on gfx942, OCP on gfx950; the op converts or refuses).
+ * native encodings (FNUZ on gfx942, OCP on gfx950), except that an operand may be OCP on
+ * gfx942 (fmt | TPL_GG_FMT_OCP): the FNUZ code of y/2 is the OCP code of y, so the kernel runs the
+ * FNUZ MFMA on the OCP bytes after a per-byte fix-up of the codes that differ (OCP -0 = FNUZ NaN:
+ * to 0; OCP NaN and E5M2 ±Inf: to the FNUZ NaN) and multiplies the sums by 2 per OCP operand (exact
+ * in fp32). FNUZ operands on gfx950 are refused by the op.
  */
 #ifndef GROUPED_GEMM_H
 #define GROUPED_GEMM_H
@@ -21,11 +25,15 @@
 
 enum tpl_gg_mode { TPL_GG_ROWS = 0, TPL_GG_CONTRACT = 1 };
 
+/* fmt_l / fmt_r bit: the operand holds OCP codes on an FNUZ target (gfx942). */
+#define TPL_GG_FMT_OCP 2u
+
 /* Pointer-free and padding-free: hashed bytewise to memoize plans (tpl.h). */
 struct tpl_gg_problem {
    uint32_t mode;         /* enum tpl_gg_mode */
    uint32_t l_kc, r_kc;   /* 1: the operand is contiguous along k */
-   uint32_t fmt_l, fmt_r; /* 0: E4M3 ("fp8"), 1: E5M2 ("bf8"), target-native encodings */
+   uint32_t fmt_l, fmt_r; /* 0: E4M3 ("fp8"), 1: E5M2 ("bf8"), target-native encodings;
+                           * | TPL_GG_FMT_OCP: OCP codes on gfx942 (fixed up, sums x 2) */
    uint32_t cu_cap;       /* persistent grid of at most this many workgroups; 0: full grid */
    uint32_t num_xcd;      /* XCDs of the device (tile remap) */
    uint32_t align;        /* largest of 16, 4 dividing every operand base and row pitch */

@@ -22,8 +22,8 @@
  *
  * LDS layout of a k-contiguous operand tile: rows of bk bytes; the 16-byte unit u of row r
  * holds logical unit u ^ swz(r) (XOR swizzle: the 16 rows a fragment read touches spread over
- * all banks). Operands contiguous along p/q are stored as loaded (rows of k) and read byte-wise
- * (correct, not fast: the wgrad layouts).
+ * all banks). Operands contiguous along p/q are stored in rows of k, XOR-swizzled the same way
+ * by k row (swz_mn), and read with transposing reads (gfx950) or byte gathers (gfx942).
  *
  * Addressing: every tile and every stage rebases the operand's buffer resource with a 64-bit
  * offset (jb_srd_rebase), so per-lane offsets stay below 2^31 and tensors over 4 GB work. Tails
@@ -39,7 +39,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_GG_VERSION 1
+#define TPL_GG_VERSION 2
 
 #define GG_KARGS(X)                                                                                \
    X(l, PTR)                                                                                       \
@@ -62,14 +62,14 @@ TPL_KARG_TABLE(gg_kargs, GG_KARGS);
 
 static const uint32_t v_tile[] = {64, 128, 256}, v_bk[] = {64, 128}, v_depth[] = {1, 2, 3, 4},
                       v_vec[] = {1, 4, 16}, v_01[] = {0, 1}, v_band[] = {1, 4, 8},
-                      v_cvec[] = {1, 4};
+                      v_cvec[] = {1, 4}, v_fmt[] = {0, 1, 2, 3};
 #define P(f, a, d)                                                                                 \
    {                                                                                               \
 #f, offsetof(struct tpl_gg_params, f), a, sizeof(a) / sizeof(a[0]), d                        \
    }
 static const tpl_param gg_params[] = {
-    P(mode, v_01, 0),     P(l_kc, v_01, 1),   P(r_kc, v_01, 1),       P(fmt_l, v_01, 0),
-    P(fmt_r, v_01, 0),    P(bm, v_tile, 128), P(bn, v_tile, 128),     P(bk, v_bk, 64),
+    P(mode, v_01, 0),     P(l_kc, v_01, 1),   P(r_kc, v_01, 1),       P(fmt_l, v_fmt, 0),
+    P(fmt_r, v_fmt, 0),   P(bm, v_tile, 128), P(bn, v_tile, 128),     P(bk, v_bk, 64),
     P(depth, v_depth, 2), P(vec, v_vec, 4),   P(persistent, v_01, 0), P(xcd, v_01, 1),
     P(band, v_band, 4),   P(cvec, v_cvec, 4), P(fence, v_01, 1),      P(accumulate, v_01, 0),
 };
@@ -119,7 +119,7 @@ gg_validate(const void *problem, const void *params, char *msg, size_t msglen)
    const char *why = NULL;
    unsigned loads = dma_per_wave(p->bm, p) + dma_per_wave(p->bn, p);
    int64_t ntiles = tpl_gg_tile_bound(pr, p);
-   if (pr->mode > TPL_GG_CONTRACT || pr->fmt_l > 1 || pr->fmt_r > 1 || pr->ngroups < 1)
+   if (pr->mode > TPL_GG_CONTRACT || pr->fmt_l > 3 || pr->fmt_r > 3 || pr->ngroups < 1)
       why = "the problem is not a grouped GEMM (mode, fp8 formats or group count)";
    else if (p->mode != pr->mode || p->l_kc != pr->l_kc || p->r_kc != pr->r_kc ||
             p->fmt_l != pr->fmt_l || p->fmt_r != pr->fmt_r || p->accumulate != pr->accumulate)
@@ -248,9 +248,10 @@ static void
 gg_tune_key(const void *problem, tpl_tune_key *k)
 {
    const struct tpl_gg_problem *pr = problem;
-   snprintf(k->cls, sizeof(k->cls), "%s:%s%s:%s%s:%s", pr->mode ? "wgrad" : "rows",
-            pr->l_kc ? "lk" : "lm", pr->r_kc ? "rk" : "rn", pr->fmt_l ? "bf8" : "fp8",
-            pr->fmt_r ? "bf8" : "fp8", pr->cu_cap ? "persistent" : "full");
+   snprintf(k->cls, sizeof(k->cls), "%s:%s%s:%s%s:%s%s", pr->mode ? "wgrad" : "rows",
+            pr->l_kc ? "lk" : "lm", pr->r_kc ? "rk" : "rn", pr->fmt_l & 1 ? "bf8" : "fp8",
+            pr->fmt_r & 1 ? "bf8" : "fp8", pr->cu_cap ? "persistent" : "full",
+            (pr->fmt_l | pr->fmt_r) & TPL_GG_FMT_OCP ? ":ocp" : "");
    k->shape[0] = pr->mode ? pr->p : pr->m_total / pr->ngroups;
    k->shape[1] = pr->q;
    k->shape[2] = pr->mode ? pr->m_total / pr->ngroups : pr->kc;
@@ -262,6 +263,8 @@ gg_tune_key(const void *problem, tpl_tune_key *k)
 /* One operand's view: its LDS tile shape and the per-lane parts of its loads and reads. */
 struct opnd {
    bool kc;          /* contiguous along k */
+   bool ocp;         /* OCP codes on an FNUZ target: fixed up in LDS before the MFMAs */
+   bool bf8;         /* E5M2 (the fix-up's special codes) */
    unsigned width;   /* LDS row bytes (kc: bk, rows are p/q; else mn, rows are k) */
    unsigned ndma;    /* load-to-LDS instructions per wave per stage */
    uint32_t lds_off; /* offset of this operand in a slot */
@@ -269,7 +272,8 @@ struct opnd {
    jb_val ld;                 /* i64 */
    jb_val voff[MAX_DMA];      /* i32: lane's byte offset from the stage's base */
    jb_val kpos[MAX_DMA];      /* i32: lane's k within the stage (tail masks) */
-   jb_val rd[2];              /* i32: lane part of the fragment read of k chunk c */
+   jb_val rd[2];              /* i32, kc: lane part of the fragment read of k chunk c */
+   jb_val rdb[MAX_BLK];       /* i32, not kc: lane part of the reads of block blk (any c) */
    jb_val tile_off, k_stride; /* i64 per tile: base offset; bytes per k step */
    jb_val tile_srd;           /* k-contiguous: the tile's resource (stages use soffset) */
 };
@@ -295,6 +299,29 @@ swz_div(const jb_builder *b, unsigned width)
    return d ? d : 1;
 }
 
+/* Operands contiguous along p/q (rows of k, `width` bytes each): the 16-byte unit u of k row r
+ * holds logical unit u ^ swz_mn(r). The reads gather one column's k bytes, so a phase reads
+ * the same logical unit of several rows; the XOR gives those rows different banks:
+ * - gfx950, ds_read_b64_tr_b8: a 32-lane phase reads rows 16 kg + e (e = 0..7, kg = 2 ph and
+ *   2 ph + 1) — row bits 0-2 and 4. With d rows per bank sweep, r % d picks the sweep's part
+ *   and the XOR the remaining bits (16 rows x 16 bytes = the 64 banks exactly);
+ * - gfx942, byte gathers: a 32-lane phase reads rows 16 kg and 16 (kg + 1) (16 bytes each),
+ *   so kg (row bits 4-5; bit 6 is the k chunk) picks the unit.
+ * Row bits 3 (the second tr8 half) and 6 (the chunk) stay out of both, so one lane address
+ * per block serves every read of it. */
+static jb_val
+swz_mn(jb_builder *b, const struct opnd *o, jb_val row)
+{
+   unsigned units = o->width / 16;
+   if (jt_has(jb_target(b), JT_CAP_LDS_TR)) {
+      unsigned d = swz_div(b, o->width);
+      jb_val rho = jb_or(b, jb_and_imm(b, row, 7),
+                         jb_shl_imm(b, jb_and_imm(b, jb_lshr_imm(b, row, 4), 1), 3));
+      return jb_and_imm(b, jb_lshr_imm(b, rho, __builtin_ctz(d)), units - 1);
+   }
+   return jb_and_imm(b, jb_lshr_imm(b, row, 4), (units < 4 ? units : 4) - 1);
+}
+
 static void
 opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val lane, jb_val wave,
           jb_val wave_mn)
@@ -318,7 +345,9 @@ opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val l
          o->voff[j] = jb_iadd(b, jb_imul(b, row, ld32), kb);
          o->kpos[j] = kb;
       } else {
-         o->voff[j] = jb_iadd(b, jb_imul(b, row, ld32), pb);
+         jb_val unit = jb_xor(b, jb_lshr_imm(b, pb, 4), swz_mn(b, o, row));
+         jb_val col = jb_or(b, jb_shl_imm(b, unit, 4), jb_and_imm(b, pb, 15));
+         o->voff[j] = jb_iadd(b, jb_imul(b, row, ld32), col);
          o->kpos[j] = row;
       }
    }
@@ -332,16 +361,21 @@ opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val l
          jb_val unit = jb_xor(b, jb_iadd_imm(b, kg, 4 * c), s);
          o->rd[c] =
              jb_iadd(b, jb_imul_imm(b, jb_iadd(b, wave_mn, i), o->width), jb_shl_imm(b, unit, 4));
-      } else if (jt_has(jb_target(b), JT_CAP_LDS_TR)) {
-         /* transposing read (jb_lds_load_tr8): lane j of each 16 reads row 16 kg + j / 2 at
-          * column wave_mn + 8 (j % 2) (+ 64 c rows, 8 h rows, 16 blk columns: constants) */
-         o->rd[c] = jb_iadd(
-             b, jb_imul_imm(b, jb_iadd(b, jb_shl_imm(b, kg, 4), jb_lshr_imm(b, i, 1)), o->width),
-             jb_iadd(b, wave_mn, jb_shl_imm(b, jb_and_imm(b, i, 1), 3)));
-      } else {
-         /* row 64 c + 16 kg (+ e), column wave_mn + i (+ 16 blk) */
-         o->rd[c] = jb_iadd(b, jb_imul_imm(b, kg, 16 * o->width), jb_iadd(b, wave_mn, i));
       }
+   }
+   if (o->kc)
+      return;
+   bool tr = jt_has(jb_target(b), JT_CAP_LDS_TR);
+   /* tr8: lane j of each 16 reads row 16 kg + j / 2 at column wave_mn + 16 blk + 8 (j % 2)
+    * (+ 64 c + 8 h rows: constants); gather: row 16 kg (+ 64 c + 4 d + e), column wave_mn +
+    * 16 blk + i */
+   jb_val row = tr ? jb_iadd(b, jb_shl_imm(b, kg, 4), jb_lshr_imm(b, i, 1)) : jb_shl_imm(b, kg, 4);
+   jb_val s = swz_mn(b, o, row);
+   jb_val in = tr ? jb_shl_imm(b, jb_and_imm(b, i, 1), 3) : i;
+   jb_val rbase = jb_iadd(b, jb_imul_imm(b, row, o->width), in);
+   for (unsigned blk = 0; blk < o->width / 32; blk++) { /* the wave's half of the tile */
+      jb_val unit = jb_xor(b, jb_iadd_imm(b, jb_lshr_imm(b, wave_mn, 4), blk), s);
+      o->rdb[blk] = jb_iadd(b, rbase, jb_shl_imm(b, unit, 4));
    }
 }
 
@@ -354,6 +388,77 @@ struct tile {
    unsigned nbp, nbq; /* 16 x 16 blocks per wave along p and q */
    enum jb_mfma_op op;
 };
+
+/* OCP -> FNUZ code fix-up of four packed bytes (the FNUZ code of y/2 is the OCP code of y for
+ * every other code): -0 (0x80, the FNUZ NaN) -> 0x00; NaN (E4M3 0x7f/0xff, E5M2 0x7d-0x7f,
+ * 0xfd-0xff) and E5M2 ±Inf (0x7c/0xfc: FNUZ has no infinity) -> 0x80, the FNUZ NaN. SWAR on
+ * y = x & 0x7f7f7f7f, whose byte sums below never carry: bit 7 of y + 0x7f is y != 0, of
+ * y + ocp_spec(bf8) is "special" (NaN/Inf). ocp_fixup_zero is the whole fix-up when no byte
+ * is special (4 VALU); ocp_fixup handles every code (8 VALU). */
+static uint32_t
+ocp_spec(bool bf8)
+{
+   return (0x80u - (bf8 ? 0x7cu : 0x7fu)) * 0x01010101u;
+}
+
+static jb_val
+ocp_fixup_zero(jb_builder *b, jb_val x)
+{
+   jb_val y = jb_and_imm(b, x, 0x7f7f7f7fu);
+   return jb_and(b, x, jb_or(b, jb_iadd_imm(b, y, 0x7f7f7f7fu), jb_imm_u32(b, 0x7f7f7f7fu)));
+}
+
+static jb_val
+ocp_fixup(jb_builder *b, jb_val x, bool bf8)
+{
+   jb_val y = jb_and_imm(b, x, 0x7f7f7f7fu);
+   jb_val nz = jb_iadd_imm(b, y, 0x7f7f7f7fu), u = jb_iadd_imm(b, y, ocp_spec(bf8));
+   jb_val sp = jb_and_imm(b, u, 0x80808080u);
+   /* bit 7 of each byte of f: kept (nonzero, not special); v_perm's selectors 8-11 replicate
+    * bits 15 / 31 of its operands into whole bytes: f << 8 brings bytes 0 and 2 there */
+   jb_val f = jb_and(b, nz, jb_xor(b, u, jb_imm_u32(b, 0xffffffffu)));
+   jb_val keep = jb_perm(b, f, jb_shl_imm(b, f, 8), 0x0b090a08u);
+   return jb_or(b, jb_and(b, keep, x), sp); /* special bytes: 0x80; zeros: 0x00 */
+}
+
+/* requires: this wave's loads of the stage in slot have landed (the fence). produces: the
+ * bytes this wave loaded there fixed up, written back; the caller's jb_waitcnt(lgkmcnt 0) and
+ * barrier publish them. Only the lanes' own bytes: no wave reads another wave's before the
+ * barrier. The -0 fix-up runs on every dword; the full one only when a lane of the wave holds
+ * a NaN/Inf code (a branch on EXEC: SALU). */
+static void
+fixup_stage(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t,
+            const struct opnd *o, jb_val wave, jb_val lane, unsigned slot)
+{
+   uint32_t base = slot * (lds_bytes(p) / p->depth) + o->lds_off;
+   jb_val wbase = jb_iadd_imm(b, jb_imul_imm(b, wave, o->ndma * 64 * p->vec), base);
+   unsigned ndw = p->vec / 4, n = o->ndma * ndw;
+   jb_type ty = ndw == 4 ? JB_V4I32 : JB_I32;
+   jb_val off[MAX_DMA], x[MAX_DMA * 4];
+   jb_var out[MAX_DMA * 4];
+   jb_val any = jb_imm_u32(b, 0);
+   for (unsigned j = 0; j < o->ndma; j++) {
+      off[j] = jb_iadd(b, jb_iadd_imm(b, wbase, j * 64 * p->vec), jb_imul_imm(b, lane, p->vec));
+      jb_val v = jb_lds_load(b, t->lds, off[j], ty, .slot = slot + 1, .align = p->vec);
+      for (unsigned d = 0; d < ndw; d++)
+         x[j * ndw + d] = ndw == 1 ? v : jb_extract(b, v, d);
+   }
+   for (unsigned i = 0; i < n; i++) {
+      out[i] = jb_var_create(b, ocp_fixup_zero(b, x[i]));
+      any = jb_or(b, any, jb_iadd_imm(b, jb_and_imm(b, x[i], 0x7f7f7f7fu), ocp_spec(o->bf8)));
+   }
+   jb_if *sp = jb_push_if(b, jb_cmp(b, JB_NE, jb_and_imm(b, any, 0x80808080u), jb_imm_u32(b, 0)));
+   for (unsigned i = 0; i < n; i++)
+      jb_var_set(b, out[i], ocp_fixup(b, x[i], o->bf8));
+   jb_pop_if(b, sp);
+   for (unsigned j = 0; j < o->ndma; j++) {
+      jb_val w[4];
+      for (unsigned d = 0; d < ndw; d++)
+         w[d] = jb_var_get(b, out[j * ndw + d]);
+      jb_val v = ndw == 1 ? w[0] : jb_vec(b, w, 4);
+      jb_lds_store(b, v, t->lds, off[j], .slot = slot + 1, .align = p->vec);
+   }
+}
 
 /* requires: o->tile_off, o->k_stride of this tile. produces: the loads of stage s into slot
  * (counts ndma on vmcnt whatever s is: the fence's count is static). A stage that ends past
@@ -369,6 +474,8 @@ stage_bytes_vgpr(jb_builder *b, const struct tile *t, const struct opnd *o, jb_v
    for (unsigned j = 0; j < o->ndma; j++) {
       jb_val x = jb_buffer_load(b, srd, o->voff[j], JB_I8, .soffset = soff,
                                 .mask = jb_cmp(b, JB_SLT, o->kpos[j], rem));
+      if (o->ocp) /* OCP codes on gfx942: fixed up on the way through VGPRs */
+         x = jb_trunc(b, ocp_fixup(b, jb_zext(b, x, JB_I32), o->bf8), JB_I8);
       jb_lds_store(b, x, t->lds, jb_iadd(b, jb_iadd_imm(b, wbase, j * 64), lane), .slot = slot + 1);
    }
 }
@@ -419,22 +526,30 @@ read_frag(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t, co
                          .slot = slot + 1, .align = 16);
    if (jt_has(jb_target(b), JT_CAP_LDS_TR)) {
       /* two 8 x 8 byte transposes: k bytes 16 kg + 8 h .. + 7 of column 16 blk + i (gfx950) */
-      jb_val h0 = jb_lds_load_tr8(
-          b, t->lds, jb_iadd_imm(b, o->rd[c], base + 64 * c * o->width + 16 * blk), slot + 1);
+      jb_val h0 = jb_lds_load_tr8(b, t->lds, jb_iadd_imm(b, o->rdb[blk], base + 64 * c * o->width),
+                                  slot + 1);
       jb_val h1 = jb_lds_load_tr8(
-          b, t->lds, jb_iadd_imm(b, o->rd[c], base + (64 * c + 8) * o->width + 16 * blk), slot + 1);
+          b, t->lds, jb_iadd_imm(b, o->rdb[blk], base + (64 * c + 8) * o->width), slot + 1);
       return jb_concat(b, h0, h1);
    }
-   /* rows 64 c + 16 kg + e hold k; gather the 16 bytes of column 16 blk + i */
+   /* rows 64 c + 16 kg + e hold k; gather the 16 bytes of column 16 blk + i. Bytes e and
+    * e + 2 of a dword are paired as two 16-bit halves (one v_perm; ds_read_u8_d16_hi would
+    * need none, but LLVM does not merge halves with d16 loads when SRAMECC may be on)
+    * and the two pairs merged by one v_lshl_or: 3 VALU per dword. */
    jb_val dw[4];
    for (unsigned d = 0; d < 4; d++) {
-      jb_val x = jb_imm_u32(b, 0);
-      for (unsigned e = 0; e < 4; e++) {
-         uint32_t off = base + (64 * c + 4 * d + e) * o->width + 16 * blk;
-         jb_val by = jb_lds_load(b, t->lds, jb_iadd_imm(b, o->rd[c], off), JB_I8, .slot = slot + 1);
-         x = jb_or(b, x, jb_shl_imm(b, jb_zext(b, by, JB_I32), 8 * e));
+      jb_val h[2];
+      for (unsigned e = 0; e < 2; e++) {
+         jb_val hw[2];
+         for (unsigned u = 0; u < 2; u++) {
+            uint32_t off = base + (64 * c + 4 * d + e + 2 * u) * o->width;
+            jb_val by =
+                jb_lds_load(b, t->lds, jb_iadd_imm(b, o->rdb[blk], off), JB_I8, .slot = slot + 1);
+            hw[u] = jb_zext(b, by, JB_I16);
+         }
+         h[e] = jb_bitcast(b, jb_vec(b, hw, 2), JB_I32);
       }
-      dw[d] = x;
+      dw[d] = jb_or(b, h[0], jb_shl_imm(b, h[1], 8));
    }
    return jb_vec(b, dw, 4);
 }
@@ -471,7 +586,7 @@ compute_stage(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, cons
  * waves; p->fence = 0 leaves it out (the known trap, test-only). */
 static void
 main_loop(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, const struct opnd *l,
-          const struct opnd *r, jb_val wave)
+          const struct opnd *r, jb_val wave, jb_val lane)
 {
    unsigned d = p->depth, loads = l->ndma + r->ndma;
    for (unsigned s = 0; s + 1 < d; s++) {
@@ -499,6 +614,15 @@ main_loop(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, const st
          /* fences stage s's loads; the depth - 2 younger stages stay in flight */
          jb_waitcnt(b, (int)((d - 2) * loads), JB_WAIT_ANY);
       }
+      if ((l->ocp || r->ocp) && p->vec > 1) {
+         /* OCP codes on gfx942: each wave fixes the bytes it loaded (they have landed: the
+          * fence), and its ds_writes complete before the barrier publishes the stage */
+         if (l->ocp)
+            fixup_stage(b, p, t, l, wave, lane, j);
+         if (r->ocp)
+            fixup_stage(b, p, t, r, wave, lane, j);
+         jb_waitcnt(b, JB_WAIT_ANY, 0);
+      }
       jb_s_barrier(b);
       if (d > 1) {
          jb_val nxt = jb_iadd_imm(b, s, d - 1);
@@ -525,13 +649,19 @@ store_tile(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, jb_val 
    jb_val lp = jb_iadd(b, wave_p, jb_and_imm(b, lane, 15));
    jb_val lq = jb_iadd(b, wave_q, jb_shl_imm(b, jb_lshr_imm(b, lane, 4), 2));
    jb_val sc = jb_splat(b, scale, 4);
+   /* OCP operands on gfx942 were multiplied as FNUZ codes, each value halved: x 2 per OCP
+    * operand, exact in fp32, before the scale (so the one rounding stays the reference's) */
+   unsigned nocp = (p->fmt_l >> 1) + (p->fmt_r >> 1);
    for (unsigned ip = 0; ip < t->nbp; ip++) {
       jb_val pp = jb_iadd_imm(b, lp, 16 * ip);
       jb_val pok = jb_cmp(b, JB_SLT, pp, prows);
       jb_val prow = jb_imul(b, pp, ldc);
       for (unsigned iq = 0; iq < t->nbq; iq++) {
          jb_val qq = jb_iadd_imm(b, lq, 16 * iq);
-         jb_val f = jb_fmul(b, jb_var_get(b, t->acc[ip][iq]), sc);
+         jb_val a = jb_var_get(b, t->acc[ip][iq]);
+         if (nocp)
+            a = jb_fmul(b, a, jb_splat(b, jb_imm_f32(b, (float)(1u << nocp)), 4));
+         jb_val f = jb_fmul(b, a, sc);
          jb_val off = jb_iadd(b, prow, jb_shl_imm(b, qq, 1));
          if (p->cvec == 4) {
             jb_val ok = jb_and(b, pok, jb_cmp(b, JB_SLT, qq, qcols));
@@ -708,8 +838,15 @@ grouped_gemm_fp8_build(jb_builder *b, const void *params)
    struct opnd r = {.ka_ptr = KA_r, .ka_ld = KA_ld_r, .ka_bytes = KA_r_bytes};
    opnd_shape(p, &l, p->l_kc, p->bm, 0);
    opnd_shape(p, &r, p->r_kc, p->bn, stage_bytes(p->bm, p));
+   l.ocp = p->fmt_l & TPL_GG_FMT_OCP, r.ocp = p->fmt_r & TPL_GG_FMT_OCP;
+   l.bf8 = p->fmt_l & 1, r.bf8 = p->fmt_r & 1;
+   if ((l.ocp || r.ocp) && jb_target(b)->fp8 != JT_FP8_FNUZ)
+      jb_error(b, MXJIT_ERR_UNSUPPORTED,
+               "jit: template grouped_gemm_fp8: fmt_l/fmt_r 2 and 3 fix OCP codes up for an FNUZ "
+               "MFMA; %s multiplies OCP fp8 natively (fmt 0 = E4M3, 1 = E5M2)",
+               jb_target(b)->name);
    struct tile t = {.nbp = p->bm / 32, .nbq = p->bn / 32};
-   t.op = jb_mfma_f8_op(16, p->fmt_r ? JB_E5M2 : JB_E4M3, p->fmt_l ? JB_E5M2 : JB_E4M3);
+   t.op = jb_mfma_f8_op(16, r.bf8 ? JB_E5M2 : JB_E4M3, l.bf8 ? JB_E5M2 : JB_E4M3);
    t.lds = jb_lds_alloc(b, lds_bytes(p), 16);
 
    jb_val tid = jb_workitem_id(b, 0), lane = jb_and_imm(b, tid, 63);
@@ -754,7 +891,7 @@ grouped_gemm_fp8_build(jb_builder *b, const void *params)
    tile_setup(b, p, &tp, &t, &l, &r, &c_off, &prows, &qcols);
    if (p->persistent) /* the previous tile's last reads of the slots are done */
       jb_s_barrier(b);
-   main_loop(b, p, &t, &l, &r, wave);
+   main_loop(b, p, &t, &l, &r, wave, lane);
    store_tile(b, p, &t, c_off, prows, qcols, lane, wave_p, wave_q, scale);
    if (p->persistent)
       for (unsigned i = 0; i < t.nbp; i++)

@@ -69,6 +69,8 @@ typedef struct gcase {
    int64_t n, k; /* forward's N and K */
    int32_t persistent_cus;
    int accumulate; /* out starts as random bf16 values the product is added to */
+   int ocp;        /* gfx942: OCP codes for the forward operands (bit 0), dOut (bit 1) */
+   int specials;   /* -0 and max-magnitude codes often, NaN (and E5M2 ±Inf) at a few places */
    uint64_t seed;
 } gcase;
 
@@ -83,17 +85,57 @@ typedef struct gdata {
 } gdata;
 
 static mxjit_dtype
-fwd_dtype(const char *target)
+fwd_dtype(const gcase *c)
 {
-   return strcmp(target, "gfx942") ? MXJIT_DTYPE_E4M3 : MXJIT_DTYPE_E4M3FNUZ;
+   return strcmp(c->target, "gfx942") || c->ocp & 1 ? MXJIT_DTYPE_E4M3 : MXJIT_DTYPE_E4M3FNUZ;
 }
 
 static mxjit_dtype
 grad_dtype(const gcase *c)
 {
+   int ocp = strcmp(c->target, "gfx942") || c->ocp & 2;
    if (!c->hybrid)
-      return fwd_dtype(c->target);
-   return strcmp(c->target, "gfx942") ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E5M2FNUZ;
+      return ocp ? MXJIT_DTYPE_E4M3 : MXJIT_DTYPE_E4M3FNUZ;
+   return ocp ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E5M2FNUZ;
+}
+
+static bool
+is_ocp(mxjit_dtype dt)
+{
+   return dt == MXJIT_DTYPE_E4M3 || dt == MXJIT_DTYPE_E5M2;
+}
+
+/* Special finite codes of dt: -0 (OCP; FNUZ has none: +0), the largest magnitude and the
+ * smallest subnormal of either sign. */
+static uint8_t
+special_code(mxjit_dtype dt, uint64_t r)
+{
+   bool bf8 = dt == MXJIT_DTYPE_E5M2 || dt == MXJIT_DTYPE_E5M2FNUZ;
+   uint8_t sign = (uint8_t)(r >> 8 & 0x80);
+   switch (r % 3) {
+   case 0:
+      return is_ocp(dt) ? 0x80 : 0x00;
+   case 1:
+      return sign | (bf8 && is_ocp(dt) ? 0x7b : is_ocp(dt) ? 0x7e : 0x7f);
+   default:
+      return sign | 0x01; /* the smallest subnormal */
+   }
+}
+
+/* Plants a few non-finite codes (specials): NaN in every format; ±Inf for OCP E5M2. */
+static void
+plant_nonfinite(mxjit_dtype dt, uint8_t *x, size_t n, uint64_t *s)
+{
+   for (int i = 0; i < 3 && n; i++) {
+      size_t at = (size_t)(kt_rand(s) % n);
+      uint8_t sign = (uint8_t)(kt_rand(s) & 0x80);
+      if (dt == MXJIT_DTYPE_E4M3)
+         x[at] = sign | 0x7f;
+      else if (dt == MXJIT_DTYPE_E5M2)
+         x[at] = sign | (i == 2 ? 0x7c : 0x7d + (uint8_t)(kt_rand(s) % 3)); /* Inf, NaN */
+      else
+         x[at] = 0x80;
+   }
 }
 
 /* Host operands and device args of a case (a and b per pass as mxjit.h documents). */
@@ -113,7 +155,7 @@ make_case(mxjit_ctx *ctx, const gcase *c, gdata *d)
    a->persistent_cus = c->persistent_cus;
    a->accumulate = c->accumulate;
    int nk = c->layout == MXJIT_B_NK;
-   mxjit_dtype fd = fwd_dtype(c->target), gd = grad_dtype(c);
+   mxjit_dtype fd = fwd_dtype(c), gd = grad_dtype(c);
    if (c->pass == MXJIT_GEMM_WGRAD) {
       a->a = (mxjit_tensor){.dtype = gd, .ndim = 2, .shape = {mt, c->n}};
       a->b = (mxjit_tensor){.dtype = fd, .ndim = 2, .shape = {mt, c->k}};
@@ -133,9 +175,15 @@ make_case(mxjit_ctx *ctx, const gcase *c, gdata *d)
    d->ha = malloc(an + 1);
    d->hb = malloc(bn + 1);
    for (size_t i = 0; i < an; i++)
-      d->ha[i] = rand_code(a->a.dtype, &s);
+      d->ha[i] = c->specials && kt_rand(&s) % 4 == 0 ? special_code(a->a.dtype, kt_rand(&s))
+                                                     : rand_code(a->a.dtype, &s);
    for (size_t i = 0; i < bn; i++)
-      d->hb[i] = rand_code(a->b.dtype, &s);
+      d->hb[i] = c->specials && kt_rand(&s) % 4 == 0 ? special_code(a->b.dtype, kt_rand(&s))
+                                                     : rand_code(a->b.dtype, &s);
+   if (c->specials) {
+      plant_nonfinite(a->a.dtype, d->ha, an, &s);
+      plant_nonfinite(a->b.dtype, d->hb, bn, &s);
+   }
    d->sa = 0.0078125f * (1 + (float)(kt_rand(&s) % 100) / 37);
    d->sb = 0.03f * (1 + (float)(kt_rand(&s) % 100) / 41);
    a->a.data = kt_to_dev(ctx, d->ha, an);
@@ -208,6 +256,15 @@ compare(const gcase *c, const gdata *d, const uint16_t *out, const char *tag)
             double old = d->prior ? host_bf16_to_f32(d->prior[oi]) : 0;
             double exact = old + sum * scale;
             double got = host_bf16_to_f32(out[oi]);
+            /* NaN where the exact sum is NaN; OCP E5M2 ±Inf on gfx942 becomes the FNUZ NaN,
+             * so an infinite exact sum is NaN there (mxjit.h) */
+            bool inf_nan = !strcmp(c->target, "gfx942") && isinf(exact);
+            if (isnan(exact) || isnan(got) || inf_nan) {
+               if (!((isnan(exact) || inf_nan) && isnan(got)) && bad++ < 5)
+                  cr_log_error("%s: group %lld out(%lld, %lld) = %.9g, exact %.9g", tag,
+                               (long long)g, (long long)i, (long long)j, got, exact);
+               continue;
+            }
             int e;
             frexp(exact, &e);
             double ulp = exact == 0 ? ldexp(1, -133) : ldexp(1, e - 8 < -133 ? -133 : e - 8);
@@ -260,6 +317,7 @@ run(mxjit_ctx *ctx, const gcase *c, const struct tpl_gg_params *params, gdata *d
       struct tpl_gg_params pp = *params; /* the class fields come from the problem */
       pp.mode = pr.mode, pp.l_kc = pr.l_kc, pp.r_kc = pr.r_kc;
       pp.fmt_l = pr.fmt_l, pp.fmt_r = pr.fmt_r;
+      pp.accumulate = pr.accumulate;
       if (!pr.cu_cap)
          pp.persistent = 0;
       params = &pp;
@@ -525,6 +583,59 @@ Test(grouped_gemm, unfenced_pipeline_is_caught)
    trap("gfx950");
 }
 
+/* LDS bank conflicts (issue 11 §4: 0 per iteration): every layout's tiles are XOR-swizzled so
+ * the fragment reads of one phase hit distinct banks — k-contiguous tiles by p/q row, p/q-
+ * contiguous ones (the NN B operand, both wgrad operands) by k row (gfx950 transposing reads,
+ * gfx942 byte gathers). The whole launch (every stage, tails included) must count 0 conflict
+ * cycles in the emulator's estimate, and still be right; without the swizzle these tiles
+ * counted 112-960 cycles per iteration. */
+Test(grouped_gemm, no_lds_bank_conflicts, .timeout = 600)
+{
+   static const struct {
+      const char *target;
+      unsigned bm, bn, vec;
+   } tiles[] = {{"gfx942", 64, 64, 4},   {"gfx942", 128, 128, 4},  {"gfx942", 256, 128, 4},
+                {"gfx950", 64, 128, 16}, {"gfx950", 128, 128, 16}, {"gfx950", 256, 256, 16}};
+   static const struct {
+      mxjit_gemm_pass pass;
+      mxjit_b_layout layout;
+   } lays[] = {{MXJIT_GEMM_FWD, MXJIT_B_NK},
+               {MXJIT_GEMM_FWD, MXJIT_B_KN},
+               {MXJIT_GEMM_DGRAD, MXJIT_B_NK},
+               {MXJIT_GEMM_WGRAD, MXJIT_B_NK}};
+   for (unsigned t = 0; t < sizeof(tiles) / sizeof(tiles[0]); t++) {
+      for (unsigned l = 0; l < sizeof(lays) / sizeof(lays[0]); l++) {
+         gcase c = {.target = tiles[t].target,
+                    .pass = lays[l].pass,
+                    .layout = lays[l].layout,
+                    .ng = 2,
+                    .lens = {200, 72},
+                    .n = 256,
+                    .k = 256,
+                    .seed = 50 + t * 4 + l};
+         struct tpl_gg_params p = point(tiles[t].bm, tiles[t].bn, 64, 2, tiles[t].vec, 0);
+         char tag[96];
+         snprintf(tag, sizeof(tag), "%s %ux%u pass %d layout %d", c.target, p.bm, p.bn, (int)c.pass,
+                  (int)c.layout);
+         mxjit_ctx *ctx = kt_emu_ctx(c.target, 0);
+         gdata d;
+         uint16_t *out;
+         mxjit_status st = run(ctx, &c, &p, &d, &out);
+         cr_assert_eq(st, MXJIT_OK, "%s: %s", tag, d.msg);
+         rt_counters cnt;
+         rt_device *dev = rt_ctx_device(ctx);
+         dev->ops->last_counters(dev, &cnt);
+         cr_expect_eq(cnt.lds_bank_conflicts, 0u, "%s: %llu LDS bank-conflict cycles", tag,
+                      (unsigned long long)cnt.lds_bank_conflicts);
+         unsigned bad = compare(&c, &d, out, tag);
+         cr_expect_eq(bad, 0, "%s: %u elements outside the tolerance", tag, bad);
+         free(out);
+         free_case(ctx, &d);
+         mxjit_ctx_destroy(ctx);
+      }
+   }
+}
+
 /* ---- static checks ------------------------------------------------------------------------ */
 
 static char *
@@ -599,6 +710,41 @@ Test(grouped_gemm, static_checks)
       free(isa);
       mxjit_ctx_destroy(ctx);
    }
+}
+
+/* OCP operands on gfx942 at the pick's tiles: no scratch, VGPR + AGPR within the budget, and
+ * the fix-up's read-back / write-back of the loaded bytes is there (its results are checked
+ * by ocp_on_gfx942). */
+Test(grouped_gemm, static_checks_ocp_gfx942)
+{
+   static const unsigned tiles[][3] = {{128, 128, 256}, {256, 128, 512}};
+   for (unsigned i = 0; i < 2; i++) {
+      struct tpl_gg_params p = point(tiles[i][0], tiles[i][1], 64, 2, 4, 0);
+      p.l_kc = p.r_kc = 1;
+      p.fmt_l = TPL_GG_FMT_OCP;
+      p.fmt_r = TPL_GG_FMT_OCP | 1; /* E5M2 dOut (HYBRID) */
+      mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0);
+      const rt_lkernel *k;
+      cr_assert_eq(rt_kernel_get(ctx, &tpl_grouped_gemm_fp8, &p, &k), MXJIT_OK, "%s",
+                   mxjit_ctx_last_error(ctx));
+      cr_assert_eq(k->meta.private_segment_size, 0u, "%ux%u: scratch", p.bm, p.bn);
+      cr_assert_leq(k->meta.vgpr_count, tiles[i][2], "%ux%u: %u VGPR+AGPR", p.bm, p.bn,
+                    k->meta.vgpr_count);
+      char *isa = isa_of("gfx942", &p);
+      cr_assert(strstr(isa, "ds_write"), "%ux%u: no fix-up write-back", p.bm, p.bn);
+      cr_assert(strstr(isa, "v_perm_b32"), "%ux%u: no full fix-up path", p.bm, p.bn);
+      free(isa);
+      mxjit_ctx_destroy(ctx);
+   }
+   /* gfx950 multiplies OCP natively: the flag is a build error there, not a silent no-op */
+   struct tpl_gg_params p = point(64, 64, 64, 2, 16, 0);
+   p.l_kc = p.r_kc = 1;
+   p.fmt_l = TPL_GG_FMT_OCP;
+   mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0);
+   const rt_lkernel *k;
+   cr_assert_eq(rt_kernel_get(ctx, &tpl_grouped_gemm_fp8, &p, &k), MXJIT_ERR_UNSUPPORTED);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "natively"), "%s", mxjit_ctx_last_error(ctx));
+   mxjit_ctx_destroy(ctx);
 }
 
 /* ---- > 4 GB ---------------------------------------------------------------------------------
@@ -784,10 +930,10 @@ Test(grouped_gemm, wgrad_rows_past_4gb, .timeout = 300)
 
 /* What the op refuses, with a message that says what to do: OCP fp8 on gfx942 (its MFMA
  * takes FNUZ). */
-Test(grouped_gemm, op_refuses_ocp_on_gfx942)
+Test(grouped_gemm, op_refuses_fnuz_on_gfx950)
 {
-   mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0);
-   gcase c = {.target = "gfx950",
+   mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0);
+   gcase c = {.target = "gfx942", /* gfx942's FNUZ dtypes on a gfx950 context */
               .pass = MXJIT_GEMM_FWD,
               .ng = 2,
               .lens = {5, 7},
@@ -795,12 +941,116 @@ Test(grouped_gemm, op_refuses_ocp_on_gfx942)
               .k = 64,
               .seed = 1};
    gdata d;
-   make_case(ctx, &c, &d); /* gfx950's OCP dtypes on a gfx942 context */
+   make_case(ctx, &c, &d);
    cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &d.a), MXJIT_ERR_UNSUPPORTED);
-   cr_assert(strstr(mxjit_ctx_last_error(ctx), "FNUZ"), "%s", mxjit_ctx_last_error(ctx));
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "OCP"), "%s", mxjit_ctx_last_error(ctx));
    mxjit_free(ctx, d.a.out);
    free_case(ctx, &d);
    mxjit_ctx_destroy(ctx);
+}
+
+/* ---- OCP fp8 on gfx942 ------------------------------------------------------------------- */
+
+/* OCP operands on gfx942 (a gfx950-trained model's tensors): the FNUZ MFMA on fixed-up codes,
+ * x 2 per OCP operand. Through the op: every pass x layout with E4M3 everywhere, HYBRID with
+ * E5M2 gradients, and mixed (OCP gradients beside FNUZ forward operands); a quarter of the
+ * codes are -0, ±max or 0, plus NaN (and E5M2 ±Inf) codes planted: NaN where the exact sum is
+ * NaN (or infinite: FNUZ has no infinity), within §6.3's tolerance elsewhere. */
+Test(grouped_gemm, ocp_on_gfx942, .timeout = 600)
+{
+   static const struct {
+      int ocp, hybrid;
+   } kinds[] = {{3, 0}, {3, 1}, {2, 1}, {1, 0}};
+   for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+      for (int pass = 0; pass < 3; pass++) {
+         for (int lay = 0; lay < 2; lay++) {
+            if (k > 0 && lay) /* the layouts once, with E4M3 everywhere */
+               continue;
+            gcase c = {.target = "gfx942",
+                       .pass = pass,
+                       .layout = lay,
+                       .hybrid = kinds[k].hybrid,
+                       .ocp = kinds[k].ocp,
+                       .specials = 1,
+                       .ng = 4,
+                       .lens = {0, 17, 130, 3},
+                       .n = 80,
+                       .k = 96,
+                       .seed = (uint64_t)(200 + 10 * k + pass * 2 + lay)};
+            char tag[96];
+            snprintf(tag, sizeof(tag), "ocp %d hybrid %d pass %d layout %d", kinds[k].ocp,
+                     kinds[k].hybrid, pass, lay);
+            check_case(&c, NULL, 0, tag);
+         }
+      }
+   }
+}
+
+/* Check mode (ctx->check) accepts the OCP path, the -0/NaN/Inf codes included (E5M2 ±Inf
+ * -> NaN is the documented result, not a miscompile). */
+Test(grouped_gemm, ocp_on_gfx942_check_mode)
+{
+   mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0);
+   for (int pass = 0; pass < 3; pass++) {
+      gcase c = {.target = "gfx942",
+                 .pass = pass,
+                 .hybrid = 1,
+                 .ocp = 3,
+                 .specials = 1,
+                 .ng = 2,
+                 .lens = {40, 29},
+                 .n = 48,
+                 .k = 64,
+                 .seed = (uint64_t)(300 + pass)};
+      gdata d;
+      make_case(ctx, &c, &d);
+      ctx->check = 1;
+      cr_expect_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &d.a), MXJIT_OK, "pass %d: %s", pass,
+                   mxjit_ctx_last_error(ctx));
+      mxjit_free(ctx, d.a.out);
+      free_case(ctx, &d);
+   }
+   mxjit_ctx_destroy(ctx);
+}
+
+/* The fix-up sits between the fence and the stage barrier: every depth (explicit params, K
+ * tail, 4-byte loads) and the VGPR-staged path (vec 1, fixed in registers), fwd and wgrad,
+ * with the specials; accumulate on one point; the wide tiles. */
+Test(grouped_gemm, ocp_on_gfx942_depths, .timeout = 600)
+{
+   for (unsigned depth = 1; depth <= 4; depth++) {
+      for (unsigned vec = 1; vec <= 4; vec += 3) {
+         struct tpl_gg_params p = point(64, 64, 64, depth, vec, depth == 2 ? 1 : 0);
+         for (int wg = 0; wg < 2; wg++) {
+            gcase c = tail_case("gfx942", wg ? MXJIT_GEMM_WGRAD : MXJIT_GEMM_FWD,
+                                depth == 2 ? 3 : 0, 400 + depth * 4 + vec + (unsigned)wg);
+            c.ocp = 3;
+            c.hybrid = wg;
+            c.specials = 1;
+            c.accumulate = depth == 3 && vec == 4 && wg;
+            char tag[96];
+            snprintf(tag, sizeof(tag), "ocp depth %u vec %u %s", depth, vec, wg ? "wgrad" : "fwd");
+            check_case(&c, &p, depth, tag);
+         }
+      }
+   }
+   /* the wide tiles: 256 x 128 (gfx942's pick for large groups, 16 loads per operand and
+    * wave to fix up) and bk 128 (two k chunks per stage) */
+   gcase c = {.target = "gfx942",
+              .pass = MXJIT_GEMM_FWD,
+              .layout = MXJIT_B_NK,
+              .ocp = 3,
+              .hybrid = 1,
+              .specials = 1,
+              .ng = 3,
+              .lens = {130, 0, 257},
+              .n = 256,
+              .k = 320,
+              .seed = 450};
+   struct tpl_gg_params p = point(256, 128, 64, 2, 4, 0);
+   check_case(&c, &p, 5, "ocp wide 256x128x64");
+   p = point(128, 128, 128, 2, 4, 0);
+   check_case(&c, &p, 6, "ocp wide 128x128x128");
 }
 
 /* Row pitches that are not a multiple of 4 bytes (K = 66, N = 37) cannot be loaded to LDS
