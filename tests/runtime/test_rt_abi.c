@@ -102,7 +102,7 @@ Test(rt_abi, size_zero_is_the_abi1_layout)
 /* A caller built against a newer header: a larger struct whose extra members are 0 works;
  * one that sets a member this library does not know is refused, naming the struct. */
 typedef struct newer_copy_args {
-   mxjit_scaled_copy_args base;
+   mxjit_scaled_copy_args_v2 base;
    uint64_t future_member;
 } newer_copy_args;
 
@@ -113,20 +113,30 @@ Test(rt_abi, newer_caller_unknown_members_must_be_zero)
                 MXJIT_OK);
    uint16_t x[2] = {0x3f80, 0x4000};
    float out[2];
+   /* op args: the newer caller is one of the ABI-2 layout */
    newer_copy_args a = {
-       .base = {.x = (uintptr_t)x, .out = (uintptr_t)out, .m = 1, .n = 2, .scale = 1.0f}};
+       .base = {.x = {.data = (uintptr_t)x, .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {1, 2}},
+                .out = {.data = (uintptr_t)out, .dtype = MXJIT_DTYPE_F32, .ndim = 2, .shape = {1, 2}},
+                .scale = 1.0f}};
    a.base.size = sizeof(a);
-   cr_assert_eq(mxjit_scaled_copy(ctx, NULL, &a.base), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   const void *args = &a.base; /* this file names the ABI-1 layouts (MXJIT_BUILDING) */
+   cr_assert_eq(mxjit_scaled_copy(ctx, NULL, args), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    a.future_member = 1;
-   mxjit_status st = mxjit_scaled_copy(ctx, NULL, &a.base);
+   mxjit_status st = mxjit_scaled_copy(ctx, NULL, args);
    cr_assert_eq(st, MXJIT_ERR_UNSUPPORTED, "%s", mxjit_status_name(st));
    cr_assert(strstr(mxjit_ctx_last_error(ctx),
-                    "mxjit_scaled_copy_args.size = " /* the size, then what to do */) != NULL &&
+                    "mxjit_scaled_copy_args_v2.size = " /* the size, then what to do */) != NULL &&
                  strstr(mxjit_ctx_last_error(ctx), "use a newer libmxjit or leave them 0"),
              "%s", mxjit_ctx_last_error(ctx));
+   /* between the two layouts: neither */
+   a.base.size = sizeof(mxjit_scaled_copy_args_v1) + 8;
+   st = mxjit_scaled_copy(ctx, NULL, args);
+   cr_assert_eq(st, MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "is neither the ABI-1 layout"), "%s",
+             mxjit_ctx_last_error(ctx));
    /* a size that is no struct size */
    a.base.size = 2;
-   st = mxjit_scaled_copy(ctx, NULL, &a.base);
+   st = mxjit_scaled_copy(ctx, NULL, args);
    cr_assert_eq(st, MXJIT_ERR_INVALID_ARG);
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "MXJIT_ARGS(mxjit_scaled_copy_args, ...)"), "%s",
              mxjit_ctx_last_error(ctx));
@@ -148,12 +158,23 @@ Test(rt_abi, versions_and_struct_sizes)
 {
    cr_assert_str_eq(mxjit_version(), MXJIT_VERSION);
    cr_assert_eq(mxjit_abi_version(), MXJIT_ABI_VERSION);
+   /* the plain names answer this header's layouts: ABI 2 for the op args */
 #define X(type, last)                                                                              \
-   cr_assert_eq(mxjit_abi_struct_size(#type), sizeof(type), #type);                                \
+   cr_assert_eq(mxjit_abi_struct_size(#type),                                                      \
+                rt_abi2_size(#type) ? rt_abi2_size(#type) : sizeof(type), #type);                 \
    cr_assert_leq((size_t)RT_ABI1_##type, sizeof(type), #type);                                     \
    cr_assert_eq(MXJIT_ARGS(type).size, sizeof(type), #type);
    RT_ABI_STRUCTS(X)
 #undef X
+#define X(type, last)                                                                              \
+   cr_assert_eq(rt_abi2_size(#type), sizeof(type##_v2), #type);                                    \
+   cr_assert_eq(mxjit_abi_struct_size(#type "_v1"), sizeof(type##_v1), #type);                     \
+   cr_assert_eq(mxjit_abi_struct_size(#type "_v2"), sizeof(type##_v2), #type);                     \
+   cr_assert_gt(sizeof(type##_v2), sizeof(type##_v1), #type);
+   RT_ABI2_STRUCTS(X)
+#undef X
+   cr_assert_eq(mxjit_abi_struct_size("mxjit_tensor"), sizeof(mxjit_tensor_v2));
+   cr_assert_eq(mxjit_abi_struct_size("mxjit_tensor_v1"), sizeof(mxjit_tensor_v1));
    cr_assert_eq(mxjit_abi_struct_size("mxjit_nonexistent_args"), 0);
    cr_assert_eq(mxjit_abi_struct_size(NULL), 0);
    /* ABI 1 had `int _` where `size` is now: the layout after it did not move */
