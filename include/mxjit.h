@@ -122,8 +122,9 @@ MXJIT_API const char *mxjit_status_name(mxjit_status st);
 MXJIT_API const char *mxjit_version(void);
 /** MXJIT_ABI_VERSION of the library at run time; a program may refuse a different one. */
 MXJIT_API int mxjit_abi_version(void);
-/** sizeof the named public struct in this library ("mxjit_scaled_copy_args", "mxjit_tensor"),
- *  or 0 for a name it does not know. Bindings (python/) compare it with their own layout. */
+/** sizeof the named public struct in this library ("mxjit_scaled_copy_args", "mxjit_tensor":
+ *  the ABI-2 layouts; "..._v1" / "..._v2" name one explicitly), or 0 for a name it does not
+ *  know. Bindings (python/) compare it with their own layout. */
 MXJIT_API size_t mxjit_abi_struct_size(const char *name);
 
 /* ---------------------------------------------------------------------------------------- */

@@ -128,7 +128,10 @@ t_compact(conv *c, const char *name, const mxjit_tensor_v2 *t)
                      "compact row-major (stride %" PRId64 " here): no row stride is taken for "
                      "this operand; copy it to a contiguous tensor first",
                      c->fn, name, i, t->stride[i], c->fn, name, want);
-      want *= t->shape[i] ? t->shape[i] : 1;
+      /* a 0 dim lets the others multiply past 2^63 (t_common bounds only nonzero
+       * products): saturate */
+      if (t->shape[i] && __builtin_mul_overflow(want, t->shape[i], &want))
+         want = INT64_MAX;
    }
    return MXJIT_OK;
 }
@@ -421,7 +424,9 @@ shuffle_a16w4(conv *c, const mxjit_shuffle_a16w4_args_v2 *a, mxjit_shuffle_a16w4
    o->e = n == 3 ? mat->shape[0] : 1;
    o->n = mat->shape[n - 2];
    o->k = mat->shape[n - 1];
-   int64_t bytes = scale ? o->e * o->n * host_shuffle_scale_a16w4_kpad(o->k) : o->e * o->n * o->k;
+   /* e·n·k <= 2^50 when k > 0 (t_common); the padded k adds at most 7 */
+   int64_t bytes =
+       scale ? mul3(o->e, o->n, host_shuffle_scale_a16w4_kpad(o->k)) : mul3(o->e, o->n, o->k);
    return t_out(c, bn, buf, bytes1, 3, o->k > 0 ? bytes : -1, bp);
 }
 
@@ -499,13 +504,14 @@ moe_a16w4(conv *c, const mxjit_moe_a16w4_args_v2 *a, mxjit_moe_a16w4_args_v1 *o)
                   c->fn, a->w.shape[2], o->inter, o->inter / 2);
    TRY(t_plain(c, "sorted_ids", &a->sorted_ids, 1, 1, i32, 1, &o->sorted_ids));
    o->nsorted = a->sorted_ids.shape[0];
-   int64_t em = o->experts * o->model_dim; /* <= 2^50 (w's element bound) */
-   int64_t sbytes = o->inter % 32    ? -1
-                    : a->preshuffled ? em * 8 * ((o->inter + 255) / 256)
-                                     : em * (o->inter / 32);
+   /* E·model_dim is bounded by w's element count only when inter > 0 */
+   int64_t em = mul3(o->experts, o->model_dim, 1);
+   int64_t sbytes = o->inter % 32 || em < 0 ? -1
+                    : a->preshuffled        ? mul3(em, 8, (o->inter + 255) / 256)
+                                            : mul3(em, o->inter / 32, 1);
    TRY(t_out(c, "w_scale", &a->w_scale, u8s, 2, sbytes, &o->w_scale));
    if (!absent(&a->bias))
-      TRY(t_out(c, "bias", &a->bias, f32, 1, em * 4, &o->bias));
+      TRY(t_out(c, "bias", &a->bias, f32, 1, em < 0 ? -1 : mul3(em, 4, 1), &o->bias));
    int64_t nblk = a->block_m > 0 && o->nsorted % a->block_m == 0 ? o->nsorted / a->block_m : -1;
    TRY(t_out(c, "expert_ids", &a->expert_ids, i32, 1, nblk < 0 ? -1 : nblk * 4, &o->expert_ids));
    TRY(t_out(c, "sorted_weights", &a->sorted_weights, f32, 1, o->nsorted * 4, &o->sorted_weights));
@@ -517,25 +523,26 @@ moe_a16w4(conv *c, const mxjit_moe_a16w4_args_v2 *a, mxjit_moe_a16w4_args_v1 *o)
 
 typedef mxjit_status (*conv_fn)(conv *c, const void *v2, void *v1);
 
-#define CONV(type, fn, v1last)                                                                     \
+/* (the _v2 name for messages about the caller's struct itself: its size, a newer tail) */
+#define CONV(type, fn)                                                                             \
    {                                                                                               \
-#type, sizeof(type##_v2), sizeof(type##_v1), (conv_fn)fn                                     \
+#type, #type "_v2", sizeof(type##_v2), sizeof(type##_v1), (conv_fn)fn                        \
    }
 static const struct {
-   const char *type;
+   const char *type, *v2name;
    size_t v2, v1;
    conv_fn fn;
 } convs[] = {
-    CONV(mxjit_scaled_copy_args, scaled_copy, 0),
-    CONV(mxjit_mx_quant_args, mx_quant, 0),
-    CONV(mxjit_mxfp4_quant_args, mxfp4, 0),
-    CONV(mxjit_to_blocked_args, to_blocked, 0),
-    CONV(mxjit_e8m0_shuffle_args, e8m0_shuffle, 0),
-    CONV(mxjit_shuffle_weight_args, shuffle_weight, 0),
-    CONV(mxjit_shuffle_a16w4_args, shuffle_a16w4, 0),
-    CONV(mxjit_fp8_tensorwise_args, fp8_tensorwise, 0),
-    CONV(mxjit_grouped_gemm_fp8_args, grouped_gemm, 0),
-    CONV(mxjit_moe_a16w4_args, moe_a16w4, 0),
+    CONV(mxjit_scaled_copy_args, scaled_copy),
+    CONV(mxjit_mx_quant_args, mx_quant),
+    CONV(mxjit_mxfp4_quant_args, mxfp4),
+    CONV(mxjit_to_blocked_args, to_blocked),
+    CONV(mxjit_e8m0_shuffle_args, e8m0_shuffle),
+    CONV(mxjit_shuffle_weight_args, shuffle_weight),
+    CONV(mxjit_shuffle_a16w4_args, shuffle_a16w4),
+    CONV(mxjit_fp8_tensorwise_args, fp8_tensorwise),
+    CONV(mxjit_grouped_gemm_fp8_args, grouped_gemm),
+    CONV(mxjit_moe_a16w4_args, moe_a16w4),
 };
 
 /* Every _v2 must be larger than its _v1 with all ABI-1 appendages, or sizes would collide. */
@@ -567,9 +574,9 @@ rt_abi2_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, voi
            mxjit_status *st)
 {
    size_t i = 0, n = sizeof(convs) / sizeof(convs[0]);
-   while (i < n && strcmp(type, convs[i].type))
-      i++;
-   if (i == n || own != convs[i].v1)
+   while (i < n && (own != convs[i].v1 || strcmp(type, convs[i].type)))
+      i++; /* the size first: most rows differ in it, a string compare is rarely needed */
+   if (i == n)
       return 0; /* not an op args struct with an ABI-2 form */
    uint32_t size;
    memcpy(&size, in, sizeof(size));
@@ -584,9 +591,7 @@ rt_abi2_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, voi
    /* the caller's _v2, read by its size like any sized struct (a newer caller's tail 0) */
    _Alignas(16) unsigned char v2[1536];
    _Static_assert(sizeof(mxjit_moe_a16w4_args_v2) <= sizeof(v2), "v2 buffer");
-   char v2name[64];
-   snprintf(v2name, sizeof(v2name), "%s_v2", type);
-   *st = rt_args_in(ctx, fn, v2name, in, v2, convs[i].v2, convs[i].v2);
+   *st = rt_args_in(ctx, fn, convs[i].v2name, in, v2, convs[i].v2, convs[i].v2);
    if (*st != MXJIT_OK)
       return 1;
    memset(out, 0, own);
