@@ -57,10 +57,10 @@ t_common(conv *c, const char *name, const mxjit_tensor_v2 *t, int nmin, int nmax
          return FAIL(MXJIT_ERR_INVALID_ARG_SHAPE,
                      "%s: args.%s.shape[%d] = %" PRId64 " is out of range [0, 2^40]", c->fn, name,
                      i, t->shape[i]);
-      if (t->shape[i] && total > (INT64_C(1) << 50) / t->shape[i])
+      /* (an overflow check instead of a division per dim: this runs on every call) */
+      if (__builtin_mul_overflow(total, t->shape[i], &total) || total > (INT64_C(1) << 50))
          return FAIL(MXJIT_ERR_INVALID_ARG_SHAPE,
                      "%s: args.%s has more than 2^50 elements; split the tensor", c->fn, name);
-      total *= t->shape[i];
    }
    if (c->ctx && t->device_type) {
       mxjit_device_kind k = mxjit_ctx_device(c->ctx);
