@@ -275,6 +275,83 @@ mx_ops_on(mxjit_device_kind kind)
    mxjit_ctx_destroy(ctx);
 }
 
+/* Grouped blocked scales (offs as an I64 tensor gives ngroups) and a 3D x with an expert
+ * stride: the same bytes as the ABI-1 calls. */
+static void
+mx_groups_3d_on(mxjit_device_kind kind)
+{
+   mxjit_ctx *ctx = make_ctx(kind);
+   enum { M = 64, K = 64, E = 2, N = 64, LDE = N * K + 128 };
+   static uint16_t x[E * LDE];
+   for (unsigned i = 0; i < E * LDE; i++)
+      x[i] = bf16_of(i * 5 + 3);
+   inbuf bx = in_pair(ctx, x, sizeof(x), 64);
+   int64_t offs[2] = {20, M};
+   inbuf bo = in_pair(ctx, offs, sizeof(offs), 8);
+   mxjit_mx_quant_args_v1 a1 =
+       MXJIT_ARGS(mxjit_mx_quant_args_v1, .kind = MXJIT_MX_DIM0,
+                  .x = {.data = bx.v1, .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {M, K}},
+                  .mode = MXJIT_SCALE_FLOOR, .elem = MXJIT_DTYPE_E4M3,
+                  .scale_layout = MXJIT_SCALES_BLOCKED, .offs = bo.v1, .ngroups = 2);
+   size_t qb, sb;
+   cr_assert_eq(mxjit_mx_quant_sizes(V1(&a1), &qb, &sb), MXJIT_OK);
+   outbuf q = out_pair(ctx, qb, 16), s = out_pair(ctx, sb, 4);
+   a1.q = q.v1;
+   a1.s = s.v1;
+   mxjit_mx_quant_args a2 = MXJIT_ARGS(
+       mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0, .x = tin(&bx, MXJIT_DTYPE_BF16, 2, M, K, 0),
+       .mode = MXJIT_SCALE_FLOOR, .elem = MXJIT_DTYPE_E4M3, .scale_layout = MXJIT_SCALES_BLOCKED,
+       .q = tout(&q, MXJIT_DTYPE_U8, 1, (int64_t)qb, 0, 0),
+       .s = tout(&s, MXJIT_DTYPE_E8M0, 1, (int64_t)sb, 0, 0),
+       .offs = tin(&bo, MXJIT_DTYPE_I64, 1, 2, 0, 0));
+   size_t qb2, sb2;
+   cr_assert_eq(mxjit_mx_quant_sizes(&a2, &qb2, &sb2), MXJIT_OK);
+   cr_assert(qb2 == qb && sb2 == sb, "ABI-2 sizes %zu %zu, ABI-1 %zu %zu", qb2, sb2, qb, sb);
+   mxjit_status st1 = mxjit_mxfp8_quantize(ctx, NULL, V1(&a1));
+   mxjit_status st2 = mxjit_mxfp8_quantize(ctx, NULL, &a2);
+   SAME_STATUS(st1, st2, ctx);
+   if (kind == MXJIT_DEVICE_HOST)
+      cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   if (st2 == MXJIT_OK) {
+      same_bytes(ctx, "grouped q", &q);
+      same_bytes(ctx, "grouped s", &s);
+   }
+   /* 3D (E, N, K) with experts LDE elements apart */
+   outbuf q3 = out_pair(ctx, E * N * K, 0), s3 = out_pair(ctx, E * N / 32 * K, 2);
+   mxjit_mx_quant_args_v1 b1 =
+       MXJIT_ARGS(mxjit_mx_quant_args_v1, .kind = MXJIT_MX_3D,
+                  .x = {.data = bx.v1,
+                        .dtype = MXJIT_DTYPE_BF16,
+                        .ndim = 3,
+                        .shape = {E, N, K},
+                        .stride = {LDE, K, 1}},
+                  .mode = MXJIT_SCALE_RCEIL, .elem = MXJIT_DTYPE_E5M2, .q = q3.v1, .s = s3.v1);
+   mxjit_mx_quant_args b2 =
+       MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_3D,
+                  .x = tin(&bx, MXJIT_DTYPE_BF16, 3, E, N, K), .mode = MXJIT_SCALE_RCEIL,
+                  .elem = MXJIT_DTYPE_E5M2, .q = tout(&q3, MXJIT_DTYPE_E5M2, 3, E, K, N),
+                  .s = tout(&s3, MXJIT_DTYPE_E8M0, 3, E, N / 32, K));
+   b2.x.stride[0] = LDE;
+   b2.x.stride[1] = K;
+   b2.x.stride[2] = 1;
+   st1 = mxjit_mxfp8_quantize(ctx, NULL, V1(&b1));
+   st2 = mxjit_mxfp8_quantize(ctx, NULL, &b2);
+   SAME_STATUS(st1, st2, ctx);
+   cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   same_bytes(ctx, "3d q", &q3);
+   same_bytes(ctx, "3d s", &s3);
+   mxjit_ctx_destroy(ctx);
+}
+
+Test(ops_abi2, mx_groups_and_3d_expert_stride_host)
+{
+   mx_groups_3d_on(MXJIT_DEVICE_HOST);
+}
+Test(ops_abi2, mx_groups_and_3d_expert_stride_emu)
+{
+   mx_groups_3d_on(MXJIT_DEVICE_EMU);
+}
+
 Test(ops_abi2, quantizers_host)
 {
    mx_ops_on(MXJIT_DEVICE_HOST);
