@@ -45,17 +45,17 @@ Test(rt_hostcost, op_entry_to_launch)
                   .x = {.data = x, .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {128, 4096}},
                   .mode = MXJIT_SCALE_RCEIL, .elem = MXJIT_DTYPE_E4M3, .q = q, .s = s);
    /* the same two calls in the ABI-2 layouts (tensor descriptors; this file names ABI 1) */
-   mxjit_scaled_copy_args_v2 copy2 = MXJIT_ARGS(
-       mxjit_scaled_copy_args_v2,
-       .x = {.data = x, .ndim = 2, .dtype = MXJIT_DTYPE_BF16, .shape = {64, 4096}},
-       .out = {.data = out, .ndim = 2, .dtype = MXJIT_DTYPE_F32, .shape = {64, 4096}},
-       .scale = 2.0f);
-   mxjit_mx_quant_args_v2 mx2 = MXJIT_ARGS(
-       mxjit_mx_quant_args_v2, .kind = MXJIT_MX_DIM0,
-       .x = {.data = x, .ndim = 2, .dtype = MXJIT_DTYPE_BF16, .shape = {128, 4096}},
-       .mode = MXJIT_SCALE_RCEIL, .elem = MXJIT_DTYPE_E4M3,
-       .q = {.data = q, .ndim = 2, .dtype = MXJIT_DTYPE_E4M3, .shape = {128, 4096}},
-       .s = {.data = s, .ndim = 2, .dtype = MXJIT_DTYPE_E8M0, .shape = {128, 128}});
+   mxjit_scaled_copy_args_v2 copy2 =
+       MXJIT_ARGS(mxjit_scaled_copy_args_v2,
+                  .x = {.data = x, .ndim = 2, .dtype = MXJIT_DTYPE_BF16, .shape = {64, 4096}},
+                  .out = {.data = out, .ndim = 2, .dtype = MXJIT_DTYPE_F32, .shape = {64, 4096}},
+                  .scale = 2.0f);
+   mxjit_mx_quant_args_v2 mx2 =
+       MXJIT_ARGS(mxjit_mx_quant_args_v2, .kind = MXJIT_MX_DIM0,
+                  .x = {.data = x, .ndim = 2, .dtype = MXJIT_DTYPE_BF16, .shape = {128, 4096}},
+                  .mode = MXJIT_SCALE_RCEIL, .elem = MXJIT_DTYPE_E4M3,
+                  .q = {.data = q, .ndim = 2, .dtype = MXJIT_DTYPE_E4M3, .shape = {128, 4096}},
+                  .s = {.data = s, .ndim = 2, .dtype = MXJIT_DTYPE_E8M0, .shape = {128, 128}});
    const void *copy2p = &copy2, *mx2p = &mx2;
    size_t nk;
    cr_assert_eq(mxjit_prepare(ctx, MXJIT_OP_SCALED_COPY, &copy, NULL, 0, &nk), MXJIT_OK, "%s",
