@@ -523,10 +523,28 @@ moe_a16w4(conv *c, const mxjit_moe_a16w4_args_v2 *a, mxjit_moe_a16w4_args_v1 *o)
 
 typedef mxjit_status (*conv_fn)(conv *c, const void *v2, void *v1);
 
+/* Each converter behind a wrapper of the table's type (a call through a cast function
+ * pointer is undefined behaviour; UBSan's -fsanitize=function reports it). */
+#define WRAP(fn)                                                                                   \
+   static mxjit_status fn##_any(conv *c, const void *v2, void *v1)                                 \
+   {                                                                                               \
+      return fn(c, v2, v1);                                                                        \
+   }
+WRAP(scaled_copy)
+WRAP(mx_quant)
+WRAP(mxfp4)
+WRAP(to_blocked)
+WRAP(e8m0_shuffle)
+WRAP(shuffle_weight)
+WRAP(shuffle_a16w4)
+WRAP(fp8_tensorwise)
+WRAP(grouped_gemm)
+WRAP(moe_a16w4)
+
 /* (the _v2 name for messages about the caller's struct itself: its size, a newer tail) */
 #define CONV(type, fn)                                                                             \
    {                                                                                               \
-#type, #type "_v2", sizeof(type##_v2), sizeof(type##_v1), (conv_fn)fn                        \
+#type, #type "_v2", sizeof(type##_v2), sizeof(type##_v1), fn##_any                           \
    }
 static const struct {
    const char *type, *v2name;
