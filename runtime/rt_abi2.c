@@ -19,12 +19,12 @@
 
 #define FAIL(st, ...) (c->ctx ? rt_error(c->ctx, (st), __VA_ARGS__) : (st))
 
-/* One conversion: the context (NULL for the size queries), the op's name for messages, and
- * whether pointers may be 0 (mxjit_supports / _prepare / _workspace_size and size queries). */
+/* One conversion: the context (NULL for the size queries) and the op's name for messages.
+ * Pointers may be 0 in every conversion: whether that is allowed (mxjit_supports / _prepare /
+ * _workspace_size) is the op's _v1 check's to say, as for an ABI-1 call. */
 typedef struct conv {
    mxjit_ctx *ctx;
    const char *fn;
-   int dry;
 } conv;
 
 _Static_assert(sizeof(mxjit_tensor_v2) == 96, "mxjit_tensor_v2 layout (python/mxjit/_abi.py)");
@@ -615,7 +615,7 @@ rt_abi2_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, voi
    memset(out, 0, own);
    size = (uint32_t)own;
    memcpy(out, &size, sizeof(size));
-   conv c = {ctx, fn, !ctx || ctx->dry};
+   conv c = {ctx, fn};
    *st = convs[i].fn(&c, v2, out);
    return 1;
 }
