@@ -30,7 +30,30 @@ extern "C" {
 /** ABI version of this header; part of every kernel cache key. Bump on an incompatible change
  *  only (a removed or reordered member or function); appending members to an options/args
  *  struct is compatible and keeps it (see "ABI" below). */
-#define MXJIT_ABI_VERSION 1
+#define MXJIT_ABI_VERSION 2
+
+/** Which layouts the typedef names below (mxjit_tensor, mxjit_<op>_args) stand for in this
+ *  translation unit: 2 (default) the ABI-2 layouts, where every array operand of an op is an
+ *  mxjit_tensor (section 5); 1 the ABI-1 layouts (device pointers plus dims), for programs
+ *  written against ABI 1, which build unchanged with -DMXJIT_ABI=1. Both layouts are always
+ *  declared under their own names (mxjit_tensor_v1/_v2, mxjit_<op>_args_v1/_v2) and one library
+ *  takes both: it tells them apart by the size field (see "ABI"). mxjit's own tools and older
+ *  tests are built with the ABI-1 names (MXJIT_BUILDING selects 1 unless MXJIT_ABI is set). */
+#ifndef MXJIT_ABI
+#ifdef MXJIT_BUILDING
+#define MXJIT_ABI 1
+#else
+#define MXJIT_ABI 2
+#endif
+#endif
+#if MXJIT_ABI != 1 && MXJIT_ABI != 2
+#error "MXJIT_ABI must be 1 or 2"
+#endif
+#if MXJIT_ABI == 1
+#define MXJIT_ABI_TYPE(name) typedef name##_v1 name
+#else
+#define MXJIT_ABI_TYPE(name) typedef name##_v2 name
+#endif
 
 /* ABI. Every options/args struct starts with `uint32_t size`, the sizeof the struct as the
  * caller compiled it; build them with MXJIT_ARGS, which fills it:
@@ -45,7 +68,15 @@ extern "C" {
  * MXJIT_ERR_UNSUPPORTED naming the struct. size = 0 means the struct as it was in ABI 1,
  * before the field existed (its first member was an unused int then); new code uses
  * MXJIT_ARGS. Members are only ever appended, never removed or reordered, within one
- * MXJIT_ABI_VERSION. */
+ * MXJIT_ABI_VERSION.
+ *
+ * ABI 2 (this header) changed the op args structs: every array operand is an mxjit_tensor with
+ * a byte offset and per-dim strides (section 5). The ABI-1 layouts stay readable: an op args
+ * struct whose size is at most its ABI-1 sizeof (mxjit_<op>_args_v1, with every member
+ * appended during ABI 1), or 0, is read as ABI 1; a larger one as ABI 2 (every _v2 struct is
+ * larger than its _v1, which the library asserts). So a program built against ABI 1 keeps
+ * working with this library, and one built with -DMXJIT_ABI=1 against this header too. The
+ * options, counters and allocator structs are the same in both. */
 #define MXJIT_ARGS(...) MXJIT_ARGS_(__VA_ARGS__, )
 #define MXJIT_ARGS_(type, ...) ((type){.size = (uint32_t)sizeof(type), __VA_ARGS__})
 
@@ -91,8 +122,9 @@ MXJIT_API const char *mxjit_status_name(mxjit_status st);
 MXJIT_API const char *mxjit_version(void);
 /** MXJIT_ABI_VERSION of the library at run time; a program may refuse a different one. */
 MXJIT_API int mxjit_abi_version(void);
-/** sizeof the named public struct in this library ("mxjit_scaled_copy_args", "mxjit_tensor"),
- *  or 0 for a name it does not know. Bindings (python/) compare it with their own layout. */
+/** sizeof the named public struct in this library ("mxjit_scaled_copy_args", "mxjit_tensor":
+ *  the ABI-2 layouts; "..._v1" / "..._v2" name one explicitly), or 0 for a name it does not
+ *  know. Bindings (python/) compare it with their own layout. */
 MXJIT_API size_t mxjit_abi_struct_size(const char *name);
 
 /* ---------------------------------------------------------------------------------------- */
@@ -242,14 +274,81 @@ typedef enum mxjit_dtype {
 
 #define MXJIT_MAX_DIMS 4
 
-/** A strided view of device memory. Strides are in elements (E2M1X2: in bytes). */
-typedef struct mxjit_tensor {
+/** ABI-1 descriptor (MXJIT_ABI = 1): strides in elements (E2M1X2: in bytes), all 0 meaning
+ *  contiguous row-major; no byte offset. Only the ABI-1 args structs embed it. */
+typedef struct mxjit_tensor_v1 {
    mxjit_devptr data;
    mxjit_dtype dtype;
    int ndim;
    int64_t shape[MXJIT_MAX_DIMS];
    int64_t stride[MXJIT_MAX_DIMS]; /**< all 0: contiguous row-major */
-} mxjit_tensor;
+} mxjit_tensor_v1;
+
+/** DLPack device types (DLDeviceType) an mxjit_tensor may name. */
+#define MXJIT_DL_CPU 1      /**< kDLCPU: the host device's memory */
+#define MXJIT_DL_ROCM 10    /**< kDLROCM: HIP device memory, device_id = the HIP ordinal */
+#define MXJIT_DL_EXT_DEV 12 /**< kDLExtDev: the emulator's memory */
+
+/** The tensor descriptor of ABI 2: every array operand of every op, inputs and outputs.
+ *
+ *  Field by field what a DLPack DLTensor holds, so a framework maps its tensors without a copy
+ *  (mxjit_tensor_from_dlpack does it for a DLTensor, any DLPack version from 0.6):
+ *    data         = DLTensor.data (the allocation, as the framework keeps it)
+ *    device_type  = DLTensor.device.device_type, device_id = DLTensor.device.device_id;
+ *                   device_type 0 means "not said"; otherwise it must be the context's
+ *                   (host: MXJIT_DL_CPU; hip: MXJIT_DL_ROCM with device_id = the context's
+ *                   ordinal; emu: MXJIT_DL_EXT_DEV), else MXJIT_ERR_INVALID_ARG names it
+ *    ndim         = DLTensor.ndim (0 to MXJIT_MAX_DIMS; 0 is a scalar: one element)
+ *    dtype        = DLTensor.dtype (code, bits, lanes 1): (kDLUInt, 8) U8, (kDLInt, 32) I32,
+ *                   (kDLInt, 64) I64, (kDLFloat, 32) F32, (kDLBfloat, 16) BF16, (kDLFloat, 16)
+ *                   F16, (kDLFloat8_e4m3fn = 10, 8) E4M3, (kDLFloat8_e5m2 = 12, 8) E5M2,
+ *                   (kDLFloat8_e4m3fnuz = 11, 8) E4M3FNUZ, (kDLFloat8_e5m2fnuz = 13, 8)
+ *                   E5M2FNUZ, (kDLFloat8_e8m0fnu = 14, 8) E8M0, (kDLFloat4_e2m1fn = 17, 4,
+ *                   lanes 2) or (kDLFloat4_e2m1fn, 8, lanes 1) E2M1X2 (a byte of two values)
+ *    shape[i]     = DLTensor.shape[i]
+ *    stride[i]    = DLTensor.strides[i], in elements (E2M1X2: bytes); DLTensor.strides NULL
+ *                   (compact row-major) = all 0
+ *    byte_offset  = DLTensor.byte_offset
+ *  The operand starts at data + byte_offset; every check (null, alignment to the element size,
+ *  overlap of operands) applies to that address.
+ *
+ *  Strides: the innermost dimension must have stride 1 (a dim of extent 1 may have any
+ *  stride); anything else fails with MXJIT_ERR_INVALID_ARG_STRIDE naming the operand and the
+ *  stride. A row stride (stride[ndim-2], the leading dimension) at least the row length is
+ *  taken where the op's kernel and host path read rows at a stride: scaled_copy x and out;
+ *  mxfp8_quantize and mxfp4_quantize x (3D x also an expert stride; mxfp4 flattens leading
+ *  dims that nest). Every other operand must be compact row-major (strides all 0 or equal to
+ *  the row-major ones): its kernel takes no row stride, and a strided one is refused with
+ *  MXJIT_ERR_INVALID_ARG_STRIDE saying so (copy it to a contiguous tensor first); nothing is
+ *  copied behind the caller's back.
+ *
+ *  Shapes: inputs give the op its dims (documented per op). An output is checked for its
+ *  dtype and its size: numel · element size must be exactly the bytes the op documents for
+ *  these inputs (any ndim, so a framework's (M, K) or flat buffer both do; the layout-defined
+ *  ones, blocked or shuffled scales and preshuffled data, have no other natural shape), else
+ *  MXJIT_ERR_INVALID_ARG_SHAPE names both sizes. scaled_copy out is the exception: a strided
+ *  (M, N) view. A scalar (scale_inv) is ndim 0 or one element.
+ *  An optional operand (offs, bias, workspace) is absent when data, byte_offset and ndim are
+ *  all 0. In mxjit_supports / mxjit_prepare / mxjit_workspace_size data may be 0 as for the
+ *  ABI-1 pointers; shapes are still read. */
+typedef struct mxjit_tensor_v2 {
+   mxjit_devptr data;
+   int32_t device_type;
+   int32_t device_id;
+   int32_t ndim;
+   mxjit_dtype dtype;
+   int64_t shape[MXJIT_MAX_DIMS];
+   int64_t stride[MXJIT_MAX_DIMS];
+   uint64_t byte_offset;
+} mxjit_tensor_v2;
+MXJIT_ABI_TYPE(mxjit_tensor);
+
+/** Fills *out from a DLPack DLTensor (`dltensor`: a const DLTensor *, any DLPack version from
+ *  0.6, whose C layout of DLTensor has not changed; mxjit itself needs no dlpack.h). Copies
+ *  the fields as the table above says; fails with MXJIT_ERR_INVALID_ARG_DTYPE for a dtype
+ *  mxjit has no name for or lanes other than 1 (E2M1 also 2), MXJIT_ERR_INVALID_ARG_SHAPE for
+ *  ndim outside [0, MXJIT_MAX_DIMS]. No context: no message is kept (the status says which). */
+MXJIT_API mxjit_status mxjit_tensor_from_dlpack(const void *dltensor, mxjit_tensor_v2 *out);
 
 /** Static name of a dtype ("bf16"); "invalid" for unknown values. */
 MXJIT_API const char *mxjit_dtype_name(mxjit_dtype dt);
@@ -259,22 +358,30 @@ MXJIT_API const char *mxjit_dtype_name(mxjit_dtype dt);
 /* ---------------------------------------------------------------------------------------- */
 
 /** Scaled copy (the foundation template): out[m][n] = fp32(x[m][n]) * scale, x bf16 (M,N)
- *  row-major with row stride ld_x >= N, out fp32 (M,N) with row stride ld_out >= N. */
-typedef struct mxjit_scaled_copy_args {
+ *  with a row stride >= N, out f32 (M,N) (same shape) with a row stride >= N. */
+typedef struct mxjit_scaled_copy_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
+   mxjit_tensor_v2 x, out;
+   float scale;
+} mxjit_scaled_copy_args_v2;
+/** ABI-1 layout: x, out row-major with row strides ld_x, ld_out (0 means n). */
+typedef struct mxjit_scaled_copy_args_v1 {
+   uint32_t size;
    mxjit_devptr x, out;
    int64_t m, n, ld_x, ld_out; /**< ld_*: 0 means n */
    float scale;
-} mxjit_scaled_copy_args;
+} mxjit_scaled_copy_args_v1;
+MXJIT_ABI_TYPE(mxjit_scaled_copy_args);
 MXJIT_API mxjit_status mxjit_scaled_copy(mxjit_ctx *ctx, mxjit_stream stream,
                                          const mxjit_scaled_copy_args *args);
 
 /* Further operations (MX quantize, layouts, GEMMs) are declared below this line. */
 
 /* Common conventions of the operations below (issue #4; NUMERICS.md is the numerics contract):
- *  - Tensors are contiguous row-major (strides all 0, or equal to the row-major ones); other
- *    strides give MXJIT_ERR_INVALID_ARG_STRIDE. Output buffers are device memory of the size
- *    each op documents; outputs must not overlap inputs.
+ *  - Tensors are compact row-major unless section 5 lists the operand as taking a row stride;
+ *    other strides give MXJIT_ERR_INVALID_ARG_STRIDE. Outputs hold exactly the bytes each op
+ *    documents; outputs must not overlap inputs. Each op's comment names the ABI-2 members;
+ *    its _v1 struct (MXJIT_ABI = 1) has device pointers instead, with the dims as members.
  *  - Every device runs every op: the host device runs the scalar reference (bit-exact by
  *    definition); emu/hip return MXJIT_ERR_UNSUPPORTED until the op's kernel template lands.
  *  - Padding that an op writes is 0x00 unless stated otherwise. */
@@ -315,10 +422,22 @@ typedef enum mxjit_mx_kind {
  *  e8m0_shuffle of the logical matrix (2D kinds only). 3D with scale_block_k = 32: one scale
  *  per 32x32 tile, PLAIN scales (E, N/32, K/32), BLOCKED replicates each tile scale over its
  *  32 k rows. Use mxjit_mx_quant_sizes for the output sizes. */
-typedef struct mxjit_mx_quant_args {
+typedef struct mxjit_mx_quant_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_mx_kind kind;
-   mxjit_tensor x;
+   mxjit_tensor_v2 x;    /**< row stride (and 3D expert stride) taken */
+   mxjit_scale_mode mode;
+   mxjit_dtype elem;
+   mxjit_scale_layout scale_layout;
+   int scale_block_k;    /**< 3D only: 1 (0 means 1) or 32 */
+   mxjit_tensor_v2 q;    /**< output, dtype elem or U8 */
+   mxjit_tensor_v2 s;    /**< output scales, dtype E8M0 or U8 */
+   mxjit_tensor_v2 offs; /**< I64 (ngroups) end offsets, or absent (all 0) */
+} mxjit_mx_quant_args_v2;
+typedef struct mxjit_mx_quant_args_v1 {
+   uint32_t size;
+   mxjit_mx_kind kind;
+   mxjit_tensor_v1 x;
    mxjit_scale_mode mode;
    mxjit_dtype elem;
    mxjit_scale_layout scale_layout;
@@ -326,7 +445,8 @@ typedef struct mxjit_mx_quant_args {
    mxjit_devptr q, s;    /**< outputs */
    mxjit_devptr offs;    /**< int64[ngroups] end offsets, or 0 */
    int64_t ngroups;
-} mxjit_mx_quant_args;
+} mxjit_mx_quant_args_v1;
+MXJIT_ABI_TYPE(mxjit_mx_quant_args);
 /** Output sizes in bytes of an MX quantize with these args (no device access). */
 MXJIT_API mxjit_status mxjit_mx_quant_sizes(const mxjit_mx_quant_args *args, size_t *q_bytes,
                                             size_t *s_bytes);
@@ -342,15 +462,27 @@ MXJIT_API mxjit_status mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream,
  *  preshuffle = 1 writes q in the shuffle_weight (16,16) layout (§5.2; rows % 16 == 0 and
  *  packed width % 32 == 0). Sizes: mxjit_mx_quant_sizes with kind DIM0 / DIM1, elem E2M1X2
  *  (an x of more than 2 dims is sized as the flattened 2D, as this op reads it). */
-typedef struct mxjit_mxfp4_quant_args {
+typedef struct mxjit_mxfp4_quant_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
-   mxjit_tensor x;
+   mxjit_tensor_v2 x; /**< row stride taken */
+   mxjit_scale_mode mode;
+   mxjit_scale_layout scale_layout;
+   int rowwise, colwise; /**< at least one */
+   int preshuffle;
+   /** outputs of the requested sides (the other side's stay absent): q E2M1X2 or U8, s E8M0
+    *  or U8 */
+   mxjit_tensor_v2 q_row, s_row, q_col, s_col;
+} mxjit_mxfp4_quant_args_v2;
+typedef struct mxjit_mxfp4_quant_args_v1 {
+   uint32_t size;
+   mxjit_tensor_v1 x;
    mxjit_scale_mode mode;
    mxjit_scale_layout scale_layout;
    int rowwise, colwise; /**< at least one */
    int preshuffle;
    mxjit_devptr q_row, s_row, q_col, s_col;
-} mxjit_mxfp4_quant_args;
+} mxjit_mxfp4_quant_args_v1;
+MXJIT_ABI_TYPE(mxjit_mxfp4_quant_args);
 MXJIT_API mxjit_status mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream,
                                             const mxjit_mxfp4_quant_args *args);
 
@@ -361,54 +493,87 @@ typedef enum mxjit_blocked_groups {
    MXJIT_GROUPS_K,        /**< K-groups: offs = end scale columns; out (128·⌈h/128⌉, w + 4·G) */
 } mxjit_blocked_groups;
 
-/** to_blocked / from_blocked of E8M0 scales (§4.4-4.5). s is u8 (batch, h, w) (batch 0
- *  means 1: per-expert blocking, expert stride 128·⌈h/128⌉·4·⌈w/4⌉). inverse = 1 runs
- *  from_blocked (GROUPS_NONE only): s becomes the output. offs: int64[ngroups] device array. */
-typedef struct mxjit_to_blocked_args {
+/** to_blocked / from_blocked of E8M0 scales (§4.4-4.5). s is U8/E8M0 (h, w) or (batch, h, w)
+ *  (per-expert blocking, expert stride 128·⌈h/128⌉·4·⌈w/4⌉); out the blocked buffer
+ *  (mxjit_to_blocked_size bytes). inverse = 1 runs from_blocked (GROUPS_NONE only): out is the
+ *  blocked input and s the output, whose shape still gives (batch, h, w). offs: I64 (ngroups)
+ *  (the _v1 struct: an int64[ngroups] device array; batch 0 means 1). */
+typedef struct mxjit_to_blocked_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
+   mxjit_tensor_v2 s, out;
+   mxjit_blocked_groups groups;
+   mxjit_tensor_v2 offs;
+   int inverse;
+} mxjit_to_blocked_args_v2;
+typedef struct mxjit_to_blocked_args_v1 {
+   uint32_t size;
    mxjit_devptr s, out;
    int64_t batch, h, w;
    mxjit_blocked_groups groups;
    mxjit_devptr offs;
    int64_t ngroups;
    int inverse;
-} mxjit_to_blocked_args;
+} mxjit_to_blocked_args_v1;
+MXJIT_ABI_TYPE(mxjit_to_blocked_args);
 /** Size in bytes of the blocked buffer of these args. */
 MXJIT_API mxjit_status mxjit_to_blocked_size(const mxjit_to_blocked_args *args, size_t *bytes);
 MXJIT_API mxjit_status mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream,
                                         const mxjit_to_blocked_args *args);
 
-/** aiter e8m0_shuffle (§5.1): s u8 (m, n) → out (256·⌈m/256⌉, 8·⌈n/8⌉), padding 0.
- *  inverse = 1: out is the shuffled buffer's (m, n) unshuffled view (s = shuffled input). */
-typedef struct mxjit_e8m0_shuffle_args {
+/** aiter e8m0_shuffle (§5.1): s U8/E8M0 (m, n) → out (256·⌈m/256⌉, 8·⌈n/8⌉) bytes, padding
+ *  0. inverse = 1: s is the shuffled input and out the (m, n) unshuffled view; in ABI 2 the
+ *  (m, n) operand's shape gives m and n (s forward, out inverse). */
+typedef struct mxjit_e8m0_shuffle_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
+   mxjit_tensor_v2 s, out;
+   int inverse;
+} mxjit_e8m0_shuffle_args_v2;
+typedef struct mxjit_e8m0_shuffle_args_v1 {
+   uint32_t size;
    mxjit_devptr s, out;
    int64_t m, n;
    int inverse;
-} mxjit_e8m0_shuffle_args;
+} mxjit_e8m0_shuffle_args_v1;
+MXJIT_ABI_TYPE(mxjit_e8m0_shuffle_args);
 MXJIT_API mxjit_status mxjit_e8m0_shuffle(mxjit_ctx *ctx, mxjit_stream stream,
                                           const mxjit_e8m0_shuffle_args *args);
 
 /** aiter shuffle_weight, layout (16,16) (§5.2): w (..., N, Kb), 1-byte dtypes (u8, fp8,
  *  E2M1X2: Kb counts bytes) or bf16/f16; N % 16 == 0, Kb % 32 == 0. out has w's shape. */
-typedef struct mxjit_shuffle_weight_args {
+typedef struct mxjit_shuffle_weight_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
-   mxjit_tensor w;
+   mxjit_tensor_v2 w, out; /**< out: w's dtype (or U8) and byte size */
+   int inverse;
+} mxjit_shuffle_weight_args_v2;
+typedef struct mxjit_shuffle_weight_args_v1 {
+   uint32_t size;
+   mxjit_tensor_v1 w;
    mxjit_devptr out;
    int inverse;
-} mxjit_shuffle_weight_args;
+} mxjit_shuffle_weight_args_v1;
+MXJIT_ABI_TYPE(mxjit_shuffle_weight_args);
 MXJIT_API mxjit_status mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream,
                                             const mxjit_shuffle_weight_args *args);
 
 /** aiter shuffle_weight_a16w4, NLane 16 (§5.3): w u8 (E, N, Kp) fp4x2 bytes; N % 16 == 0
- *  (gate_up: N % 32 == 0, rows [gate(N/2), up(N/2)]), Kp % 64 == 0. out has w's size. */
-typedef struct mxjit_shuffle_a16w4_args {
+ *  (gate_up: N % 32 == 0, rows [gate(N/2), up(N/2)]), Kp % 64 == 0. out has w's size.
+ *  ABI 2: src and out tensors, 1-byte dtypes; the unshuffled operand (src, or out with
+ *  inverse = 1) is (E, N, k) or (N, k) (E = 1) and gives the dims; the other holds the op's
+ *  bytes. */
+typedef struct mxjit_shuffle_a16w4_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
+   mxjit_tensor_v2 src, out;
+   int gate_up;
+   int inverse;
+} mxjit_shuffle_a16w4_args_v2;
+typedef struct mxjit_shuffle_a16w4_args_v1 {
+   uint32_t size;
    mxjit_devptr src, out;
    int64_t e, n, k; /**< weight: k = Kp bytes; scale: k = K/32 scale columns */
    int gate_up;
    int inverse;
-} mxjit_shuffle_a16w4_args;
+} mxjit_shuffle_a16w4_args_v1;
+MXJIT_ABI_TYPE(mxjit_shuffle_a16w4_args);
 MXJIT_API mxjit_status mxjit_shuffle_weight_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
                                                   const mxjit_shuffle_a16w4_args *args);
 /** aiter shuffle_scale_a16w4 (§5.4): src u8 (E·n, k) → out E·n·8·⌈k/8⌉ bytes, K padded with
@@ -429,9 +594,19 @@ MXJIT_API mxjit_status mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream st
  *  running the op on several streams at once pass a workspace per stream (or a context per
  *  stream). A call that passes `workspace` allocates nothing after mxjit_prepare (safe inside
  *  HIP graph capture: the capture then records only kernel launches into caller memory). */
-typedef struct mxjit_fp8_tensorwise_args {
+typedef struct mxjit_fp8_tensorwise_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
-   mxjit_tensor x;
+   mxjit_tensor_v2 x;
+   mxjit_dtype fp8;
+   mxjit_tensor_v2 q;         /**< x's element count, dtype fp8 or U8 */
+   mxjit_tensor_v2 scale_inv; /**< one F32 */
+   /** Caller's device scratch as in the _v1 struct's workspace/workspace_bytes: a 1-byte
+    *  tensor of any shape (its byte size is workspace_bytes), or absent (all 0). */
+   mxjit_tensor_v2 workspace;
+} mxjit_fp8_tensorwise_args_v2;
+typedef struct mxjit_fp8_tensorwise_args_v1 {
+   uint32_t size;
+   mxjit_tensor_v1 x;
    mxjit_dtype fp8;
    mxjit_devptr q, scale_inv;
    /* ---- appended after ABI 1 (a caller's older, shorter struct reads them as 0) ---- */
@@ -443,7 +618,8 @@ typedef struct mxjit_fp8_tensorwise_args {
     *  then be 0). Ignored by the host device. */
    mxjit_devptr workspace;
    uint64_t workspace_bytes;
-} mxjit_fp8_tensorwise_args;
+} mxjit_fp8_tensorwise_args_v1;
+MXJIT_ABI_TYPE(mxjit_fp8_tensorwise_args);
 MXJIT_API mxjit_status mxjit_fp8_tensorwise_quantize(mxjit_ctx *ctx, mxjit_stream stream,
                                                      const mxjit_fp8_tensorwise_args *args);
 
@@ -469,12 +645,25 @@ typedef enum mxjit_b_layout {
  *  host reference sums exactly in fp64 and rounds once; kernels match within tolerance.
  *  dtypes: E4M3/E5M2 (OCP) on gfx950 (FNUZ refused there: E4M3FNUZ ±240 are OCP NaN codes);
  *  on gfx942 FNUZ or OCP, per operand: OCP codes are fixed up in the kernel and multiplied as
- *  FNUZ (exact), except that an E5M2 ±Inf gives NaN where the reference gives ±Inf. */
-typedef struct mxjit_grouped_gemm_fp8_args {
+ *  FNUZ (exact), except that an E5M2 ±Inf gives NaN where the reference gives ±Inf.
+ *  ABI 2: group_offs is an I64 (ngroups + 1) tensor (ngroups from its shape), the scales F32
+ *  scalars, out a BF16 tensor of the output's element count; a, b compact. */
+typedef struct mxjit_grouped_gemm_fp8_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_gemm_pass pass;
    mxjit_b_layout b_layout;
-   mxjit_tensor a, b;
+   mxjit_tensor_v2 a, b;
+   mxjit_tensor_v2 a_scale_inv, b_scale_inv;
+   mxjit_tensor_v2 group_offs;
+   mxjit_tensor_v2 out;
+   int32_t persistent_cus; /**< as in the _v1 struct */
+   int32_t accumulate;     /**< as in the _v1 struct */
+} mxjit_grouped_gemm_fp8_args_v2;
+typedef struct mxjit_grouped_gemm_fp8_args_v1 {
+   uint32_t size;
+   mxjit_gemm_pass pass;
+   mxjit_b_layout b_layout;
+   mxjit_tensor_v1 a, b;
    mxjit_devptr a_scale_inv, b_scale_inv;
    mxjit_devptr group_offs;
    int64_t ngroups;
@@ -491,7 +680,8 @@ typedef struct mxjit_grouped_gemm_fp8_args {
     *  accumulate, rows past group_offs[G] (fwd/dgrad) and empty wgrad groups keep their
     *  values (+0). Any other value is refused. */
    int32_t accumulate;
-} mxjit_grouped_gemm_fp8_args;
+} mxjit_grouped_gemm_fp8_args_v1;
+MXJIT_ABI_TYPE(mxjit_grouped_gemm_fp8_args);
 MXJIT_API mxjit_status mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream,
                                               const mxjit_grouped_gemm_fp8_args *args);
 
@@ -504,15 +694,27 @@ MXJIT_API mxjit_status mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream strea
  *  num_valid_ids int32[1]; bias f32 (E, model_dim) or 0. out bf16 (tokens, model_dim), fully
  *  written: out[t][n] = bf16(Σ_{valid i, token(i)=t} w_i·(Σ_k a[t][slot(i)][k]·W[e(i)][n][k] +
  *  bias[e(i)][n])), W = decode(E2M1) · 2^(scale−127). The reference sums in fp64 and rounds
- *  once; kernels accumulating in fp32/bf16 are compared with a tolerance. */
-typedef struct mxjit_moe_a16w4_args {
+ *  once; kernels accumulating in fp32/bf16 are compared with a tolerance.
+ *  ABI 2: a (tokens, topk, inter) and w (E, model_dim, inter/2) give the dims, sorted_ids
+ *  (nsorted) gives nsorted; w_scale, expert_ids, sorted_weights, num_valid_ids, bias (absent,
+ *  or (E, model_dim)) and out are checked by dtype and size; all compact. */
+typedef struct mxjit_moe_a16w4_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
+   mxjit_tensor_v2 a, w, w_scale, bias;
+   int preshuffled;
+   mxjit_tensor_v2 sorted_ids, expert_ids, sorted_weights, num_valid_ids;
+   int64_t block_m;
+   mxjit_tensor_v2 out;
+} mxjit_moe_a16w4_args_v2;
+typedef struct mxjit_moe_a16w4_args_v1 {
+   uint32_t size;
    mxjit_devptr a, w, w_scale, bias;
    int preshuffled;
    mxjit_devptr sorted_ids, expert_ids, sorted_weights, num_valid_ids;
    int64_t tokens, topk, experts, model_dim, inter, nsorted, block_m;
    mxjit_devptr out;
-} mxjit_moe_a16w4_args;
+} mxjit_moe_a16w4_args_v1;
+MXJIT_ABI_TYPE(mxjit_moe_a16w4_args);
 MXJIT_API mxjit_status mxjit_moe_a16w4_stage2(mxjit_ctx *ctx, mxjit_stream stream,
                                               const mxjit_moe_a16w4_args *args);
 

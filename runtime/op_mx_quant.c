@@ -290,9 +290,9 @@ check_offs_values(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, 
    return MXJIT_OK;
 }
 
-mxjit_status
-rt_op_mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, size_t *q_bytes,
-               size_t *s_bytes)
+/* rt_op_mx_check into *gp: the geometry it computed, for the device path of the same call. */
+static mxjit_status
+mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geom *gp)
 {
    mx_geom g;
    mxjit_status st = geometry(ctx, op, a, &g);
@@ -317,6 +317,16 @@ rt_op_mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, siz
       st = rt_op_check_disjoint(ctx, op, "q", a->q, g.q_bytes, "s", a->s, g.s_bytes);
    if (st == MXJIT_OK && a->offs && mxjit_ctx_device(ctx) == MXJIT_DEVICE_HOST)
       st = check_offs_values(ctx, op, a, &g);
+   *gp = g;
+   return st;
+}
+
+mxjit_status
+rt_op_mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, size_t *q_bytes,
+               size_t *s_bytes)
+{
+   mx_geom g;
+   mxjit_status st = mx_check(ctx, op, a, &g);
    if (st == MXJIT_OK && q_bytes)
       *q_bytes = g.q_bytes;
    if (st == MXJIT_OK && s_bytes)
@@ -467,12 +477,14 @@ rt_op_mx_plan(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a,
    return st == MXJIT_OK ? rt_plan_get(ctx, op, f, &pr, out) : st;
 }
 
-mxjit_status
-rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mx_quant_args *a)
+/* The device path of a call whose geometry g is already checked (mx_check). */
+static mxjit_status
+mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mx_quant_args *a,
+          const mx_geom *g)
 {
-   const tpl_family *f;
+   const tpl_family *f = a->kind == MXJIT_MX_DIM0 ? &tpl_mxfp8_dim0 : &tpl_mxfp8_dim1;
    struct tpl_mx_problem pr;
-   mxjit_status st = mx_family_problem(ctx, op, a, &f, &pr);
+   mxjit_status st = mx_problem(ctx, op, a, g, &pr);
    if (st != MXJIT_OK)
       return st;
    const uint64_t io[] = {[TPL_MX_IO_X] = a->x.data,
@@ -480,6 +492,14 @@ rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit
                           [TPL_MX_IO_S] = a->s,
                           [TPL_MX_IO_OFFS] = a->offs};
    return rt_run(ctx, stream, op, f, &pr, io);
+}
+
+mxjit_status
+rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mx_quant_args *a)
+{
+   mx_geom g;
+   mxjit_status st = geometry(ctx, op, a, &g);
+   return st == MXJIT_OK ? mx_device(ctx, stream, op, a, &g) : st;
 }
 
 /* Check mode (MXJIT_CHECK=1): the inputs come back to the host, the host reference runs on
@@ -550,11 +570,12 @@ mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mx_quant_a
    if (args->elem == MXJIT_DTYPE_E2M1X2)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_DTYPE,
                       "%s: args.elem is e2m1x2; use mxjit_mxfp4_quantize for MXFP4", op);
-   if ((st = rt_op_mx_check(ctx, op, args, NULL, NULL)) != MXJIT_OK)
+   mx_geom g; /* computed once: the checks' geometry is the problem's (host cost per call) */
+   if ((st = mx_check(ctx, op, args, &g)) != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) == MXJIT_DEVICE_HOST)
       return rt_op_mx_host(ctx, op, args);
-   if ((st = rt_op_mx_device(ctx, stream, op, args)) != MXJIT_OK)
+   if ((st = mx_device(ctx, stream, op, args, &g)) != MXJIT_OK)
       return st;
    return ctx->check ? rt_op_mx_verify(ctx, stream, op, args) : MXJIT_OK;
 }

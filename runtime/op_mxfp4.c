@@ -200,7 +200,10 @@ flatten(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *in,
       if (__builtin_mul_overflow(rows, t->shape[i], &rows))
          return MXJIT_OK;
    for (int i = 0; !zero && rows && i < n - 2; i++)
+      /* |stride| bounded both ways first: a large negative one overflowed the product (UBSan,
+       * fuzz_api) */
       if (t->shape[i + 1] > 1 && (t->stride[i + 1] > (INT64_C(1) << 50) / t->shape[i + 1] ||
+                                  t->stride[i + 1] < -((INT64_C(1) << 50) / t->shape[i + 1]) ||
                                   t->stride[i] != t->stride[i + 1] * t->shape[i + 1]))
          return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
                          "%s: args.x.stride[%d] = %" PRId64

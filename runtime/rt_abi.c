@@ -23,14 +23,24 @@ mxjit_abi_struct_size(const char *name)
 {
    if (!name)
       return 0;
+   /* the plain names are this header's (ABI 2) layouts; _v1 / _v2 name one explicitly */
+   size_t v2 = rt_abi2_size(name);
+   if (v2)
+      return v2;
 #define X(type, last)                                                                              \
    if (!strcmp(name, #type))                                                                       \
       return sizeof(type);
+#define V(type, last) X(type##_v1, 0) X(type##_v2, 0)
    RT_ABI_STRUCTS(X)
+   RT_ABI2_STRUCTS(V)
    /* public structs without a size field (embedded descriptors, array elements) */
-   X(mxjit_tensor, 0)
+   if (!strcmp(name, "mxjit_tensor"))
+      return sizeof(mxjit_tensor_v2);
+   X(mxjit_tensor_v1, 0)
+   X(mxjit_tensor_v2, 0)
    X(mxjit_kernel_key, 0)
    X(mxjit_prepare_item, 0)
+#undef V
 #undef X
    return 0;
 }
@@ -50,6 +60,10 @@ rt_args_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, voi
                   "MXJIT_ARGS(%s, ...), which fills it",
                   fn, type, size, type);
    if (n > own) {
+      /* an ABI-2 op args struct (rt_abi2.c) */
+      mxjit_status st;
+      if (rt_abi2_in(ctx, fn, type, in, out, own, &st))
+         return st;
       /* a newer caller: what this library does not know must be left at its default */
       const unsigned char *tail = (const unsigned char *)in + own;
       for (size_t i = 0; i < n - own; i++)

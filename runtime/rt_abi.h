@@ -29,6 +29,19 @@
    X(mxjit_ctx_counters, plans)                                                                    \
    X(mxjit_allocator, free)
 
+/* The op args structs with an ABI-2 form (mxjit_<op>_args_v2, rt_abi2.c). */
+#define RT_ABI2_STRUCTS(X)                                                                         \
+   X(mxjit_scaled_copy_args, 0)                                                                    \
+   X(mxjit_mx_quant_args, 0)                                                                       \
+   X(mxjit_mxfp4_quant_args, 0)                                                                    \
+   X(mxjit_to_blocked_args, 0)                                                                     \
+   X(mxjit_e8m0_shuffle_args, 0)                                                                   \
+   X(mxjit_shuffle_weight_args, 0)                                                                 \
+   X(mxjit_shuffle_a16w4_args, 0)                                                                  \
+   X(mxjit_fp8_tensorwise_args, 0)                                                                 \
+   X(mxjit_grouped_gemm_fp8_args, 0)                                                               \
+   X(mxjit_moe_a16w4_args, 0)
+
 #define RT_ABI_ROUNDUP(n, a) (((n) + (a)-1) / (a) * (a))
 #define RT_ABI1_SIZE(type, last)                                                                   \
    RT_ABI_ROUNDUP(offsetof(type, last) + sizeof(((type *)0)->last), _Alignof(type))
@@ -46,6 +59,15 @@ enum {
  *  a multiple of 4, and for a larger struct whose members past `own` are not all 0. */
 mxjit_status rt_args_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, void *out,
                         size_t own, size_t abi1);
+
+/** An op args struct larger than its ABI-1 layout (`own` bytes) is its ABI-2 form: reads the
+ *  caller's mxjit_<type>_v2, checks every tensor operand and writes the _v1 layout the op
+ *  reads into `out` (own bytes). Returns 0 when `type` has no ABI-2 form (then *st is not
+ *  set), else 1 with *st the outcome. */
+int rt_abi2_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, void *out,
+               size_t own, mxjit_status *st);
+/** sizeof the ABI-2 layout of an op args type name ("mxjit_scaled_copy_args"); 0 if none. */
+size_t rt_abi2_size(const char *type);
 
 #define RT_ARGS_IN(ctx, fn, type, in, out)                                                         \
    rt_args_in((ctx), (fn), #type, (in), (out), sizeof(type), RT_ABI1_##type)

@@ -6,8 +6,12 @@
         q = np.empty(64 * 64, np.uint8); s = np.empty(64 * 2, np.uint8)
         ctx.mxfp8_quantize(kind="dim0", x=mxjit.Tensor(x, "bf16"), elem="e4m3", q=q, s=s)
 
-Every op of mxjit.h is a method taking its args struct's fields as keywords (enums as
-strings or ints, tensors as ``Tensor``, device pointers as arrays or ints). Where arrays live:
+Every op of mxjit.h is a method taking its ABI-2 args struct's fields as keywords (enums as
+strings or ints; every array operand, input or output, as a ``Tensor`` or an array, which
+becomes an mxjit_tensor descriptor with its shape, strides and byte offset: the op's dims come
+from the input shapes, outputs are checked by dtype and byte size). numpy uint16 arrays are
+taken as bf16 (numpy has no bf16); name other dtypes with ``Tensor(array, "e4m3")``. Where
+arrays live:
 
 - host device: numpy arrays are passed in place (the host device computes on host memory);
 - emu device: numpy arrays are copied into emulator memory, the op runs, and every writable
@@ -15,6 +19,9 @@ strings or ints, tensors as ``Tensor``, device pointers as arrays or ints). Wher
 - hip device: device tensors only, passed in place: anything with ``__cuda_array_interface__``
   (CuPy, Numba, torch on ROCm), ``__dlpack__`` (a ROCm DLPack tensor) or ``data_ptr()``
   (torch); pass the stream as ``stream=`` (an int handle or an object with ``cuda_stream``).
+  A ``__dlpack__`` tensor maps field by field (mxjit_tensor_from_dlpack: data, byte offset,
+  strides, dtype, device), without a copy; a raw address needs ``Tensor.spec(shape, dtype,
+  data=address)``.
 
 Errors raise ``MxjitError`` carrying the status and the library's message. The library is
 found through $MXJIT_LIBRARY, then libmxjit.so on the loader path; its struct sizes are
@@ -80,12 +87,16 @@ class Tensor:
     for ``Context.supports`` and ``Context.prepare``.
     """
 
-    _NUMPY = {"uint8": "u8", "int32": "i32", "int64": "i64", "float32": "f32",
-              "float16": "f16"}
+    _NUMPY = {"uint8": "u8", "uint16": "bf16", "int32": "i32", "int64": "i64",
+              "float32": "f32", "float16": "f16"}
+    _TYPESTR = {"u1": "u8", "u2": "bf16", "i4": "i32", "i8": "i64", "f4": "f32", "f2": "f16"}
 
     def __init__(self, array: Any, dtype: Optional[str] = None):
         self.array = array
         self.shape: Tuple[int, ...] = tuple(int(d) for d in _shape_of(array))
+        self.data = 0
+        if dtype is None and hasattr(array, "__cuda_array_interface__"):
+            dtype = self._TYPESTR.get(array.__cuda_array_interface__["typestr"][1:])
         if dtype is None:
             dtype = self._NUMPY.get(str(getattr(array, "dtype", "")))
             if dtype is None:
@@ -98,10 +109,12 @@ class Tensor:
         self.dtype = dtype
 
     @classmethod
-    def spec(cls, shape: Sequence[int], dtype: str) -> "Tensor":
-        """A shape and dtype without memory (the data pointer is 0)."""
+    def spec(cls, shape: Sequence[int], dtype: str, data: int = 0) -> "Tensor":
+        """A shape and dtype without an array: data 0 (for ``Context.supports`` and
+        ``Context.prepare``) or a device address (compact row-major at it)."""
         t = cls.__new__(cls)
         t.array, t.shape, t.dtype = None, tuple(int(d) for d in shape), dtype
+        t.data = int(data)
         if dtype not in _abi.DTYPES:
             raise ValueError(f"mxjit.Tensor: dtype {dtype!r} is not one of "
                              f"{', '.join(_abi.DTYPES)}")
@@ -137,12 +150,19 @@ class _DLTensor(C.Structure):
 _DL_CPU, _DL_ROCM = 1, 10
 
 
-def _dlpack_pointer(obj: Any) -> Tuple[int, int]:
-    """(address, DLPack device type) of an object's __dlpack__ capsule (read, not consumed)."""
+def _dlpack_tensor(obj: Any) -> Tuple[Any, int]:
+    """(the capsule, the address of its DLTensor) of an object's __dlpack__ (read, not
+    consumed; keep the capsule alive while the address is used)."""
     cap = obj.__dlpack__()
     get = C.pythonapi.PyCapsule_GetPointer
     get.restype, get.argtypes = C.c_void_p, [C.py_object, C.c_char_p]
-    t = _DLTensor.from_address(get(cap, b"dltensor"))  # DLManagedTensor starts with DLTensor
+    return cap, get(cap, b"dltensor")  # DLManagedTensor starts with its DLTensor
+
+
+def _dlpack_pointer(obj: Any) -> Tuple[int, int]:
+    """(address, DLPack device type) of an object's __dlpack__ capsule (read, not consumed)."""
+    cap, addr = _dlpack_tensor(obj)
+    t = _DLTensor.from_address(addr)
     return (t.data or 0) + t.byte_offset, t.device.device_type
 
 
@@ -284,13 +304,24 @@ class Context:
 
     # -- argument structs
     def _tensor(self, t: Any, staged: List[Tuple[int, Any]]) -> _abi.Tensor_:
+        """The mxjit_tensor of an operand (None: absent, all 0)."""
+        if t is None:
+            return _abi.Tensor_()
+        if isinstance(t, int):
+            raise TypeError("mxjit: an array operand needs a shape and dtype; pass "
+                            "mxjit.Tensor.spec(shape, dtype, data=address) for an address")
         if not isinstance(t, Tensor):
-            t = Tensor(t)
+            a = t
+            if (self.device == "hip" and hasattr(a, "__dlpack__") and not _is_numpy(a)
+                    and not hasattr(a, "__cuda_array_interface__")
+                    and not hasattr(a, "data_ptr")):
+                return self._dlpack(a)
+            t = Tensor(a)
         if len(t.shape) > _abi.MAX_DIMS:
             raise ValueError(f"mxjit: a tensor has at most {_abi.MAX_DIMS} dims, not "
                              f"{len(t.shape)}")
-        c = _abi.Tensor_(data=self._stage(t.array, staged), dtype=_abi.DTYPES[t.dtype],
-                         ndim=len(t.shape))
+        data = t.data if t.array is None else self._stage(t.array, staged)
+        c = _abi.Tensor_(data=data, dtype=_abi.DTYPES[t.dtype], ndim=len(t.shape))
         for i, d in enumerate(t.shape):
             c.shape[i] = d
         strides = _strides_in_elements(t)
@@ -299,16 +330,25 @@ class Context:
                 c.stride[i] = s
         return c
 
+    def _dlpack(self, obj: Any) -> _abi.Tensor_:
+        """A DLPack tensor mapped field by field, without a copy (mxjit_tensor_from_dlpack)."""
+        cap, addr = _dlpack_tensor(obj)
+        c = _abi.Tensor_()
+        st = library.mxjit_tensor_from_dlpack(addr, C.byref(c))
+        del cap
+        if st:
+            raise MxjitError(st, "mxjit_tensor_from_dlpack: the DLPack tensor's dtype or ndim "
+                                 "has no mxjit equivalent")
+        if c.device_type != _DL_ROCM:
+            raise TypeError(f"mxjit: a DLPack tensor on device type {c.device_type} is not "
+                            f"ROCm ({_DL_ROCM}) memory; move it to the GPU first")
+        return c
+
     def _args(self, op: str, fields: Dict[str, Any],
               staged: List[Tuple[int, Any]]) -> C.Structure:
         cls = _abi.OP_ARGS[op]
         a = cls(size=C.sizeof(cls))
         names = {f[0] for f in cls._fields_}
-        ws = fields.get("workspace")
-        if ("workspace" in names and ws is not None and "workspace_bytes" not in fields
-                and not isinstance(ws, int)):
-            # a buffer object: its size is the workspace's (an int address needs the size)
-            fields = dict(fields, workspace_bytes=_nbytes(ws))
         for k, v in fields.items():
             name = "pass_" if k in ("pass", "pass_") else k
             if name not in names or name == "size":
@@ -323,8 +363,6 @@ class Context:
                     raise ValueError(f"mxjit.{op}: {k} = {v!r}; use one of "
                                      f"{', '.join(table)}")
                 setattr(a, name, table[v])
-            elif ctype is _abi.devptr:
-                setattr(a, name, self._stage(v, staged))
             else:
                 setattr(a, name, int(v) if not isinstance(v, float) else v)
         return a
@@ -403,16 +441,6 @@ class Context:
     def synchronize(self, stream: Any = None) -> None:
         """Waits for the stream's work (emu and host run synchronously)."""
         self._check(library.mxjit_synchronize(self._live(), _stream_handle(stream)))
-
-
-def _nbytes(obj: Any) -> int:
-    """Byte size of a buffer object (numpy array, torch tensor, DLPack/CAI object)."""
-    if hasattr(obj, "nbytes"):
-        return int(obj.nbytes)
-    if hasattr(obj, "numel") and hasattr(obj, "element_size"):
-        return int(obj.numel()) * int(obj.element_size())
-    raise TypeError(f"mxjit: cannot tell the size of a {type(obj).__name__} workspace; pass "
-                    "workspace_bytes= as well")
 
 
 def _strides_in_elements(t: Tensor) -> Optional[List[int]]:

@@ -1,4 +1,4 @@
-"""ctypes mirror of include/mxjit.h: the public structs, enums and function signatures.
+"""ctypes mirror of include/mxjit.h (ABI 2): the public structs, enums and function signatures.
 
 Every struct below must have the library's size (``mxjit_abi_struct_size``); ``check_layout``
 compares them when the library is loaded, so a header change that this file missed fails at
@@ -37,8 +37,10 @@ enum = C.c_int
 
 
 class Tensor_(C.Structure):
-    _fields_ = [("data", devptr), ("dtype", enum), ("ndim", C.c_int),
-                ("shape", C.c_int64 * MAX_DIMS), ("stride", C.c_int64 * MAX_DIMS)]
+    """mxjit_tensor (ABI 2): a DLPack DLTensor's fields, shape and strides inline."""
+    _fields_ = [("data", devptr), ("device_type", C.c_int32), ("device_id", C.c_int32),
+                ("ndim", C.c_int32), ("dtype", enum), ("shape", C.c_int64 * MAX_DIMS),
+                ("stride", C.c_int64 * MAX_DIMS), ("byte_offset", C.c_uint64)]
 
 
 class CtxOptions(C.Structure):
@@ -59,67 +61,58 @@ class Allocator(C.Structure):
                 ("free", C.CFUNCTYPE(None, C.c_void_p, devptr, C.c_void_p))]
 
 
+# The op args structs of ABI 2 (mxjit_<op>_args_v2): every array operand a Tensor_.
 class ScaledCopyArgs(C.Structure):
-    _fields_ = [("size", C.c_uint32), ("x", devptr), ("out", devptr), ("m", C.c_int64),
-                ("n", C.c_int64), ("ld_x", C.c_int64), ("ld_out", C.c_int64),
-                ("scale", C.c_float)]
+    _fields_ = [("size", C.c_uint32), ("x", Tensor_), ("out", Tensor_), ("scale", C.c_float)]
 
 
 class MxQuantArgs(C.Structure):
     _fields_ = [("size", C.c_uint32), ("kind", enum), ("x", Tensor_), ("mode", enum),
                 ("elem", enum), ("scale_layout", enum), ("scale_block_k", C.c_int),
-                ("q", devptr), ("s", devptr), ("offs", devptr), ("ngroups", C.c_int64)]
+                ("q", Tensor_), ("s", Tensor_), ("offs", Tensor_)]
 
 
 class Mxfp4QuantArgs(C.Structure):
     _fields_ = [("size", C.c_uint32), ("x", Tensor_), ("mode", enum), ("scale_layout", enum),
                 ("rowwise", C.c_int), ("colwise", C.c_int), ("preshuffle", C.c_int),
-                ("q_row", devptr), ("s_row", devptr), ("q_col", devptr), ("s_col", devptr)]
+                ("q_row", Tensor_), ("s_row", Tensor_), ("q_col", Tensor_), ("s_col", Tensor_)]
 
 
 class ToBlockedArgs(C.Structure):
-    _fields_ = [("size", C.c_uint32), ("s", devptr), ("out", devptr), ("batch", C.c_int64),
-                ("h", C.c_int64), ("w", C.c_int64), ("groups", enum), ("offs", devptr),
-                ("ngroups", C.c_int64), ("inverse", C.c_int)]
+    _fields_ = [("size", C.c_uint32), ("s", Tensor_), ("out", Tensor_), ("groups", enum),
+                ("offs", Tensor_), ("inverse", C.c_int)]
 
 
 class E8m0ShuffleArgs(C.Structure):
-    _fields_ = [("size", C.c_uint32), ("s", devptr), ("out", devptr), ("m", C.c_int64),
-                ("n", C.c_int64), ("inverse", C.c_int)]
+    _fields_ = [("size", C.c_uint32), ("s", Tensor_), ("out", Tensor_), ("inverse", C.c_int)]
 
 
 class ShuffleWeightArgs(C.Structure):
-    _fields_ = [("size", C.c_uint32), ("w", Tensor_), ("out", devptr), ("inverse", C.c_int)]
+    _fields_ = [("size", C.c_uint32), ("w", Tensor_), ("out", Tensor_), ("inverse", C.c_int)]
 
 
 class ShuffleA16w4Args(C.Structure):
-    _fields_ = [("size", C.c_uint32), ("src", devptr), ("out", devptr), ("e", C.c_int64),
-                ("n", C.c_int64), ("k", C.c_int64), ("gate_up", C.c_int),
-                ("inverse", C.c_int)]
+    _fields_ = [("size", C.c_uint32), ("src", Tensor_), ("out", Tensor_),
+                ("gate_up", C.c_int), ("inverse", C.c_int)]
 
 
 class Fp8TensorwiseArgs(C.Structure):
-    _fields_ = [("size", C.c_uint32), ("x", Tensor_), ("fp8", enum), ("q", devptr),
-                ("scale_inv", devptr),
-                # appended after ABI 1
-                ("workspace", devptr), ("workspace_bytes", C.c_uint64)]
+    _fields_ = [("size", C.c_uint32), ("x", Tensor_), ("fp8", enum), ("q", Tensor_),
+                ("scale_inv", Tensor_), ("workspace", Tensor_)]
 
 
 class GroupedGemmFp8Args(C.Structure):
     _fields_ = [("size", C.c_uint32), ("pass_", enum), ("b_layout", enum), ("a", Tensor_),
-                ("b", Tensor_), ("a_scale_inv", devptr), ("b_scale_inv", devptr),
-                ("group_offs", devptr), ("ngroups", C.c_int64), ("out", devptr),
-                ("persistent_cus", C.c_int32),
+                ("b", Tensor_), ("a_scale_inv", Tensor_), ("b_scale_inv", Tensor_),
+                ("group_offs", Tensor_), ("out", Tensor_), ("persistent_cus", C.c_int32),
                 ("accumulate", C.c_int32)]
 
 
 class MoeA16w4Args(C.Structure):
-    _fields_ = [("size", C.c_uint32), ("a", devptr), ("w", devptr), ("w_scale", devptr),
-                ("bias", devptr), ("preshuffled", C.c_int), ("sorted_ids", devptr),
-                ("expert_ids", devptr), ("sorted_weights", devptr), ("num_valid_ids", devptr),
-                ("tokens", C.c_int64), ("topk", C.c_int64), ("experts", C.c_int64),
-                ("model_dim", C.c_int64), ("inter", C.c_int64), ("nsorted", C.c_int64),
-                ("block_m", C.c_int64), ("out", devptr)]
+    _fields_ = [("size", C.c_uint32), ("a", Tensor_), ("w", Tensor_), ("w_scale", Tensor_),
+                ("bias", Tensor_), ("preshuffled", C.c_int), ("sorted_ids", Tensor_),
+                ("expert_ids", Tensor_), ("sorted_weights", Tensor_),
+                ("num_valid_ids", Tensor_), ("block_m", C.c_int64), ("out", Tensor_)]
 
 
 class KernelKey(C.Structure):
@@ -201,6 +194,7 @@ def declare(lib: C.CDLL) -> None:
         "mxjit_ctx_get_counters": (st, [ctx_p, C.POINTER(CtxCounters)]),
         "mxjit_workspace_size": (st, [ctx_p, C.c_int, C.c_void_p, C.POINTER(C.c_size_t)]),
         "mxjit_op_name": (C.c_char_p, [C.c_int]),
+        "mxjit_tensor_from_dlpack": (st, [C.c_void_p, C.POINTER(Tensor_)]),
     }
     for op in OPS:
         fn = "mxjit_" + op

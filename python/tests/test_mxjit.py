@@ -34,7 +34,7 @@ def fp8_bytes(rng, n):
 # op -> function(rng) returning (fields, names of the output arrays among fields)
 def case_scaled_copy(rng):
     x = bf16(rng.standard_normal((3, 40)))
-    return dict(x=x, out=np.zeros((3, 40), np.float32), m=3, n=40, scale=2.5), ["out"]
+    return dict(x=x, out=np.zeros((3, 40), np.float32), scale=2.5), ["out"]
 
 
 def case_mxfp8_quantize(rng):
@@ -52,12 +52,12 @@ def case_mxfp4_quantize(rng):
 
 def case_to_blocked(rng):
     s = rng.integers(0, 255, (130, 5), dtype=np.uint8)
-    return dict(s=s, out=np.zeros(256 * 8, np.uint8), h=130, w=5), ["out"]
+    return dict(s=s, out=np.zeros(256 * 8, np.uint8)), ["out"]
 
 
 def case_e8m0_shuffle(rng):
     s = rng.integers(0, 255, (40, 10), dtype=np.uint8)
-    return dict(s=s, out=np.zeros(256 * 16, np.uint8), m=40, n=10), ["out"]
+    return dict(s=s, out=np.zeros(256 * 16, np.uint8)), ["out"]
 
 
 def case_shuffle_weight(rng):
@@ -67,12 +67,12 @@ def case_shuffle_weight(rng):
 
 def case_shuffle_weight_a16w4(rng):
     src = rng.integers(0, 255, (1, 16, 64), dtype=np.uint8)
-    return dict(src=src, out=np.zeros(16 * 64, np.uint8), e=1, n=16, k=64), ["out"]
+    return dict(src=src, out=np.zeros(16 * 64, np.uint8)), ["out"]
 
 
 def case_shuffle_scale_a16w4(rng):
     src = rng.integers(100, 140, (32, 4), dtype=np.uint8)
-    return dict(src=src, out=np.zeros(32 * 8, np.uint8), e=1, n=32, k=4), ["out"]
+    return dict(src=src, out=np.zeros(32 * 8, np.uint8)), ["out"]
 
 
 def case_fp8_tensorwise_quantize(rng):
@@ -87,7 +87,7 @@ def case_grouped_gemm_fp8(rng):
     return dict(pass_="fwd", b_layout="nk", a=mxjit.Tensor(a, "e4m3"),
                 b=mxjit.Tensor(b, "e4m3"), a_scale_inv=np.array([0.5], np.float32),
                 b_scale_inv=np.array([0.25], np.float32),
-                group_offs=np.array([0, 3, 8], np.int64), ngroups=2,
+                group_offs=np.array([0, 3, 8], np.int64),
                 out=np.zeros((8, 16), np.uint16)), ["out"]
 
 
@@ -101,8 +101,7 @@ def case_moe_a16w4_stage2(rng):
                    np.int32)
     return dict(a=a, w=w, w_scale=ws, sorted_ids=ids, expert_ids=np.array([0, 1], np.int32),
                 sorted_weights=np.full(ns, 0.5, np.float32),
-                num_valid_ids=np.array([ns], np.int32), tokens=T, topk=TOPK, experts=E,
-                model_dim=D, inter=I, nsorted=ns, block_m=BM,
+                num_valid_ids=np.array([ns], np.int32), block_m=BM,
                 out=np.zeros((T, D), np.uint16)), ["out"]
 
 
@@ -124,7 +123,8 @@ class Binding(unittest.TestCase):
         for name, cls in _abi.STRUCTS.items():
             self.assertEqual(mxjit.library.mxjit_abi_struct_size(name.encode()),
                              ctypes.sizeof(cls), name)
-        self.assertEqual(mxjit.abi_version(), 1)
+        self.assertEqual(mxjit.abi_version(), 2)
+        self.assertEqual(ctypes.sizeof(_abi.Tensor_), 96)
         self.assertRegex(mxjit.version(), r"^\d+\.\d+\.\d+$")
 
     def test_every_op_against_the_host_reference(self):
@@ -176,9 +176,15 @@ class Binding(unittest.TestCase):
     def test_bad_arguments_raise_with_the_library_message(self):
         x = bf16(np.ones((2, 8)))
         with self.assertRaises(mxjit.MxjitError) as cm:
-            self.emu.scaled_copy(x=x, out=np.zeros(16, np.float32), m=-3, n=8)
+            self.emu.scaled_copy(x=x, out=np.zeros(16, np.float32))
         self.assertEqual(cm.exception.status_name, "MXJIT_ERR_INVALID_ARG_SHAPE")
-        self.assertIn("args.m = -3 must be > 0", str(cm.exception))
+        self.assertIn("args.out.ndim = 1; it must be in [2, 2]", str(cm.exception))
+        with self.assertRaises(mxjit.MxjitError) as cm:  # an output of the wrong size
+            self.host.e8m0_shuffle(s=np.zeros((40, 10), np.uint8), out=np.zeros(100, np.uint8))
+        self.assertIn("args.out holds 100 bytes (100 elements of u8), but this call's out is "
+                      "4096 bytes", cm.exception.message)
+        with self.assertRaises(TypeError):  # an address has no shape
+            self.host.scaled_copy(x=x, out=12345)
         with self.assertRaises(mxjit.MxjitError) as cm:
             self.host.mxfp8_quantize(kind="dim0", x=mxjit.Tensor(x, "bf16"), elem="e4m3",
                                      q=np.zeros(16, np.uint8), s=np.zeros(1, np.uint8))
@@ -209,7 +215,21 @@ class Binding(unittest.TestCase):
             self.host.mxfp8_quantize(kind="dim0", x=mxjit.Tensor(big[:, ::2], "bf16"),
                                      elem="e4m3", q=q[:48 * 64], s=s)
         self.assertEqual(cm.exception.status_name, "MXJIT_ERR_INVALID_ARG_STRIDE")
-        self.assertIn("must be contiguous", cm.exception.message)
+        self.assertIn("args.x.stride[1] = 2: the innermost dimension must be contiguous",
+                      cm.exception.message)
+        # scaled_copy takes row strides on both operands (a slice of a wider array)
+        wide = np.zeros((64, 80), np.float32)
+        self.emu.scaled_copy(x=view, out=wide[:, 8:72], scale=2.0)
+        ref = np.zeros((64, 64), np.float32)
+        self.host.scaled_copy(x=np.ascontiguousarray(view), out=ref, scale=2.0)
+        self.assertEqual(wide[:, 8:72].tobytes(), ref.tobytes())
+        self.assertFalse(wide[:, :8].any() or wide[:, 72:].any(), "wrote outside the view")
+        # an operand whose kernel takes no row stride is refused, not copied
+        with self.assertRaises(mxjit.MxjitError) as cm:
+            self.host.e8m0_shuffle(s=np.zeros((40, 20), np.uint8)[:, :10],
+                                   out=np.zeros(256 * 16, np.uint8))
+        self.assertEqual(cm.exception.status_name, "MXJIT_ERR_INVALID_ARG_STRIDE")
+        self.assertIn("compact row-major", cm.exception.message)
 
     def test_prepare_then_no_compiles(self):
         with mxjit.Context(device="emu", no_disk_cache=True) as ctx:
@@ -253,6 +273,21 @@ class Binding(unittest.TestCase):
         self.assertEqual(cm.exception.status_name, "MXJIT_ERR_INVALID_ARG")
         self.assertIn(f"args.workspace_bytes = {need - 256} but this problem needs {need} "
                       "bytes", cm.exception.message)
+
+    def test_dlpack_capsule_maps_field_by_field(self):
+        """A numpy array's own __dlpack__ capsule through mxjit_tensor_from_dlpack: a strided
+        view keeps its address, strides and dtype (a CPU tensor: the host device's)."""
+        a = np.arange(60, dtype=np.float32).reshape(6, 10)
+        if not hasattr(a, "__dlpack__"):
+            self.skipTest("numpy without __dlpack__")
+        view = a[1:, 2:7]
+        cap, addr = mxjit._dlpack_tensor(view)
+        t = _abi.Tensor_()
+        self.assertEqual(mxjit.library.mxjit_tensor_from_dlpack(addr, ctypes.byref(t)), 0)
+        self.assertEqual(t.data + t.byte_offset, view.ctypes.data)
+        self.assertEqual((t.ndim, t.shape[0], t.shape[1]), (2, 5, 5))
+        self.assertEqual((t.stride[0], t.stride[1]), (10, 1))
+        self.assertEqual((t.dtype, t.device_type), (_abi.DTYPES["f32"], 1))
 
     def test_device_pointer_protocols(self):
         class Cai:
@@ -307,7 +342,7 @@ class HipDevice(unittest.TestCase):
             x = bf16(np.ones((2, 64)))
             out = np.zeros((2, 64), np.float32)
             with self.assertRaises(TypeError):
-                ctx.scaled_copy(x=x, out=out, m=2, n=64)
+                ctx.scaled_copy(x=x, out=out)
 
             class Dev:  # a device tensor whose memory the fake runtime can reach
                 def __init__(self, a):
@@ -319,12 +354,35 @@ class HipDevice(unittest.TestCase):
             class Stream:
                 cuda_stream = 0
 
-            ctx.scaled_copy(x=Dev(x), out=Dev(out), m=2, n=64, scale=3.0, stream=Stream())
+            ctx.scaled_copy(x=Dev(x), out=Dev(out), scale=3.0, stream=Stream())
             launches = (ctypes.c_int * 8).in_dll(self.fake, "fake_launches_on")
             self.assertEqual(launches[0], 1)
             args = (ctypes.c_uint64 * 2).in_dll(self.fake, "fake_args")
             self.assertEqual(args[0], x.ctypes.data)
             self.assertEqual(args[1], out.ctypes.data)
+
+            class DL:  # a ROCm DLPack tensor: a capsule over a DLTensor (bf16, row 1 on)
+                def __init__(self, a, ordinal):
+                    self.shape = (ctypes.c_int64 * 2)(1, a.shape[1])
+                    self.t = mxjit._DLTensor(
+                        data=a.ctypes.data, device=mxjit._DLDevice(10, ordinal), ndim=2,
+                        dtype=mxjit._DLDataType(4, 16, 1), shape=self.shape, strides=None,
+                        byte_offset=a.strides[0])
+                    new = ctypes.pythonapi.PyCapsule_New
+                    new.restype = ctypes.py_object
+                    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+                    self.cap = new(ctypes.addressof(self.t), b"dltensor", None)
+
+                def __dlpack__(self, stream=None):
+                    return self.cap
+
+            out1 = np.zeros((1, 64), np.float32)
+            ctx.scaled_copy(x=DL(x, ctx.device_ordinal), out=Dev(out1), scale=3.0)
+            self.assertEqual(launches[0], 2)
+            self.assertEqual(args[0], x.ctypes.data + x.strides[0])  # data + byte_offset
+            with self.assertRaises(mxjit.MxjitError) as cm:  # another GPU's tensor
+                ctx.scaled_copy(x=DL(x, ctx.device_ordinal + 1), out=Dev(out1))
+            self.assertIn("args.x.device_id", cm.exception.message)
 
 
 if __name__ == "__main__":

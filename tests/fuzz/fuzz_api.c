@@ -16,6 +16,13 @@
  * Inputs are filled with fuzzer bytes (NaN/Inf/subnormal patterns arrive naturally).
  * Findings: a crash, a sanitizer report, a status outside mxjit_status, or a failure
  * without a message. Seeds: tests/fuzz/api/ (one small valid call per op, plus bad ones).
+ *
+ * ABI 2 (op_abi2): when the first byte / 11 is odd (the seeds' first bytes are 0-10, so they
+ * keep their ABI-1 ops), op byte % 11's mxjit_<op>_args_v2 is filled instead: every operand a
+ * descriptor with a fuzzed shape, strides, dtype, byte_offset and device_type over a buffer
+ * of exactly the bytes its own shape and strides span (plus the offset). The library sizes
+ * nothing from other operands' dims there, so any access outside a descriptor's span is a
+ * library bug ASan reports.
  */
 #include "fuzz_util.h"
 #include "mxjit.h"
@@ -156,6 +163,201 @@ fz_tensor(fz_state *s, mxjit_tensor *t, mxjit_dtype dt, int ndim)
 
 static mxjit_ctx *ctx;
 
+/* ---- ABI 2 ---------------------------------------------------------------------------- */
+
+/* A descriptor over its own span: fz_tensor's shape/strides/dtype, a byte offset 0-15 into
+ * the buffer, mostly device_type 0 (sometimes the host's, sometimes another). */
+static void
+fz_tensor2(fz_state *s, mxjit_tensor_v2 *t, mxjit_dtype dt, int ndim)
+{
+   mxjit_tensor_v1 t1;
+   size_t span = fz_tensor(s, &t1, dt, ndim);
+   memset(t, 0, sizeof(*t));
+   t->dtype = t1.dtype;
+   t->ndim = t1.ndim;
+   memcpy(t->shape, t1.shape, sizeof(t->shape));
+   memcpy(t->stride, t1.stride, sizeof(t->stride));
+   unsigned dev = fz_u8(&s->r);
+   t->device_type = dev < 224 ? 0 : dev < 240 ? MXJIT_DL_CPU : (int32_t)(dev % 16);
+   unsigned off = fz_u8(&s->r) % 16;
+   t->data = fz_ptr(s, zadd(span, off));
+   t->byte_offset = t->data ? off : fz_u8(&s->r) % 4; /* an offset without data: still null */
+   if (fz_u8(&s->r) >= 250)
+      memset(t, 0, sizeof(*t)); /* absent (optional operands; a refusal for the others) */
+}
+
+typedef struct fz_operand {
+   size_t off; /* of the mxjit_tensor_v2 member in the args struct */
+   mxjit_dtype dt;
+   int ndim;
+} fz_operand;
+
+#define OPND(type, member, dt, ndim)                                                               \
+   {                                                                                               \
+      offsetof(type, member), dt, ndim                                                             \
+   }
+
+static mxjit_status
+op_abi2(fz_state *s, unsigned op)
+{
+   _Alignas(16) unsigned char args[1024];
+   memset(args, 0, sizeof(args));
+   const mxjit_dtype bf = MXJIT_DTYPE_BF16, u8 = MXJIT_DTYPE_U8, e8 = MXJIT_DTYPE_E8M0,
+                     f32 = MXJIT_DTYPE_F32, i64 = MXJIT_DTYPE_I64, i32 = MXJIT_DTYPE_I32,
+                     f8 = MXJIT_DTYPE_E4M3;
+   fz_operand o[12];
+   int n = 0;
+   uint32_t size = 0;
+   switch (op) {
+   case 0: {
+      typedef mxjit_scaled_copy_args_v2 T;
+      size = sizeof(T);
+      o[n++] = (fz_operand)OPND(T, x, bf, 2);
+      o[n++] = (fz_operand)OPND(T, out, f32, 2);
+      ((T *)args)->scale = 1.5f;
+      break;
+   }
+   case 1:
+   case 2: {
+      if (op == 2) {
+         typedef mxjit_mxfp4_quant_args_v2 T;
+         T *a = (T *)args;
+         size = sizeof(T);
+         o[n++] = (fz_operand)OPND(T, x, bf, 2);
+         o[n++] = (fz_operand)OPND(T, q_row, MXJIT_DTYPE_E2M1X2, 2);
+         o[n++] = (fz_operand)OPND(T, s_row, e8, 2);
+         o[n++] = (fz_operand)OPND(T, q_col, u8, 1);
+         o[n++] = (fz_operand)OPND(T, s_col, u8, 1);
+         a->mode = (mxjit_scale_mode)fz_enum(&s->r, 4);
+         a->scale_layout = (mxjit_scale_layout)fz_enum(&s->r, 3);
+         unsigned f = fz_u8(&s->r);
+         a->rowwise = f & 1;
+         a->colwise = (f >> 1) & 1;
+         a->preshuffle = (f >> 2) & 1;
+         break;
+      }
+      typedef mxjit_mx_quant_args_v2 T;
+      T *a = (T *)args;
+      size = sizeof(T);
+      a->kind = (mxjit_mx_kind)fz_enum(&s->r, 3);
+      o[n++] = (fz_operand)OPND(T, x, bf, a->kind == MXJIT_MX_3D ? 3 : 2);
+      o[n++] = (fz_operand)OPND(T, q, f8, 2);
+      o[n++] = (fz_operand)OPND(T, s, e8, 2);
+      o[n++] = (fz_operand)OPND(T, offs, i64, 1);
+      a->mode = (mxjit_scale_mode)fz_enum(&s->r, 4);
+      a->elem = fz_u8(&s->r) & 1 ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E4M3;
+      a->scale_layout = (mxjit_scale_layout)fz_enum(&s->r, 3);
+      a->scale_block_k = fz_u8(&s->r) < 128 ? 0 : (int)fz_dim(&s->r);
+      break;
+   }
+   case 3: {
+      typedef mxjit_to_blocked_args_v2 T;
+      size = sizeof(T);
+      o[n++] = (fz_operand)OPND(T, s, e8, 2 + (int)(fz_u8(&s->r) & 1));
+      o[n++] = (fz_operand)OPND(T, out, u8, 1);
+      o[n++] = (fz_operand)OPND(T, offs, i64, 1);
+      ((T *)args)->groups = (mxjit_blocked_groups)fz_enum(&s->r, 3);
+      ((T *)args)->inverse = fz_u8(&s->r) & 1;
+      break;
+   }
+   case 4: {
+      typedef mxjit_e8m0_shuffle_args_v2 T;
+      size = sizeof(T);
+      o[n++] = (fz_operand)OPND(T, s, u8, 2);
+      o[n++] = (fz_operand)OPND(T, out, u8, 2);
+      ((T *)args)->inverse = fz_u8(&s->r) & 1;
+      break;
+   }
+   case 5: {
+      typedef mxjit_shuffle_weight_args_v2 T;
+      size = sizeof(T);
+      o[n++] = (fz_operand)OPND(T, w, fz_u8(&s->r) & 1 ? bf : u8, 2 + (int)(fz_u8(&s->r) & 1));
+      o[n++] = (fz_operand)OPND(T, out, u8, 1);
+      ((T *)args)->inverse = fz_u8(&s->r) & 1;
+      break;
+   }
+   case 6:
+   case 7: {
+      typedef mxjit_shuffle_a16w4_args_v2 T;
+      size = sizeof(T);
+      o[n++] = (fz_operand)OPND(T, src, u8, 2 + (int)(fz_u8(&s->r) & 1));
+      o[n++] = (fz_operand)OPND(T, out, u8, 1);
+      ((T *)args)->gate_up = (int)(fz_u8(&s->r) % 3);
+      ((T *)args)->inverse = fz_u8(&s->r) & 1;
+      break;
+   }
+   case 8: {
+      typedef mxjit_fp8_tensorwise_args_v2 T;
+      size = sizeof(T);
+      o[n++] = (fz_operand)OPND(T, x, fz_u8(&s->r) & 1 ? f32 : bf, 1 + (int)(fz_u8(&s->r) % 4));
+      o[n++] = (fz_operand)OPND(T, q, f8, 2);
+      o[n++] = (fz_operand)OPND(T, scale_inv, f32, 0);
+      o[n++] = (fz_operand)OPND(T, workspace, u8, 1);
+      ((T *)args)->fp8 = fz_u8(&s->r) & 1 ? MXJIT_DTYPE_E5M2 : MXJIT_DTYPE_E4M3;
+      break;
+   }
+   case 9: {
+      typedef mxjit_grouped_gemm_fp8_args_v2 T;
+      T *a = (T *)args;
+      size = sizeof(T);
+      a->pass = (mxjit_gemm_pass)fz_enum(&s->r, 3);
+      a->b_layout = (mxjit_b_layout)fz_enum(&s->r, 2);
+      a->accumulate = fz_u8(&s->r) & 1;
+      o[n++] = (fz_operand)OPND(T, a, f8, 2);
+      o[n++] = (fz_operand)OPND(T, b, f8, a->pass == MXJIT_GEMM_WGRAD ? 2 : 3);
+      o[n++] = (fz_operand)OPND(T, a_scale_inv, f32, 0);
+      o[n++] = (fz_operand)OPND(T, b_scale_inv, f32, 1);
+      o[n++] = (fz_operand)OPND(T, group_offs, i64, 1);
+      o[n++] = (fz_operand)OPND(T, out, bf, 2);
+      break;
+   }
+   default: {
+      typedef mxjit_moe_a16w4_args_v2 T;
+      size = sizeof(T);
+      o[n++] = (fz_operand)OPND(T, a, bf, 3);
+      o[n++] = (fz_operand)OPND(T, w, MXJIT_DTYPE_E2M1X2, 3);
+      o[n++] = (fz_operand)OPND(T, w_scale, e8, 3);
+      o[n++] = (fz_operand)OPND(T, bias, f32, 2);
+      o[n++] = (fz_operand)OPND(T, sorted_ids, i32, 1);
+      o[n++] = (fz_operand)OPND(T, expert_ids, i32, 1);
+      o[n++] = (fz_operand)OPND(T, sorted_weights, f32, 1);
+      o[n++] = (fz_operand)OPND(T, num_valid_ids, i32, 1);
+      o[n++] = (fz_operand)OPND(T, out, bf, 2);
+      ((T *)args)->preshuffled = fz_u8(&s->r) & 1;
+      ((T *)args)->block_m = fz_dim(&s->r);
+      break;
+   }
+   }
+   memcpy(args, &size, sizeof(size));
+   for (int i = 0; i < n; i++)
+      fz_tensor2(s, (mxjit_tensor_v2 *)(void *)(args + o[i].off), o[i].dt, o[i].ndim);
+   const void *a = args; /* this file names the ABI-1 layouts: the entry points take both */
+   switch (op) {
+   case 0:
+      return mxjit_scaled_copy(ctx, NULL, a);
+   case 1:
+      return mxjit_mxfp8_quantize(ctx, NULL, a);
+   case 2:
+      return mxjit_mxfp4_quantize(ctx, NULL, a);
+   case 3:
+      return mxjit_to_blocked(ctx, NULL, a);
+   case 4:
+      return mxjit_e8m0_shuffle(ctx, NULL, a);
+   case 5:
+      return mxjit_shuffle_weight(ctx, NULL, a);
+   case 6:
+      return mxjit_shuffle_weight_a16w4(ctx, NULL, a);
+   case 7:
+      return mxjit_shuffle_scale_a16w4(ctx, NULL, a);
+   case 8:
+      return mxjit_fp8_tensorwise_quantize(ctx, NULL, a);
+   case 9:
+      return mxjit_grouped_gemm_fp8(ctx, NULL, a);
+   default:
+      return mxjit_moe_a16w4_stage2(ctx, NULL, a);
+   }
+}
+
 static void
 check_status(mxjit_status st)
 {
@@ -222,6 +424,18 @@ op_mx_quant(fz_state *s, int fp4)
       z.offs = 0;
       z.ngroups = 0;
       z.scale_block_k = 0;
+      /* mxjit_mxfp4_quantize reads leading dims as rows: size the (rows, K) problem (a 3D x
+       * sized as itself made 1-byte buffers the op then wrote past) */
+      if (a.x.ndim >= 2 && a.x.ndim <= MXJIT_MAX_DIMS) {
+         int64_t rows = 1;
+         for (int i = 0; i + 1 < a.x.ndim && rows >= 0; i++)
+            if (__builtin_mul_overflow(rows, a.x.shape[i], &rows))
+               rows = -1; /* refused by the size query, and by the op */
+         z.x.shape[0] = rows;
+         z.x.shape[1] = a.x.shape[a.x.ndim - 1];
+         z.x.ndim = 2;
+         memset(z.x.stride, 0, sizeof(z.x.stride));
+      }
       size_t qb = 1, sb = 1;
       if (mxjit_mx_quant_sizes(&z, &qb, &sb) != MXJIT_OK)
          qb = sb = 1;
@@ -374,7 +588,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       abort();
    fz_state s = {.r = {data, size}};
    mxjit_status st;
-   switch (fz_u8(&s.r) % 11) {
+   unsigned sel = fz_u8(&s.r);
+   if ((sel / 11) & 1) {
+      st = op_abi2(&s, sel % 11);
+      check_status(st);
+      for (int i = 0; i < s.nbufs; i++)
+         free(s.bufs[i]);
+      return 0;
+   }
+   switch (sel % 11) {
    case 0: st = op_scaled_copy(&s); break;
    case 1: st = op_mx_quant(&s, 0); break;
    case 2: st = op_mx_quant(&s, 1); break;

@@ -101,6 +101,21 @@ Test(ops_badargs, mxfp4_shape_and_outputs)
    cr_expect(strstr(mxjit_ctx_last_error(ctx), "q_col"), "%s", mxjit_ctx_last_error(ctx));
 }
 
+/* fuzz_api: a 3D x whose inner row stride is a large negative number overflowed the nesting
+ * check's product (UBSan); it is refused as not nesting, naming the stride. */
+Test(ops_badargs, mxfp4_3d_negative_row_stride)
+{
+   mxjit_mxfp4_quant_args a = MXJIT_ARGS(
+       mxjit_mxfp4_quant_args,
+       .x = {.data = DP(in), .dtype = MXJIT_DTYPE_BF16, .ndim = 3, .shape = {2, 64, 64},
+             .stride = {64 * 64, -INT64_C(0x0404040404040405), 1}},
+       .rowwise = 1, .q_row = DP(out), .s_row = DP(out + 8192));
+   fill();
+   mxjit_status st = mxjit_mxfp4_quantize(ctx, NULL, &a);
+   cr_expect_eq(st, MXJIT_ERR_INVALID_ARG_STRIDE, "%s", mxjit_status_name(st));
+   expect_refused(st, "args.x.stride[0]", "mxfp4 3d negative row stride");
+}
+
 Test(ops_badargs, layouts)
 {
    fill();

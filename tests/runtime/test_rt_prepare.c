@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static mxjit_ctx *
 emu_ctx(mxjit_jit_mode jit, int no_disk)
@@ -239,6 +240,57 @@ Test(rt_prepare, background_prepare_items_and_errors)
    cr_assert_eq(mxjit_prepare_async(ctx, items, 3, 99, &job), MXJIT_ERR_INVALID_ARG);
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "threads = 99"), "%s", mxjit_ctx_last_error(ctx));
    cr_assert_eq(mxjit_prepare_wait(NULL), MXJIT_ERR_INVALID_ARG);
+   mxjit_ctx_destroy(ctx);
+}
+
+/* A call waits only for its own kernel (issue #13 item 2): while a background job compiles
+ * three slow mxfp4 kernels (cold compile ~0.4-1.5 s each) on one worker, a scaled_copy
+ * whose kernel is already loaded runs and returns before the job has finished any of them
+ * (the compile counter still shows none), and a call that needs the job's first kernel
+ * waits for that compile and shares it (three compiles in all, not four). */
+Test(rt_prepare, background_prepare_call_waits_only_for_its_own_kernel)
+{
+   mxjit_ctx *ctx = NULL;
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
+                                             .target = "gfx942", .no_disk_cache = 1),
+                                 &ctx),
+                MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   size_t nk = 0;
+   cr_assert_eq(mxjit_prepare(ctx, MXJIT_OP_SCALED_COPY, &copy_problem, NULL, 0, &nk), MXJIT_OK,
+                "%s", mxjit_ctx_last_error(ctx));
+   uint64_t base = counters(ctx).kernels_compiled;
+   mxjit_mxfp4_quant_args slow[3];
+   mxjit_prepare_item items[3];
+   const mxjit_scale_mode modes[3] = {MXJIT_SCALE_FLOOR, MXJIT_SCALE_RCEIL, MXJIT_SCALE_EVEN};
+   for (int i = 0; i < 3; i++) {
+      slow[i] = MXJIT_ARGS(mxjit_mxfp4_quant_args,
+                           .x = {.dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {256, 2048}},
+                           .mode = modes[i], .rowwise = 1, .colwise = 1);
+      items[i] = (mxjit_prepare_item){.op = MXJIT_OP_MXFP4_QUANTIZE, .args = &slow[i]};
+   }
+   mxjit_prepare_job *job = NULL;
+   cr_assert_eq(mxjit_prepare_async(ctx, items, 3, 1, &job), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   struct timespec pause = {0, 50 * 1000 * 1000}; /* let the worker start its first compile */
+   nanosleep(&pause, NULL);
+   /* the unrelated op: its kernel is loaded, so it runs now */
+   mxjit_devptr x, out;
+   cr_assert_eq(mxjit_malloc(ctx, 3 * 200 * 2, &x), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, 3 * 200 * 4, &out), MXJIT_OK);
+   mxjit_scaled_copy_args a = copy_problem;
+   a.x = x;
+   a.out = out;
+   cr_assert_eq(mxjit_scaled_copy(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   cr_assert_eq(counters(ctx).kernels_compiled, base,
+                "scaled_copy returned only after the background job compiled %llu kernels",
+                (unsigned long long)(counters(ctx).kernels_compiled - base));
+   /* the op that needs the job's first kernel waits for that compile and shares it */
+   cr_assert_eq(mxjit_prepare(ctx, MXJIT_OP_MXFP4_QUANTIZE, &slow[0], NULL, 0, &nk), MXJIT_OK,
+                "%s", mxjit_ctx_last_error(ctx));
+   cr_assert_eq(mxjit_prepare_wait(job), MXJIT_OK, "%s", items[0].message);
+   cr_assert_eq(counters(ctx).kernels_compiled, base + 3, "each kernel is compiled once");
+   mxjit_free(ctx, x);
+   mxjit_free(ctx, out);
    mxjit_ctx_destroy(ctx);
 }
 

@@ -1,0 +1,802 @@
+/*
+ * test_ops_abi2.c — the ABI-2 tensor descriptors (mxjit.h section 5, issue #13 item 6): every
+ * op called with mxjit_tensor operands on the host and emu devices gives the bytes of its
+ * ABI-1 call (which the op and kernel tests compare with the host reference and the golden
+ * vectors) and, for the exact ops, the host reference's bytes on the emulator; operands at a
+ * byte_offset and with a row stride above the row length; a non-unit innermost stride, a
+ * strided compact-only operand, a wrong output size and a foreign device are refused with
+ * messages naming the operand; dry runs without pointers; DLPack DLTensor mapping.
+ */
+#undef MXJIT_ABI
+#define MXJIT_ABI 2 /* this file names the ABI-2 layouts; the _v1 ones explicitly */
+#include "mxjit.h"
+
+#include "host_ref.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define V1(p) ((const void *)(p)) /* an ABI-1 struct to an entry point declared with ABI 2 */
+
+static mxjit_ctx *
+make_ctx(mxjit_device_kind kind)
+{
+   mxjit_ctx *ctx = NULL;
+   mxjit_status st =
+       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = kind, .no_disk_cache = 1), &ctx);
+   cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   return ctx;
+}
+
+/* Device copy of n bytes (src NULL: filled with 0xA5, a sentinel a write would change). */
+static mxjit_devptr
+up(mxjit_ctx *ctx, const void *src, size_t n)
+{
+   mxjit_devptr p;
+   cr_assert_eq(mxjit_malloc(ctx, n ? n : 1, &p), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   if (src)
+      cr_assert_eq(mxjit_memcpy_h2d(ctx, p, src, n), MXJIT_OK);
+   else
+      cr_assert_eq(mxjit_memset(ctx, p, 0xA5, n), MXJIT_OK);
+   return p;
+}
+
+static void *
+down(mxjit_ctx *ctx, mxjit_devptr p, size_t n)
+{
+   void *h = malloc(n ? n : 1);
+   cr_assert_eq(mxjit_memcpy_d2h(ctx, h, p, n), MXJIT_OK);
+   return h;
+}
+
+static mxjit_tensor
+tens(mxjit_devptr data, mxjit_dtype dt, int ndim, int64_t d0, int64_t d1, int64_t d2)
+{
+   mxjit_tensor t = {.data = data, .ndim = ndim, .dtype = dt, .shape = {d0, d1, d2}};
+   return t;
+}
+
+static uint16_t
+bf16_of(unsigned i)
+{
+   return host_f32_to_bf16(((float)(i * 2654435761u % 2001) - 1000.0f) / 64.0f);
+}
+
+/* ---- scaled_copy: both operands at a byte offset with a row stride, padding untouched ---- */
+
+static void
+scaled_copy_on(mxjit_device_kind kind)
+{
+   enum { M = 5, N = 40, LDX = 48, LDO = 44, XOFF = 64, OOFF = 16 };
+   mxjit_ctx *ctx = make_ctx(kind);
+   uint16_t x[M * LDX];
+   for (unsigned i = 0; i < M * LDX; i++)
+      x[i] = bf16_of(i);
+   uint8_t xb[XOFF + sizeof(x)];
+   memset(xb, 0, XOFF);
+   memcpy(xb + XOFF, x, sizeof(x));
+   size_t ob = OOFF + M * LDO * 4;
+   mxjit_devptr dx = up(ctx, xb, sizeof(xb)), dout = up(ctx, NULL, ob);
+   mxjit_scaled_copy_args a =
+       MXJIT_ARGS(mxjit_scaled_copy_args, .x = tens(dx, MXJIT_DTYPE_BF16, 2, M, N, 0),
+                  .out = tens(dout, MXJIT_DTYPE_F32, 2, M, N, 0), .scale = -1.5f);
+   a.x.byte_offset = XOFF;
+   a.x.stride[0] = LDX;
+   a.x.stride[1] = 1;
+   a.out.byte_offset = OOFF;
+   a.out.stride[0] = LDO;
+   a.out.stride[1] = 1;
+   cr_assert_eq(mxjit_scaled_copy(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   uint8_t *got = down(ctx, dout, ob);
+   for (int i = 0; i < M; i++)
+      for (int j = 0; j < LDO; j++) {
+         uint32_t g;
+         memcpy(&g, got + OOFF + 4 * (i * LDO + j), 4);
+         if (j >= N) {
+            cr_assert_eq(g, 0xA5A5A5A5u, "padding out[%d][%d] was written", i, j);
+            continue;
+         }
+         uint32_t bits = (uint32_t)x[i * LDX + j] << 16;
+         float v;
+         memcpy(&v, &bits, 4);
+         v *= -1.5f;
+         uint32_t w;
+         memcpy(&w, &v, 4);
+         cr_assert_eq(g, w, "out[%d][%d]", i, j);
+      }
+   for (int i = 0; i < OOFF; i++)
+      cr_assert_eq(got[i], 0xA5, "byte %d before out's offset was written", i);
+   free(got);
+   mxjit_ctx_destroy(ctx);
+}
+
+Test(ops_abi2, scaled_copy_offsets_and_row_strides_host)
+{
+   scaled_copy_on(MXJIT_DEVICE_HOST);
+}
+Test(ops_abi2, scaled_copy_offsets_and_row_strides_emu)
+{
+   scaled_copy_on(MXJIT_DEVICE_EMU);
+}
+
+/* ---- the other ops: the ABI-2 call gives the ABI-1 call's bytes on each device ---------- */
+
+/* One output of a pair of calls: where each call writes it. */
+typedef struct outbuf {
+   mxjit_devptr v1, v2;
+   size_t bytes;
+   uint64_t off2; /* the ABI-2 call's byte_offset into v2 */
+} outbuf;
+
+static outbuf
+out_pair(mxjit_ctx *ctx, size_t bytes, uint64_t off2)
+{
+   outbuf o = {up(ctx, NULL, bytes), up(ctx, NULL, bytes + off2), bytes, off2};
+   return o;
+}
+
+static void
+same_bytes(mxjit_ctx *ctx, const char *what, const outbuf *o)
+{
+   uint8_t *a = down(ctx, o->v1, o->bytes), *b = down(ctx, o->v2, o->bytes + o->off2);
+   size_t i = 0;
+   while (i < o->bytes && a[i] == b[o->off2 + i])
+      i++;
+   cr_assert_eq(i, o->bytes,
+                "%s: byte %zu differs between the ABI-1 (0x%02x) and ABI-2 (0x%02x) "
+                "calls",
+                what, i, i < o->bytes ? a[i] : 0, i < o->bytes ? b[o->off2 + i] : 0);
+   free(a);
+   free(b);
+}
+
+/* An input uploaded once at offset 0 (for ABI 1) and once at `off` (for ABI 2). */
+typedef struct inbuf {
+   mxjit_devptr v1, v2;
+   uint64_t off;
+} inbuf;
+
+static inbuf
+in_pair(mxjit_ctx *ctx, const void *src, size_t n, uint64_t off)
+{
+   uint8_t *tmp = calloc(1, n + off);
+   memcpy(tmp + off, src, n);
+   inbuf b = {up(ctx, src, n), up(ctx, tmp, n + off), off};
+   free(tmp);
+   return b;
+}
+
+static mxjit_tensor
+tin(const inbuf *b, mxjit_dtype dt, int ndim, int64_t d0, int64_t d1, int64_t d2)
+{
+   mxjit_tensor t = tens(b->v2, dt, ndim, d0, d1, d2);
+   t.byte_offset = b->off;
+   return t;
+}
+
+static mxjit_tensor
+tout(const outbuf *b, mxjit_dtype dt, int ndim, int64_t d0, int64_t d1, int64_t d2)
+{
+   mxjit_tensor t = tens(b->v2, dt, ndim, d0, d1, d2);
+   t.byte_offset = b->off2;
+   return t;
+}
+
+/* Both calls return st1 / st2; equal statuses, and when OK equal bytes in every output. */
+#define SAME_STATUS(st1, st2, ctx)                                                                 \
+   cr_assert_eq(st1, st2, "ABI-1 %s, ABI-2 %s: %s", mxjit_status_name(st1),                        \
+                mxjit_status_name(st2), mxjit_ctx_last_error(ctx))
+
+static void
+mx_ops_on(mxjit_device_kind kind)
+{
+   mxjit_ctx *ctx = make_ctx(kind);
+   enum { M = 64, K = 96, LD = 128 };
+   uint16_t x[M * LD];
+   for (unsigned i = 0; i < M * LD; i++)
+      x[i] = bf16_of(i + 7);
+   inbuf bx = in_pair(ctx, x, sizeof(x), 256);
+   /* mxfp8 dim0 with a row-strided x: q (M, K), plain scales (M, K/32) */
+   outbuf q = out_pair(ctx, M * K, 32), s = out_pair(ctx, M * K / 32, 8);
+   mxjit_mx_quant_args_v1 a1 =
+       MXJIT_ARGS(mxjit_mx_quant_args_v1, .kind = MXJIT_MX_DIM0,
+                  .x = {.data = bx.v1,
+                        .dtype = MXJIT_DTYPE_BF16,
+                        .ndim = 2,
+                        .shape = {M, K},
+                        .stride = {LD, 1}},
+                  .mode = MXJIT_SCALE_RCEIL, .elem = MXJIT_DTYPE_E4M3, .q = q.v1, .s = s.v1);
+   mxjit_mx_quant_args a2 =
+       MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0,
+                  .x = tin(&bx, MXJIT_DTYPE_BF16, 2, M, K, 0), .mode = MXJIT_SCALE_RCEIL,
+                  .elem = MXJIT_DTYPE_E4M3, .q = tout(&q, MXJIT_DTYPE_E4M3, 2, M, K, 0),
+                  .s = tout(&s, MXJIT_DTYPE_E8M0, 2, M, K / 32, 0));
+   a2.x.stride[0] = LD;
+   a2.x.stride[1] = 1;
+   mxjit_status st1 = mxjit_mxfp8_quantize(ctx, NULL, V1(&a1));
+   mxjit_status st2 = mxjit_mxfp8_quantize(ctx, NULL, &a2);
+   SAME_STATUS(st1, st2, ctx);
+   cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   same_bytes(ctx, "mxfp8 q", &q);
+   same_bytes(ctx, "mxfp8 s", &s);
+
+   /* mxfp4 both sides, shuffled scales: the q outputs as flat U8 buffers */
+   enum { K4 = 64 };
+   size_t sb = (size_t)host_e8m0_shuffle_size(M, K4 / 32),
+          sc = (size_t)host_e8m0_shuffle_size(K4, M / 32);
+   outbuf qr = out_pair(ctx, M * K4 / 2, 4), sr = out_pair(ctx, sb, 0);
+   outbuf qc = out_pair(ctx, K4 * M / 2, 0), scl = out_pair(ctx, sc, 12);
+   mxjit_mxfp4_quant_args_v1 f1 =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args_v1,
+                  .x = {.data = bx.v1,
+                        .dtype = MXJIT_DTYPE_BF16,
+                        .ndim = 2,
+                        .shape = {M, K4},
+                        .stride = {LD, 1}},
+                  .mode = MXJIT_SCALE_FLOOR, .scale_layout = MXJIT_SCALES_SHUFFLED, .rowwise = 1,
+                  .colwise = 1, .q_row = qr.v1, .s_row = sr.v1, .q_col = qc.v1, .s_col = scl.v1);
+   mxjit_mxfp4_quant_args f2 =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = tin(&bx, MXJIT_DTYPE_BF16, 2, M, K4, 0),
+                  .mode = MXJIT_SCALE_FLOOR, .scale_layout = MXJIT_SCALES_SHUFFLED, .rowwise = 1,
+                  .colwise = 1, .q_row = tout(&qr, MXJIT_DTYPE_U8, 1, M * K4 / 2, 0, 0),
+                  .s_row = tout(&sr, MXJIT_DTYPE_E8M0, 1, (int64_t)sb, 0, 0),
+                  .q_col = tout(&qc, MXJIT_DTYPE_E2M1X2, 2, K4, M / 2, 0),
+                  .s_col = tout(&scl, MXJIT_DTYPE_U8, 1, (int64_t)sc, 0, 0));
+   f2.x.stride[0] = LD;
+   f2.x.stride[1] = 1;
+   st1 = mxjit_mxfp4_quantize(ctx, NULL, V1(&f1));
+   st2 = mxjit_mxfp4_quantize(ctx, NULL, &f2);
+   SAME_STATUS(st1, st2, ctx);
+   cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   same_bytes(ctx, "mxfp4 q_row", &qr);
+   same_bytes(ctx, "mxfp4 s_row", &sr);
+   same_bytes(ctx, "mxfp4 q_col", &qc);
+   same_bytes(ctx, "mxfp4 s_col", &scl);
+
+   /* fp8 tensorwise: x (33, 70) at an offset, scale_inv a scalar */
+   enum { TM = 33, TN = 70 };
+   inbuf tx = in_pair(ctx, x, TM * TN * 2, 2);
+   outbuf tq = out_pair(ctx, TM * TN, 3), tsi = out_pair(ctx, 4, 4);
+   mxjit_fp8_tensorwise_args_v1 t1 =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args_v1,
+                  .x = {.data = tx.v1, .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {TM, TN}},
+                  .fp8 = MXJIT_DTYPE_E4M3, .q = tq.v1, .scale_inv = tsi.v1);
+   mxjit_fp8_tensorwise_args t2 =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args, .x = tin(&tx, MXJIT_DTYPE_BF16, 2, TM, TN, 0),
+                  .fp8 = MXJIT_DTYPE_E4M3, .q = tout(&tq, MXJIT_DTYPE_E4M3, 2, TM, TN, 0),
+                  .scale_inv = tout(&tsi, MXJIT_DTYPE_F32, 0, 0, 0, 0));
+   st1 = mxjit_fp8_tensorwise_quantize(ctx, NULL, V1(&t1));
+   st2 = mxjit_fp8_tensorwise_quantize(ctx, NULL, &t2);
+   SAME_STATUS(st1, st2, ctx);
+   cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   same_bytes(ctx, "fp8 tensorwise q", &tq);
+   same_bytes(ctx, "fp8 tensorwise scale_inv", &tsi);
+   mxjit_ctx_destroy(ctx);
+}
+
+/* Grouped blocked scales (offs as an I64 tensor gives ngroups) and a 3D x with an expert
+ * stride: the same bytes as the ABI-1 calls. */
+static void
+mx_groups_3d_on(mxjit_device_kind kind)
+{
+   mxjit_ctx *ctx = make_ctx(kind);
+   enum { M = 64, K = 64, E = 2, N = 64, LDE = N * K + 128 };
+   static uint16_t x[E * LDE];
+   for (unsigned i = 0; i < E * LDE; i++)
+      x[i] = bf16_of(i * 5 + 3);
+   inbuf bx = in_pair(ctx, x, sizeof(x), 64);
+   int64_t offs[2] = {20, M};
+   inbuf bo = in_pair(ctx, offs, sizeof(offs), 8);
+   mxjit_mx_quant_args_v1 a1 =
+       MXJIT_ARGS(mxjit_mx_quant_args_v1, .kind = MXJIT_MX_DIM0,
+                  .x = {.data = bx.v1, .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {M, K}},
+                  .mode = MXJIT_SCALE_FLOOR, .elem = MXJIT_DTYPE_E4M3,
+                  .scale_layout = MXJIT_SCALES_BLOCKED, .offs = bo.v1, .ngroups = 2);
+   size_t qb, sb;
+   cr_assert_eq(mxjit_mx_quant_sizes(V1(&a1), &qb, &sb), MXJIT_OK);
+   outbuf q = out_pair(ctx, qb, 16), s = out_pair(ctx, sb, 4);
+   a1.q = q.v1;
+   a1.s = s.v1;
+   mxjit_mx_quant_args a2 = MXJIT_ARGS(
+       mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0, .x = tin(&bx, MXJIT_DTYPE_BF16, 2, M, K, 0),
+       .mode = MXJIT_SCALE_FLOOR, .elem = MXJIT_DTYPE_E4M3, .scale_layout = MXJIT_SCALES_BLOCKED,
+       .q = tout(&q, MXJIT_DTYPE_U8, 1, (int64_t)qb, 0, 0),
+       .s = tout(&s, MXJIT_DTYPE_E8M0, 1, (int64_t)sb, 0, 0),
+       .offs = tin(&bo, MXJIT_DTYPE_I64, 1, 2, 0, 0));
+   size_t qb2, sb2;
+   cr_assert_eq(mxjit_mx_quant_sizes(&a2, &qb2, &sb2), MXJIT_OK);
+   cr_assert(qb2 == qb && sb2 == sb, "ABI-2 sizes %zu %zu, ABI-1 %zu %zu", qb2, sb2, qb, sb);
+   mxjit_status st1 = mxjit_mxfp8_quantize(ctx, NULL, V1(&a1));
+   mxjit_status st2 = mxjit_mxfp8_quantize(ctx, NULL, &a2);
+   SAME_STATUS(st1, st2, ctx);
+   if (kind == MXJIT_DEVICE_HOST)
+      cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   if (st2 == MXJIT_OK) {
+      same_bytes(ctx, "grouped q", &q);
+      same_bytes(ctx, "grouped s", &s);
+   }
+   /* 3D (E, N, K) with experts LDE elements apart */
+   outbuf q3 = out_pair(ctx, E * N * K, 0), s3 = out_pair(ctx, E * N / 32 * K, 2);
+   mxjit_mx_quant_args_v1 b1 =
+       MXJIT_ARGS(mxjit_mx_quant_args_v1, .kind = MXJIT_MX_3D,
+                  .x = {.data = bx.v1,
+                        .dtype = MXJIT_DTYPE_BF16,
+                        .ndim = 3,
+                        .shape = {E, N, K},
+                        .stride = {LDE, K, 1}},
+                  .mode = MXJIT_SCALE_RCEIL, .elem = MXJIT_DTYPE_E5M2, .q = q3.v1, .s = s3.v1);
+   mxjit_mx_quant_args b2 =
+       MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_3D,
+                  .x = tin(&bx, MXJIT_DTYPE_BF16, 3, E, N, K), .mode = MXJIT_SCALE_RCEIL,
+                  .elem = MXJIT_DTYPE_E5M2, .q = tout(&q3, MXJIT_DTYPE_E5M2, 3, E, K, N),
+                  .s = tout(&s3, MXJIT_DTYPE_E8M0, 3, E, N / 32, K));
+   b2.x.stride[0] = LDE;
+   b2.x.stride[1] = K;
+   b2.x.stride[2] = 1;
+   st1 = mxjit_mxfp8_quantize(ctx, NULL, V1(&b1));
+   st2 = mxjit_mxfp8_quantize(ctx, NULL, &b2);
+   SAME_STATUS(st1, st2, ctx);
+   cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   same_bytes(ctx, "3d q", &q3);
+   same_bytes(ctx, "3d s", &s3);
+   mxjit_ctx_destroy(ctx);
+}
+
+Test(ops_abi2, mx_groups_and_3d_expert_stride_host)
+{
+   mx_groups_3d_on(MXJIT_DEVICE_HOST);
+}
+Test(ops_abi2, mx_groups_and_3d_expert_stride_emu)
+{
+   mx_groups_3d_on(MXJIT_DEVICE_EMU);
+}
+
+Test(ops_abi2, quantizers_host)
+{
+   mx_ops_on(MXJIT_DEVICE_HOST);
+}
+Test(ops_abi2, quantizers_emu)
+{
+   mx_ops_on(MXJIT_DEVICE_EMU);
+}
+
+/* The emulator's ABI-2 quantizer bytes are the host reference's (exact ops). */
+Test(ops_abi2, quantizers_emu_equal_host)
+{
+   enum { M = 64, K = 96 };
+   uint16_t x[M * K];
+   for (unsigned i = 0; i < M * K; i++)
+      x[i] = bf16_of(i * 3 + 1);
+   uint8_t *q[2], *s[2];
+   for (int d = 0; d < 2; d++) {
+      mxjit_ctx *ctx = make_ctx(d ? MXJIT_DEVICE_EMU : MXJIT_DEVICE_HOST);
+      mxjit_devptr dx = up(ctx, x, sizeof(x)), dq = up(ctx, NULL, M * K),
+                   ds = up(ctx, NULL, M * K / 32);
+      mxjit_mx_quant_args a =
+          MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM1,
+                     .x = tens(dx, MXJIT_DTYPE_BF16, 2, M, K, 0), .mode = MXJIT_SCALE_FLOOR,
+                     .elem = MXJIT_DTYPE_E5M2, .q = tens(dq, MXJIT_DTYPE_E5M2, 2, K, M, 0),
+                     .s = tens(ds, MXJIT_DTYPE_U8, 2, K, M / 32, 0));
+      cr_assert_eq(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+      q[d] = down(ctx, dq, M * K);
+      s[d] = down(ctx, ds, M * K / 32);
+      mxjit_ctx_destroy(ctx);
+   }
+   cr_assert_eq(memcmp(q[0], q[1], M * K), 0);
+   cr_assert_eq(memcmp(s[0], s[1], M * K / 32), 0);
+   for (int d = 0; d < 2; d++) {
+      free(q[d]);
+      free(s[d]);
+   }
+}
+
+static void
+layout_ops_on(mxjit_device_kind kind)
+{
+   mxjit_ctx *ctx = make_ctx(kind);
+   uint8_t src[4096];
+   for (unsigned i = 0; i < sizeof(src); i++)
+      src[i] = (uint8_t)(i * 37 + 11);
+
+   /* to_blocked of (3, 130, 7) E8M0 scales */
+   inbuf bs = in_pair(ctx, src, sizeof(src), 5);
+   size_t bb = 3 * (size_t)host_blocked_size(130, 7);
+   outbuf bo = out_pair(ctx, bb, 3);
+   mxjit_to_blocked_args_v1 b1 =
+       MXJIT_ARGS(mxjit_to_blocked_args_v1, .s = bs.v1, .out = bo.v1, .batch = 3, .h = 130, .w = 7);
+   mxjit_to_blocked_args b2 =
+       MXJIT_ARGS(mxjit_to_blocked_args, .s = tin(&bs, MXJIT_DTYPE_E8M0, 3, 3, 130, 7),
+                  .out = tout(&bo, MXJIT_DTYPE_U8, 1, (int64_t)bb, 0, 0));
+   mxjit_status st1 = mxjit_to_blocked(ctx, NULL, V1(&b1)), st2 = mxjit_to_blocked(ctx, NULL, &b2);
+   SAME_STATUS(st1, st2, ctx);
+   if (st2 == MXJIT_OK)
+      same_bytes(ctx, "to_blocked out", &bo);
+   size_t qb = 0;
+   cr_assert_eq(mxjit_to_blocked_size(&b2, &qb), MXJIT_OK);
+   cr_assert_eq(qb, bb);
+
+   /* e8m0_shuffle of (300, 10), and its inverse back */
+   size_t eb = (size_t)host_e8m0_shuffle_size(300, 10);
+   inbuf es = in_pair(ctx, src, 3000, 1);
+   outbuf eo = out_pair(ctx, eb, 7);
+   mxjit_e8m0_shuffle_args_v1 e1 =
+       MXJIT_ARGS(mxjit_e8m0_shuffle_args_v1, .s = es.v1, .out = eo.v1, .m = 300, .n = 10);
+   mxjit_e8m0_shuffle_args e2 =
+       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = tin(&es, MXJIT_DTYPE_U8, 2, 300, 10, 0),
+                  .out = tout(&eo, MXJIT_DTYPE_U8, 2, (int64_t)eb / 8, 8, 0));
+   st1 = mxjit_e8m0_shuffle(ctx, NULL, V1(&e1));
+   st2 = mxjit_e8m0_shuffle(ctx, NULL, &e2);
+   SAME_STATUS(st1, st2, ctx);
+   if (st2 == MXJIT_OK) {
+      same_bytes(ctx, "e8m0_shuffle out", &eo);
+      outbuf back = out_pair(ctx, 3000, 0);
+      mxjit_e8m0_shuffle_args inv =
+          MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = tout(&eo, MXJIT_DTYPE_U8, 1, (int64_t)eb, 0, 0),
+                     .out = tout(&back, MXJIT_DTYPE_U8, 2, 300, 10, 0), .inverse = 1);
+      cr_assert_eq(mxjit_e8m0_shuffle(ctx, NULL, &inv), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+      uint8_t *r = down(ctx, back.v2, 3000);
+      cr_assert_eq(memcmp(r, src, 3000), 0, "e8m0_shuffle inverse does not give s back");
+      free(r);
+   }
+
+   /* shuffle_weight of a (2, 32, 64) u8 weight */
+   inbuf ws = in_pair(ctx, src, 2 * 32 * 64, 64);
+   outbuf wo = out_pair(ctx, 2 * 32 * 64, 16);
+   mxjit_shuffle_weight_args_v1 w1 =
+       MXJIT_ARGS(mxjit_shuffle_weight_args_v1,
+                  .w = {.data = ws.v1, .dtype = MXJIT_DTYPE_U8, .ndim = 3, .shape = {2, 32, 64}},
+                  .out = wo.v1);
+   mxjit_shuffle_weight_args w2 =
+       MXJIT_ARGS(mxjit_shuffle_weight_args, .w = tin(&ws, MXJIT_DTYPE_U8, 3, 2, 32, 64),
+                  .out = tout(&wo, MXJIT_DTYPE_U8, 3, 2, 32, 64));
+   st1 = mxjit_shuffle_weight(ctx, NULL, V1(&w1));
+   st2 = mxjit_shuffle_weight(ctx, NULL, &w2);
+   SAME_STATUS(st1, st2, ctx);
+   if (st2 == MXJIT_OK)
+      same_bytes(ctx, "shuffle_weight out", &wo);
+
+   /* shuffle_weight_a16w4 (2, 32, 64) and shuffle_scale_a16w4 (2, 32, 10) */
+   outbuf ao = out_pair(ctx, 2 * 32 * 64, 0);
+   mxjit_shuffle_a16w4_args_v1 a1 = MXJIT_ARGS(mxjit_shuffle_a16w4_args_v1, .src = ws.v1,
+                                               .out = ao.v1, .e = 2, .n = 32, .k = 64);
+   mxjit_shuffle_a16w4_args a2 =
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = tin(&ws, MXJIT_DTYPE_U8, 3, 2, 32, 64),
+                  .out = tout(&ao, MXJIT_DTYPE_U8, 1, 2 * 32 * 64, 0, 0));
+   st1 = mxjit_shuffle_weight_a16w4(ctx, NULL, V1(&a1));
+   st2 = mxjit_shuffle_weight_a16w4(ctx, NULL, &a2);
+   SAME_STATUS(st1, st2, ctx);
+   if (st2 == MXJIT_OK)
+      same_bytes(ctx, "shuffle_weight_a16w4 out", &ao);
+   size_t scb = 2 * 32 * (size_t)host_shuffle_scale_a16w4_kpad(10);
+   outbuf so = out_pair(ctx, scb, 2);
+   mxjit_shuffle_a16w4_args_v1 s1 = MXJIT_ARGS(mxjit_shuffle_a16w4_args_v1, .src = ws.v1,
+                                               .out = so.v1, .e = 2, .n = 32, .k = 10);
+   mxjit_shuffle_a16w4_args s2 =
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = tin(&ws, MXJIT_DTYPE_E8M0, 3, 2, 32, 10),
+                  .out = tout(&so, MXJIT_DTYPE_E8M0, 1, (int64_t)scb, 0, 0));
+   st1 = mxjit_shuffle_scale_a16w4(ctx, NULL, V1(&s1));
+   st2 = mxjit_shuffle_scale_a16w4(ctx, NULL, &s2);
+   SAME_STATUS(st1, st2, ctx);
+   if (st2 == MXJIT_OK)
+      same_bytes(ctx, "shuffle_scale_a16w4 out", &so);
+   if (kind == MXJIT_DEVICE_HOST)
+      cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   mxjit_ctx_destroy(ctx);
+}
+
+Test(ops_abi2, layout_ops_host)
+{
+   layout_ops_on(MXJIT_DEVICE_HOST);
+}
+Test(ops_abi2, layout_ops_emu)
+{
+   layout_ops_on(MXJIT_DEVICE_EMU);
+}
+
+static void
+gemms_on(mxjit_device_kind kind)
+{
+   mxjit_ctx *ctx = make_ctx(kind);
+   /* grouped GEMM forward NT: a (64, 64) e4m3, b (2, 32, 64), groups [0, 30, 64] */
+   enum { MT = 64, K = 64, N = 32, G = 2 };
+   uint8_t a[MT * K], b[G * N * K];
+   for (int i = 0; i < MT * K; i++)
+      a[i] = (uint8_t)((i * 7) % 0x60);
+   for (int i = 0; i < G * N * K; i++)
+      b[i] = (uint8_t)((i * 11) % 0x60) | (uint8_t)(i % 3 ? 0 : 0x80);
+   int64_t offs[G + 1] = {0, 30, MT};
+   float sa = 0.5f, sb = 0.25f;
+   inbuf da = in_pair(ctx, a, sizeof(a), 16), db = in_pair(ctx, b, sizeof(b), 32);
+   inbuf dof = in_pair(ctx, offs, sizeof(offs), 8), dsa = in_pair(ctx, &sa, 4, 4),
+         dsb = in_pair(ctx, &sb, 4, 12);
+   outbuf o = out_pair(ctx, MT * N * 2, 64);
+   mxjit_grouped_gemm_fp8_args_v1 g1 =
+       MXJIT_ARGS(mxjit_grouped_gemm_fp8_args_v1, .pass = MXJIT_GEMM_FWD,
+                  .a = {.data = da.v1, .dtype = MXJIT_DTYPE_E4M3, .ndim = 2, .shape = {MT, K}},
+                  .b = {.data = db.v1, .dtype = MXJIT_DTYPE_E4M3, .ndim = 3, .shape = {G, N, K}},
+                  .a_scale_inv = dsa.v1, .b_scale_inv = dsb.v1, .group_offs = dof.v1, .ngroups = G,
+                  .out = o.v1);
+   mxjit_grouped_gemm_fp8_args g2 = MXJIT_ARGS(
+       mxjit_grouped_gemm_fp8_args, .pass = MXJIT_GEMM_FWD,
+       .a = tin(&da, MXJIT_DTYPE_E4M3, 2, MT, K, 0), .b = tin(&db, MXJIT_DTYPE_E4M3, 3, G, N, K),
+       .a_scale_inv = tin(&dsa, MXJIT_DTYPE_F32, 0, 0, 0, 0),
+       .b_scale_inv = tin(&dsb, MXJIT_DTYPE_F32, 1, 1, 0, 0),
+       .group_offs = tin(&dof, MXJIT_DTYPE_I64, 1, G + 1, 0, 0),
+       .out = tout(&o, MXJIT_DTYPE_BF16, 2, MT, N, 0));
+   mxjit_status st1 = mxjit_grouped_gemm_fp8(ctx, NULL, V1(&g1));
+   mxjit_status st2 = mxjit_grouped_gemm_fp8(ctx, NULL, &g2);
+   SAME_STATUS(st1, st2, ctx);
+   cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   same_bytes(ctx, "grouped GEMM out", &o);
+
+   /* A16W4 stage 2: 2 tokens x top-2 over 2 experts, block_m 16 */
+   enum { T = 2, TOPK = 2, E = 2, D = 64, I = 128, BM = 16, NS = 32 };
+   uint16_t act[T * TOPK * I];
+   for (int i = 0; i < T * TOPK * I; i++)
+      act[i] = host_f32_to_bf16((float)(i % 13) * 0.125f - 0.75f);
+   /* preshuffled: the layout the emulator's kernel reads (the host reads both) */
+   uint8_t wp[E * D * I / 2], wsp[E * D * I / 32], w[sizeof(wp)], ws[E * D * 8];
+   for (size_t i = 0; i < sizeof(wp); i++)
+      wp[i] = (uint8_t)(i * 29);
+   for (size_t i = 0; i < sizeof(wsp); i++)
+      wsp[i] = (uint8_t)(120 + i % 9);
+   cr_assert_eq(host_shuffle_weight_a16w4(wp, E, D, I / 2, 0, 0, w, NULL, 0), 0);
+   cr_assert_eq(host_shuffle_scale_a16w4(wsp, E, D, I / 32, 0, 0, ws, NULL, 0), 0);
+   int32_t ids[NS], eids[NS / BM] = {0, 1}, nv = NS;
+   float rw[NS];
+   const int32_t pad = TOPK << 24 | T;
+   for (int i = 0; i < NS; i++) {
+      ids[i] = pad;
+      rw[i] = 0.5f;
+   }
+   ids[0] = 0 << 24 | 0; /* expert 0: (token 0, slot 0), (token 1, slot 1) */
+   ids[1] = 1 << 24 | 1;
+   ids[16] = 1 << 24 | 0; /* expert 1: (token 0, slot 1), (token 1, slot 0) */
+   ids[17] = 0 << 24 | 1;
+   inbuf ma = in_pair(ctx, act, sizeof(act), 2), mw = in_pair(ctx, w, sizeof(w), 1),
+         mws = in_pair(ctx, ws, sizeof(ws), 3), mid = in_pair(ctx, ids, sizeof(ids), 4),
+         meid = in_pair(ctx, eids, sizeof(eids), 8), mrw = in_pair(ctx, rw, sizeof(rw), 12),
+         mnv = in_pair(ctx, &nv, 4, 20);
+   outbuf mo = out_pair(ctx, T * D * 2, 2);
+   mxjit_moe_a16w4_args_v1 m1 = MXJIT_ARGS(
+       mxjit_moe_a16w4_args_v1, .preshuffled = 1, .a = ma.v1, .w = mw.v1, .w_scale = mws.v1,
+       .sorted_ids = mid.v1, .expert_ids = meid.v1, .sorted_weights = mrw.v1,
+       .num_valid_ids = mnv.v1, .tokens = T, .topk = TOPK, .experts = E, .model_dim = D, .inter = I,
+       .nsorted = NS, .block_m = BM, .out = mo.v1);
+   mxjit_moe_a16w4_args m2 = MXJIT_ARGS(
+       mxjit_moe_a16w4_args, .preshuffled = 1, .a = tin(&ma, MXJIT_DTYPE_BF16, 3, T, TOPK, I),
+       .w = tin(&mw, MXJIT_DTYPE_E2M1X2, 3, E, D, I / 2),
+       .w_scale = tin(&mws, MXJIT_DTYPE_E8M0, 1, (int64_t)sizeof(ws), 0, 0),
+       .sorted_ids = tin(&mid, MXJIT_DTYPE_I32, 1, NS, 0, 0),
+       .expert_ids = tin(&meid, MXJIT_DTYPE_I32, 1, NS / BM, 0, 0),
+       .sorted_weights = tin(&mrw, MXJIT_DTYPE_F32, 1, NS, 0, 0),
+       .num_valid_ids = tin(&mnv, MXJIT_DTYPE_I32, 1, 1, 0, 0), .block_m = BM,
+       .out = tout(&mo, MXJIT_DTYPE_BF16, 2, T, D, 0));
+   st1 = mxjit_moe_a16w4_stage2(ctx, NULL, V1(&m1));
+   st2 = mxjit_moe_a16w4_stage2(ctx, NULL, &m2);
+   SAME_STATUS(st1, st2, ctx);
+   cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   same_bytes(ctx, "A16W4 out", &mo);
+   mxjit_ctx_destroy(ctx);
+}
+
+Test(ops_abi2, gemms_host)
+{
+   gemms_on(MXJIT_DEVICE_HOST);
+}
+Test(ops_abi2, gemms_emu)
+{
+   gemms_on(MXJIT_DEVICE_EMU);
+}
+
+/* ---- refusals: each names the operand and what to do ------------------------------------ */
+
+#define REFUSED(call, want, text)                                                                  \
+   do {                                                                                            \
+      mxjit_status st_ = (call);                                                                   \
+      cr_assert_eq(st_, want, "%s: %s", mxjit_status_name(st_), mxjit_ctx_last_error(ctx));        \
+      cr_assert(strstr(mxjit_ctx_last_error(ctx), text), "message: %s",                            \
+                mxjit_ctx_last_error(ctx));                                                        \
+   } while (0)
+
+Test(ops_abi2, bad_descriptors_are_refused_by_name)
+{
+   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_HOST);
+   mxjit_devptr x = up(ctx, NULL, 1 << 16), out = up(ctx, NULL, 1 << 16);
+   mxjit_scaled_copy_args c =
+       MXJIT_ARGS(mxjit_scaled_copy_args, .x = tens(x, MXJIT_DTYPE_BF16, 2, 4, 8, 0),
+                  .out = tens(out, MXJIT_DTYPE_F32, 2, 4, 8, 0), .scale = 1);
+   /* innermost stride 2 */
+   c.x.stride[0] = 16;
+   c.x.stride[1] = 2;
+   REFUSED(mxjit_scaled_copy(ctx, NULL, &c), MXJIT_ERR_INVALID_ARG_STRIDE,
+           "args.x.stride[1] = 2: the innermost dimension must be contiguous");
+   /* a row stride below the row length */
+   c.x.stride[0] = 4;
+   c.x.stride[1] = 1;
+   REFUSED(mxjit_scaled_copy(ctx, NULL, &c), MXJIT_ERR_INVALID_ARG_STRIDE,
+           "args.x.stride[0] = 4 is below the row length 8");
+   c.x.stride[0] = c.x.stride[1] = 0;
+   /* byte_offset goes before the alignment check: bf16 at an odd address */
+   c.x.byte_offset = 1;
+   REFUSED(mxjit_scaled_copy(ctx, NULL, &c), MXJIT_ERR_INVALID_ARG_ALIGN, "is not 2-byte aligned");
+   c.x.byte_offset = 0;
+   /* shapes and dtypes */
+   c.out.shape[1] = 9;
+   REFUSED(mxjit_scaled_copy(ctx, NULL, &c), MXJIT_ERR_INVALID_ARG_SHAPE,
+           "args.out is (4, 9) but args.x is (4, 8)");
+   c.out.shape[1] = 8;
+   c.x.dtype = MXJIT_DTYPE_F16;
+   REFUSED(mxjit_scaled_copy(ctx, NULL, &c), MXJIT_ERR_INVALID_ARG_DTYPE,
+           "args.x.dtype is f16; use bf16");
+   c.x.dtype = MXJIT_DTYPE_BF16;
+   c.x.ndim = 5;
+   REFUSED(mxjit_scaled_copy(ctx, NULL, &c), MXJIT_ERR_INVALID_ARG_SHAPE,
+           "args.x.ndim = 5; it must be in [2, 2]");
+   c.x.ndim = 2;
+   /* a foreign device: this context is the host's */
+   c.out.device_type = MXJIT_DL_ROCM;
+   REFUSED(mxjit_scaled_copy(ctx, NULL, &c), MXJIT_ERR_INVALID_ARG,
+           "args.out.device_type = 10, but this context's memory is MXJIT_DL_CPU");
+   c.out.device_type = MXJIT_DL_CPU;
+   cr_assert_eq(mxjit_scaled_copy(ctx, NULL, &c), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+
+   /* a compact-only operand with a row stride: said, not copied */
+   mxjit_e8m0_shuffle_args e =
+       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = tens(x, MXJIT_DTYPE_U8, 2, 4, 8, 0),
+                  .out = tens(out, MXJIT_DTYPE_U8, 1, 256 * 8, 0, 0));
+   e.s.stride[0] = 16;
+   e.s.stride[1] = 1;
+   REFUSED(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_ERR_INVALID_ARG_STRIDE,
+           "args.s.stride[0] = 16, but e8m0_shuffle reads and writes s compact row-major");
+   e.s.stride[0] = e.s.stride[1] = 0;
+   /* an output of the wrong size names both sizes */
+   e.out.shape[0] = 256 * 8 - 1;
+   REFUSED(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_ERR_INVALID_ARG_SHAPE,
+           "args.out holds 2047 bytes (2047 elements of u8), but this call's out is 2048 bytes");
+   e.out.shape[0] = 256 * 8;
+   cr_assert_eq(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+
+   /* a scalar that is not one, an absent optional operand half-filled, a null output */
+   mxjit_fp8_tensorwise_args t =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args, .x = tens(x, MXJIT_DTYPE_BF16, 2, 4, 8, 0),
+                  .fp8 = MXJIT_DTYPE_E4M3, .q = tens(out, MXJIT_DTYPE_E4M3, 2, 4, 8, 0),
+                  .scale_inv = tens(out + 4096, MXJIT_DTYPE_F32, 1, 2, 0, 0));
+   REFUSED(mxjit_fp8_tensorwise_quantize(ctx, NULL, &t), MXJIT_ERR_INVALID_ARG_SHAPE,
+           "args.scale_inv has 2 elements; it is one f32");
+   t.scale_inv.shape[0] = 1;
+   t.q.data = 0;
+   REFUSED(mxjit_fp8_tensorwise_quantize(ctx, NULL, &t), MXJIT_ERR_INVALID_ARG,
+           "args.q is 0 (null device pointer)");
+   t.q.data = out;
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &t), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   /* the grouped GEMM's offsets give ngroups: fewer than two entries is no group */
+   mxjit_grouped_gemm_fp8_args g =
+       MXJIT_ARGS(mxjit_grouped_gemm_fp8_args, .a = tens(x, MXJIT_DTYPE_E4M3, 2, 4, 8, 0),
+                  .b = tens(x, MXJIT_DTYPE_E4M3, 3, 1, 8, 8),
+                  .a_scale_inv = tens(out, MXJIT_DTYPE_F32, 0, 0, 0, 0),
+                  .b_scale_inv = tens(out, MXJIT_DTYPE_F32, 0, 0, 0, 0),
+                  .group_offs = tens(out, MXJIT_DTYPE_I64, 1, 1, 0, 0),
+                  .out = tens(out, MXJIT_DTYPE_BF16, 2, 4, 8, 0));
+   REFUSED(mxjit_grouped_gemm_fp8(ctx, NULL, &g), MXJIT_ERR_INVALID_ARG_SHAPE,
+           "args.group_offs has 1 entries; it holds ngroups + 1 >= 2");
+   mxjit_ctx_destroy(ctx);
+}
+
+/* mxjit_supports / _prepare / _workspace_size take ABI-2 args without pointers. */
+Test(ops_abi2, dry_runs_without_pointers)
+{
+   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_EMU);
+   mxjit_mx_quant_args mx = MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0,
+                                       .x = tens(0, MXJIT_DTYPE_BF16, 2, 64, 64, 0),
+                                       .mode = MXJIT_SCALE_FLOOR, .elem = MXJIT_DTYPE_E4M3);
+   cr_assert_eq(mxjit_supports(ctx, MXJIT_OP_MXFP8_QUANTIZE, &mx), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   mxjit_kernel_key keys[4];
+   size_t nk = 0;
+   cr_assert_eq(mxjit_prepare(ctx, MXJIT_OP_MXFP8_QUANTIZE, &mx, keys, 4, &nk), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   cr_assert_eq(nk, 1);
+   mxjit_fp8_tensorwise_args t =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args, .x = tens(0, MXJIT_DTYPE_BF16, 2, 64, 300, 0),
+                  .fp8 = MXJIT_DTYPE_E4M3);
+   size_t ws = 0;
+   cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &t, &ws), MXJIT_OK,
+                "%s", mxjit_ctx_last_error(ctx));
+   cr_assert(ws > 0);
+   /* the same answer as the ABI-1 form */
+   mxjit_fp8_tensorwise_args_v1 t1 = MXJIT_ARGS(
+       mxjit_fp8_tensorwise_args_v1,
+       .x = {.dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 300}}, .fp8 = MXJIT_DTYPE_E4M3);
+   size_t ws1 = 0;
+   cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &t1, &ws1), MXJIT_OK);
+   cr_assert_eq(ws, ws1);
+   /* shapes are still checked in a dry run */
+   mx.x.stride[0] = 64;
+   mx.x.stride[1] = 3;
+   cr_assert_eq(mxjit_supports(ctx, MXJIT_OP_MXFP8_QUANTIZE, &mx), MXJIT_ERR_INVALID_ARG_STRIDE);
+   /* sizes of an ABI-2 MX quantize */
+   mx.x.stride[0] = mx.x.stride[1] = 0;
+   size_t qb = 0, sb = 0;
+   cr_assert_eq(mxjit_mx_quant_sizes(&mx, &qb, &sb), MXJIT_OK);
+   cr_assert(qb == 64 * 64 && sb == 64 * 2, "q %zu s %zu", qb, sb);
+   mxjit_ctx_destroy(ctx);
+}
+
+/* ---- DLPack ------------------------------------------------------------------------------ */
+
+/* dlpack.h's DLTensor, field by field (DLPack 0.6 to 1.x), as a framework hands it over. */
+typedef struct {
+   void *data;
+   struct {
+      int32_t device_type, device_id;
+   } device;
+   int32_t ndim;
+   struct {
+      uint8_t code, bits;
+      uint16_t lanes;
+   } dtype;
+   int64_t *shape;
+   int64_t *strides;
+   uint64_t byte_offset;
+} test_dltensor;
+
+Test(ops_abi2, dlpack_tensors_map_without_copies)
+{
+   uint16_t x[3 * 10];
+   float out[3 * 8 + 2];
+   for (unsigned i = 0; i < 30; i++)
+      x[i] = bf16_of(i);
+   int64_t xs[2] = {3, 8}, xst[2] = {10, 1}, os[2] = {3, 8};
+   /* x: rows of 10 elements, the view starts 2 elements in; out: compact (strides NULL) at
+    * byte offset 8 */
+   test_dltensor dx = {x, {MXJIT_DL_CPU, 0}, 2, {4 /* kDLBfloat */, 16, 1}, xs, xst, 4};
+   test_dltensor dout = {out, {MXJIT_DL_CPU, 0}, 2, {2 /* kDLFloat */, 32, 1}, os, NULL, 8};
+   mxjit_scaled_copy_args c = MXJIT_ARGS(mxjit_scaled_copy_args, .scale = 2);
+   cr_assert_eq(mxjit_tensor_from_dlpack(&dx, &c.x), MXJIT_OK);
+   cr_assert_eq(mxjit_tensor_from_dlpack(&dout, &c.out), MXJIT_OK);
+   cr_assert(c.x.data == (uintptr_t)x && c.x.byte_offset == 4 && c.x.stride[0] == 10 &&
+             c.x.dtype == MXJIT_DTYPE_BF16 && c.x.device_type == MXJIT_DL_CPU);
+   cr_assert(c.out.stride[0] == 0 && c.out.stride[1] == 0 && c.out.byte_offset == 8);
+   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_HOST);
+   cr_assert_eq(mxjit_scaled_copy(ctx, NULL, &c), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 8; j++) {
+         uint32_t bits = (uint32_t)x[i * 10 + 2 + j] << 16;
+         float v;
+         memcpy(&v, &bits, 4);
+         cr_assert_eq(out[2 + i * 8 + j], v * 2, "out[%d][%d]", i, j);
+      }
+   mxjit_ctx_destroy(ctx);
+   /* every dtype mxjit names, and refusals */
+   static const struct {
+      uint8_t code, bits;
+      uint16_t lanes;
+      mxjit_dtype want;
+   } dts[] = {{1, 8, 1, MXJIT_DTYPE_U8},        {0, 32, 1, MXJIT_DTYPE_I32},
+              {0, 64, 1, MXJIT_DTYPE_I64},      {2, 32, 1, MXJIT_DTYPE_F32},
+              {2, 16, 1, MXJIT_DTYPE_F16},      {4, 16, 1, MXJIT_DTYPE_BF16},
+              {10, 8, 1, MXJIT_DTYPE_E4M3},     {12, 8, 1, MXJIT_DTYPE_E5M2},
+              {11, 8, 1, MXJIT_DTYPE_E4M3FNUZ}, {13, 8, 1, MXJIT_DTYPE_E5M2FNUZ},
+              {14, 8, 1, MXJIT_DTYPE_E8M0},     {17, 4, 2, MXJIT_DTYPE_E2M1X2},
+              {17, 8, 1, MXJIT_DTYPE_E2M1X2},   {2, 64, 1, MXJIT_DTYPE_INVALID},
+              {2, 32, 4, MXJIT_DTYPE_INVALID},  {8, 8, 1, MXJIT_DTYPE_INVALID}};
+   for (size_t i = 0; i < sizeof(dts) / sizeof(dts[0]); i++) {
+      test_dltensor d = {
+          x, {MXJIT_DL_CPU, 0}, 1, {dts[i].code, dts[i].bits, dts[i].lanes}, xs, NULL, 0};
+      mxjit_tensor t;
+      mxjit_status st = mxjit_tensor_from_dlpack(&d, &t);
+      if (dts[i].want == MXJIT_DTYPE_INVALID)
+         cr_assert_eq(st, MXJIT_ERR_INVALID_ARG_DTYPE, "code %d bits %d", dts[i].code, dts[i].bits);
+      else
+         cr_assert(st == MXJIT_OK && t.dtype == dts[i].want, "code %d bits %d", dts[i].code,
+                   dts[i].bits);
+   }
+   test_dltensor deep = dx;
+   deep.ndim = 5;
+   mxjit_tensor t;
+   cr_assert_eq(mxjit_tensor_from_dlpack(&deep, &t), MXJIT_ERR_INVALID_ARG_SHAPE);
+   cr_assert_eq(mxjit_tensor_from_dlpack(NULL, &t), MXJIT_ERR_INVALID_ARG);
+}
