@@ -5,16 +5,21 @@
  * scales dim1 (K, M/32) / 3d (E, N/32, K) plain, 3d 32x32 tiles (E, N/32, K/32), or blocked
  * over the logical (K, M/32) matrix (§4.4, padding written as 0).
  *
- * Geometry, no LDS: a wave converts one 32-row block at a time (`rows` blocks, consecutive,
- * per wave). Lane (kg, mg) = (lane / lm, lane % lm) with lm = 32 / rpl loads rpl rows
- * (mg * rpl ..) of c = load / elem_size contiguous columns (kg * c ..), transposes that rpl x c
- * tile in registers (bf16: one v_perm per output dword; f32: register renaming), and then owns
- * c columns of rpl consecutive rows: a column's block is lm consecutive lanes (amax reduced
- * with DPP), its q bytes are rpl contiguous bytes of q's row k (one store).
- * Waves of a workgroup and the rows loop go along M; grid x along K, z along experts.
+ * Geometry (LDS only to gather 4-byte scale stores): a wave converts one 32-row block at a
+ * time (`rows` blocks, consecutive, per wave). Lane (kg, mg) = (lane / lm, lane % lm) with
+ * lm = 32 / rpl loads rpl rows (mg * rpl ..) of c = load / elem_size contiguous columns
+ * (kg * c ..), transposes that rpl x c tile in registers (bf16: one v_perm per output dword;
+ * f32: register renaming), and then owns c columns of rpl consecutive rows: a column's block
+ * is lm consecutive lanes (amax reduced with DPP), its q bytes are rpl contiguous bytes of q's
+ * row k (one store). Waves of a workgroup and the rows loop go along M; grid x along K, z
+ * along experts.
+ *
  * Tails: M is whole blocks (the format's rule); lanes past K are masked (the .mask bound
  * idiom), and when K is not a multiple of c the chunk across K is loaded element by element
- * (ktail), so no load reads past a row; stores past K fall outside the q and scale views.
+ * from a view per row (ktail), so no load reads past x's end (reads past a row's end feed
+ * only columns past K); stores of lanes past K fall outside the q and scale views, and the
+ * K-tail variant branches around a column's stores past K.
+ *
  * Resources: each block's views start at the block and end where its data ends (empty for
  * blocks past M), built with 64-bit math (rebase = 1, any tensor size) or, for tensors of at
  * most 2^31 bytes, with 32-bit offsets from the tensor base (rebase = 0, tpl_mx_view).
@@ -379,7 +384,7 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
    jb_val ok = lead;
    jb_val mb0 = p->sstore == 4 ? jb_iadd_imm(b, mb, -(int64_t)(i % 4)) : mb;
    jb_val mbt = jb_trunc(b, mb0, JB_I32);
-   jb_val val = p->sstore == 4 ? word[j] : jb_trunc(b, sb[j], JB_I8);
+   jb_val val = p->sstore == 4 ? (jb_val){0} : jb_trunc(b, sb[j], JB_I8); /* 4: set below */
    if (p->sstore == 4 && p->is3d && !p->scales) {
       /* 3d plain: the lane's c columns are c consecutive bytes of the scale row, packed into
        * word[] one column at a time (one shift-or each) and stored whole with the last */
@@ -401,7 +406,6 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
       if (i % 4 != 3)
          return; /* the dword goes out with the fourth block */
       val = jb_lds_load(b, L->stage, jb_iadd_imm(b, base, 4 * j), JB_I32);
-      (void)word;
    }
    if (p->groups) {
       /* §4.5 K-groups: group g's region (Hp rows, Cp_g columns) is to_blocked of its scale
@@ -478,8 +482,8 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
       jb_buffer_store(b, val, srd, kk, .mask = ok, .soffset = jb_imm_u32(b, j));
 }
 
-/* requires: the block's loads issued. produces: q and this block's scale bytes; with 4-byte
- * scale stores, word[c] collects blocks i % 4 = 0..3 and goes out after the fourth. */
+/* requires: the block's loads issued. produces: q and this block's scale bytes; with 3d plain
+ * wide scale stores, word[] packs the lane's c scale bytes (store_scales). */
 static void
 block_finish(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L,
              const struct blk *k, unsigned i, jb_val *word)
