@@ -57,6 +57,45 @@ tpl_mx_check_class(const char *fam, const struct tpl_mx_problem *pr, const struc
    return MXJIT_ERR_INVALID_ARG;
 }
 
+mxjit_status
+tpl_mx_check_spans(const char *fam, const struct tpl_mx_params *p, const char *const *names,
+                   const int64_t *bytes, unsigned n, char *msg, size_t msglen)
+{
+   if (p->rebase)
+      return MXJIT_OK;
+   for (unsigned i = 0; i < n; i++) {
+      if (bytes[i] <= TPL_MX_SPAN_MAX)
+         continue;
+      if (msg && msglen)
+         snprintf(msg, msglen,
+                  "jit: template %s: rebase=0 addresses each tensor at 32-bit offsets from its "
+                  "base, but %s spans %lld bytes (at most %lld allowed); use rebase=1",
+                  fam, names[i], (long long)bytes[i], (long long)TPL_MX_SPAN_MAX);
+      return MXJIT_ERR_INVALID_ARG;
+   }
+   return MXJIT_OK;
+}
+
+uint32_t
+tpl_mx_pick_rebase(const int64_t *bytes, unsigned n)
+{
+   for (unsigned i = 0; i < n; i++)
+      if (bytes[i] > TPL_MX_SPAN_MAX)
+         return 1;
+   return 0;
+}
+
+jb_val
+tpl_mx_view(jb_builder *b, const struct tpl_mx_params *p, jb_val base, jb_val off, jb_val end)
+{
+   if (p->rebase)
+      return jb_srd_rebase(b, base, off, end);
+   jb_val o = jb_trunc(b, off, JB_I32);
+   /* a negative remainder (a tile past the end) is an empty view: jb_srd clamps it to 0 */
+   jb_val n = jb_sext(b, jb_isub(b, jb_trunc(b, end, JB_I32), o), JB_I64);
+   return jb_srd(b, jb_ptr_add(b, base, o), n);
+}
+
 void
 tpl_mx_tune_key(const void *problem, tpl_tune_key *k)
 {

@@ -65,6 +65,9 @@ struct tpl_mx_params {
    uint32_t ktail;  /* dim1: K % (load / elem size) != 0: the chunk across K is loaded
                      * element by element */
    uint32_t is3d;   /* dim1 family: the 3d problem (expert weights, its scale layouts) */
+   uint32_t rebase; /* mxfp8: 1 = each tile's resources are rebased with 64-bit math (any
+                     * tensor size); 0 = tile offsets from the tensor base in 32-bit math
+                     * (tensors of at most 2^31 bytes: tpl_mx_check_spans, tpl_mx_view) */
 };
 
 /** The MXFP4 family's params (mxfp4.c): its class, then its geometry. The shared stages take
@@ -94,9 +97,10 @@ struct tpl_mxfp4_params {
    X(unroll, mx_unroll, 1)                                                                         \
    X(rows, mx_rows, 1)                                                                             \
    X(depth, mx_rows, 1)                                                                            \
-   X(sstore, mx_sstore, 4)
+   X(sstore, mx_sstore, 4)                                                                         \
+   X(rebase, mx_bool, 1)
 
-#define TPL_MX_NPARAMS 13
+#define TPL_MX_NPARAMS 14
 extern const tpl_param tpl_mx_param_table[];
 extern const unsigned tpl_mx_nparams;
 
@@ -105,6 +109,25 @@ void tpl_mx_class_params(const struct tpl_mx_problem *pr, struct tpl_mx_params *
 /** The class part of validate: params must carry the problem's class. */
 mxjit_status tpl_mx_check_class(const char *fam, const struct tpl_mx_problem *pr,
                                 const struct tpl_mx_params *p, char *msg, size_t msglen);
+/** Largest tensor span, in bytes, that rebase = 0 allows: the whole tensor is one view, which
+ *  the .mask idiom needs to be at most 2^31 bytes (jb.h), and every offset stays below it. */
+#define TPL_MX_SPAN_MAX (INT64_C(1) << 31)
+/** The rebase part of validate: with p->rebase == 0, every tensor (names[i], bytes[i] bytes
+ *  from its base to its last byte) must fit TPL_MX_SPAN_MAX; the message names the first
+ *  that does not. */
+mxjit_status tpl_mx_check_spans(const char *fam, const struct tpl_mx_params *p,
+                                const char *const *names, const int64_t *bytes, unsigned n,
+                                char *msg, size_t msglen);
+/** 0 when every one of the n tensor spans fits TPL_MX_SPAN_MAX, else 1 (pick's choice). */
+uint32_t tpl_mx_pick_rebase(const int64_t *bytes, unsigned n);
+/** requires: off (i64, wave-uniform) = the tile's first byte in the tensor at base, end (i64)
+ *  = the byte its accesses may reach. produces: the tile's resource over [base + off, base +
+ *  end). rebase = 1: jb_srd_rebase (64-bit offsets: any tensor). rebase = 0: the offsets in
+ *  32-bit math (LLVM narrows off and end, which are only used truncated), one pointer add
+ *  for the base, no readfirstlane or clamp of a 64-bit remainder; validate has bounded every
+ *  span by TPL_MX_SPAN_MAX, so the view holds at most 2^31 bytes either way. */
+jb_val tpl_mx_view(jb_builder *b, const struct tpl_mx_params *p, jb_val base, jb_val off,
+                   jb_val end);
 /** "bf16:e4m3:floor:plain" */
 void tpl_mx_tune_key(const void *problem, tpl_tune_key *k);
 

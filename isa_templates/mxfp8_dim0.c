@@ -11,9 +11,11 @@
  * every lane of the block computes the scale, and the scales of four consecutive blocks are
  * gathered into one dword for a 4-byte store (sstore = 4) or stored as bytes by each block's
  * first lane (sstore = 1).
- * Tails are bounds, not branches: every row gets its own buffer resources (i64 rebase) whose
- * num_records end at the row's last element, so lanes past K load 0 and store nothing, and a
- * row past M gets empty resources. Blocked scales cover M rounded up to 128 rows: the extra
+ * Tails are bounds, not branches: lanes past K and rows past M are masked per access (the
+ * .mask idiom: they load 0 and store nothing). A wave's resources start at its first row and
+ * column: with 64-bit math (rebase = 1, any size) or, for tensors of at most 2^31 bytes,
+ * 32-bit offsets from the tensor base (rebase = 0: no 64-bit remainders, readfirstlane or
+ * clamps). Blocked scales cover M rounded up to 128 rows: the extra
  * rows read nothing and write scale 0, which is the layout's padding.
  */
 #include "mx_common.h"
@@ -25,7 +27,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_MXFP8_DIM0_VERSION 1
+#define TPL_MXFP8_DIM0_VERSION 2
 
 #define MXFP8_DIM0_KARGS(X)                                                                        \
    X(x, PTR)                                                                                       \
@@ -70,6 +72,18 @@ scale_cols(const struct tpl_mx_problem *pr)
    return pr->scales == TPL_MX_SCALES_BLOCKED ? (w + 3) / 4 * 4 : w;
 }
 
+/* Bytes from each tensor's base to its last byte (x, q, s): what rebase = 0 must address. */
+static void
+spans(const struct tpl_mx_problem *pr, int64_t *bytes)
+{
+   int64_t es = pr->in_f32 ? 4 : 2;
+   bytes[0] = pr->m && pr->k ? ((pr->m - 1) * pr->ld_x + pr->k) * es : 0;
+   bytes[1] = pr->m * pr->k;
+   bytes[2] = scale_rows(pr) * scale_cols(pr);
+}
+
+static const char *const span_names[] = {"x", "q", "the scales"};
+
 static mxjit_status
 dim0_validate(const void *problem, const void *params, char *msg, size_t msglen)
 {
@@ -99,8 +113,11 @@ dim0_validate(const void *problem, const void *params, char *msg, size_t msglen)
    else if ((double)(p->rows - 1) * pr->ld_x * esize(p) >= 2147483648.0 ||
             (double)(p->rows - 1) * pr->k >= 2147483648.0)
       why = "a wave's rows must lie within 2 GB of its first (32-bit row offsets); use rows = 1";
-   if (!why)
-      return MXJIT_OK;
+   if (!why) {
+      int64_t b[3];
+      spans(pr, b);
+      return tpl_mx_check_spans("mxfp8_dim0", p, span_names, b, 3, msg, msglen);
+   }
    if (msg && msglen)
       snprintf(msg, msglen, "jit: template mxfp8_dim0: %s", why);
    return MXJIT_ERR_INVALID_ARG;
@@ -126,6 +143,9 @@ dim0_pick(const struct jt_target *t, const void *problem, void *params)
    p->rows = (double)4 * pr->ld_x * esize(p) < 2147483648.0 ? 4 : 1;
    p->depth = 1;
    p->sstore = pr->scales == TPL_MX_SCALES_BLOCKED || (pr->k / 32) % 4 == 0 ? 4 : 1;
+   int64_t b[3];
+   spans(pr, b);
+   p->rebase = tpl_mx_pick_rebase(b, 3); /* 64-bit tile math only where it is needed */
 }
 
 static void
@@ -161,7 +181,7 @@ dim0_kernargs(const void *problem, const void *params, const uint64_t *io, uint6
 /* ---- kernel ----------------------------------------------------------------------------- */
 
 /* The wave's view: one resource per tensor for all its rows, based at its first row and
- * column (i64 rebase); a row's offset within it is uniform and goes in the scalar offset. */
+ * column (tpl_mx_view); a row's offset within it is uniform and goes in the scalar offset. */
 struct wave_view {
    jb_val x_srd, q_srd, s_srd;
    jb_val lane;
@@ -193,10 +213,10 @@ wave_begin(jb_builder *b, const struct tpl_mx_params *p, jb_val row0, jb_val col
    w->row0 = row0;
    w->col0 = col0;
    jb_val x_last = jb_imul_imm(b, jb_iadd(b, jb_imul(b, jb_iadd_imm(b, m, -1), ldx), k), es);
-   w->x_srd = jb_srd_rebase(b, jb_arg_val(b, KA_x),
-                            jb_imul_imm(b, jb_iadd(b, jb_imul(b, row0, ldx), col0), es), x_last);
-   w->q_srd = jb_srd_rebase(b, jb_arg_val(b, KA_q), jb_iadd(b, jb_imul(b, row0, k), col0),
-                            jb_imul(b, m, k));
+   w->x_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_x),
+                          jb_imul_imm(b, jb_iadd(b, jb_imul(b, row0, ldx), col0), es), x_last);
+   w->q_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_q), jb_iadd(b, jb_imul(b, row0, k), col0),
+                          jb_imul(b, m, k));
    jb_val kb0 = jb_lshr_imm(b, col0, 5), w32 = jb_lshr_imm(b, k, 5);
    jb_val s_off;
    if (p->groups) {
@@ -207,7 +227,7 @@ wave_begin(jb_builder *b, const struct tpl_mx_params *p, jb_val row0, jb_val col
    } else {
       s_off = jb_iadd(b, jb_imul(b, row0, w32), kb0);
    }
-   w->s_srd = jb_srd_rebase(b, jb_arg_val(b, KA_s), s_off, jb_arg_val(b, KA_s_bytes));
+   w->s_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_s), s_off, jb_arg_val(b, KA_s_bytes));
    w->xrow_b = jb_trunc(b, jb_imul_imm(b, ldx, es), JB_I32);
    w->qrow_b = jb_trunc(b, k, JB_I32);
    w->srow_b = p->scales == TPL_MX_SCALES_BLOCKED ? jb_imm_u32(b, 16) : jb_trunc(b, w32, JB_I32);
@@ -305,10 +325,10 @@ row_begin_grouped(jb_builder *b, const struct tpl_mx_params *p, const struct wav
    jb_val k = jb_arg_val(b, KA_k), m = jb_arg_val(b, KA_m), ldx = jb_arg_val(b, KA_ld_x);
    jb_val col0 = w->col0;
    jb_val x_last = jb_imul_imm(b, jb_iadd(b, jb_imul(b, jb_iadd_imm(b, m, -1), ldx), k), es);
-   r->x_srd = jb_srd_rebase(b, jb_arg_val(b, KA_x),
-                            jb_imul_imm(b, jb_iadd(b, jb_imul(b, xrow, ldx), col0), es), x_last);
-   r->q_srd = jb_srd_rebase(b, jb_arg_val(b, KA_q), jb_iadd(b, jb_imul(b, xrow, k), col0),
-                            jb_imul(b, m, k));
+   r->x_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_x),
+                          jb_imul_imm(b, jb_iadd(b, jb_imul(b, xrow, ldx), col0), es), x_last);
+   r->q_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_q), jb_iadd(b, jb_imul(b, xrow, k), col0),
+                          jb_imul(b, m, k));
    r->x_soff = jb_imm_u32(b, 0);
    r->q_soff = r->x_soff;
    /* the scale resource starts at the tensor: the row goes in soffset, by the blocked layout,

@@ -5,16 +5,24 @@
  * scales dim1 (K, M/32) / 3d (E, N/32, K) plain, 3d 32x32 tiles (E, N/32, K/32), or blocked
  * over the logical (K, M/32) matrix (§4.4, padding written as 0).
  *
- * Geometry, no LDS: a wave converts one 32-row block at a time (`rows` blocks, consecutive,
- * per wave). Lane (kg, mg) = (lane / lm, lane % lm) with lm = 32 / rpl loads rpl rows
- * (mg * rpl ..) of c = load / elem_size contiguous columns (kg * c ..), transposes that rpl x c
- * tile in registers (bf16: one v_perm per output dword; f32: register renaming), and then owns
- * c columns of rpl consecutive rows: a column's block is lm consecutive lanes (amax reduced
- * with DPP), its q bytes are rpl contiguous bytes of q's row k (one store).
- * Waves of a workgroup and the rows loop go along M; grid x along K, z along experts.
+ * Geometry (LDS only to gather 4-byte scale stores): a wave converts one 32-row block at a
+ * time (`rows` blocks, consecutive, per wave). Lane (kg, mg) = (lane / lm, lane % lm) with
+ * lm = 32 / rpl loads rpl rows (mg * rpl ..) of c = load / elem_size contiguous columns
+ * (kg * c ..), transposes that rpl x c tile in registers (bf16: one v_perm per output dword;
+ * f32: register renaming), and then owns c columns of rpl consecutive rows: a column's block
+ * is lm consecutive lanes (amax reduced with DPP), its q bytes are rpl contiguous bytes of q's
+ * row k (one store). Waves of a workgroup and the rows loop go along M; grid x along K, z
+ * along experts.
+ *
  * Tails: M is whole blocks (the format's rule); lanes past K are masked (the .mask bound
  * idiom), and when K is not a multiple of c the chunk across K is loaded element by element
- * (ktail), so no load reads past a row; stores past K fall outside the q and scale views.
+ * from a view per row (ktail), so no load reads past x's end (reads past a row's end feed
+ * only columns past K); stores of lanes past K fall outside the q and scale views, and the
+ * K-tail variant branches around a column's stores past K.
+ *
+ * Resources: each block's views start at the block and end where its data ends (empty for
+ * blocks past M), built with 64-bit math (rebase = 1, any tensor size) or, for tensors of at
+ * most 2^31 bytes, with 32-bit offsets from the tensor base (rebase = 0, tpl_mx_view).
  */
 #include "mx_common.h"
 
@@ -25,7 +33,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_MXFP8_DIM1_VERSION 1
+#define TPL_MXFP8_DIM1_VERSION 2
 
 static const uint32_t b01[] = {0, 1};
 static const uint32_t d1_elem[] = {JB_E4M3, JB_E5M2};
@@ -41,7 +49,7 @@ static const uint32_t d1_sstore[] = {1, 4};
    X(in_f32, b01, 0) X(elem, d1_elem, 0) X(mode, d1_mode, 0) X(scales, b01, 0)                    \
    X(tile32, b01, 0) X(waves, d1_waves, 4) X(load, d1_load, 16) X(rpl, d1_rpl, 8)                  \
    X(rows, d1_rows, 1) X(depth, d1_rows, 1) X(sstore, d1_sstore, 1) X(ktail, b01, 0)              \
-   X(is3d, b01, 0) X(groups, b01, 0)
+   X(is3d, b01, 0) X(groups, b01, 0) X(rebase, b01, 1)
 /* clang-format on */
 #define AS_PARAM(nm, allowed, d)                                                                   \
    {#nm, offsetof(struct tpl_mx_params, nm), allowed, sizeof(allowed) / sizeof(allowed[0]), d},
@@ -89,6 +97,12 @@ blocked(const struct tpl_mx_problem *pr)
    return pr->scales == TPL_MX_SCALES_BLOCKED;
 }
 
+static bool
+blocked_params(const struct tpl_mx_params *p)
+{
+   return p->scales == TPL_MX_SCALES_BLOCKED;
+}
+
 /* Rows of the logical scale matrix the kernel must cover: K, or K padded to 128 (blocked). */
 static int64_t
 k_rows(const struct tpl_mx_problem *pr)
@@ -130,6 +144,19 @@ wide_scales(const struct tpl_mx_problem *pr, const struct tpl_mx_params *p)
    return p->rows % 4 == 0 && (blocked(pr) || (pr->m / 32) % 4 == 0);
 }
 
+/* Bytes from each tensor's base to its last byte (x, q, scales): what rebase = 0 must
+ * address. */
+static void
+spans(const struct tpl_mx_problem *pr, int64_t *bytes)
+{
+   int64_t last = (pr->e - 1) * pr->ld_e + (pr->m - 1) * pr->ld_x + pr->k;
+   bytes[0] = pr->m && pr->k && pr->e ? last * (pr->in_f32 ? 4 : 2) : 0;
+   bytes[1] = pr->e * pr->k * pr->m;
+   bytes[2] = s_expert(pr) * pr->e;
+}
+
+static const char *const span_names[] = {"x", "q", "the scales"};
+
 static mxjit_status
 dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
 {
@@ -164,8 +191,11 @@ dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
    else if ((double)32 * pr->ld_x * esize(p) >= 2147483648.0 ||
             (double)pr->k * pr->m >= 4294967296.0)
       why = "a 32-row block must span less than 2 GB and one expert's q less than 4 GB";
-   if (!why)
-      return MXJIT_OK;
+   if (!why) {
+      int64_t b[3];
+      spans(pr, b);
+      return tpl_mx_check_spans("mxfp8_dim1", p, span_names, b, 3, msg, msglen);
+   }
    if (msg && msglen)
       snprintf(msg, msglen, "jit: template mxfp8_dim1: %s", why);
    return MXJIT_ERR_INVALID_ARG;
@@ -177,7 +207,6 @@ dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
 static void
 dim1_pick(const struct jt_target *t, const void *problem, void *params)
 {
-   (void)t;
    const struct tpl_mx_problem *pr = problem;
    struct tpl_mx_params *p = params;
    memset(p, 0, sizeof(*p));
@@ -190,13 +219,25 @@ dim1_pick(const struct jt_target *t, const void *problem, void *params)
    p->depth = 1;
    p->ktail = pr->k % cols(p) != 0;
    p->is3d = pr->kind == TPL_MX_3D;
-   /* 3d plain could store a lane's 8 scale bytes at once, but that variant does not fit 64
-    * VGPRs on gfx942: bytes, in the 64-VGPR kernel */
+   int64_t b[3];
+   spans(pr, b);
+   p->rebase = tpl_mx_pick_rebase(b, 3); /* 64-bit block math only where it is needed */
+   /* four blocks per wave when their scale bytes go out as one dword, else two; 3d plain
+    * stores a lane's 8 scale bytes at once (packed in registers), one block per wave (two
+    * spill on gfx942 with RCEIL). The K-tail variant (a view per row for its element loads)
+    * fits 64 VGPRs on gfx942 only with two blocks and byte scale stores. */
    bool d3plain = pr->kind == TPL_MX_3D && !blocked(pr);
+   /* gfx942's software conversion leaves the four-block gather no VGPR to spare: it spilled
+    * 8-24 bytes with 64-bit views (rebase = 1) and for bf16 EVEN plain (`dis --resources`
+    * over every class; the other classes use 60-64) */
+   bool tight = strcmp(t->name, "gfx942") == 0 && !d3plain &&
+                (p->rebase || (!pr->in_f32 && pr->mode == JB_SCALE_EVEN && !blocked(pr)));
    p->rows = 4;
-   p->sstore = !d3plain && wide_scales(pr, p) ? 4 : 1;
+   p->sstore = !p->ktail && !tight && wide_scales(pr, p) ? 4 : 1;
    if (p->sstore == 1)
       p->rows = 2;
+   if (d3plain && p->sstore == 4)
+      p->rows = 1;
 }
 
 static void
@@ -242,6 +283,7 @@ struct lanes {
    jb_val stage, stage_off; /* LDS scale staging (4-byte gathers) and this wave's part */
    jb_val e, k0;            /* i64, uniform: expert, first column of the wave */
    jb_val rem;              /* i32, uniform: K - k0 clamped to [-1, 2^30] */
+   jb_val kin;              /* i1: the lane's first column kk is before K */
 };
 
 struct blk {
@@ -252,6 +294,27 @@ struct blk {
    jb_val x_srd;
    jb_val rows[16]; /* raw dwords of each of the lane's rows */
 };
+
+/* The bf16 K-tail chunk of one row (the load across the row's end): a straddling lane loads
+ * its c elements one by one from tvoff (the chunk's true offset in the view, the row
+ * included, so the range check sees it; 0x80000000 in every other lane) with immediate
+ * steps, zeros elsewhere, as the load's dwords. Elements past the row's end read the next
+ * row, or 0 past x's view (2-byte components lie wholly in or out): their columns lie past K,
+ * where nothing is stored, and a block runs along M, so no kept amax sees them. One offset
+ * register serves the chunk (per-element masks held c of them, over 64 VGPRs). */
+static jb_val
+tail_chunk(jb_builder *b, const struct tpl_mx_params *p, jb_val srd, jb_val tvoff)
+{
+   unsigned c = cols(p), nd = p->load / 4;
+   jb_val d[4];
+   for (unsigned i = 0; i < nd; i++)
+      d[i] = jb_imm_u32(b, 0);
+   for (unsigned e = 0; e < c; e++) {
+      jb_val x = jb_buffer_load(b, srd, jb_iadd_imm(b, tvoff, 2 * e), JB_I16);
+      d[e / 2] = jb_or(b, d[e / 2], jb_shl_imm(b, jb_zext(b, x, JB_I32), 16 * (e % 2)));
+   }
+   return nd > 1 ? jb_vec(b, d, nd) : d[0];
+}
 
 /* requires: mb uniform. produces: the block's loads issued; rows past M read 0 (empty view). */
 static void
@@ -266,28 +329,43 @@ block_begin(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L,
    jb_val ldx = jb_arg_val(b, KA_ld_x);
    jb_val el = jb_iadd(b, jb_imul(b, L->e, jb_arg_val(b, KA_ld_e)),
                        jb_iadd(b, jb_imul(b, jb_shl_imm(b, mb, 5), ldx), L->k0));
-   jb_val off = jb_imul_imm(b, el, es);
-   k->x_srd = jb_srd_rebase(b, jb_arg_val(b, KA_x), off,
-                            jb_select(b, k->in, jb_arg_val(b, KA_x_bytes), off));
+   jb_val off = jb_imul_imm(b, el, es), xb = jb_arg_val(b, KA_x_bytes);
+   k->x_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_x), off, jb_select(b, k->in, xb, off));
    jb_val ldb = jb_trunc(b, jb_imul_imm(b, ldx, es), JB_I32);
    jb_val full = jb_cmp(b, JB_SLE, jb_iadd_imm(b, L->kk, c), L->rem);
-   jb_val straddle = jb_and(b, jb_cmp(b, JB_SLT, L->kk, L->rem), jb_not(b, full));
+   jb_val straddle = jb_and(b, L->kin, jb_not(b, full));
    jb_type lt = p->load == 4 ? JB_I32 : JB_TYPE(JB_KIND_INT, 32, p->load / 4);
    /* The lane's offset is the same for its rpl rows: the row goes in the scalar offset
     * (in range for every block that reads, since blocks are whole rows of x). */
    jb_val lane_off =
        jb_iadd(b, jb_imul(b, jb_imul_imm(b, L->mg, p->rpl), ldb), jb_imul_imm(b, L->kk, es));
+   const jb_val oob = jb_imm_u32(b, 0x80000000u);
    for (unsigned r = 0; r < p->rpl; r++) {
-      jb_val soff = jb_imul_imm(b, ldb, r);
-      jb_val voff = lane_off;
-      jb_val v =
-          jb_buffer_load(b, k->x_srd, voff, lt, .mask = full, .soffset = soff, .nontemporal = true);
+      jb_val soff = jb_imul_imm(b, ldb, r), srd = k->x_srd;
+      /* K-tail variant: a view per row (SALU), so that the range check, which ignores the
+       * scalar offset, sees the row and reads past x's last byte give 0; the row in the
+       * vector offset instead would be the same value in every block and stay live across
+       * them (8 VGPRs) */
+      jb_val tvoff = lane_off;
       if (p->ktail) {
-         /* the chunk across K, element by element (no load may straddle the row's end) */
-         v = jb_or(b, v, tpl_mx_tail_chunk(b, p, k->x_srd, voff, soff, straddle, L->kk, L->rem));
-         /* one row's element loads at a time: hoisting them all would spill (the tail
-          * variant trades latency for registers) */
-         jb_sched_barrier(b, 0);
+         jb_val roff = jb_iadd(b, off, jb_imul_imm(b, jb_imul_imm(b, ldx, es), r));
+         srd = tpl_mx_view(b, p, jb_arg_val(b, KA_x), roff, jb_select(b, k->in, xb, roff));
+         soff = jb_imm_u32(b, 0);
+      }
+      jb_val v;
+      if (p->ktail && es == 4) {
+         /* f32: every dword is one element, so no component can cross the view's end: one
+          * load per lane with a column before K; columns past K read the next row or 0 */
+         v = jb_buffer_load(b, srd, jb_select(b, L->kin, tvoff, oob), lt, .nontemporal = true);
+      } else {
+         v = jb_buffer_load(b, srd, lane_off, lt, .mask = full, .soffset = soff,
+                            .nontemporal = true);
+         if (p->ktail) {
+            /* the chunk across K, element by element (a dword could cross x's end) */
+            v = jb_or(b, v, tail_chunk(b, p, srd, jb_select(b, straddle, tvoff, oob)));
+            /* one row's element loads at a time: hoisting them all would cost registers */
+            jb_sched_barrier(b, 0);
+         }
       }
       k->rows[r] = v;
    }
@@ -302,43 +380,39 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
    jb_val mb = k->mb, kk = L->kk;
    jb_val lead = jb_cmp(b, JB_EQ, L->mg, jb_imm_u32(b, 0));
    /* Column j's bytes sit at the lane's offset plus a uniform step (soffset, which the range
-    * check does not see: a column past K in the K-tail variant is masked instead). */
-   jb_val ok = p->ktail ? jb_and(b, lead, jb_cmp(b, JB_SLT, jb_iadd_imm(b, kk, j), L->rem)) : lead;
+    * check does not see: a column past K in the K-tail variant is skipped by block_finish). */
+   jb_val ok = lead;
    jb_val mb0 = p->sstore == 4 ? jb_iadd_imm(b, mb, -(int64_t)(i % 4)) : mb;
    jb_val mbt = jb_trunc(b, mb0, JB_I32);
-   jb_val val = p->sstore == 4 ? word[j] : jb_trunc(b, sb[j], JB_I8);
+   jb_val val = p->sstore == 4 ? (jb_val){0} : jb_trunc(b, sb[j], JB_I8); /* 4: set below */
    if (p->sstore == 4 && p->is3d && !p->scales) {
-      /* 3d plain: the lane's c columns are c consecutive bytes of the scale row, staged in
-       * LDS one column at a time and read back whole with the last */
+      /* 3d plain: the lane's c columns are c consecutive bytes of the scale row, packed into
+       * word[] one column at a time (one shift-or each) and stored whole with the last */
       unsigned c = cols(p);
-      jb_val slot =
-          jb_select(b, lead, jb_iadd_imm(b, kk, j), jb_iadd_imm(b, L->lane, (int64_t)wave_cols(p)));
-      jb_lds_store(b, jb_trunc(b, sb[j], JB_I8), L->stage, jb_iadd(b, L->stage_off, slot));
+      jb_val w = word[j / 4];
+      word[j / 4] = j % 4 ? jb_or(b, w, jb_shl_imm(b, sb[j], 8 * (j % 4))) : sb[j];
       if (j != c - 1)
          return;
-      jb_type t = c >= 8 ? JB_TYPE(JB_KIND_INT, 32, c / 4) : c == 4 ? JB_I32 : JB_I16;
-      val = jb_lds_load(b, L->stage, jb_iadd(b, L->stage_off, kk), t);
-      (void)word;
+      val = c >= 8 ? jb_vec(b, word, c / 4) : c == 4 ? word[0] : jb_trunc(b, word[0], JB_I16);
    } else if (p->sstore == 4) {
       /* Four consecutive blocks of a column are four consecutive scale bytes. They come from
        * four iterations of the rows loop: staged in LDS (a byte per block, this wave's own
-       * 4 bytes per column; LDS operations of a wave complete in order, no barrier), the
-       * fourth reads the dword back. Holding them in registers instead cost 21 VGPRs. */
-      jb_val col4 = jb_shl_imm(b, jb_iadd_imm(b, kk, j), 2);
-      jb_val slot = jb_select(b, lead, jb_iadd_imm(b, col4, i % 4),
-                              jb_iadd_imm(b, L->lane, 4 * (int64_t)wave_cols(p)));
-      jb_lds_store(b, jb_trunc(b, sb[j], JB_I8), L->stage, jb_iadd(b, L->stage_off, slot));
+       * dword per column; LDS operations of a wave complete in order, no barrier), the
+       * fourth reads the dword back. Holding them in registers instead cost 21 VGPRs. The
+       * lm lanes of a block write the same byte to the same address (a broadcast), and one
+       * address per lane serves every column and block (immediate offsets). */
+      jb_val base = jb_iadd(b, L->stage_off, jb_shl_imm(b, kk, 2));
+      jb_lds_store(b, jb_trunc(b, sb[j], JB_I8), L->stage, jb_iadd_imm(b, base, 4 * j + i % 4));
       if (i % 4 != 3)
          return; /* the dword goes out with the fourth block */
-      val = jb_lds_load(b, L->stage, jb_iadd(b, L->stage_off, col4), JB_I32);
-      (void)word;
+      val = jb_lds_load(b, L->stage, jb_iadd_imm(b, base, 4 * j), JB_I32);
    }
    if (p->groups) {
       /* §4.5 K-groups: group g's region (Hp rows, Cp_g columns) is to_blocked of its scale
        * columns at byte Cstart_g * Hp; past the last group the bytes are laid out linearly
        * (all padding). Column j of the lane is row kr + j: 16 bytes on in a 32-row tile. */
       jb_val srd =
-          jb_srd_rebase(b, jb_arg_val(b, KA_s), jb_imm_i64(b, 0), jb_arg_val(b, KA_s_bytes));
+          tpl_mx_view(b, p, jb_arg_val(b, KA_s), jb_imm_i64(b, 0), jb_arg_val(b, KA_s_bytes));
       jb_val kr = jb_iadd(b, jb_trunc(b, L->k0, JB_I32), kk);
       jb_val hp = jb_trunc(b, jb_arg_val(b, KA_k_rows), JB_I32);
       jb_val in = jb_and(b, lead, jb_cmp(b, JB_SLT, kr, hp));
@@ -359,12 +433,15 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
       /* §4.4 over the logical (K, M/32) matrix of each expert: row k, column mb. Rows past K
        * up to K padded to 128 are written (scale 0 from empty loads): the layout's padding. */
       jb_val base = jb_imul(b, L->e, jb_arg_val(b, KA_s_expert));
-      jb_val srd =
-          jb_srd_rebase(b, jb_arg_val(b, KA_s), base, jb_iadd(b, base, jb_arg_val(b, KA_s_expert)));
+      jb_val srd = tpl_mx_view(b, p, jb_arg_val(b, KA_s), base,
+                               jb_iadd(b, base, jb_arg_val(b, KA_s_expert)));
       jb_val wp4 = jb_trunc(b, jb_lshr_imm(b, jb_arg_val(b, KA_nblk), 2), JB_I32);
       jb_val kr = jb_iadd(b, jb_trunc(b, L->k0, JB_I32), kk); /* c divides 32: j stays in */
       jb_val in =
           jb_and(b, lead, jb_cmp(b, JB_SLT, jb_zext(b, kr, JB_I64), jb_arg_val(b, KA_k_rows)));
+      /* blocks past the padded columns (the grid's last waves) would land in the next tile
+       * row */
+      in = jb_and(b, in, jb_cmp(b, JB_SLT, mb, jb_arg_val(b, KA_nblk)));
       jb_val tile = jb_iadd(b, jb_imul(b, jb_lshr_imm(b, kr, 7), wp4), jb_lshr_imm(b, mbt, 2));
       jb_val voff = jb_iadd(b, jb_shl_imm(b, tile, 9),
                             jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, kr, 31), 4),
@@ -378,8 +455,8 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
    if (!p->is3d) {
       /* dim1 (K, M/32): byte k * (M/32) + mb; 4-byte stores take blocks mb..mb+3 of a row */
       jb_val base = jb_iadd(b, jb_imul(b, L->k0, nb), mb0);
-      jb_val srd = jb_srd_rebase(b, jb_arg_val(b, KA_s), base,
-                                 jb_select(b, k->in, jb_imul(b, kdim, nb), base));
+      jb_val srd = tpl_mx_view(b, p, jb_arg_val(b, KA_s), base,
+                               jb_select(b, k->in, jb_imul(b, kdim, nb), base));
       jb_val nb32 = jb_trunc(b, nb, JB_I32);
       jb_buffer_store(b, val, srd, jb_imul(b, kk, nb32), .mask = ok,
                       .soffset = jb_imul_imm(b, nb32, j));
@@ -390,8 +467,8 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
    jb_val len = p->tile32 ? jb_lshr_imm(b, kdim, 5) : kdim;
    jb_val k0 = p->tile32 ? jb_lshr_imm(b, L->k0, 5) : L->k0;
    jb_val base = jb_iadd(b, jb_imul(b, row, len), k0);
-   jb_val srd = jb_srd_rebase(b, jb_arg_val(b, KA_s), base,
-                              jb_select(b, k->in, jb_imul(b, jb_iadd_imm(b, row, 1), len), base));
+   jb_val srd = tpl_mx_view(b, p, jb_arg_val(b, KA_s), base,
+                            jb_select(b, k->in, jb_imul(b, jb_iadd_imm(b, row, 1), len), base));
    if (p->tile32) {
       if (j)
          return; /* the tile's one byte goes with column 0 */
@@ -405,8 +482,8 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
       jb_buffer_store(b, val, srd, kk, .mask = ok, .soffset = jb_imm_u32(b, j));
 }
 
-/* requires: the block's loads issued. produces: q and this block's scale bytes; with 4-byte
- * scale stores, word[c] collects blocks i % 4 = 0..3 and goes out after the fourth. */
+/* requires: the block's loads issued. produces: q and this block's scale bytes; with 3d plain
+ * wide scale stores, word[] packs the lane's c scale bytes (store_scales). */
 static void
 block_finish(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L,
              const struct blk *k, unsigned i, jb_val *word)
@@ -417,7 +494,8 @@ block_finish(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
    jb_val q_base =
        jb_iadd(b, jb_imul(b, L->e, km), jb_iadd(b, jb_imul(b, L->k0, m), jb_shl_imm(b, k->mb, 5)));
    jb_val q_end = jb_imul(b, jb_iadd_imm(b, L->e, 1), km); /* the expert's q ends here */
-   jb_val q_srd = jb_srd_rebase(b, jb_arg_val(b, KA_q), q_base, jb_select(b, k->in, q_end, q_base));
+   jb_val q_srd =
+       tpl_mx_view(b, p, jb_arg_val(b, KA_q), q_base, jb_select(b, k->in, q_end, q_base));
    jb_val m32 = jb_trunc(b, m, JB_I32);
    jb_type st = p->rpl >= 4 ? JB_TYPE(JB_KIND_INT, 32, p->rpl / 4) : JB_I16;
    jb_val q_lane = jb_iadd(b, jb_imul(b, L->kk, m32), jb_imul_imm(b, L->mg, p->rpl));
@@ -443,12 +521,23 @@ block_finish(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
                               lm > 1 ? jb_wave_reduce(b, JB_RED_UMAX, amax, .cluster = lm) : amax);
       jb_val codes = tpl_mx_cast(b, p, colv, abs, sb[j]);
       /* row k0 + kk + j of q: the lane's offset plus j rows (uniform: soffset, unchecked by
-       * the range check, so the K-tail variant masks columns past K) */
-      jb_val ok =
-          p->ktail ? jb_cmp(b, JB_SLT, jb_iadd_imm(b, L->kk, j), L->rem) : jb_imm_bool(b, true);
-      jb_buffer_store(b, jb_bitcast(b, codes, st), q_srd, q_lane, .soffset = jb_imul_imm(b, m32, j),
-                      .mask = p->ktail ? ok : (jb_val){0});
-      store_scales(b, p, L, k, i, j, sb, word); /* this column's scale byte(s) */
+       * the range check, so the K-tail variant skips columns past K: a branch around the
+       * column's stores, as masks would hold a masked offset per column in VGPRs) */
+      jb_val inK = jb_cmp(b, JB_SLT, jb_iadd_imm(b, L->kk, j), L->rem);
+      jb_if *past = p->ktail ? jb_push_if(b, inK) : NULL;
+      jb_buffer_store(b, jb_bitcast(b, codes, st), q_srd, q_lane,
+                      .soffset = jb_imul_imm(b, m32, j));
+      if (!blocked_params(p))
+         store_scales(b, p, L, k, i, j, sb, word); /* this column's scale byte(s) */
+      if (past)
+         jb_pop_if(b, past);
+      if (blocked_params(p)) {
+         /* blocked scales cover K padded to 128 rows: a column past K is padding (scale 0),
+          * which the element loads' reads past the row's end must not feed */
+         if (p->ktail)
+            sb[j] = jb_select(b, inK, sb[j], jb_imm_u32(b, 0));
+         store_scales(b, p, L, k, i, j, sb, word);
+      }
    }
 }
 
@@ -499,13 +588,11 @@ static void
 mxfp8_dim1_build(jb_builder *b, const void *params)
 {
    const struct tpl_mx_params *p = params;
-   /* 64 VGPRs (8 waves per SIMD) for one block of at most 128 bytes per lane in flight; the
-    * K-tail variant's element loads, deeper pipelines, 32x32 tiles (all rows held for the
-    * tile's amax) and 3d plain 8-byte scale stores (a few over 64 on gfx942) get 128 */
+   /* 64 VGPRs (8 waves per SIMD) for one block of at most 128 bytes per lane in flight (every
+    * point pick returns, K-tail, 32x32 tiles and 3d plain 8-byte scale stores included);
+    * deeper pipelines and more rows per lane: 128 */
    unsigned inflight = p->depth * p->rpl * p->load;
-   bool wide3d = p->sstore == 4 && p->is3d && !p->scales;
-   bool fits =
-       inflight <= 128 && p->depth == 1 && p->rpl <= 8 && !p->ktail && !wide3d && !p->tile32;
+   bool fits = inflight <= 128 && p->depth == 1 && p->rpl <= 8;
    tpl_kernel_begin(b, &tpl_mxfp8_dim1, 64 * p->waves, fits ? 64 : 128);
 
    struct lanes L;
@@ -521,11 +608,10 @@ mxfp8_dim1_build(jb_builder *b, const void *params)
    jb_val rem = jb_isub(b, jb_arg_val(b, KA_k), L.k0);
    rem = jb_smin(b, jb_smax(b, rem, jb_imm_i64(b, -1)), jb_imm_i64(b, 1 << 30));
    L.rem = jb_trunc(b, rem, JB_I32);
-   if (p->sstore == 4) {
-      /* per wave: 4 bytes (3d plain: 1) per column of its tile, then 64 bytes where the
-       * other lanes of a block write their (equal) bytes out of the way */
-      uint32_t per_col = p->is3d && !p->scales ? 1 : 4;
-      uint32_t per_wave = per_col * (uint32_t)wave_cols(p) + 64;
+   L.kin = jb_cmp(b, JB_SLT, L.kk, L.rem);
+   if (p->sstore == 4 && !(p->is3d && !p->scales)) {
+      /* per wave: 4 bytes per column of its tile */
+      uint32_t per_wave = 4 * (uint32_t)wave_cols(p);
       jb_val lds = jb_lds_alloc(b, per_wave * p->waves, 4);
       L.stage = lds;
       L.stage_off = jb_imul_imm(b, wave, per_wave);

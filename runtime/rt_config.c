@@ -19,7 +19,7 @@
 
 #define CFG_MAX_FAMILIES 16
 #define CFG_MAX_LAYERS 3
-#define CFG_PARAMS_BYTES 64
+#define CFG_PARAMS_BYTES 128
 
 /* One shape dimension of a tuned entry: an inclusive range of values. */
 struct cfg_dim {

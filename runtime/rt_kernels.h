@@ -16,7 +16,7 @@
 #include "kc.h"
 #include "tpl.h"
 
-#define RT_MAX_PARAMS_BYTES 64 /* largest tpl params struct (uint32 fields) */
+#define RT_MAX_PARAMS_BYTES 128 /* largest tpl params struct (uint32 fields) */
 
 /** A kernel loaded on a context's device; lives until mxjit_ctx_destroy. */
 typedef struct rt_lkernel {

@@ -6,6 +6,7 @@
  * `make test-full`), and static checks of the code (no scratch, VGPR budget, memory widths).
  */
 #include "golden.h"
+#include "jt.h"
 #include "kt_common.h"
 #include "mx_common.h"
 #include "op_int.h"
@@ -373,9 +374,40 @@ Test(mxfp8, strided_input_all_kinds, .timeout = 600)
    mxjit_ctx_destroy(host);
 }
 
+/* The family's pick takes the 64-bit views (rebase = 1) for this problem, whose x spans more
+ * than 2^31 bytes, and validate refuses the 32-bit ones (rebase = 0), naming x and its span. */
+static void
+rebase_needed(const char *target, const mx_case *c)
+{
+   struct tpl_mx_problem pr = {.e = c->e,
+                               .m = c->m,
+                               .k = c->k,
+                               .ld_x = c->ld,
+                               .ld_e = c->kind == MXJIT_MX_3D ? c->lde : 0,
+                               .kind = c->kind == MXJIT_MX_DIM0   ? TPL_MX_DIM0
+                                       : c->kind == MXJIT_MX_DIM1 ? TPL_MX_DIM1
+                                                                  : TPL_MX_3D,
+                               .elem = JB_E4M3,
+                               .mode = JB_SCALE_RCEIL,
+                               .scales = TPL_MX_SCALES_PLAIN};
+   const tpl_family *f = c->kind == MXJIT_MX_DIM0 ? &tpl_mxfp8_dim0 : &tpl_mxfp8_dim1;
+   struct tpl_mx_params p;
+   char msg[512] = "", want[96];
+   f->pick(jt_lookup(target), &pr, &p);
+   cr_assert_eq(p.rebase, 1u, "%s %s: pick chose 32-bit views for x of %zu bytes", target, f->name,
+                x_elems(c) * 2);
+   cr_assert_eq(tpl_validate(f, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+   p.rebase = 0;
+   cr_assert_eq(tpl_validate(f, &pr, &p, msg, sizeof(msg)), MXJIT_ERR_INVALID_ARG,
+                "%s %s: rebase=0 accepted for x of %zu bytes", target, f->name, x_elems(c) * 2);
+   snprintf(want, sizeof(want), "x spans %zu bytes", x_elems(c) * 2);
+   cr_assert(strstr(msg, want) && strstr(msg, "rebase=1"), "%s: %s (want '%s')", target, msg, want);
+}
+
 /* Tensors past 4 GB and 2^31 elements: rows / experts at byte offsets above 2^32 go through
- * the i64 SRD rebase. The emulator's buffer is ~8.6 GB of untouched (lazily zero) memory; only
- * the rows written here are touched. Compared with the host device on the rows packed. */
+ * the i64 SRD rebase (rebase = 1, which pick chooses there: rebase_needed). The emulator's buffer
+ * is ~8.6 GB of untouched (lazily zero) memory; only the rows written here are touched. Compared
+ * with the host device on the rows packed. */
 static void
 big_offsets(const char *target, mxjit_mx_kind kind)
 {
@@ -406,6 +438,7 @@ big_offsets(const char *target, mxjit_mx_kind kind)
                                        packed + (e * c.m + r) * c.k, (size_t)c.k * 2),
                       MXJIT_OK);
    cr_assert_gt((uint64_t)((c.e - 1) * lde + (nrows - 1) * c.ld) * 2, UINT64_C(1) << 32);
+   rebase_needed(target, &c);
    mxjit_mx_quant_args a = args_of(&c, dx);
    size_t qb, sb;
    cr_assert_eq(mxjit_mx_quant_sizes(&a, &qb, &sb), MXJIT_OK);
@@ -544,8 +577,12 @@ Test(mxfp8, check_mode_finds_a_wrong_byte, .timeout = 120)
                                              .target = "gfx950", .no_disk_cache = 1, .check = 1),
                                  &ctx),
                 MXJIT_OK);
-   mx_case c = {.kind = MXJIT_MX_DIM1, .mode = MXJIT_SCALE_RCEIL, .layout = MXJIT_SCALES_BLOCKED,
-                .e = 1, .m = 64, .k = 70};
+   mx_case c = {.kind = MXJIT_MX_DIM1,
+                .mode = MXJIT_SCALE_RCEIL,
+                .layout = MXJIT_SCALES_BLOCKED,
+                .e = 1,
+                .m = 64,
+                .k = 70};
    size_t n = (size_t)(c.m * c.k);
    uint16_t *x = malloc(n * 2);
    kt_fill_mx_input(x, n, 0, 5);
@@ -562,8 +599,7 @@ Test(mxfp8, check_mode_finds_a_wrong_byte, .timeout = 120)
    b ^= 1;
    cr_assert_eq(mxjit_memcpy_h2d(ctx, a.q + 1234, &b, 1), MXJIT_OK);
    cr_assert_eq(rt_op_mx_verify(ctx, NULL, "mxfp8_quantize", &a), MXJIT_ERR_CHECK);
-   cr_assert(strstr(mxjit_ctx_last_error(ctx), "q byte 1234 is"), "%s",
-             mxjit_ctx_last_error(ctx));
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "q byte 1234 is"), "%s", mxjit_ctx_last_error(ctx));
    mxjit_free(ctx, dx), mxjit_free(ctx, a.q), mxjit_free(ctx, a.s);
    free(x);
    mxjit_ctx_destroy(ctx);
