@@ -300,6 +300,7 @@ typedef struct be_run {
    size_t bytes;  /* size of each of the (one or two) buffers */
    size_t obytes; /* BE_GEMM: size of out (src is `bytes`) */
    int kind;      /* BE_MFMA (out), BE_COPY / BE_GEMM (src, out), BE_VALU (no check) */
+   uint32_t macs; /* exact multiply-adds (M x N x K per MFMA) per wave and iteration */
 } be_run;
 
 /* Checks the output of one launch: 1 when it is what the kernel must produce. */
@@ -406,11 +407,46 @@ be_now_ms(void)
    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* --fma-bound: before each timed launch of an MFMA loop, time a slice of the host's exact
+ * multiply-add bound (emu_mfma_fma_bound_run: independent double FMAs at the MFMA core's
+ * instruction-set level), so each launch has a same-time bound to be compared with; the loop's
+ * exact multiply-adds/s is reported as a fraction of it (median of the per-launch ratios). */
+static int be_fma;
+
+/* An MFMA loop's exact multiply-adds: G/s (median launch), and with --fma-bound the median
+ * bound sample (G/s, instruction-set level) and the median fraction of it. */
+typedef struct be_fma_res {
+   double gmacs, bound, frac;
+   const char *isa;
+} be_fma_res;
+
+/* Exact multiply-adds of one launch of r (blocks of 256 work-items: 4 waves). */
+static double
+be_macs(const be_run *r)
+{
+   return (double)r->macs * 4 * r->wgs * r->iters;
+}
+
+/* One bound sample: G multiply-adds/s over ~10 ms (reps calibrated on the first call). */
+static double
+be_fma_sample(const char **isa)
+{
+   static uint64_t reps = 1u << 16;
+   for (;;) {
+      double t0 = be_now_ms();
+      uint64_t n = emu_mfma_fma_bound_run(reps, isa);
+      double dt = be_now_ms() - t0;
+      if (dt >= 5 || reps >= (1ull << 40))
+         return (double)n / (dt * 1e6);
+      reps *= 4;
+   }
+}
+
 /* Assembles, loads and launches r `reps` times after a warm-up launch (which also decodes);
  * median ms and wave-instructions/s into ms / minst. Returns a message or NULL. */
 static const char *
-be_measure(const char *target, const be_run *r, int reps, double *ms, double *minst, char *err,
-           size_t errlen)
+be_measure(const char *target, const be_run *r, int reps, double *ms, double *minst,
+           be_fma_res *fma, char *err, size_t errlen)
 {
    void *hsaco = NULL;
    size_t hsize = 0;
@@ -442,12 +478,17 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
    }
    emu_launch_params p = {
        .grid = {r->wgs, 1, 1}, .block = {256, 1, 1}, .kernargs = ka, .kernarg_size = sizeof(ka)};
-   double *v = calloc((size_t)reps + 1, sizeof(double));
+   double *v = calloc(3 * ((size_t)reps + 1), sizeof(double));
+   double *fb = v + reps + 1, *ratio = fb + reps + 1; /* bound G/s, fraction of it */
+   int pair = be_fma && r->macs;
    rt_counters c = {0};
    for (int i = 0; i <= reps && !st && v; i++) {
+      if (pair)
+         fb[i] = be_fma_sample(&fma->isa);
       double t0 = be_now_ms();
       st = emu_launch(dev, k, &p, &c);
       v[i] = be_now_ms() - t0;
+      ratio[i] = pair ? be_macs(r) / (v[i] * 1e6) / fb[i] : 0;
    }
    const char *msg = NULL;
    if (st && dev && !err[0])
@@ -461,6 +502,11 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
    } else {
       *ms = cu_median(v + 1, reps);
       *minst = (double)c.total / (*ms * 1e3);
+      if (r->macs) {
+         fma->gmacs = be_macs(r) / (*ms * 1e6);
+         fma->bound = pair ? cu_median(fb + 1, reps) : 0;
+         fma->frac = pair ? cu_median(ratio + 1, reps) : 0;
+      }
    }
    free(v);
    if (mod)
@@ -475,10 +521,10 @@ static void
 bench_emu_loops(int reps, int json)
 {
    static const be_run runs[4] = {
-       {be_mfma_src, "be_mfma", 8, 20, 8 * 256 * 8, 0, BE_MFMA},
-       {be_copy_src, "be_copy", 16, 64, 64u * 16 * 256 * 16, 64u * 16 * 256 * 16, BE_COPY},
-       {be_valu_src, "be_valu", 16, 64, 64, 0, BE_VALU},
-       {be_gemm_src, "be_gemm", 8, 64, 64u * 8 * 256 * 16, 8 * 256 * 8, BE_GEMM},
+       {be_mfma_src, "be_mfma", 8, 20, 8 * 256 * 8, 0, BE_MFMA, 16 * (32 * 32 * 8 + 16 * 16 * 16)},
+       {be_copy_src, "be_copy", 16, 64, 64u * 16 * 256 * 16, 64u * 16 * 256 * 16, BE_COPY, 0},
+       {be_valu_src, "be_valu", 16, 64, 64, 0, BE_VALU, 0},
+       {be_gemm_src, "be_gemm", 8, 64, 64u * 8 * 256 * 16, 8 * 256 * 8, BE_GEMM, 2 * 32 * 32 * 8},
    };
    static const char *const whats[4] = {"mfma loop (32x32x8 f16 + 16x16x16 bf16)",
                                         "copy loop (dwordx4 load+store)",
@@ -487,21 +533,28 @@ bench_emu_loops(int reps, int json)
    int printed = 0;
    for (int i = 0; i < 4; i++) {
       double ms = 0, minst = 0;
+      be_fma_res f = {0, 0, 0, ""};
       char err[300] = "";
       if (be_only && strcmp(be_only, runs[i].name))
          continue;
-      const char *m = be_measure("gfx942", &runs[i], reps, &ms, &minst, err, sizeof(err));
+      const char *m = be_measure("gfx942", &runs[i], reps, &ms, &minst, &f, err, sizeof(err));
       const char *what = whats[runs[i].kind];
       if (m && m != err)
          snprintf(err, sizeof(err), "%s", m);
       if (json)
-         printf("%s\"%s\": {\"ms\": %.4f, \"minst_per_s\": %.3f, \"error\": \"%s\"}",
-                printed++ ? ", " : "", runs[i].name, ms, minst, m ? json_safe(err) : "");
+         printf("%s\"%s\": {\"ms\": %.4f, \"minst_per_s\": %.3f, \"gmacs_per_s\": %.3f, "
+                "\"fma_bound_g_per_s\": %.3f, \"fraction_of_bound\": %.4f, \"error\": \"%s\"}",
+                printed++ ? ", " : "", runs[i].name, ms, minst, f.gmacs, f.bound, f.frac,
+                m ? json_safe(err) : "");
       else if (m)
          printf("emulator gfx942, %s: %s\n", what, m);
       else
          printf("emulator gfx942, %s: %.2f ms, %.2f M wave-instructions/s (1 thread)\n", what, ms,
                 minst);
+      if (!json && !m && f.bound > 0)
+         printf("  %s: %.2f G exact multiply-adds/s; host bound %.2f G FMA/s (%s); %.1f%% of "
+                "it (median of same-time pairs)\n",
+                runs[i].name, f.gmacs, f.bound, f.isa, 100 * f.frac);
    }
 }
 
@@ -524,6 +577,9 @@ cmd_bench(int argc, char **argv)
          be_cpu_time = 1;
       } else if (!strcmp(argv[i], "--wait-states")) {
          be_ws = 1;
+      } else if (!strcmp(argv[i], "--fma-bound")) {
+         be_fma = 1;
+         emu_only = 1;
       } else if (!strcmp(argv[i], "--template") && i + 1 < argc && !tpl) {
          tpl = argv[++i];
       } else if (!strcmp(argv[i], "--param") && i + 1 < argc && nkv < 32) {
@@ -543,7 +599,7 @@ cmd_bench(int argc, char **argv)
          fprintf(help ? stdout : stderr,
                  "usage: mxjit bench [--json] [--reps N (1..%d)] [--template FAMILY [--param k=v "
                  "...]]\n"
-                 "                   [--emu-loops] [--cpu-time] [--wait-states]\n"
+                 "                   [--emu-loops] [--cpu-time] [--wait-states] [--fma-bound]\n"
                  "                   [--only be_mfma|be_copy|be_valu|be_gemm]\n"
                  "       mxjit bench --gemm-loop [--target gfx942|gfx950] [--param k=v ...]\n"
                  "                   (grouped_gemm_fp8: one steady-state K iteration from the\n"

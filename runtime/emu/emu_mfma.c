@@ -641,3 +641,88 @@ emu_vm_v_accvgpr_mov_b32(emu_wave *w, const emu_inst *in)
 {
    return acc_move(w, in);
 }
+
+/* --- The host's exact multiply-add bound (mxjit bench --fma-bound) ---------------------------
+ * A tight loop of independent double fused multiply-adds at the instruction-set level the MFMA
+ * core above runs at (mf_isa): 16 chains of x = x * m + c (8-wide vfmadd231pd on AVX-512, 4-wide
+ * on AVX2; the portable level has no FMA, so a multiply and an add per lane), enough chains to
+ * cover the FMA latency on every port the core has. m and c come from memory so nothing folds;
+ * x converges to 2 and stays normal. Each exact multiply-add of an MFMA (one product plus one
+ * double sum) is one such lane operation, so this is the rate no MFMA core at this level can
+ * beat. */
+#define FB_CHAINS 16
+#if MF_HAVE_X86
+__attribute__((target("avx512f,fma"), noinline)) static void
+fma_bound_avx512(uint64_t reps, double *io)
+{
+   __m512d m = _mm512_set1_pd(io[0]), c = _mm512_set1_pd(io[1]), x[FB_CHAINS];
+   for (unsigned i = 0; i < FB_CHAINS; i++)
+      x[i] = _mm512_set1_pd(io[2] + i);
+   for (uint64_t r = 0; r < reps; r++)
+#pragma GCC unroll 16
+      for (unsigned i = 0; i < FB_CHAINS; i++)
+         x[i] = _mm512_fmadd_pd(x[i], m, c);
+   for (unsigned i = 1; i < FB_CHAINS; i++)
+      x[0] = _mm512_add_pd(x[0], x[i]);
+   io[3] = _mm512_reduce_add_pd(x[0]);
+}
+
+/* AVX2 has 16 vector registers: 12 chains leave room for m and c (the portable build: SSE2, two
+ * registers per 4-double vector, 6 chains). */
+__attribute__((target("avx2,fma"), noinline)) static void
+fma_bound_avx2(uint64_t reps, double *io)
+{
+   __m256d m = _mm256_set1_pd(io[0]), c = _mm256_set1_pd(io[1]), x[12];
+   for (unsigned i = 0; i < 12; i++)
+      x[i] = _mm256_set1_pd(io[2] + i);
+   for (uint64_t r = 0; r < reps; r++)
+#pragma GCC unroll 12
+      for (unsigned i = 0; i < 12; i++)
+         x[i] = _mm256_fmadd_pd(x[i], m, c);
+   for (unsigned i = 1; i < 12; i++)
+      x[0] = _mm256_add_pd(x[0], x[i]);
+   double t[4];
+   _mm256_storeu_pd(t, x[0]);
+   io[3] = t[0] + t[1] + t[2] + t[3];
+}
+#endif
+
+__attribute__((noinline)) static void
+fma_bound_w4(uint64_t reps, double *io)
+{
+   mf_vd_w4 m = {io[0], io[0], io[0], io[0]}, c = {io[1], io[1], io[1], io[1]}, x[6];
+   for (unsigned i = 0; i < 6; i++)
+      x[i] = (mf_vd_w4){io[2] + i, io[2] + i, io[2] + i, io[2] + i};
+   for (uint64_t r = 0; r < reps; r++)
+#pragma GCC unroll 6
+      for (unsigned i = 0; i < 6; i++)
+         x[i] = x[i] * m + c;
+   for (unsigned i = 1; i < 6; i++)
+      x[0] += x[i];
+   io[3] = x[0][0] + x[0][1] + x[0][2] + x[0][3];
+}
+
+uint64_t
+emu_mfma_fma_bound_run(uint64_t reps, const char **isa_name)
+{
+   static const char *const names[3] = {"portable (4 doubles, multiply + add, 6 chains)",
+                                        "AVX2 + FMA (4 doubles, 12 chains)",
+                                        "AVX-512 (8 doubles, 16 chains)"};
+   volatile double src[3] = {0.5, 1.0, 1.0};
+   double io[4] = {src[0], src[1], src[2], 0};
+   pthread_once(&tab_once, mf_init);
+   if (isa_name)
+      *isa_name = names[mf_isa];
+#if MF_HAVE_X86
+   if (mf_isa == 2) {
+      fma_bound_avx512(reps, io);
+      return reps * FB_CHAINS * 8 + (io[3] != io[3]); /* io[3] is finite; keeps it live */
+   }
+   if (mf_isa == 1) {
+      fma_bound_avx2(reps, io);
+      return reps * 12 * 4 + (io[3] != io[3]);
+   }
+#endif
+   fma_bound_w4(reps, io);
+   return reps * 6 * 4 + (io[3] != io[3]);
+}

@@ -604,3 +604,19 @@ Test(emu_mfma, every_16bit_pattern_as_operand)
    every_pattern("gfx950", false);
    every_pattern("gfx950", true);
 }
+
+/* mxjit bench --fma-bound's loop (emu_mfma.c): it does reps rounds of independent multiply-adds
+ * at the MFMA core's instruction-set level and says how many lanes' worth; ctest reruns this
+ * suite at MXJIT_EMU_MFMA_ISA=0 and 1, so each level's count and name are checked. */
+Test(emu_mfma, fma_bound_counts_its_work)
+{
+   const char *isa = NULL;
+   uint64_t n = emu_mfma_fma_bound_run(1000, &isa);
+   cr_assert_not_null(isa);
+   uint64_t want = strstr(isa, "AVX-512") ? 1000 * 16 * 8
+                   : strstr(isa, "AVX2") ? 1000 * 12 * 4
+                                         : 1000 * 6 * 4;
+   cr_assert_eq(n, want, "%s: %llu multiply-adds, want %llu", isa, (unsigned long long)n,
+                (unsigned long long)want);
+   cr_assert_eq(emu_mfma_fma_bound_run(0, NULL), 0);
+}
