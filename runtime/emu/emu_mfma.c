@@ -240,6 +240,62 @@ unpack_all(const uint32_t *const *rows, unsigned mn, unsigned kpl, mf_type t, do
          }
 }
 
+/* Decoded operands, cached per host thread by content. A loop of MFMAs often reads the same
+ * operand registers unchanged (a fragment reused across N tiles, the same fragment as A of one
+ * MFMA and B of the next, or every wave holding the same values), so the decoded [K][mn] matrix
+ * of an operand is kept with the raw register rows it came from: a later operand of the same
+ * type and shape whose rows hold the same bits takes the decoded matrix without decoding. The
+ * decode is a pure function of (type, mn, kpl, raw bits), so a hit gives exactly what decoding
+ * would. Only operands of kpl <= 8 (at most 4 registers, 512 doubles) are cached; f8f6f4's 32
+ * elements per lane are decoded each time. MF_DC_N entries, least recently used replaced, so
+ * the A operand's entry survives B's miss. */
+#define MF_DC_N 4
+typedef struct mf_dc_ent {
+   uint64_t stamp;          /* 0: empty */
+   unsigned nregs, mn, kpl; /* key with t and raw */
+   mf_type t;
+   uint32_t raw[4][EMU_WAVE];
+   double out[512];
+} mf_dc_ent;
+static _Thread_local struct {
+   uint64_t clock;
+   mf_dc_ent e[MF_DC_N];
+} mf_dc;
+
+static inline __attribute__((always_inline)) const double *
+decode_operand(const uint32_t *const *rows, unsigned nregs, unsigned mn, unsigned kpl, mf_type t,
+               double *buf)
+{
+   if (kpl > 8 || nregs > 4) {
+      unpack_all(rows, mn, kpl, t, buf);
+      return buf;
+   }
+   mf_dc_ent *victim = &mf_dc.e[0];
+   for (unsigned i = 0; i < MF_DC_N; i++) {
+      mf_dc_ent *e = &mf_dc.e[i];
+      if (e->stamp && e->nregs == nregs && e->mn == mn && e->kpl == kpl && e->t == t) {
+         bool same = true;
+         for (unsigned r = 0; r < nregs && same; r++)
+            same = !memcmp(e->raw[r], rows[r], sizeof(e->raw[r]));
+         if (same) {
+            e->stamp = ++mf_dc.clock;
+            return e->out;
+         }
+      }
+      if (e->stamp < victim->stamp)
+         victim = e;
+   }
+   for (unsigned r = 0; r < nregs; r++)
+      memcpy(victim->raw[r], rows[r], sizeof(victim->raw[r]));
+   victim->nregs = nregs;
+   victim->mn = mn;
+   victim->kpl = kpl;
+   victim->t = t;
+   victim->stamp = ++mf_dc.clock;
+   unpack_all(rows, mn, kpl, t, victim->out);
+   return victim->out;
+}
+
 /* The f32 rounding of the exact d + p (d an f32 value, p a double), for the rare lanes where
  * rounding the double sum would round twice (emu_mfma_core.h, MF_ADD_F32): TwoSum gives the
  * double sum s and its exact error e; an inexact s is moved to its odd neighbour on e's side
@@ -402,8 +458,8 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
    opnd_rows(w, &in->src[1], emu_vm_vreg(&in->src[1]), regb, cbuf[1], rb);
    opnd_rows(w, &in->src[2], vc, nregs, cbuf[2], rc);
    /* A and B are decoded completely before D is written (D may alias them in VGPR form). */
-   unpack_all(ra, mn, kpl, ta, a);
-   unpack_all(rb, mn, kpl, tb, b);
+   const double *da = decode_operand(ra, rega, mn, kpl, ta, a);
+   const double *db = decode_operand(rb, regb, mn, kpl, tb, b);
    /* Row i of C/D is lanes g * mn .. g * mn + mn - 1 of register r (g = (i / 4) % groups,
     * r = 4 * (i / (4 * groups)) + i % 4). When D is C itself or a disjoint register range the
     * core reads and writes the register rows in place; otherwise C goes through a matrix. */
@@ -421,7 +477,7 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
          crow[i] = drow[i] = &dm[i * mn];
       }
    }
-   mf_core_for(mn, kpl)(a, b, crow, drow, scale_a, scale_b);
+   mf_core_for(mn, kpl)(da, db, crow, drow, scale_a, scale_b);
    for (unsigned r = 0; r < nregs && !direct; r++) {
       unsigned row0 = (r / 4) * (4 * groups) + r % 4;
       uint32_t bits[EMU_WAVE];
