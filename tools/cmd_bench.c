@@ -21,6 +21,7 @@
 #include "jt.h"
 #include "rt_kernels.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,27 +207,27 @@ bench_emu(const char *dir, int reps, bench_target *b)
 #define BE_ZERO4(a, b, c, d) BE_ZERO1(a) BE_ZERO1(b) BE_ZERO1(c) BE_ZERO1(d)
 
 /* kernarg: u64 out, u32 iterations. out[wg * 256 + tid] = {a0, a16} after the loop: A = 1.0
- * and B = 0.5 (f16) add 8 * 0.5 = 4 per 32x32x8 MFMA, A = B = 1.0 (bf16) add 16 per 16x16x16. */
-static const char be_mfma_src[] = BE_HEAD(
-    "be_mfma") "  s_load_dwordx2 s[4:5], s[0:1], 0x0\n  s_load_dword s6, s[0:1], 0x8\n"
-               "  v_mov_b32 v2, 0x3c003c00\n  v_mov_b32 v3, 0x3c003c00\n  v_mov_b32 v4, "
-               "0x38003800\n"
-               "  v_mov_b32 v5, 0x38003800\n  v_mov_b32 v6, 0x3f803f80\n  v_mov_b32 v7, "
-               "0x3f803f80\n" BE_ZERO4(0, 1, 2, 3) BE_ZERO4(4, 5, 6, 7) BE_ZERO4(
-                   8, 9, 10, 11) BE_ZERO4(12, 13, 14, 15)
-                   BE_ZERO4(16, 17, 18,
-                            19) "  s_waitcnt lgkmcnt(0)\n"
-                                "be_mfma_loop:\n" BE_X16(
-                                    "  v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"
-                                    "  v_mfma_f32_16x16x16_bf16 a[16:19], v[6:7], v[6:7], "
-                                    "a[16:19]\n") "  s_sub_u32 s6, s6, 1\n  s_cmp_lg_u32 s6, 0\n  "
-                                                  "s_cbranch_scc1 be_mfma_loop\n"
-                                                  "  s_nop 15\n  v_accvgpr_read_b32 v10, a0\n  "
-                                                  "v_accvgpr_read_b32 v11, a16\n"
-                                                  "  v_lshlrev_b32 v12, 3, v0\n  s_lshl_b32 s7, "
-                                                  "s2, 11\n  v_add_u32 v12, s7, v12\n"
-                                                  "  global_store_dwordx2 v12, v[10:11], s[4:5]\n  "
-                                                  "s_endpgm\n" BE_KD("be_mfma", 36, 16, 0);
+ * and B = 0.5 (f16) add 8 * 0.5 = 4 per 32x32x8 MFMA, A = B = 1.0 (bf16) add 16 per 16x16x16.
+ * be_mfmar is the same loop on operands whose sums round (f16 1 + 2^-10 and 1 + 3 * 2^-10 / 1 +
+ * 5 * 2^-10, bf16 1 + 2^-7 and 1 + 3 * 2^-7: 22- and 16-bit products, accumulated past 2^24 ulps),
+ * so it measures the emulator's rounding MFMA core, not its exact regime (emu_mfma.c). */
+#define BE_MFMA_SRC(name, f16a, f16b, bf16)                                                        \
+   BE_HEAD(name) "  s_load_dwordx2 s[4:5], s[0:1], 0x0\n  s_load_dword s6, s[0:1], 0x8\n"         \
+                 "  v_mov_b32 v2, " f16a "\n  v_mov_b32 v3, " f16a "\n  v_mov_b32 v4, " f16b     \
+                 "\n  v_mov_b32 v5, " f16b "\n  v_mov_b32 v6, " bf16 "\n  v_mov_b32 v7, " bf16   \
+                 "\n" BE_ZERO4(0, 1, 2, 3) BE_ZERO4(4, 5, 6, 7) BE_ZERO4(8, 9, 10, 11)             \
+                     BE_ZERO4(12, 13, 14, 15) BE_ZERO4(16, 17, 18, 19) "  s_waitcnt lgkmcnt(0)\n" \
+                 name "_loop:\n" BE_X16("  v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], "     \
+                                        "a[0:15]\n  v_mfma_f32_16x16x16_bf16 a[16:19], v[6:7], "  \
+                                        "v[6:7], a[16:19]\n")                                     \
+                     "  s_sub_u32 s6, s6, 1\n  s_cmp_lg_u32 s6, 0\n  s_cbranch_scc1 " name         \
+                 "_loop\n  s_nop 15\n  v_accvgpr_read_b32 v10, a0\n  v_accvgpr_read_b32 v11, "    \
+                 "a16\n  v_lshlrev_b32 v12, 3, v0\n  s_lshl_b32 s7, s2, 11\n  v_add_u32 v12, "     \
+                 "s7, v12\n  global_store_dwordx2 v12, v[10:11], s[4:5]\n  s_endpgm\n" BE_KD(     \
+                     name, 36, 16, 0)
+static const char be_mfma_src[] = BE_MFMA_SRC("be_mfma", "0x3c003c00", "0x38003800", "0x3f803f80");
+static const char be_mfmar_src[] =
+    BE_MFMA_SRC("be_mfmar", "0x3c013c01", "0x3c053c03", "0x3f833f81");
 
 /* kernarg: u64 src, u64 dst, u32 iterations, u32 stride (bytes per iteration, all lanes). */
 static const char be_copy_src[] = BE_HEAD(
@@ -292,7 +293,7 @@ static const char be_gemm_src[] = BE_HEAD(
                            "  global_store_dwordx2 v12, v[10:11], s[6:7]\n  s_endpgm\n" BE_KD(
                                "be_gemm", 56, 24, 4096);
 
-enum { BE_MFMA, BE_COPY, BE_VALU, BE_GEMM };
+enum { BE_MFMA, BE_COPY, BE_VALU, BE_GEMM, BE_MFMAR };
 
 typedef struct be_run {
    const char *src, *name;
@@ -314,7 +315,15 @@ be_check(const be_run *r, const uint8_t *in, const uint8_t *out)
    float want_a = r->kind == BE_MFMA ? 64.0f * (float)r->iters : 8.0f * (float)r->iters;
    float want_b = r->kind == BE_MFMA ? 256.0f * (float)r->iters : want_a;
    const uint32_t *o = (const uint32_t *)out;
-   for (size_t i = 0; i < r->obytes / 8; i++) {
+   if (r->kind == BE_MFMAR) { /* rounded sums: every lane the same finite value above the exact
+                               * loop's (operands > 1) */
+      memcpy(&want_a, &o[0], 4);
+      memcpy(&want_b, &o[1], 4);
+      if (!(want_a > 64.0f * (float)r->iters && want_b > 256.0f * (float)r->iters) ||
+          !isfinite(want_a) || !isfinite(want_b))
+         return 0;
+   }
+   for (size_t i = 0; i < (r->obytes ? r->obytes : r->bytes) / 8; i++) {
       float x, y;
       memcpy(&x, &o[2 * i], 4);
       memcpy(&y, &o[2 * i + 1], 4);
@@ -361,7 +370,8 @@ json_safe(char *s)
 }
 
 static void bench_emu_loops(int reps, int json);
-/* --only NAME: run only the emulator loop of that name (be_mfma, be_copy, be_valu, be_gemm). */
+/* --only NAME: run only the emulator loop of that name (be_mfma, be_mfmar, be_copy, be_valu,
+ * be_gemm). */
 static const char *be_only;
 
 static void
@@ -520,18 +530,21 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
 static void
 bench_emu_loops(int reps, int json)
 {
-   static const be_run runs[4] = {
+   static const be_run runs[5] = {
        {be_mfma_src, "be_mfma", 8, 20, 8 * 256 * 8, 0, BE_MFMA, 16 * (32 * 32 * 8 + 16 * 16 * 16)},
+       {be_mfmar_src, "be_mfmar", 8, 20, 8 * 256 * 8, 0, BE_MFMAR,
+        16 * (32 * 32 * 8 + 16 * 16 * 16)},
        {be_copy_src, "be_copy", 16, 64, 64u * 16 * 256 * 16, 64u * 16 * 256 * 16, BE_COPY, 0},
        {be_valu_src, "be_valu", 16, 64, 64, 0, BE_VALU, 0},
        {be_gemm_src, "be_gemm", 8, 64, 64u * 8 * 256 * 16, 8 * 256 * 8, BE_GEMM, 2 * 32 * 32 * 8},
    };
-   static const char *const whats[4] = {"mfma loop (32x32x8 f16 + 16x16x16 bf16)",
-                                        "copy loop (dwordx4 load+store)",
-                                        "valu mix loop (f64, 16-bit, DPP, SDWA, VOPC)",
-                                        "gemm-shaped loop (global -> LDS -> 2 mfma, 15 inst)"};
+   static const char *const whats[5] = {
+       "mfma loop (32x32x8 f16 + 16x16x16 bf16)", "copy loop (dwordx4 load+store)",
+       "valu mix loop (f64, 16-bit, DPP, SDWA, VOPC)",
+       "gemm-shaped loop (global -> LDS -> 2 mfma, 15 inst)",
+       "mfma loop, rounding operands (same shapes)"};
    int printed = 0;
-   for (int i = 0; i < 4; i++) {
+   for (int i = 0; i < 5; i++) {
       double ms = 0, minst = 0;
       be_fma_res f = {0, 0, 0, ""};
       char err[300] = "";
@@ -600,7 +613,7 @@ cmd_bench(int argc, char **argv)
                  "usage: mxjit bench [--json] [--reps N (1..%d)] [--template FAMILY [--param k=v "
                  "...]]\n"
                  "                   [--emu-loops] [--cpu-time] [--wait-states] [--fma-bound]\n"
-                 "                   [--only be_mfma|be_copy|be_valu|be_gemm]\n"
+                 "                   [--only be_mfma|be_mfmar|be_copy|be_valu|be_gemm]\n"
                  "       mxjit bench --gemm-loop [--target gfx942|gfx950] [--param k=v ...]\n"
                  "                   (grouped_gemm_fp8: one steady-state K iteration from the\n"
                  "                   emulator's counters)\n",
@@ -619,9 +632,11 @@ cmd_bench(int argc, char **argv)
       fprintf(stderr, "mxjit bench: --reps %d is out of range 1..%d\n", reps, MAX_REPS);
       return 2;
    }
-   if (be_only && strcmp(be_only, "be_mfma") && strcmp(be_only, "be_copy") &&
-       strcmp(be_only, "be_valu") && strcmp(be_only, "be_gemm")) {
-      fprintf(stderr, "mxjit bench: --only %s: no such loop (be_mfma, be_copy, be_valu, be_gemm)\n",
+   if (be_only && strcmp(be_only, "be_mfma") && strcmp(be_only, "be_mfmar") &&
+       strcmp(be_only, "be_copy") && strcmp(be_only, "be_valu") && strcmp(be_only, "be_gemm")) {
+      fprintf(stderr,
+              "mxjit bench: --only %s: no such loop (be_mfma, be_mfmar, be_copy, be_valu, "
+              "be_gemm)\n",
               be_only);
       return 2;
    }
