@@ -356,6 +356,15 @@ mf_add_f32_exact(double d, double p)
    return (float)s;
 }
 
+/* What the exact regimes need (mf_exact_t): the operands as f32 and as double, t, and
+ * K * max|A| * max|B|. */
+typedef struct mf_x {
+   const float *af, *bf;
+   const double *a, *b;
+   int t;
+   double p;
+} mf_x;
+
 /* Register blocking of the core (emu_mfma_core.h): MF_RI rows x MF_RJ vectors per step. */
 #define MF_RI 4
 #define MF_RJ 2
@@ -411,11 +420,12 @@ mf_add_ro_avx512(__m512d x, __m512d y)
    __mmask8 odd = _mm512_test_epi64_mask(_mm512_castpd_si512(dn), _mm512_set1_epi64(1));
    return _mm512_mask_blend_pd(odd, up, dn);
 }
-/* mf_c_fits (emu_mfma_core.h) in AVX-512: y = c * 2^-t per 16 lanes; y is an integer when
- * vrndscaleps leaves it unchanged (a NaN compares unequal), and max |y| <= 2^22 is kept with
- * vrangeps (|max|) in four accumulators (its latency would otherwise bound the loop); an Inf or
- * an overflowed product fails the bound. */
-__attribute__((always_inline, target("avx512f,avx512vl,avx512dq"))) static inline bool
+/* mf_c_fits (emu_mfma_core.h) in AVX-512: y = c * 2^-t per 16 lanes (exact: a power-of-two
+ * scale >= 1); y is an integer when vrndscaleps leaves it unchanged (a NaN compares unequal), and
+ * max |y| is kept with vrangeps (|max|) in four accumulators (its latency would otherwise bound
+ * the loop); an Inf, or a c so large that y overflows, fails both bounds. 1: every |y| <=
+ * 2^22, 2: every |y| <= 2^51, 0: neither, or not all integers. */
+__attribute__((always_inline, target("avx512f,avx512vl,avx512dq"))) static inline int
 mf_c_fits_avx512_(unsigned mn, const uint32_t *const *crow, int t)
 {
    uint32_t sbits = (uint32_t)(127 - t) << 23;
@@ -435,7 +445,9 @@ mf_c_fits_avx512_(unsigned mn, const uint32_t *const *crow, int t)
          big[n / 16] = _mm512_range_ps(big[n / 16], y, 0x0b); /* max |.|, sign cleared */
       }
    __m512 m = _mm512_max_ps(_mm512_max_ps(big[0], big[1]), _mm512_max_ps(big[2], big[3]));
-   return !bad && !_mm512_cmp_ps_mask(m, _mm512_set1_ps(0x1p22f), _CMP_NLE_UQ);
+   if (bad || _mm512_cmp_ps_mask(m, _mm512_set1_ps(0x1p51f), _CMP_NLE_UQ))
+      return 0;
+   return _mm512_cmp_ps_mask(m, _mm512_set1_ps(0x1p22f), _CMP_NLE_UQ) ? 2 : 1;
 }
 #define MF_C_FITS mf_c_fits_avx512_
 #define MF_XW 16
@@ -452,6 +464,14 @@ mf_c_fits_avx512_(unsigned mn, const uint32_t *const *crow, int t)
 #undef MF_XI
 #undef MF_XJ
 #undef MF_ADD_RO
+/* The same core with a plain double add in the fold, for the regime where every double sum of
+ * the model is exact (mf_exact_t, fit 2): one rounding of the exact sum needs no round to odd
+ * there. */
+#undef MF_SUF
+#define MF_SUF avx512e
+#define MF_ADD_RO(x, y) ((x) + (y))
+#include "emu_mfma_core.h" /* mf_core_avx512e */
+#undef MF_ADD_RO
 #undef MF_F2D
 #undef MF_W
 #undef MF_SUF
@@ -465,13 +485,23 @@ mf_c_fits_avx512_(unsigned mn, const uint32_t *const *crow, int t)
    }
 #define MF_EXACT_ISA(mn, kpl, isa, ...)                                                            \
    __attribute__((__VA_ARGS__)) static bool mf_exact_##mn##_##kpl##_##isa(                         \
-       const float *a, const float *b, const uint32_t *const *crow, uint32_t *const *drow, int t)  \
+       const mf_x *x, const uint32_t *const *crow, uint32_t *const *drow)                          \
    {                                                                                               \
-      if (!mf_c_fits_##isa(mn, crow, t))                                                           \
-         return false;                                                                             \
-      mf_exact_##isa(mn, 64 / mn * kpl, a, b, crow, drow);                                         \
-      return true;                                                                                 \
+      int fit = mf_c_fits_##isa(mn, crow, x->t);                                                   \
+      if (fit == 1 && x->p < ldexp(1.0, x->t + 21)) {                                              \
+         mf_exact_##isa(mn, 64 / mn * kpl, x->af, x->bf, crow, drow);                              \
+         return true;                                                                              \
+      }                                                                                            \
+      if (fit && x->p < ldexp(1.0, x->t + 50) && MF_E_##isa) {                                     \
+         MF_E_CORE_##isa(mn, kpl, x->a, x->b, crow, drow, NULL, NULL);                             \
+         return true;                                                                              \
+      }                                                                                            \
+      return false;                                                                                \
    }
+#define MF_E_avx2 0
+#define MF_E_CORE_avx2(...) (void)0
+#define MF_E_avx512 1
+#define MF_E_CORE_avx512 mf_core_avx512e
 #define MF_CORE_X86(mn, kpl)                                                                       \
    MF_CORE_ISA(mn, kpl, avx2, target("avx2,fma"), MF_CONTRACT)                                     \
    MF_CORE_ISA(mn, kpl, avx512, target("avx512f,avx512vl,avx512dq,fma"), MF_CONTRACT)
@@ -505,15 +535,14 @@ MF_CORE(32, 8)
 MF_CORE(16, 32)
 MF_CORE(32, 32)
 
-typedef bool (*mf_exact_fn)(const float *a, const float *b, const uint32_t *const *crow,
-                            uint32_t *const *drow, int t);
+typedef bool (*mf_exact_fn)(const mf_x *x, const uint32_t *const *crow, uint32_t *const *drow);
 #define MF_EXACT(mn, kpl)                                                                          \
-   static bool mf_exact_##mn##_##kpl(const float *a, const float *b, const uint32_t *const *crow,  \
-                                     uint32_t *const *drow, int t)                                 \
+   static bool mf_exact_##mn##_##kpl(const mf_x *x, const uint32_t *const *crow,                   \
+                                     uint32_t *const *drow)                                        \
    {                                                                                               \
-      if (!mf_c_fits_w4(mn, crow, t))                                                              \
+      if (mf_c_fits_w4(mn, crow, x->t) != 1 || x->p >= ldexp(1.0, x->t + 21))                      \
          return false;                                                                             \
-      mf_exact_w4(mn, 64 / mn * kpl, a, b, crow, drow);                                            \
+      mf_exact_w4(mn, 64 / mn * kpl, x->af, x->bf, crow, drow);                                    \
       return true;                                                                                 \
    }                                                                                               \
    MF_EXACT_X86(mn, kpl)
@@ -579,7 +608,8 @@ mf_exact_for(unsigned mn, unsigned kpl)
 static _Thread_local unsigned mf_x_skip, mf_x_wait;
 
 static int
-mf_exact_t(mf_rng *ra, const double *da, mf_rng *rb, const double *db, unsigned n, unsigned k)
+mf_exact_t(mf_rng *ra, const double *da, mf_rng *rb, const double *db, unsigned n, unsigned k,
+           double *p)
 {
    if (!ra->set)
       mf_range(da, n, ra);
@@ -591,10 +621,10 @@ mf_exact_t(mf_rng *ra, const double *da, mf_rng *rb, const double *db, unsigned 
       return INT_MIN;
    int t = ra->lo + rb->lo;
    t = t > 0 ? 0 : t;
-   /* one bit of margin for the two roundings of the bound itself */
-   if (t < -100 || (double)k * ra->max * rb->max >= ldexp(1.0, t + 21))
-      return INT_MIN;
-   return t;
+   /* the callers compare p with 2^(t + 21) and 2^(t + 50): one bit of margin below the bounds
+    * of the module comment, for the two roundings of p itself */
+   *p = (double)k * ra->max * rb->max;
+   return t < -100 ? INT_MIN : t;
 }
 
 /* Always inlined into each opcode's wrapper so mn / k / types are constants there (shifts
@@ -646,8 +676,9 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
       if (mf_x_skip) {
          mf_x_skip--;
       } else {
-         int t = mf_exact_t(ga, da, gb, db, k * mn, k);
-         done = t != INT_MIN && mf_exact_for(mn, kpl)(ga->f, gb->f, crow, drow, t);
+         mf_x x = {.af = ga->f, .bf = gb->f, .a = da, .b = db};
+         x.t = mf_exact_t(ga, da, gb, db, k * mn, k, &x.p);
+         done = x.t != INT_MIN && mf_exact_for(mn, kpl)(&x, crow, drow);
          mf_x_wait = done ? 0 : mf_x_wait ? (mf_x_wait < 32 ? 2 * mf_x_wait : 64) : 1;
          mf_x_skip = mf_x_wait;
       }

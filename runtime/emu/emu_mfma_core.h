@@ -290,10 +290,11 @@ MF_CAT(mf_exact_, MF_SUF)(unsigned mn, unsigned k, const float *af, const float 
 /* 1 when every element of C (rows crow[0 .. mn-1]) is a multiple of 2^t and at most 2^(t + 22)
  * in magnitude (-100 <= t <= 0): c * 2^-t is then an integer of at most 22 bits, exact in f32
  * (no overflow: the magnitude bound is checked on the bits, so an Inf or a large c fails it
- * whatever the product gives; a NaN fails the integer test). Sixteen lanes at a time. MF_C_FITS
- * may name a faster build of the same test (AVX-512). */
+ * whatever the product gives; a NaN fails the integer test); else 0. Sixteen lanes at a time.
+ * MF_C_FITS may name a faster build of the test that also answers 2 for multiples of 2^t of at
+ * most 2^(t + 51) (AVX-512; emu_mfma.c mf_c_fits_avx512_). */
 #ifndef MF_C_FITS
-static inline __attribute__((always_inline, MF_ATTR)) bool
+static inline __attribute__((always_inline, MF_ATTR)) int
 MF_CAT(mf_c_fits_, MF_SUF)(unsigned mn, const uint32_t *const *crow, int t)
 {
    typedef float vf16 __attribute__((vector_size(64)));
@@ -321,7 +322,7 @@ MF_CAT(mf_c_fits_, MF_SUF)(unsigned mn, const uint32_t *const *crow, int t)
    return !any;
 }
 #else
-static inline __attribute__((always_inline, MF_ATTR)) bool
+static inline __attribute__((always_inline, MF_ATTR)) int
 MF_CAT(mf_c_fits_, MF_SUF)(unsigned mn, const uint32_t *const *crow, int t)
 {
    return MF_C_FITS(mn, crow, t);

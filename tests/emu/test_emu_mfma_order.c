@@ -80,8 +80,10 @@ o_elem(const uint32_t *buf, unsigned lane, unsigned kpl, unsigned j, int type)
  * 2^16 (every sum exact: emu_mfma.c's exact regime takes it), with a row of A all -0 and a
  * column of B all positive so one element of D is -0 + sum of -0 products; O_EDGE, elements in
  * {0, +-1} and C = +-(2^24 + even) (sums round, the regime must refuse: |C| > 2^22) next to
- * C = +-2^22 and +-(2^22 - small) (at the regime's bound). */
-enum { O_WIDE, O_SHORT, O_EDGE };
+ * C = +-2^22 and +-(2^22 - small) (at the regime's bound); O_MID, full-precision elements in
+ * [1/4, 2) (f16) / [1/2, 2) (bf16) and C = multiples of 2^-24 below 2^20: sums round, but every
+ * double sum of the model is exact (the AVX-512 core's plain-add regime, emu_mfma.c). */
+enum { O_WIDE, O_SHORT, O_EDGE, O_MID };
 static int o_mode;
 
 static uint16_t
@@ -107,7 +109,10 @@ o_word(uint64_t *s, int type)
    unsigned per = type == O_FP8_FNUZ ? 4 : 2, bits = 32 / per;
    for (unsigned e = 0; e < per; e++) {
       uint32_t r = (uint32_t)o_rand(s), v;
-      if (o_mode != O_WIDE)
+      if (o_mode == O_MID)
+         v = type == O_BF16 ? (r & 0x807fu) | ((126u + r % 2u) << 7)
+                            : (r & 0x83ffu) | ((13u + r % 3u) << 10);
+      else if (o_mode != O_WIDE)
          v = o_small16(s, type);
       else if (type == O_BF16)
          v = (r & 0x8000u) | ((118u + r % 20u) << 7) | ((r >> 8) & 0x7fu);
@@ -141,6 +146,8 @@ order_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ty
       float c = ldexpf((float)(o_rand(&s) % 2000001) - 1000000.0f, -(int)(o_rand(&s) % 30));
       if (o_mode == O_SHORT)
          c = ldexpf((float)((int)(o_rand(&s) % 8388607) - 4194303), -6);
+      if (o_mode == O_MID)
+         c = ldexpf((float)((int)(o_rand(&s) % 8388607) - 4194303), -(int)(o_rand(&s) % 22));
       if (o_mode == O_EDGE) {
          uint64_t r = o_rand(&s);
          c = r % 4 == 0   ? 0x1p22f
@@ -254,14 +261,14 @@ Test(emu_mfma_order, fp8_fnuz_16x16x32_and_32x32x16)
    order_case("gfx942", "v_mfma_f32_32x32x16_fp8_fp8", 32, 16, O_FP8_FNUZ, 12);
 }
 
-/* emu_mfma.c's exact regime (f32 arithmetic when no step of the model can round) against the
- * model, on data it takes (O_SHORT: every element exact, a -0 result) and on data at and past
- * its bound (O_EDGE: C = 2^22 is taken; C = 2^24 + even rounds and must not be). ctest reruns
- * this suite at every host ISA level; MXJIT_EMU_MFMA_EXACT=0 sends the same data through the
+/* emu_mfma.c's exact regimes against the model: f32 arithmetic when no step of the model can
+ * round (O_SHORT: every element exact, a -0 result; O_EDGE: C = 2^22 is taken, C = 2^24 + even
+ * rounds and must not be) and the plain-add core when only the f32 roundings happen (O_MID). ctest
+ * reruns this suite at every host ISA level; MXJIT_EMU_MFMA_EXACT=0 sends the same data through the
  * rounding core. */
-Test(emu_mfma_order, exact_regime_short_and_edge_data)
+Test(emu_mfma_order, exact_regime_short_edge_and_mid_data)
 {
-   for (int mode = O_SHORT; mode <= O_EDGE; mode++) {
+   for (int mode = O_SHORT; mode <= O_MID; mode++) {
       o_mode = mode;
       for (uint64_t seed = 21; seed <= 22; seed++) {
          order_case("gfx942", "v_mfma_f32_16x16x16_bf16", 16, 16, O_BF16, seed);
