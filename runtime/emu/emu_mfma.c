@@ -590,21 +590,26 @@ mf_exact_for(unsigned mn, unsigned kpl)
    return mn == 16 ? MF_XPICK(16, 8) : MF_XPICK(32, 8);
 }
 
-/* The exact regime. When every element of A is a multiple of 2^la, of B of 2^lb, and of C of
+/* The exact regimes. When every element of A is a multiple of 2^la, of B of 2^lb, and of C of
  * 2^t with t <= la + lb, every product and every sum the model forms (module comment: group
- * sums in double, one f32 rounding per accumulate step) is a multiple of 2^t. If moreover
- * |C| <= 2^(t + 22) and K * max|A| * max|B| < 2^(t + 22), each of these values is below
- * 2^(t + 23) in magnitude, so with -100 <= t (and A, B elements f32 normals or zero) it is exact
- * in f32 and in double: no step rounds, and D is the exact C + A * B, which the exact core
- * (emu_mfma_core.h mf_exact) computes in f32, 16 lanes per AVX-512 vector, with K
- * multiply-adds per element and no conversions, instead of double sums and a widening, a
- * round-to-odd add and a narrowing per K group (bit-identical by the argument above; NaN / Inf
- * operands never take it). Integer-valued and other short data (small-integer tests, the
- * `mxjit bench` loops) fall in it; data whose sums round does not. mf_exact_t gives t from A
- * and B (INT_MIN: not applicable; cached operands only, kpl <= 8, unscaled), the core checks C
- * (mf_c_fits) and says whether it ran. Checking costs a pass over C, so a thread that keeps
- * failing it checks 1 MFMA in up to 64 (mf_x_skip); results never depend on that, only speed.
- * MXJIT_EMU_MFMA_EXACT=0 turns the regime off. */
+ * sums in double, one f32 rounding per accumulate step) is a multiple of 2^t (an f32 rounding
+ * of a multiple of 2^t is one too). With -100 <= t, A and B elements f32 normals or zero, and
+ * p = K * max|A| * max|B|:
+ * - |C| <= 2^(t + 22) and p < 2^(t + 21): every value is below 2^(t + 23) in magnitude, so it is
+ *   exact in f32: no step rounds, and D is the exact C + A * B, which mf_exact
+ *   (emu_mfma_core.h) computes in f32, 16 lanes per AVX-512 vector, K multiply-adds per element
+ *   and no conversions, instead of double sums and a widening, a round-to-odd add and a
+ *   narrowing per K group. Integer-valued and other short data (small-integer tests, the
+ *   `mxjit bench` loops) fall in it.
+ * - AVX-512 only, |C| <= 2^(t + 51) and p < 2^(t + 50): every value stays below 2^(t + 53), so
+ *   every double sum is exact and the fold's f32 rounding of the double sum is the one rounding
+ *   of the exact sum: the rounding core with a plain add (mf_core_avx512e) instead of the
+ *   round-to-odd pair. Full-precision data within a few binades falls in it.
+ * Both are bit-identical to the rounding core by the argument above; NaN / Inf operands never
+ * take them. mf_exact_t gives t and p from A and B (INT_MIN: not applicable; cached operands
+ * only, kpl <= 8, unscaled), the C pass (mf_c_fits) says which bound C meets. It costs a pass
+ * over C, so a thread that keeps failing it checks 1 MFMA in up to 64 (mf_x_skip); results
+ * never depend on that, only speed. MXJIT_EMU_MFMA_EXACT=0 turns both off. */
 static _Thread_local unsigned mf_x_skip, mf_x_wait;
 
 static int
