@@ -7,10 +7,11 @@
  *   3. in-process lookup of a loaded kernel (rt_kernel_get on a hit), ns per call;
  *   4. emulator speed: mxjit_scaled_copy of 256x1024 on the emulator, wall time and executed
  *      wave-instructions per second (reported, not judged: the emulator is a test vehicle);
- *   5. emulator loops (bench_emu_loops): an MFMA loop, a memory-bound copy loop, a VALU mix and
- *      a GEMM-shaped loop, assembled with jc_assemble_hsaco and run on the emulator directly
- *      (emu.h), wave-instructions/s of one host thread (issue #3 item 9 goal: >= 10 M/s for a
- *      memory-bound and an MFMA kernel).
+ *   5. emulator loops (bench_emu_loops): an MFMA loop (exact data, and be_mfmar on data whose
+ *      sums round), a memory-bound copy loop, a VALU mix and a GEMM-shaped loop, assembled with
+ *      jc_assemble_hsaco and run on the emulator directly (emu.h), wave-instructions/s of one
+ *      host thread; --fma-bound adds the MFMA loops' exact multiply-adds/s as a fraction of the
+ *      host's double-FMA rate measured beside each launch (issue #15 C.5).
  * Everything uses a temporary cache directory, removed at the end.
  */
 #include "cmd.h"
