@@ -7,10 +7,11 @@
  *   3. in-process lookup of a loaded kernel (rt_kernel_get on a hit), ns per call;
  *   4. emulator speed: mxjit_scaled_copy of 256x1024 on the emulator, wall time and executed
  *      wave-instructions per second (reported, not judged: the emulator is a test vehicle);
- *   5. emulator loops (bench_emu_loops): an MFMA loop, a memory-bound copy loop, a VALU mix and
- *      a GEMM-shaped loop, assembled with jc_assemble_hsaco and run on the emulator directly
- *      (emu.h), wave-instructions/s of one host thread (issue #3 item 9 goal: >= 10 M/s for a
- *      memory-bound and an MFMA kernel).
+ *   5. emulator loops (bench_emu_loops): an MFMA loop (exact data, and be_mfmar on data whose
+ *      sums round), a memory-bound copy loop, a VALU mix and a GEMM-shaped loop, assembled with
+ *      jc_assemble_hsaco and run on the emulator directly (emu.h), wave-instructions/s of one
+ *      host thread; --fma-bound adds the MFMA loops' exact multiply-adds/s as a fraction of the
+ *      host's double-FMA rate measured beside each launch (issue #15 C.5).
  * Everything uses a temporary cache directory, removed at the end.
  */
 #include "cmd.h"
@@ -21,6 +22,7 @@
 #include "jt.h"
 #include "rt_kernels.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,27 +208,27 @@ bench_emu(const char *dir, int reps, bench_target *b)
 #define BE_ZERO4(a, b, c, d) BE_ZERO1(a) BE_ZERO1(b) BE_ZERO1(c) BE_ZERO1(d)
 
 /* kernarg: u64 out, u32 iterations. out[wg * 256 + tid] = {a0, a16} after the loop: A = 1.0
- * and B = 0.5 (f16) add 8 * 0.5 = 4 per 32x32x8 MFMA, A = B = 1.0 (bf16) add 16 per 16x16x16. */
-static const char be_mfma_src[] = BE_HEAD(
-    "be_mfma") "  s_load_dwordx2 s[4:5], s[0:1], 0x0\n  s_load_dword s6, s[0:1], 0x8\n"
-               "  v_mov_b32 v2, 0x3c003c00\n  v_mov_b32 v3, 0x3c003c00\n  v_mov_b32 v4, "
-               "0x38003800\n"
-               "  v_mov_b32 v5, 0x38003800\n  v_mov_b32 v6, 0x3f803f80\n  v_mov_b32 v7, "
-               "0x3f803f80\n" BE_ZERO4(0, 1, 2, 3) BE_ZERO4(4, 5, 6, 7) BE_ZERO4(
-                   8, 9, 10, 11) BE_ZERO4(12, 13, 14, 15)
-                   BE_ZERO4(16, 17, 18,
-                            19) "  s_waitcnt lgkmcnt(0)\n"
-                                "be_mfma_loop:\n" BE_X16(
-                                    "  v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]\n"
-                                    "  v_mfma_f32_16x16x16_bf16 a[16:19], v[6:7], v[6:7], "
-                                    "a[16:19]\n") "  s_sub_u32 s6, s6, 1\n  s_cmp_lg_u32 s6, 0\n  "
-                                                  "s_cbranch_scc1 be_mfma_loop\n"
-                                                  "  s_nop 15\n  v_accvgpr_read_b32 v10, a0\n  "
-                                                  "v_accvgpr_read_b32 v11, a16\n"
-                                                  "  v_lshlrev_b32 v12, 3, v0\n  s_lshl_b32 s7, "
-                                                  "s2, 11\n  v_add_u32 v12, s7, v12\n"
-                                                  "  global_store_dwordx2 v12, v[10:11], s[4:5]\n  "
-                                                  "s_endpgm\n" BE_KD("be_mfma", 36, 16, 0);
+ * and B = 0.5 (f16) add 8 * 0.5 = 4 per 32x32x8 MFMA, A = B = 1.0 (bf16) add 16 per 16x16x16.
+ * be_mfmar is the same loop on operands whose sums round (f16 1 + 2^-10 and 1 + 3 * 2^-10 / 1 +
+ * 5 * 2^-10, bf16 1 + 2^-7 and 1 + 3 * 2^-7: 22- and 16-bit products, accumulated past 2^24 ulps),
+ * so it measures the emulator's rounding MFMA core, not its exact regime (emu_mfma.c). */
+#define BE_MFMA_SRC(name, f16a, f16b, bf16)                                                        \
+   BE_HEAD(name) "  s_load_dwordx2 s[4:5], s[0:1], 0x0\n  s_load_dword s6, s[0:1], 0x8\n"         \
+                 "  v_mov_b32 v2, " f16a "\n  v_mov_b32 v3, " f16a "\n  v_mov_b32 v4, " f16b     \
+                 "\n  v_mov_b32 v5, " f16b "\n  v_mov_b32 v6, " bf16 "\n  v_mov_b32 v7, " bf16   \
+                 "\n" BE_ZERO4(0, 1, 2, 3) BE_ZERO4(4, 5, 6, 7) BE_ZERO4(8, 9, 10, 11)             \
+                     BE_ZERO4(12, 13, 14, 15) BE_ZERO4(16, 17, 18, 19) "  s_waitcnt lgkmcnt(0)\n" \
+                 name "_loop:\n" BE_X16("  v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], "     \
+                                        "a[0:15]\n  v_mfma_f32_16x16x16_bf16 a[16:19], v[6:7], "  \
+                                        "v[6:7], a[16:19]\n")                                     \
+                     "  s_sub_u32 s6, s6, 1\n  s_cmp_lg_u32 s6, 0\n  s_cbranch_scc1 " name         \
+                 "_loop\n  s_nop 15\n  v_accvgpr_read_b32 v10, a0\n  v_accvgpr_read_b32 v11, "    \
+                 "a16\n  v_lshlrev_b32 v12, 3, v0\n  s_lshl_b32 s7, s2, 11\n  v_add_u32 v12, "     \
+                 "s7, v12\n  global_store_dwordx2 v12, v[10:11], s[4:5]\n  s_endpgm\n" BE_KD(     \
+                     name, 36, 16, 0)
+static const char be_mfma_src[] = BE_MFMA_SRC("be_mfma", "0x3c003c00", "0x38003800", "0x3f803f80");
+static const char be_mfmar_src[] =
+    BE_MFMA_SRC("be_mfmar", "0x3c013c01", "0x3c053c03", "0x3f833f81");
 
 /* kernarg: u64 src, u64 dst, u32 iterations, u32 stride (bytes per iteration, all lanes). */
 static const char be_copy_src[] = BE_HEAD(
@@ -292,7 +294,7 @@ static const char be_gemm_src[] = BE_HEAD(
                            "  global_store_dwordx2 v12, v[10:11], s[6:7]\n  s_endpgm\n" BE_KD(
                                "be_gemm", 56, 24, 4096);
 
-enum { BE_MFMA, BE_COPY, BE_VALU, BE_GEMM };
+enum { BE_MFMA, BE_COPY, BE_VALU, BE_GEMM, BE_MFMAR };
 
 typedef struct be_run {
    const char *src, *name;
@@ -300,6 +302,7 @@ typedef struct be_run {
    size_t bytes;  /* size of each of the (one or two) buffers */
    size_t obytes; /* BE_GEMM: size of out (src is `bytes`) */
    int kind;      /* BE_MFMA (out), BE_COPY / BE_GEMM (src, out), BE_VALU (no check) */
+   uint32_t macs; /* exact multiply-adds (M x N x K per MFMA) per wave and iteration */
 } be_run;
 
 /* Checks the output of one launch: 1 when it is what the kernel must produce. */
@@ -313,7 +316,15 @@ be_check(const be_run *r, const uint8_t *in, const uint8_t *out)
    float want_a = r->kind == BE_MFMA ? 64.0f * (float)r->iters : 8.0f * (float)r->iters;
    float want_b = r->kind == BE_MFMA ? 256.0f * (float)r->iters : want_a;
    const uint32_t *o = (const uint32_t *)out;
-   for (size_t i = 0; i < r->obytes / 8; i++) {
+   if (r->kind == BE_MFMAR) { /* rounded sums: every lane the same finite value above the exact
+                               * loop's (operands > 1) */
+      memcpy(&want_a, &o[0], 4);
+      memcpy(&want_b, &o[1], 4);
+      if (!(want_a > 64.0f * (float)r->iters && want_b > 256.0f * (float)r->iters) ||
+          !isfinite(want_a) || !isfinite(want_b))
+         return 0;
+   }
+   for (size_t i = 0; i < (r->obytes ? r->obytes : r->bytes) / 8; i++) {
       float x, y;
       memcpy(&x, &o[2 * i], 4);
       memcpy(&y, &o[2 * i + 1], 4);
@@ -360,7 +371,8 @@ json_safe(char *s)
 }
 
 static void bench_emu_loops(int reps, int json);
-/* --only NAME: run only the emulator loop of that name (be_mfma, be_copy, be_valu, be_gemm). */
+/* --only NAME: run only the emulator loop of that name (be_mfma, be_mfmar, be_copy, be_valu,
+ * be_gemm). */
 static const char *be_only;
 
 static void
@@ -406,12 +418,47 @@ be_now_ms(void)
    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* --fma-bound: before each timed launch of an MFMA loop, time a slice of the host's exact
+ * multiply-add bound (emu_mfma_fma_bound_run: independent double FMAs at the MFMA core's
+ * instruction-set level), so each launch has a same-time bound to be compared with; the loop's
+ * exact multiply-adds/s is reported as a fraction of it (median of the per-launch ratios). */
+static int be_fma;
+
+/* An MFMA loop's exact multiply-adds: G/s (median launch), and with --fma-bound the median
+ * bound sample (G/s, instruction-set level) and the median fraction of it. */
+typedef struct be_fma_res {
+   double gmacs, bound, frac;
+   const char *isa;
+} be_fma_res;
+
+/* Exact multiply-adds of one launch of r (blocks of 256 work-items: 4 waves). */
+static double
+be_macs(const be_run *r)
+{
+   return (double)r->macs * 4 * r->wgs * r->iters;
+}
+
+/* One bound sample: G multiply-adds/s over ~10 ms (reps calibrated on the first call). */
+static double
+be_fma_sample(const char **isa)
+{
+   static uint64_t reps = 1u << 16;
+   for (;;) {
+      double t0 = be_now_ms();
+      uint64_t n = emu_mfma_fma_bound_run(reps, isa);
+      double dt = be_now_ms() - t0;
+      if (dt >= 5 || reps >= (1ull << 40))
+         return (double)n / (dt * 1e6);
+      reps *= 4;
+   }
+}
+
 /* Assembles, loads and launches r `reps` times after a warm-up launch (which also decodes);
  * median ms and wave-instructions/s into ms / minst, the launch's MFMA passes (the emulator's
  * per-opcode count) into passes. Returns a message or NULL. */
 static const char *
 be_measure(const char *target, const be_run *r, int reps, double *ms, double *minst,
-           uint64_t *passes, char *err, size_t errlen)
+           uint64_t *passes, be_fma_res *fma, char *err, size_t errlen)
 {
    void *hsaco = NULL;
    size_t hsize = 0;
@@ -443,12 +490,17 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
    }
    emu_launch_params p = {
        .grid = {r->wgs, 1, 1}, .block = {256, 1, 1}, .kernargs = ka, .kernarg_size = sizeof(ka)};
-   double *v = calloc((size_t)reps + 1, sizeof(double));
+   double *v = calloc(3 * ((size_t)reps + 1), sizeof(double));
+   double *fb = v + reps + 1, *ratio = fb + reps + 1; /* bound G/s, fraction of it */
+   int pair = be_fma && r->macs;
    rt_counters c = {0};
    for (int i = 0; i <= reps && !st && v; i++) {
+      if (pair)
+         fb[i] = be_fma_sample(&fma->isa);
       double t0 = be_now_ms();
       st = emu_launch(dev, k, &p, &c);
       v[i] = be_now_ms() - t0;
+      ratio[i] = pair ? be_macs(r) / (v[i] * 1e6) / fb[i] : 0;
    }
    const char *msg = NULL;
    if (st && dev && !err[0])
@@ -463,6 +515,11 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
       *ms = cu_median(v + 1, reps);
       *minst = (double)c.total / (*ms * 1e3);
       *passes = c.mfma_passes;
+      if (r->macs) {
+         fma->gmacs = be_macs(r) / (*ms * 1e6);
+         fma->bound = pair ? cu_median(fb + 1, reps) : 0;
+         fma->frac = pair ? cu_median(ratio + 1, reps) : 0;
+      }
    }
    free(v);
    if (mod)
@@ -476,30 +533,37 @@ be_measure(const char *target, const be_run *r, int reps, double *ms, double *mi
 static void
 bench_emu_loops(int reps, int json)
 {
-   static const be_run runs[4] = {
-       {be_mfma_src, "be_mfma", 8, 20, 8 * 256 * 8, 0, BE_MFMA},
-       {be_copy_src, "be_copy", 16, 64, 64u * 16 * 256 * 16, 64u * 16 * 256 * 16, BE_COPY},
-       {be_valu_src, "be_valu", 16, 64, 64, 0, BE_VALU},
-       {be_gemm_src, "be_gemm", 8, 64, 64u * 8 * 256 * 16, 8 * 256 * 8, BE_GEMM},
+   static const be_run runs[5] = {
+       {be_mfma_src, "be_mfma", 8, 20, 8 * 256 * 8, 0, BE_MFMA, 16 * (32 * 32 * 8 + 16 * 16 * 16)},
+       {be_mfmar_src, "be_mfmar", 8, 20, 8 * 256 * 8, 0, BE_MFMAR,
+        16 * (32 * 32 * 8 + 16 * 16 * 16)},
+       {be_copy_src, "be_copy", 16, 64, 64u * 16 * 256 * 16, 64u * 16 * 256 * 16, BE_COPY, 0},
+       {be_valu_src, "be_valu", 16, 64, 64, 0, BE_VALU, 0},
+       {be_gemm_src, "be_gemm", 8, 64, 64u * 8 * 256 * 16, 8 * 256 * 8, BE_GEMM, 2 * 32 * 32 * 8},
    };
-   static const char *const whats[4] = {"mfma loop (32x32x8 f16 + 16x16x16 bf16)",
-                                        "copy loop (dwordx4 load+store)",
-                                        "valu mix loop (f64, 16-bit, DPP, SDWA, VOPC)",
-                                        "gemm-shaped loop (global -> LDS -> 2 mfma, 15 inst)"};
+   static const char *const whats[5] = {
+       "mfma loop (32x32x8 f16 + 16x16x16 bf16)", "copy loop (dwordx4 load+store)",
+       "valu mix loop (f64, 16-bit, DPP, SDWA, VOPC)",
+       "gemm-shaped loop (global -> LDS -> 2 mfma, 15 inst)",
+       "mfma loop, rounding operands (same shapes)"};
    int printed = 0;
-   for (int i = 0; i < 4; i++) {
+   for (int i = 0; i < 5; i++) {
       double ms = 0, minst = 0;
       uint64_t passes = 0;
+      be_fma_res f = {0, 0, 0, ""};
       char err[300] = "";
       if (be_only && strcmp(be_only, runs[i].name))
          continue;
-      const char *m = be_measure("gfx942", &runs[i], reps, &ms, &minst, &passes, err, sizeof(err));
+      const char *m =
+          be_measure("gfx942", &runs[i], reps, &ms, &minst, &passes, &f, err, sizeof(err));
       const char *what = whats[runs[i].kind];
       if (m && m != err)
          snprintf(err, sizeof(err), "%s", m);
       if (json)
-         printf("%s\"%s\": {\"ms\": %.4f, \"minst_per_s\": %.3f, \"error\": \"%s\"}",
-                printed++ ? ", " : "", runs[i].name, ms, minst, m ? json_safe(err) : "");
+         printf("%s\"%s\": {\"ms\": %.4f, \"minst_per_s\": %.3f, \"gmacs_per_s\": %.3f, "
+                "\"fma_bound_g_per_s\": %.3f, \"fraction_of_bound\": %.4f, \"error\": \"%s\"}",
+                printed++ ? ", " : "", runs[i].name, ms, minst, f.gmacs, f.bound, f.frac,
+                m ? json_safe(err) : "");
       else if (m)
          printf("emulator gfx942, %s: %s\n", what, m);
       else
@@ -507,6 +571,10 @@ bench_emu_loops(int reps, int json)
                 minst);
       if (!json && !m && passes)
          printf("  MFMA passes per launch: %llu\n", (unsigned long long)passes);
+      if (!json && !m && f.bound > 0)
+         printf("  %s: %.2f G exact multiply-adds/s; host bound %.2f G FMA/s (%s); %.1f%% of "
+                "it (median of same-time pairs)\n",
+                runs[i].name, f.gmacs, f.bound, f.isa, 100 * f.frac);
    }
 }
 
@@ -529,6 +597,9 @@ cmd_bench(int argc, char **argv)
          be_cpu_time = 1;
       } else if (!strcmp(argv[i], "--wait-states")) {
          be_ws = 1;
+      } else if (!strcmp(argv[i], "--fma-bound")) {
+         be_fma = 1;
+         emu_only = 1;
       } else if (!strcmp(argv[i], "--template") && i + 1 < argc && !tpl) {
          tpl = argv[++i];
       } else if (!strcmp(argv[i], "--param") && i + 1 < argc && nkv < 32) {
@@ -548,8 +619,8 @@ cmd_bench(int argc, char **argv)
          fprintf(help ? stdout : stderr,
                  "usage: mxjit bench [--json] [--reps N (1..%d)] [--template FAMILY [--param k=v "
                  "...]]\n"
-                 "                   [--emu-loops] [--cpu-time] [--wait-states]\n"
-                 "                   [--only be_mfma|be_copy|be_valu|be_gemm]\n"
+                 "                   [--emu-loops] [--cpu-time] [--wait-states] [--fma-bound]\n"
+                 "                   [--only be_mfma|be_mfmar|be_copy|be_valu|be_gemm]\n"
                  "       mxjit bench --gemm-loop [--target gfx942|gfx950] [--param k=v ...]\n"
                  "                   (grouped_gemm_fp8: one steady-state K iteration from the\n"
                  "                   emulator's counters)\n",
@@ -568,9 +639,11 @@ cmd_bench(int argc, char **argv)
       fprintf(stderr, "mxjit bench: --reps %d is out of range 1..%d\n", reps, MAX_REPS);
       return 2;
    }
-   if (be_only && strcmp(be_only, "be_mfma") && strcmp(be_only, "be_copy") &&
-       strcmp(be_only, "be_valu") && strcmp(be_only, "be_gemm")) {
-      fprintf(stderr, "mxjit bench: --only %s: no such loop (be_mfma, be_copy, be_valu, be_gemm)\n",
+   if (be_only && strcmp(be_only, "be_mfma") && strcmp(be_only, "be_mfmar") &&
+       strcmp(be_only, "be_copy") && strcmp(be_only, "be_valu") && strcmp(be_only, "be_gemm")) {
+      fprintf(stderr,
+              "mxjit bench: --only %s: no such loop (be_mfma, be_mfmar, be_copy, be_valu, "
+              "be_gemm)\n",
               be_only);
       return 2;
    }

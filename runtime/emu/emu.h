@@ -60,6 +60,12 @@ typedef struct emu_launch_params {
 mxjit_status emu_launch(emu_device *dev, emu_kernel *k, const emu_launch_params *p,
                         rt_counters *counters_out);
 
+/** The host's exact multiply-add bound (`mxjit bench --fma-bound`): runs `reps` rounds of
+ *  independent double fused multiply-adds at the instruction-set level the MFMA core uses
+ *  (emu_mfma.c; MXJIT_EMU_MFMA_ISA caps it) and returns how many lane multiply-adds it did; the
+ *  caller times it. *isa_name (if not NULL) names the level. */
+uint64_t emu_mfma_fma_bound_run(uint64_t reps, const char **isa_name);
+
 /** Disassembly of the loaded kernel as the emulator decoded it (for `mxjit dis`, errors). */
 const char *emu_kernel_listing(emu_kernel *k);
 

@@ -45,6 +45,7 @@
  */
 #include "emu_vmem.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -159,6 +160,8 @@ opnd_rows(const emu_wave *w, const emu_opnd *o, int vreg, unsigned n, uint32_t *
 /* 0: portable, 1: AVX2 + FMA + F16C, 2: AVX-512F/VL + FMA (x86-64). MXJIT_EMU_MFMA_ISA=0|1|2
  * lowers it (the tests run every level the machine has and compare). */
 static unsigned mf_isa;
+/* The exact regime (mf_exact_t) is used unless MXJIT_EMU_MFMA_EXACT=0. */
+static bool mf_exact_on = true;
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -240,6 +243,103 @@ unpack_all(const uint32_t *const *rows, unsigned mn, unsigned kpl, mf_type t, do
          }
 }
 
+/* Decoded operands, cached per host thread by content. A loop of MFMAs often reads the same
+ * operand registers unchanged (a fragment reused across N tiles, the same fragment as A of one
+ * MFMA and B of the next, or every wave holding the same values), so the decoded [K][mn] matrix
+ * of an operand is kept with the raw register rows it came from: a later operand of the same
+ * type and shape whose rows hold the same bits takes the decoded matrix without decoding. The
+ * decode is a pure function of (type, mn, kpl, raw bits), so a hit gives exactly what decoding
+ * would. Only operands of kpl <= 8 (at most 4 registers, 512 doubles) are cached; f8f6f4's 32
+ * elements per lane are decoded each time. MF_DC_N entries, least recently used replaced, so
+ * the A operand's entry survives B's miss. */
+#define MF_DC_N 4
+
+/* What the exact-regime test (mf_exact_t) needs of a decoded operand: its largest magnitude and
+ * the smallest exponent lo of a lowest set bit over its nonzero elements (x = odd * 2^lo), or
+ * finite = false when an element is Inf or NaN. Computed when first asked for. */
+typedef struct mf_rng {
+   bool set, finite;
+   int lo; /* INT_MAX: every element is zero */
+   double max;
+   float *f; /* the elements as f32 (exact when the regime applies), made with the range */
+} mf_rng;
+
+static void
+mf_range(const double *x, unsigned n, mf_rng *r)
+{
+   double max = 0;
+   int lo = INT_MAX;
+   bool finite = true;
+   for (unsigned i = 0; i < n && finite; i++) {
+      uint64_t u;
+      memcpy(&u, &x[i], sizeof(u));
+      unsigned e = (unsigned)(u >> 52) & 0x7ffu;
+      uint64_t m = u & ((1ull << 52) - 1);
+      /* Inf / NaN; no decoder gives a double subnormal, but one would not fit the formula */
+      finite = e != 0x7ff && (e || !m);
+      if (!e)
+         continue;
+      int l = (int)e - 1075 + __builtin_ctzll(m | (1ull << 52));
+      lo = l < lo ? l : lo;
+      max = fabs(x[i]) > max ? fabs(x[i]) : max;
+   }
+   *r = (mf_rng){.set = true, .finite = finite, .lo = lo, .max = max, .f = r->f};
+   for (unsigned i = 0; i < n && finite; i++)
+      r->f[i] = (float)x[i];
+}
+
+typedef struct mf_dc_ent {
+   uint64_t stamp;          /* 0: empty */
+   unsigned nregs, mn, kpl; /* key with t and raw */
+   mf_type t;
+   mf_rng rng; /* of out */
+   uint32_t raw[4][EMU_WAVE];
+   double out[512];
+   float outf[512]; /* out as f32, for the exact regime (rng.f) */
+} mf_dc_ent;
+static _Thread_local struct {
+   uint64_t clock;
+   mf_dc_ent e[MF_DC_N];
+} mf_dc;
+
+static inline __attribute__((always_inline)) const double *
+decode_operand(const uint32_t *const *rows, unsigned nregs, unsigned mn, unsigned kpl, mf_type t,
+               double *buf, mf_rng **rng)
+{
+   *rng = NULL; /* uncached operands do not take the exact regime */
+   if (kpl > 8 || nregs > 4) {
+      unpack_all(rows, mn, kpl, t, buf);
+      return buf;
+   }
+   mf_dc_ent *victim = &mf_dc.e[0];
+   for (unsigned i = 0; i < MF_DC_N; i++) {
+      mf_dc_ent *e = &mf_dc.e[i];
+      if (e->stamp && e->nregs == nregs && e->mn == mn && e->kpl == kpl && e->t == t) {
+         bool same = true;
+         for (unsigned r = 0; r < nregs && same; r++)
+            same = !memcmp(e->raw[r], rows[r], sizeof(e->raw[r]));
+         if (same) {
+            e->stamp = ++mf_dc.clock;
+            *rng = &e->rng;
+            return e->out;
+         }
+      }
+      if (e->stamp < victim->stamp)
+         victim = e;
+   }
+   for (unsigned r = 0; r < nregs; r++)
+      memcpy(victim->raw[r], rows[r], sizeof(victim->raw[r]));
+   victim->nregs = nregs;
+   victim->mn = mn;
+   victim->kpl = kpl;
+   victim->t = t;
+   victim->stamp = ++mf_dc.clock;
+   victim->rng = (mf_rng){.set = false, .f = victim->outf};
+   unpack_all(rows, mn, kpl, t, victim->out);
+   *rng = &victim->rng;
+   return victim->out;
+}
+
 /* The f32 rounding of the exact d + p (d an f32 value, p a double), for the rare lanes where
  * rounding the double sum would round twice (emu_mfma_core.h, MF_ADD_F32): TwoSum gives the
  * double sum s and its exact error e; an inexact s is moved to its odd neighbour on e's side
@@ -255,6 +355,15 @@ mf_add_f32_exact(double d, double p)
    memcpy(&s, &sb, sizeof(s));
    return (float)s;
 }
+
+/* What the exact regimes need (mf_exact_t): the operands as f32 and as double, t, and
+ * K * max|A| * max|B|. */
+typedef struct mf_x {
+   const float *af, *bf;
+   const double *a, *b;
+   int t;
+   double p;
+} mf_x;
 
 /* Register blocking of the core (emu_mfma_core.h): MF_RI rows x MF_RJ vectors per step. */
 #define MF_RI 4
@@ -285,11 +394,17 @@ typedef void (*mf_core_fn)(const double *a, const double *b, const uint32_t *con
 #else
 #define MF_CONTRACT optimize("fp-contract=fast")
 #endif
+#define MF_XW 8
+#define MF_XJ(mn) 2
+#define MF_XI(mn) 4
 #define MF_W 4
 #define MF_SUF avx2
 #define MF_ATTR target("avx2,fma"), MF_CONTRACT
 #define MF_F2D(v) ((mf_vd_avx2)_mm256_cvtps_pd((__m128)(v))) /* one vcvtps2pd */
 #include "emu_mfma_core.h"                                   /* mf_core_avx2 */
+#undef MF_XW
+#undef MF_XI
+#undef MF_XJ
 #undef MF_F2D
 #undef MF_W
 #undef MF_SUF
@@ -305,12 +420,57 @@ mf_add_ro_avx512(__m512d x, __m512d y)
    __mmask8 odd = _mm512_test_epi64_mask(_mm512_castpd_si512(dn), _mm512_set1_epi64(1));
    return _mm512_mask_blend_pd(odd, up, dn);
 }
+/* mf_c_fits (emu_mfma_core.h) in AVX-512: y = c * 2^-t per 16 lanes (exact: a power-of-two
+ * scale >= 1); y is an integer when vrndscaleps leaves it unchanged (a NaN compares unequal), and
+ * max |y| is kept with vrangeps (|max|) in four accumulators (its latency would otherwise bound
+ * the loop); an Inf, or a c so large that y overflows, fails both bounds. 1: every |y| <=
+ * 2^22, 2: every |y| <= 2^51, 0: neither, or not all integers. */
+__attribute__((always_inline, target("avx512f,avx512vl,avx512dq"))) static inline int
+mf_c_fits_avx512_(unsigned mn, const uint32_t *const *crow, int t)
+{
+   uint32_t sbits = (uint32_t)(127 - t) << 23;
+   float sc;
+   memcpy(&sc, &sbits, sizeof(sc));
+   __m512 s = _mm512_set1_ps(sc), big[4];
+   __mmask16 bad = 0;
+   for (unsigned q = 0; q < 4; q++)
+      big[q] = _mm512_setzero_ps();
+   for (unsigned i = 0; i < mn; i += 2)
+#pragma GCC unroll 4
+      for (unsigned n = 0; n < 2 * mn; n += 16) {
+         const float *src = (const float *)crow[i + n / mn] + n % mn;
+         __m512 y = _mm512_mul_ps(_mm512_loadu_ps(src), s);
+         __m512 r = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+         bad |= _mm512_cmp_ps_mask(r, y, _CMP_NEQ_UQ);
+         big[n / 16] = _mm512_range_ps(big[n / 16], y, 0x0b); /* max |.|, sign cleared */
+      }
+   __m512 m = _mm512_max_ps(_mm512_max_ps(big[0], big[1]), _mm512_max_ps(big[2], big[3]));
+   if (bad || _mm512_cmp_ps_mask(m, _mm512_set1_ps(0x1p51f), _CMP_NLE_UQ))
+      return 0;
+   return _mm512_cmp_ps_mask(m, _mm512_set1_ps(0x1p22f), _CMP_NLE_UQ) ? 2 : 1;
+}
+#define MF_C_FITS mf_c_fits_avx512_
+#define MF_XW 16
+#define MF_XJ(mn) ((mn) / 16)
+#define MF_XI(mn) (16 / MF_XJ(mn))
 #define MF_W 8
 #define MF_SUF avx512
 #define MF_ATTR target("avx512f,avx512vl,avx512dq,fma"), MF_CONTRACT
 #define MF_F2D(v) ((mf_vd_avx512)_mm512_cvtps_pd((__m256)(v))) /* one vcvtps2pd */
 #define MF_ADD_RO(x, y) ((mf_vd_avx512)mf_add_ro_avx512((__m512d)(x), (__m512d)(y)))
 #include "emu_mfma_core.h" /* mf_core_avx512 */
+#undef MF_C_FITS
+#undef MF_XW
+#undef MF_XI
+#undef MF_XJ
+#undef MF_ADD_RO
+/* The same core with a plain double add in the fold, for the regime where every double sum of
+ * the model is exact (mf_exact_t, fit 2): one rounding of the exact sum needs no round to odd
+ * there. */
+#undef MF_SUF
+#define MF_SUF avx512e
+#define MF_ADD_RO(x, y) ((x) + (y))
+#include "emu_mfma_core.h" /* mf_core_avx512e */
 #undef MF_ADD_RO
 #undef MF_F2D
 #undef MF_W
@@ -323,18 +483,43 @@ mf_add_ro_avx512(__m512d x, __m512d y)
    {                                                                                               \
       mf_core_##isa(mn, kpl, a, b, crow, drow, sa, sb);                                            \
    }
+#define MF_EXACT_ISA(mn, kpl, isa, ...)                                                            \
+   __attribute__((__VA_ARGS__)) static bool mf_exact_##mn##_##kpl##_##isa(                         \
+       const mf_x *x, const uint32_t *const *crow, uint32_t *const *drow)                          \
+   {                                                                                               \
+      int fit = mf_c_fits_##isa(mn, crow, x->t);                                                   \
+      if (fit == 1 && x->p < ldexp(1.0, x->t + 21)) {                                              \
+         mf_exact_##isa(mn, 64 / mn * kpl, x->af, x->bf, crow, drow);                              \
+         return true;                                                                              \
+      }                                                                                            \
+      if (fit && x->p < ldexp(1.0, x->t + 50) && MF_E_##isa) {                                     \
+         MF_E_CORE_##isa(mn, kpl, x->a, x->b, crow, drow, NULL, NULL);                             \
+         return true;                                                                              \
+      }                                                                                            \
+      return false;                                                                                \
+   }
+#define MF_E_avx2 0
+#define MF_E_CORE_avx2(...) (void)0
+#define MF_E_avx512 1
+#define MF_E_CORE_avx512 mf_core_avx512e
 #define MF_CORE_X86(mn, kpl)                                                                       \
    MF_CORE_ISA(mn, kpl, avx2, target("avx2,fma"), MF_CONTRACT)                                     \
    MF_CORE_ISA(mn, kpl, avx512, target("avx512f,avx512vl,avx512dq,fma"), MF_CONTRACT)
-#define MF_PICK(mn, kpl)                                                                           \
-   (mf_isa == 2   ? mf_core_##mn##_##kpl##_avx512                                                  \
-    : mf_isa == 1 ? mf_core_##mn##_##kpl##_avx2                                                    \
-                  : mf_core_##mn##_##kpl)
+#define MF_EXACT_X86(mn, kpl)                                                                      \
+   MF_EXACT_ISA(mn, kpl, avx2, target("avx2,fma"), MF_CONTRACT)                                    \
+   MF_EXACT_ISA(mn, kpl, avx512, target("avx512f,avx512vl,avx512dq,fma"), MF_CONTRACT)
+#define MF_PICK_(fn, mn, kpl)                                                                      \
+   (mf_isa == 2   ? fn##_##mn##_##kpl##_avx512                                                     \
+    : mf_isa == 1 ? fn##_##mn##_##kpl##_avx2                                                       \
+                  : fn##_##mn##_##kpl)
 #else
 #define MF_HAVE_X86 0
 #define MF_CORE_X86(mn, kpl)
-#define MF_PICK(mn, kpl) mf_core_##mn##_##kpl
+#define MF_EXACT_X86(mn, kpl)
+#define MF_PICK_(fn, mn, kpl) fn##_##mn##_##kpl
 #endif
+#define MF_PICK(mn, kpl) MF_PICK_(mf_core, mn, kpl)
+#define MF_XPICK(mn, kpl) MF_PICK_(mf_exact, mn, kpl)
 #define MF_CORE(mn, kpl)                                                                           \
    static void mf_core_##mn##_##kpl(const double *a, const double *b, const uint32_t *const *crow, \
                                     uint32_t *const *drow, const double *sa, const double *sb)     \
@@ -350,10 +535,29 @@ MF_CORE(32, 8)
 MF_CORE(16, 32)
 MF_CORE(32, 32)
 
+typedef bool (*mf_exact_fn)(const mf_x *x, const uint32_t *const *crow, uint32_t *const *drow);
+#define MF_EXACT(mn, kpl)                                                                          \
+   static bool mf_exact_##mn##_##kpl(const mf_x *x, const uint32_t *const *crow,                   \
+                                     uint32_t *const *drow)                                        \
+   {                                                                                               \
+      if (mf_c_fits_w4(mn, crow, x->t) != 1 || x->p >= ldexp(1.0, x->t + 21))                      \
+         return false;                                                                             \
+      mf_exact_w4(mn, 64 / mn * kpl, x->af, x->bf, crow, drow);                                    \
+      return true;                                                                                 \
+   }                                                                                               \
+   MF_EXACT_X86(mn, kpl)
+
+MF_EXACT(16, 4)
+MF_EXACT(32, 4)
+MF_EXACT(16, 8)
+MF_EXACT(32, 8)
+
 static void
 mf_init(void)
 {
    tab_build();
+   const char *ex = getenv("MXJIT_EMU_MFMA_EXACT");
+   mf_exact_on = !(ex && !strcmp(ex, "0"));
 #if MF_HAVE_X86
    __builtin_cpu_init();
    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
@@ -376,6 +580,56 @@ mf_core_for(unsigned mn, unsigned kpl)
    if (kpl == 8)
       return mn == 16 ? MF_PICK(16, 8) : MF_PICK(32, 8);
    return mn == 16 ? MF_PICK(16, 32) : MF_PICK(32, 32);
+}
+
+static mf_exact_fn
+mf_exact_for(unsigned mn, unsigned kpl)
+{
+   if (kpl == 4)
+      return mn == 16 ? MF_XPICK(16, 4) : MF_XPICK(32, 4);
+   return mn == 16 ? MF_XPICK(16, 8) : MF_XPICK(32, 8);
+}
+
+/* The exact regimes. When every element of A is a multiple of 2^la, of B of 2^lb, and of C of
+ * 2^t with t <= la + lb, every product and every sum the model forms (module comment: group
+ * sums in double, one f32 rounding per accumulate step) is a multiple of 2^t (an f32 rounding
+ * of a multiple of 2^t is one too). With -100 <= t, A and B elements f32 normals or zero, and
+ * p = K * max|A| * max|B|:
+ * - |C| <= 2^(t + 22) and p < 2^(t + 21): every value is below 2^(t + 23) in magnitude, so it is
+ *   exact in f32: no step rounds, and D is the exact C + A * B, which mf_exact
+ *   (emu_mfma_core.h) computes in f32, 16 lanes per AVX-512 vector, K multiply-adds per element
+ *   and no conversions, instead of double sums and a widening, a round-to-odd add and a
+ *   narrowing per K group. Integer-valued and other short data (small-integer tests, the
+ *   `mxjit bench` loops) fall in it.
+ * - AVX-512 only, |C| <= 2^(t + 51) and p < 2^(t + 50): every value stays below 2^(t + 53), so
+ *   every double sum is exact and the fold's f32 rounding of the double sum is the one rounding
+ *   of the exact sum: the rounding core with a plain add (mf_core_avx512e) instead of the
+ *   round-to-odd pair. Full-precision data within a few binades falls in it.
+ * Both are bit-identical to the rounding core by the argument above; NaN / Inf operands never
+ * take them. mf_exact_t gives t and p from A and B (INT_MIN: not applicable; cached operands
+ * only, kpl <= 8, unscaled), the C pass (mf_c_fits) says which bound C meets. It costs a pass
+ * over C, so a thread that keeps failing it checks 1 MFMA in up to 64 (mf_x_skip); results
+ * never depend on that, only speed. MXJIT_EMU_MFMA_EXACT=0 turns both off. */
+static _Thread_local unsigned mf_x_skip, mf_x_wait;
+
+static int
+mf_exact_t(mf_rng *ra, const double *da, mf_rng *rb, const double *db, unsigned n, unsigned k,
+           double *p)
+{
+   if (!ra->set)
+      mf_range(da, n, ra);
+   if (!rb->set)
+      mf_range(db, n, rb);
+   /* Inf / NaN, all zero, or elements that are not f32 normals (below 2^-126) */
+   if (!ra->finite || !rb->finite || ra->lo == INT_MAX || rb->lo == INT_MAX || ra->lo < -126 ||
+       rb->lo < -126)
+      return INT_MIN;
+   int t = ra->lo + rb->lo;
+   t = t > 0 ? 0 : t;
+   /* the callers compare p with 2^(t + 21) and 2^(t + 50): one bit of margin below the bounds
+    * of the module comment, for the two roundings of p itself */
+   *p = (double)k * ra->max * rb->max;
+   return t < -100 ? INT_MIN : t;
 }
 
 /* Always inlined into each opcode's wrapper so mn / k / types are constants there (shifts
@@ -402,8 +656,9 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
    opnd_rows(w, &in->src[1], emu_vm_vreg(&in->src[1]), regb, cbuf[1], rb);
    opnd_rows(w, &in->src[2], vc, nregs, cbuf[2], rc);
    /* A and B are decoded completely before D is written (D may alias them in VGPR form). */
-   unpack_all(ra, mn, kpl, ta, a);
-   unpack_all(rb, mn, kpl, tb, b);
+   mf_rng *ga, *gb;
+   const double *da = decode_operand(ra, rega, mn, kpl, ta, a, &ga);
+   const double *db = decode_operand(rb, regb, mn, kpl, tb, b, &gb);
    /* Row i of C/D is lanes g * mn .. g * mn + mn - 1 of register r (g = (i / 4) % groups,
     * r = 4 * (i / (4 * groups)) + i % 4). When D is C itself or a disjoint register range the
     * core reads and writes the register rows in place; otherwise C goes through a matrix. */
@@ -421,7 +676,20 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
          crow[i] = drow[i] = &dm[i * mn];
       }
    }
-   mf_core_for(mn, kpl)(a, b, crow, drow, scale_a, scale_b);
+   bool done = false;
+   if (ga && gb && !scale_a && mf_exact_on) {
+      if (mf_x_skip) {
+         mf_x_skip--;
+      } else {
+         mf_x x = {.af = ga->f, .bf = gb->f, .a = da, .b = db};
+         x.t = mf_exact_t(ga, da, gb, db, k * mn, k, &x.p);
+         done = x.t != INT_MIN && mf_exact_for(mn, kpl)(&x, crow, drow);
+         mf_x_wait = done ? 0 : mf_x_wait ? (mf_x_wait < 32 ? 2 * mf_x_wait : 64) : 1;
+         mf_x_skip = mf_x_wait;
+      }
+   }
+   if (!done)
+      mf_core_for(mn, kpl)(da, db, crow, drow, scale_a, scale_b);
    for (unsigned r = 0; r < nregs && !direct; r++) {
       unsigned row0 = (r / 4) * (4 * groups) + r % 4;
       uint32_t bits[EMU_WAVE];
@@ -640,4 +908,89 @@ mxjit_status
 emu_vm_v_accvgpr_mov_b32(emu_wave *w, const emu_inst *in)
 {
    return acc_move(w, in);
+}
+
+/* --- The host's exact multiply-add bound (mxjit bench --fma-bound) ---------------------------
+ * A tight loop of independent double fused multiply-adds at the instruction-set level the MFMA
+ * core above runs at (mf_isa): 16 chains of x = x * m + c (8-wide vfmadd231pd on AVX-512, 4-wide
+ * on AVX2; the portable level has no FMA, so a multiply and an add per lane), enough chains to
+ * cover the FMA latency on every port the core has. m and c come from memory so nothing folds;
+ * x converges to 2 and stays normal. Each exact multiply-add of an MFMA (one product plus one
+ * double sum) is one such lane operation, so this is the rate no MFMA core at this level can
+ * beat. */
+#define FB_CHAINS 16
+#if MF_HAVE_X86
+__attribute__((target("avx512f,fma"), noinline)) static void
+fma_bound_avx512(uint64_t reps, double *io)
+{
+   __m512d m = _mm512_set1_pd(io[0]), c = _mm512_set1_pd(io[1]), x[FB_CHAINS];
+   for (unsigned i = 0; i < FB_CHAINS; i++)
+      x[i] = _mm512_set1_pd(io[2] + i);
+   for (uint64_t r = 0; r < reps; r++)
+#pragma GCC unroll 16
+      for (unsigned i = 0; i < FB_CHAINS; i++)
+         x[i] = _mm512_fmadd_pd(x[i], m, c);
+   for (unsigned i = 1; i < FB_CHAINS; i++)
+      x[0] = _mm512_add_pd(x[0], x[i]);
+   io[3] = _mm512_reduce_add_pd(x[0]);
+}
+
+/* AVX2 has 16 vector registers: 12 chains leave room for m and c (the portable build: SSE2, two
+ * registers per 4-double vector, 6 chains). */
+__attribute__((target("avx2,fma"), noinline)) static void
+fma_bound_avx2(uint64_t reps, double *io)
+{
+   __m256d m = _mm256_set1_pd(io[0]), c = _mm256_set1_pd(io[1]), x[12];
+   for (unsigned i = 0; i < 12; i++)
+      x[i] = _mm256_set1_pd(io[2] + i);
+   for (uint64_t r = 0; r < reps; r++)
+#pragma GCC unroll 12
+      for (unsigned i = 0; i < 12; i++)
+         x[i] = _mm256_fmadd_pd(x[i], m, c);
+   for (unsigned i = 1; i < 12; i++)
+      x[0] = _mm256_add_pd(x[0], x[i]);
+   double t[4];
+   _mm256_storeu_pd(t, x[0]);
+   io[3] = t[0] + t[1] + t[2] + t[3];
+}
+#endif
+
+__attribute__((noinline)) static void
+fma_bound_w4(uint64_t reps, double *io)
+{
+   mf_vd_w4 m = {io[0], io[0], io[0], io[0]}, c = {io[1], io[1], io[1], io[1]}, x[6];
+   for (unsigned i = 0; i < 6; i++)
+      x[i] = (mf_vd_w4){io[2] + i, io[2] + i, io[2] + i, io[2] + i};
+   for (uint64_t r = 0; r < reps; r++)
+#pragma GCC unroll 6
+      for (unsigned i = 0; i < 6; i++)
+         x[i] = x[i] * m + c;
+   for (unsigned i = 1; i < 6; i++)
+      x[0] += x[i];
+   io[3] = x[0][0] + x[0][1] + x[0][2] + x[0][3];
+}
+
+uint64_t
+emu_mfma_fma_bound_run(uint64_t reps, const char **isa_name)
+{
+   static const char *const names[3] = {"portable (4 doubles, multiply + add, 6 chains)",
+                                        "AVX2 + FMA (4 doubles, 12 chains)",
+                                        "AVX-512 (8 doubles, 16 chains)"};
+   volatile double src[3] = {0.5, 1.0, 1.0};
+   double io[4] = {src[0], src[1], src[2], 0};
+   pthread_once(&tab_once, mf_init);
+   if (isa_name)
+      *isa_name = names[mf_isa];
+#if MF_HAVE_X86
+   if (mf_isa == 2) {
+      fma_bound_avx512(reps, io);
+      return reps * FB_CHAINS * 8 + (io[3] != io[3]); /* io[3] is finite; keeps it live */
+   }
+   if (mf_isa == 1) {
+      fma_bound_avx2(reps, io);
+      return reps * 12 * 4 + (io[3] != io[3]);
+   }
+#endif
+   fma_bound_w4(reps, io);
+   return reps * 6 * 4 + (io[3] != io[3]);
 }

@@ -229,6 +229,113 @@ MF_CAT(mf_core_, MF_SUF)(unsigned mn, unsigned kpl, const double *a, const doubl
 }
 #endif
 
+/* Blocking of the exact core: vectors of MF_XW floats, MF_XI(mn) rows x MF_XJ(mn) vectors of
+ * accumulators, at most 16 x 4 (the AVX-512 build has 32 vector registers and takes 16
+ * accumulators of 16 floats: all of a row's vectors and as many rows as make 16). */
+#ifndef MF_XW
+#define MF_XW 4
+#define MF_XI(mn) 4
+#define MF_XJ(mn) 2
+#define MF_X_DEFAULT
+#endif
+#define MF_VX MF_CAT(mf_vx_, MF_SUF)
+typedef float MF_VX __attribute__((vector_size(4 * MF_XW)));
+
+/* The exact regime (emu_mfma.c, mf_exact_t): every element of A and B is an f32 normal or zero,
+ * and every product and every sum the model forms is a multiple of 2^t below 2^(t + 23) in
+ * magnitude (-100 <= t): it has at most 23 significant bits and lies inside f32's normal
+ * range, so it is exact in f32 (and in double): no step of the model rounds, and D is the exact
+ * C + A * B. Computed here in f32 from the operands as f32 (af, bf: [K][mn], exact copies of the
+ * decoded doubles): C loaded as is, K multiply-adds per element (each exact, fused or not),
+ * stored as is. A zero result has the sign the model gives it: -0 exactly when C and every
+ * product are -0, in both (IEEE 754 6.3 for sums and fused multiply-adds). Each block reads its
+ * C elements before writing them, so D may be C. */
+static inline __attribute__((always_inline, MF_ATTR)) void
+MF_CAT(mf_exact_, MF_SUF)(unsigned mn, unsigned k, const float *af, const float *bf,
+                          const uint32_t *const *crow, uint32_t *const *drow)
+{
+#if defined(__clang__)
+#pragma clang fp contract(fast)
+#endif
+   const unsigned xi = MF_XI(mn), xj = MF_XJ(mn);
+   for (unsigned i0 = 0; i0 < mn; i0 += xi)
+      for (unsigned j0 = 0; j0 < mn; j0 += MF_XW * xj) {
+         MF_VX acc[16][4], bv[4];
+#pragma GCC unroll 16
+         for (unsigned ri = 0; ri < xi; ri++)
+#pragma GCC unroll 4
+            for (unsigned rj = 0; rj < xj; rj++)
+               memcpy(&acc[ri][rj], crow[i0 + ri] + j0 + MF_XW * rj, sizeof(acc[ri][rj]));
+#pragma GCC unroll 8
+         for (unsigned kk = 0; kk < k; kk++) {
+#pragma GCC unroll 4
+            for (unsigned rj = 0; rj < xj; rj++)
+               memcpy(&bv[rj], bf + kk * mn + j0 + MF_XW * rj, sizeof(bv[rj]));
+#pragma GCC unroll 16
+            for (unsigned ri = 0; ri < xi; ri++) {
+               float av = af[kk * mn + i0 + ri];
+#pragma GCC unroll 4
+               for (unsigned rj = 0; rj < xj; rj++)
+                  acc[ri][rj] = acc[ri][rj] + av * bv[rj];
+            }
+         }
+#pragma GCC unroll 16
+         for (unsigned ri = 0; ri < xi; ri++)
+#pragma GCC unroll 4
+            for (unsigned rj = 0; rj < xj; rj++)
+               memcpy(drow[i0 + ri] + j0 + MF_XW * rj, &acc[ri][rj], sizeof(acc[ri][rj]));
+      }
+}
+
+/* 1 when every element of C (rows crow[0 .. mn-1]) is a multiple of 2^t and at most 2^(t + 22)
+ * in magnitude (-100 <= t <= 0): c * 2^-t is then an integer of at most 22 bits, exact in f32
+ * (no overflow: the magnitude bound is checked on the bits, so an Inf or a large c fails it
+ * whatever the product gives; a NaN fails the integer test); else 0. Sixteen lanes at a time.
+ * MF_C_FITS may name a faster build of the test that also answers 2 for multiples of 2^t of at
+ * most 2^(t + 51) (AVX-512; emu_mfma.c mf_c_fits_avx512_). */
+#ifndef MF_C_FITS
+static inline __attribute__((always_inline, MF_ATTR)) int
+MF_CAT(mf_c_fits_, MF_SUF)(unsigned mn, const uint32_t *const *crow, int t)
+{
+   typedef float vf16 __attribute__((vector_size(64)));
+   typedef int32_t vi16 __attribute__((vector_size(64)));
+   typedef uint32_t vu16 __attribute__((vector_size(64)));
+   uint32_t sbits = (uint32_t)(127 - t) << 23, lim = (uint32_t)(127 + t + 22) << 23;
+   float sc;
+   memcpy(&sc, &sbits, sizeof(sc));
+   vu16 big = {0};
+   vi16 bad = {0};
+   for (unsigned i = 0; i < mn; i++)
+      for (unsigned j = 0; j < mn; j += 16) {
+         vu16 u;
+         vf16 c;
+         memcpy(&u, crow[i] + j, sizeof(u));
+         memcpy(&c, crow[i] + j, sizeof(c));
+         u &= 0x7fffffffu;
+         big |= (vu16)(u > lim);
+         vf16 x = c * sc;
+         bad |= __builtin_convertvector(__builtin_convertvector(x, vi16), vf16) != x;
+      }
+   uint32_t any = 0;
+   for (unsigned l = 0; l < 16; l++)
+      any |= big[l] | (uint32_t)bad[l];
+   return !any;
+}
+#else
+static inline __attribute__((always_inline, MF_ATTR)) int
+MF_CAT(mf_c_fits_, MF_SUF)(unsigned mn, const uint32_t *const *crow, int t)
+{
+   return MF_C_FITS(mn, crow, t);
+}
+#endif
+
+#ifdef MF_X_DEFAULT
+#undef MF_XW
+#undef MF_XI
+#undef MF_XJ
+#undef MF_X_DEFAULT
+#endif
+#undef MF_VX
 #undef MF_VD
 #undef MF_VF
 #undef MF_VI

@@ -604,3 +604,93 @@ Test(emu_mfma, every_16bit_pattern_as_operand)
    every_pattern("gfx950", false);
    every_pattern("gfx950", true);
 }
+
+/* mxjit bench --fma-bound's loop (emu_mfma.c): it does reps rounds of independent multiply-adds
+ * at the MFMA core's instruction-set level and says how many lanes' worth; ctest reruns this
+ * suite at MXJIT_EMU_MFMA_ISA=0 and 1, so each level's count and name are checked. */
+Test(emu_mfma, fma_bound_counts_its_work)
+{
+   const char *isa = NULL;
+   uint64_t n = emu_mfma_fma_bound_run(1000, &isa);
+   cr_assert_not_null(isa);
+   uint64_t want = strstr(isa, "AVX-512") ? 1000 * 16 * 8
+                   : strstr(isa, "AVX2") ? 1000 * 12 * 4
+                                         : 1000 * 6 * 4;
+   cr_assert_eq(n, want, "%s: %llu multiply-adds, want %llu", isa, (unsigned long long)n,
+                (unsigned long long)want);
+   cr_assert_eq(emu_mfma_fma_bound_run(0, NULL), 0);
+}
+
+/* The decoded-operand cache (emu_mfma.c decode_operand) is keyed by type, shape and the raw
+ * register bits: the same registers read as f16 and then as bf16 decode differently, a change
+ * in one element of the last lane is seen, and a change back finds the first decode again.
+ * A and B are v[4:5] and v[8:9] holding f16 (or, read as bf16, 2^-7 / 2) values 0, 1, 2, so
+ * every sum is exact; D1..D4 are 16x16x16 with C = 0. */
+static double
+dc_val(uint16_t h, bool bf16)
+{
+   if (!h)
+      return 0;
+   return bf16 ? (h == 0x3c00 ? 0x1p-7 : 2.0) : (h == 0x3c00 ? 1.0 : 2.0);
+}
+
+Test(emu_mfma, decode_cache_keys_on_type_and_every_bit)
+{
+   static const uint16_t vals[3] = {0x0000, 0x3c00, 0x4000}; /* f16 0, 1, 2 */
+   uint32_t a[128], b[128], out[4 * 256];
+   for (unsigned i = 0; i < 128; i++) {
+      a[i] = vals[i % 3] | (uint32_t)vals[(i / 3) % 3] << 16;
+      b[i] = vals[(i / 2) % 3] | (uint32_t)vals[(i + 1) % 3] << 16;
+   }
+   static const char body[] =
+       "v_lshlrev_b32 v3, 3, v1\n"
+       "v_lshlrev_b32 v12, 4, v1\n"
+       "global_load_dwordx2 v[4:5], v3, s[10:11]\n"
+       "global_load_dwordx2 v[8:9], v3, s[12:13]\n"
+       "s_waitcnt vmcnt(0)\n"
+       "v_mfma_f32_16x16x16_f16 v[16:19], v[4:5], v[8:9], 0\n"
+       "v_mfma_f32_16x16x16_bf16 v[20:23], v[4:5], v[8:9], 0\n"
+       "s_mov_b32 exec_lo, 0\n"
+       "s_mov_b32 exec_hi, 0x80000000\n"
+       "v_xor_b32 v5, 0x40000000, v5\n" /* lane 63, element 3 of A: 0 <-> 2 */
+       "s_mov_b64 exec, -1\n"
+       "v_mfma_f32_16x16x16_f16 v[24:27], v[4:5], v[8:9], 0\n"
+       "s_mov_b32 exec_lo, 0\n"
+       "s_mov_b32 exec_hi, 0x80000000\n"
+       "v_xor_b32 v5, 0x40000000, v5\n"
+       "s_mov_b64 exec, -1\n"
+       "v_mfma_f32_16x16x16_f16 v[28:31], v[4:5], v[8:9], 0\n"
+       "s_nop 7\ns_nop 7\ns_nop 2\n"
+       "global_store_dwordx4 v12, v[16:19], s[8:9]\n"
+       "global_store_dwordx4 v12, v[20:23], s[8:9] offset:1024\n"
+       "global_store_dwordx4 v12, v[24:27], s[8:9] offset:2048\n"
+       "global_store_dwordx4 v12, v[28:31], s[8:9] offset:3072\n";
+   /* lane 63's high half of register 1 (element 3) must flip between 0 and 2 (0x4000): pick
+    * a value there that is 0 */
+   a[63 * 2 + 1] &= 0xffffu;
+   const char *targets[2] = {"gfx942", "gfx950"};
+   for (unsigned t = 0; t < 2; t++) {
+      char msg[1024] = "";
+      eh_kernel kern = {.target = targets[t], .body = body, .block = {64, 1, 1}};
+      memset(out, 0, sizeof(out));
+      eh_buf bufs[3] = {{out, sizeof(out), 1}, {a, sizeof(a), 0}, {b, sizeof(b), 0}};
+      cr_assert_eq(eh_run(&kern, bufs, 3, NULL, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+      for (unsigned d = 0; d < 4; d++)
+         for (unsigned i = 0; i < 16; i++)
+            for (unsigned j = 0; j < 16; j++) {
+               double s = 0;
+               for (unsigned k = 0; k < 16; k++) {
+                  unsigned la = i + 16 * (k / 4), lb = j + 16 * (k / 4), e = k % 4;
+                  uint16_t ha = (uint16_t)(a[la * 2 + e / 2] >> (16 * (e % 2)));
+                  uint16_t hb = (uint16_t)(b[lb * 2 + e / 2] >> (16 * (e % 2)));
+                  if (d == 2 && la == 63 && e == 3)
+                     ha ^= 0x4000;
+                  s += dc_val(ha, d == 1) * dc_val(hb, d == 1);
+               }
+               float got, want = (float)s;
+               memcpy(&got, &out[256 * d + d_index(16, i, j)], 4);
+               cr_assert_eq(got, want, "%s D%u[%u][%u] = %g, want %g", targets[t], d + 1, i, j,
+                            got, want);
+            }
+   }
+}

@@ -75,6 +75,32 @@ o_elem(const uint32_t *buf, unsigned lane, unsigned kpl, unsigned j, int type)
    return f;
 }
 
+/* Data mode of order_case: O_WIDE, random elements with exponents spread over ~2^20 (the
+ * model's roundings show); O_SHORT, elements +-{0..4} * 2^-{0..3} and C = multiples of 2^-6 below
+ * 2^16 (every sum exact: emu_mfma.c's exact regime takes it), with a row of A all -0 and a
+ * column of B all positive so one element of D is -0 + sum of -0 products; O_EDGE, elements in
+ * {0, +-1} and C = +-(2^24 + even) (sums round, the regime must refuse: |C| > 2^22) next to
+ * C = +-2^22 and +-(2^22 - small) (at the regime's bound); O_MID, full-precision elements in
+ * [1/4, 2) (f16) / [1/2, 2) (bf16) and C = multiples of 2^-24 below 2^20: sums round, but every
+ * double sum of the model is exact (the AVX-512 core's plain-add regime, emu_mfma.c). */
+enum { O_WIDE, O_SHORT, O_EDGE, O_MID };
+static int o_mode;
+
+static uint16_t
+o_small16(uint64_t *s, int type)
+{
+   uint32_t r = (uint32_t)o_rand(s);
+   int v = (int)(r % (o_mode == O_EDGE ? 3 : 9)) - (o_mode == O_EDGE ? 1 : 4);
+   float f = ldexpf((float)v, o_mode == O_EDGE ? 0 : -(int)((r >> 8) % 4));
+   uint32_t u;
+   memcpy(&u, &f, 4);
+   if (type == O_BF16 || !v)
+      return (uint16_t)(u >> 16);
+   /* f16 of a normal f32 with at most 3 significant bits in f16's normal range: exact */
+   return (uint16_t)(((u >> 16) & 0x8000u) | ((((u >> 23) & 0xffu) - 112u) << 10) |
+                     ((u >> 13) & 0x3ffu));
+}
+
 /* Random elements with exponents spread over ~2^20 and random signs; a few NaN / Inf. */
 static uint32_t
 o_word(uint64_t *s, int type)
@@ -83,7 +109,12 @@ o_word(uint64_t *s, int type)
    unsigned per = type == O_FP8_FNUZ ? 4 : 2, bits = 32 / per;
    for (unsigned e = 0; e < per; e++) {
       uint32_t r = (uint32_t)o_rand(s), v;
-      if (type == O_BF16)
+      if (o_mode == O_MID)
+         v = type == O_BF16 ? (r & 0x807fu) | ((126u + r % 2u) << 7)
+                            : (r & 0x83ffu) | ((13u + r % 3u) << 10);
+      else if (o_mode != O_WIDE)
+         v = o_small16(s, type);
+      else if (type == O_BF16)
          v = (r & 0x8000u) | ((118u + r % 20u) << 7) | ((r >> 8) & 0x7fu);
       else if (type == O_F16)
          v = (r & 0x8000u) | ((5u + r % 20u) << 10) | ((r >> 5) & 0x3ffu);
@@ -106,14 +137,41 @@ order_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ty
       o_a[i] = o_word(&s, type);
       o_b[i] = o_word(&s, type);
    }
-   if (type == O_BF16) { /* row 1 gets +Inf in k 0, row 2 a NaN; column 3 a -Inf */
+   if (type == O_BF16 && o_mode == O_WIDE) { /* row 1: +Inf in k 0, row 2 a NaN; column 3 -Inf */
       o_a[1 * opregs] = (o_a[1 * opregs] & 0xffff0000u) | 0x7f80u;
       o_a[2 * opregs] = (o_a[2 * opregs] & 0xffff0000u) | 0x7fc1u;
       o_b[3 * opregs] = (o_b[3 * opregs] & 0xffff0000u) | 0xff80u;
    }
    for (unsigned i = 0; i < nregs * 64; i++) {
       float c = ldexpf((float)(o_rand(&s) % 2000001) - 1000000.0f, -(int)(o_rand(&s) % 30));
+      if (o_mode == O_SHORT)
+         c = ldexpf((float)((int)(o_rand(&s) % 8388607) - 4194303), -6);
+      if (o_mode == O_MID)
+         c = ldexpf((float)((int)(o_rand(&s) % 8388607) - 4194303), -(int)(o_rand(&s) % 22));
+      if (o_mode == O_EDGE) {
+         uint64_t r = o_rand(&s);
+         c = r % 4 == 0   ? 0x1p22f
+             : r % 4 == 1 ? 0x1p22f - (float)(r / 4 % 64)
+                          : 0x1p24f + 2.0f * (float)(r / 4 % 1024);
+         c = (r >> 20) & 1 ? -c : c;
+      }
       memcpy(&o_out[i], &c, 4);
+   }
+   if (o_mode == O_SHORT) { /* row 5 of A all -0, column 7 of B positive, C[5][7] = -0 */
+      unsigned per = 2, half = 16;
+      for (unsigned g = 0; g < groups; g++)
+         for (unsigned e = 0; e < kpl; e++) {
+            uint32_t *wa = &o_a[(g * mn + 5) * opregs + e / per];
+            uint32_t *wb = &o_b[(g * mn + 7) * opregs + e / per];
+            unsigned sh = half * (e % per);
+            *wa = (*wa & ~(0xffffu << sh)) | (0x8000u << sh);
+            uint32_t one = type == O_BF16 ? 0x3f80u : 0x3c00u;
+            if (!(((*wb >> sh) & 0x7fffu)))
+               *wb = (*wb & ~(0xffffu << sh)) | (one << sh);
+            *wb &= ~(0x8000u << sh);
+         }
+      unsigned idx = (7 + mn * ((5 / 4) % groups)) * nregs + 4 * (5 / (4 * groups)) + 5 % 4;
+      o_out[idx] = 0x80000000u;
    }
    static uint32_t c0[1024];
    memcpy(c0, o_out, sizeof(c0));
@@ -167,8 +225,16 @@ order_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ty
          cr_assert_eq(got, want, "%s %s seed %llu D[%u][%u] = 0x%08x, want 0x%08x", target, mnem,
                       (unsigned long long)seed, i, j, got, want);
       }
-   /* the data must exercise rounding, or the test could not tell orders apart */
-   cr_assert_gt(inexact, mn * mn / 4, "%s: only %u inexact folds", mnem, inexact);
+   /* O_WIDE and O_EDGE data must exercise rounding, or the test could not tell orders (or a
+    * wrongly taken exact regime) apart; O_SHORT data must not round at all */
+   if (o_mode == O_SHORT) {
+      cr_assert_eq(inexact, 0, "%s: %u inexact folds in short data", mnem, inexact);
+      unsigned idx = (7 + mn * ((5 / 4) % groups)) * nregs + 4 * (5 / (4 * groups)) + 5 % 4;
+      cr_assert_eq(o_out[idx], 0x80000000u, "%s: D[5][7] = 0x%08x, want -0", mnem, o_out[idx]);
+   } else {
+      cr_assert_gt(inexact, o_mode == O_EDGE ? mn : mn * mn / 4, "%s: only %u inexact folds", mnem,
+                   inexact);
+   }
 }
 
 Test(emu_mfma_order, bf16_16x16x16_with_inf_and_nan)
@@ -193,6 +259,25 @@ Test(emu_mfma_order, fp8_fnuz_16x16x32_and_32x32x16)
 {
    order_case("gfx942", "v_mfma_f32_16x16x32_fp8_fp8", 16, 32, O_FP8_FNUZ, 11);
    order_case("gfx942", "v_mfma_f32_32x32x16_fp8_fp8", 32, 16, O_FP8_FNUZ, 12);
+}
+
+/* emu_mfma.c's exact regimes against the model: f32 arithmetic when no step of the model can
+ * round (O_SHORT: every element exact, a -0 result; O_EDGE: C = 2^22 is taken, C = 2^24 + even
+ * rounds and must not be) and the plain-add core when only the f32 roundings happen (O_MID). ctest
+ * reruns this suite at every host ISA level; MXJIT_EMU_MFMA_EXACT=0 sends the same data through the
+ * rounding core. */
+Test(emu_mfma_order, exact_regime_short_edge_and_mid_data)
+{
+   for (int mode = O_SHORT; mode <= O_MID; mode++) {
+      o_mode = mode;
+      for (uint64_t seed = 21; seed <= 22; seed++) {
+         order_case("gfx942", "v_mfma_f32_16x16x16_bf16", 16, 16, O_BF16, seed);
+         order_case("gfx942", "v_mfma_f32_32x32x8_f16", 32, 8, O_F16, seed);
+         order_case("gfx950", "v_mfma_f32_32x32x16_bf16", 32, 16, O_BF16, seed);
+         order_case("gfx950", "v_mfma_f32_16x16x32_f16", 16, 32, O_F16, seed);
+      }
+   }
+   o_mode = O_WIDE;
 }
 
 /* The accumulate step rounds once: C = 1.0 and a group sum p = 2^-24 + 2^-60 (bf16 products
