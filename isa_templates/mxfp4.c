@@ -24,6 +24,7 @@
  * loaded element by element (ktail). One resource per tensor per tile (i64 rebase); lane
  * offsets are i32 within the tile.
  */
+#include "mxfp4.h"
 #include "mx_common.h"
 
 #include "jt.h"
@@ -34,7 +35,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_MXFP4_VERSION 2
+#define TPL_MXFP4_VERSION 3
 
 /* clang-format off */
 #define MXFP4_KARGS(X)                                                                             \
@@ -442,6 +443,153 @@ scale_stream(jb_builder *b, const struct tpl_mx_params *p, jb_val s, jb_val cols
    out->voff = jb_select(b, lane_ok, voff, jb_imm_u32(b, OOB));
 }
 
+/* How f4_fast_bf16 packs the codes of its dwords into bytes: mxfp4.h's enum tpl_mxfp4_pack. */
+#define F4_STD TPL_MXFP4_PACK_STD
+#define F4_PERM TPL_MXFP4_PACK_PERM
+#define F4_PAIRED TPL_MXFP4_PACK_PAIRED
+
+/* ---- gfx942 E2M1 from bf16: the common case ----------------------------------------------
+ * jb_mx_cvt_fp4's integer encode (jb_cvt.c) is exact for every scale byte; two of its parts
+ * exist only for blocks with sb < 3: the exact doubling of |x| (sb = 0 needs it, where a
+ * subnormal x reaches y >= 1) and the thresholds 0.25 and 0.75 * 2^(sb - 127) as subnormal bf16
+ * bits (sb < 3). With sb >= 3 in every lane, its terms become (a = |x| bits, per bf16 half):
+ *   codes past 2:  min(sat(a + 0x9F + odd - ((sb + 1) << 7)) >> 6, 5), odd = bit 6 of a (a
+ *                  subnormal x gives 0 there, as a2 did: a + 0x9F + 1 < 0x180 <= (sb+1) << 7);
+ *   [y > 0.25]:    sign of ((sb << 7) - 0x100) - a;   [y >= 0.75]: sign of ((sb << 7) - 0x41) - a,
+ * the old (sb - 2) << 7 and ((sb - 1) << 7 | 0x40) - 1: two ops a pair fewer and three
+ * multiply-adds a block instead of thirteen ops. f4_cast takes this path when no lane of the
+ * wave has sb < 3 (a ballot, one uniform branch a block) and the exact one otherwise; the
+ * bits are the same either way (tests/kernels/test_mxfp4_params.c, every bf16 x sb). */
+#define H2(v) jb_bitcast(b, jb_imm_u32(b, (v)*0x00010001u), h2) /* <2 x i16> splat */
+
+static jb_val
+f4_fast_bf16(jb_builder *b, jb_val raw, jb_val abs, jb_val sb, enum tpl_mxfp4_pack pack)
+{
+   jb_type h2 = JB_TYPE(JB_KIND_INT, 16, 2);
+   unsigned nd = raw.t.lanes;
+   /* sb * 0x00800080 is sb << 7 in both halves (sb <= 255: no carry between them) */
+   jb_val s7 = jb_imul_imm(b, sb, 0x00800080);
+   jb_val S = jb_bitcast(b, jb_iadd_imm(b, s7, 0x00800080), h2);
+   jb_val U1 = jb_bitcast(b, jb_iadd_imm(b, s7, -0x01000100), h2);
+   jb_val U2 = jb_bitcast(b, jb_iadd_imm(b, s7, -0x00410041), h2);
+   jb_val d[16];
+   for (unsigned i = 0; i < nd; i++) {
+      jb_val x = nd > 1 ? jb_extract(b, raw, i) : raw;
+      jb_val a = nd > 1 ? jb_extract(b, abs, i) : abs; /* x & 0x7fff7fff */
+      jb_val odd = jb_and_imm(b, jb_lshr_imm(b, a, 6), 0x00010001);
+      jb_val t = jb_bitcast(b, jb_iadd(b, jb_iadd(b, a, odd), jb_imm_u32(b, 0x009f009f)), h2);
+      jb_val cn = jb_umin(b, jb_lshr(b, jb_usub_sat(b, t, S), H2(6)), H2(5));
+      jb_val ah = jb_bitcast(b, a, h2), f15 = H2(15);
+      jb_val c1 = jb_lshr(b, jb_isub(b, U1, ah), f15);
+      jb_val c2 = jb_lshr(b, jb_isub(b, U2, ah), f15);
+      jb_val c = jb_iadd(b, jb_iadd(b, jb_bitcast(b, cn, JB_I32), jb_bitcast(b, c1, JB_I32)),
+                         jb_bitcast(b, c2, JB_I32));
+      d[i] = jb_or(b, c, jb_and_imm(b, jb_lshr_imm(b, x, 12), 0x00080008));
+   }
+   if (pack == F4_PAIRED) /* d_i holds elements i and i + 4: nibbles i and i + 4 */
+      return jb_bitcast(b,
+                        jb_or(b, jb_or(b, d[0], jb_shl_imm(b, d[1], 4)),
+                              jb_or(b, jb_shl_imm(b, d[2], 8), jb_shl_imm(b, d[3], 12))),
+                        JB_TYPE(JB_KIND_INT, 8, 4));
+   if (pack == F4_PERM) {
+      /* w0 = d0 | d1 << 8 has elements 0, 2, 1, 3 in its bytes, w1 4, 6, 5, 7: the even
+       * elements' bytes and the odd ones' (v_perm), the odd ones a nibble up */
+      jb_val w0 = jb_or(b, d[0], jb_shl_imm(b, d[1], 8));
+      jb_val w1 = jb_or(b, d[2], jb_shl_imm(b, d[3], 8));
+      jb_val ev = jb_perm(b, w1, w0, 0x05040100u), od = jb_perm(b, w1, w0, 0x07060302u);
+      return jb_bitcast(b, jb_or(b, ev, jb_shl_imm(b, od, 4)), JB_TYPE(JB_KIND_INT, 8, 4));
+   }
+   /* the packing of jb_mx_cvt_fp4: w = d0 | d1 << 8 holds codes at 0, 16, 8, 24; w | w >> 12
+    * puts them at 0, 4, 8, 12 */
+   unsigned nb = nd / 2 ? nd / 2 : 1;
+   jb_val h[8], o[4];
+   for (unsigned i = 0; i < nb; i++) {
+      jb_val w = nd > 1 ? jb_or(b, d[2 * i], jb_shl_imm(b, d[2 * i + 1], 8)) : d[0];
+      h[i] = jb_and_imm(b, jb_or(b, w, jb_lshr_imm(b, w, 12)), nd > 1 ? 0xffff : 0xff);
+   }
+   if (nd == 1)
+      return jb_trunc(b, h[0], JB_I8);
+   if (nd == 2)
+      return jb_bitcast(b, jb_trunc(b, h[0], JB_I16), JB_TYPE(JB_KIND_INT, 8, 2));
+   for (unsigned i = 0; i < nb / 2; i++)
+      o[i] = jb_or(b, h[2 * i], jb_shl_imm(b, h[2 * i + 1], 16));
+   return jb_bitcast(b, nb / 2 > 1 ? jb_vec(b, o, nb / 2) : o[0], JB_TYPE(JB_KIND_INT, 8, nd));
+}
+#undef H2
+
+/* tpl_mx_cast, with gfx942's bf16 encode split on the wave's scales (above): the short encode
+ * in the straight-line path, replaced by the exact one in a branch taken when a lane of the
+ * wave has sb < 3 (blocks of amax below about 2^-122). std: the block's dwords in the order
+ * tpl_mx_cast takes (.v NULL: raw, then read through copies LLVM cannot see through, two
+ * half-row rotations: with raw itself the sign terms both encodes share would be hoisted above
+ * the branch and the short path's or-with-sign split off its and_or, one more op a pair). */
+static jb_val
+f4_cast(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_val abs, jb_val sb,
+        enum tpl_mxfp4_pack pack, jb_val std)
+{
+   if (p->in_f32 || jt_has(jb_target(b), JT_CAP_CVT_SCALEF32))
+      return tpl_mx_cast(b, p, raw, abs, sb);
+   jb_val fast = f4_fast_bf16(b, raw, abs, sb, pack);
+   jb_if *small = jb_push_if(b, jb_wave_any(b, jb_cmp(b, JB_ULT, sb, jb_imm_u32(b, 3))));
+   if (!std.v) {
+      jb_val d[16];
+      unsigned nd = raw.t.lanes;
+      for (unsigned i = 0; i < nd; i++)
+         d[i] = jb_row_ror(b, jb_row_ror(b, nd > 1 ? jb_extract(b, raw, i) : raw, 8), 8);
+      std = nd > 1 ? jb_vec(b, d, nd) : d[0];
+   }
+   jb_val exact = tpl_mx_cast(b, p, std, jb_and_imm(b, std, 0x7fff7fff), sb);
+   jb_pop_if(b, small);
+   return jb_if_phi(b, exact, fast);
+}
+
+jb_val
+tpl_mxfp4_encode_bf16(jb_builder *b, jb_val raw, jb_val sb, enum tpl_mxfp4_pack pack, jb_val std)
+{
+   struct tpl_mx_params p = {.elem = TPL_MX_E2M1, .mode = JB_SCALE_FLOOR};
+   bool ok = raw.t.kind == JB_KIND_INT && raw.t.bits == 32 && raw.t.lanes <= 8 &&
+             (raw.t.lanes & (raw.t.lanes - 1)) == 0 && (pack == F4_STD || raw.t.lanes == 4) &&
+             jb_type_eq(sb.t, JB_I32) && (!std.v || jb_type_eq(std.t, raw.t));
+   if (!ok || jt_has(jb_target(b), JT_CAP_CVT_SCALEF32)) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG,
+               "tpl_mxfp4_encode_bf16: raw must be 1, 2, 4 or 8 i32 lanes (4 for the perm and "
+               "paired packings), sb i32, std raw's type, and the target without the scaled "
+               "fp4 convert");
+      return jb_undef(b, JB_TYPE(JB_KIND_INT, 8, raw.t.lanes));
+   }
+   return f4_cast(b, &p, raw, jb_and_imm(b, raw, 0x7fff7fff), sb, pack, std);
+}
+
+/* Column j of the lane's 8 rows as four dwords holding rows (i, i + 4), bf16: the order whose
+ * codes pack in three ops (F4_PAIRED). */
+static jb_val
+f4_column_paired(jb_builder *b, const jb_val *rows, unsigned j)
+{
+   jb_val d[4];
+   for (unsigned i = 0; i < 4; i++) {
+      jb_val lo = rows[i].t.lanes > 1 ? jb_extract(b, rows[i], j / 2) : rows[i];
+      jb_val hi = rows[i + 4].t.lanes > 1 ? jb_extract(b, rows[i + 4], j / 2) : rows[i + 4];
+      d[i] = jb_perm(b, hi, lo, j % 2 ? 0x07060302u : 0x05040100u);
+   }
+   return jb_vec(b, d, 4);
+}
+
+/* Max of amax over the bl lanes of a block, lanes s apart: rotations within a row of 16 where
+ * the block is a coset of s there (bl s == 16: DPP row_ror, one VALU op a step), xor shuffles
+ * otherwise; s == 1 (consecutive lanes): xor 1, 2, then the row mirrors (lane ^ 7, ^ 15, equal
+ * to ^ 4, ^ 8 once the lower lanes agree). */
+static jb_val
+block_max(jb_builder *b, jb_val amax, unsigned bl, unsigned s)
+{
+   for (unsigned x = 1; x < bl; x *= 2) {
+      jb_val o = bl * s == 16                   ? jb_row_ror(b, amax, x * s)
+                 : s == 1 && (x == 4 || x == 8) ? jb_shuffle_xor(b, amax, 2 * x - 1)
+                                                : jb_shuffle_xor(b, amax, x * s);
+      amax = jb_umax(b, amax, o);
+   }
+   return amax;
+}
+
 /* requires: the tile's rows loaded. produces: q_row and its scales for the tile's rows. */
 static void
 row_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *L,
@@ -486,11 +634,10 @@ row_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
                 jb_lshr_imm(b, L->kk, 5), (jb_val){0}, lead, &s);
    for (unsigned r = 0; r < p->rpl; r++) {
       jb_val abs, raw = T->rows[r];
-      jb_val amax = tpl_mx_amax_bits(b, p, raw, &abs);
-      for (unsigned x = 1; x < bl; x *= 2) /* the block's lanes are lm apart */
-         amax = jb_umax(b, amax, jb_shuffle_xor(b, amax, x * lm));
+      jb_val amax = block_max(b, tpl_mx_amax_bits(b, p, raw, &abs), bl, lm); /* lm apart */
       jb_val sb = tpl_mx_scale(b, p, amax);
-      store_codes(b, tpl_mx_cast(b, p, raw, abs, sb), c / 2, &q, r);
+      store_codes(b, f4_cast(b, p, raw, abs, sb, c == 8 ? F4_PERM : F4_STD, (jb_val){0}), c / 2, &q,
+                  r);
       jb_buffer_store(b, jb_trunc(b, sb, JB_I8), s.srd, stream_off(b, &s, r));
    }
 }
@@ -535,12 +682,17 @@ col_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
                 jb_arg_val(b, KA_sc_bytes), T->k0, L->kk, mb, jb_imm_u32(b, 0),
                 jb_cmp(b, JB_SLT, mb, jb_arg_val(b, KA_sc_cols)), lead, &s);
    for (unsigned j = 0; j < c; j++) {
-      jb_val abs, colv = tpl_mx_column(b, p, T->rows, j);
-      jb_val amax = tpl_mx_amax_bits(b, p, colv, &abs);
-      for (unsigned x = 1; x < lm; x *= 2) /* the block's lanes are consecutive: DPP */
-         amax = jb_umax(b, amax, jb_shuffle_xor(b, amax, x));
+      /* gfx942 bf16, 8 rows: rows (i, i + 4) in a dword (tpl_mx_column's order only for the
+       * exact encode) */
+      bool paired = !p->in_f32 && !jt_has(jb_target(b), JT_CAP_CVT_SCALEF32) && p->rpl == 8;
+      jb_val abs, colv = paired ? f4_column_paired(b, T->rows, j) : tpl_mx_column(b, p, T->rows, j);
+      /* the block's lanes are consecutive: DPP */
+      jb_val amax = block_max(b, tpl_mx_amax_bits(b, p, colv, &abs), lm, 1);
       jb_val sb = tpl_mx_scale(b, p, amax);
-      store_codes(b, tpl_mx_cast(b, p, colv, abs, sb), p->rpl / 2, &q, j);
+      store_codes(b,
+                  f4_cast(b, p, colv, abs, sb, paired ? F4_PAIRED : F4_STD,
+                          paired ? tpl_mx_column(b, p, T->rows, j) : colv),
+                  p->rpl / 2, &q, j);
       jb_buffer_store(b, jb_trunc(b, sb, JB_I8), s.srd, stream_off(b, &s, j));
    }
 }
