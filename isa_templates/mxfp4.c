@@ -211,13 +211,11 @@ mxfp4_pick(const struct jt_target *t, const void *problem, void *params)
    fp->preshuffle = pr->preshuffle;
    fp->waves = 4;
    fp->load = 16;
-   /* 8 rows per lane where the registers allow it without scratch: bf16 (both outputs: 60-62
-    * VGPRs), but for gfx942 RCEIL (and CEIL / EVEN: EVEN preshuffled spilled) with both outputs (48
-    * bytes spilled; 8-byte loads there fit but count more); f32 (twice the dwords per column) takes
-    * 4 */
+   /* 8 rows per lane where the registers allow it without scratch: bf16 (both outputs: 54-62
+    * VGPRs on either target, every mode since gfx942's short E2M1 encode); f32 (twice the
+    * dwords per column) takes 4 */
    bool hw = t && jt_has(t, JT_CAP_CVT_SCALEF32) && jt_has(t, JT_CAP_PK_FP4);
-   bool spill8 = pr->in_f32 || (!hw && pr->outputs == TPL_MXFP4_BOTH && pr->mode != JB_SCALE_FLOOR);
-   fp->rpl = spill8 ? 4 : 8;
+   fp->rpl = pr->in_f32 ? 4 : 8;
    fp->rows = 1;
    /* two column chunks per tile share the tile's resources and address math (the scalar
     * setup halves); gfx942 f32 EVEN with both outputs preshuffled spilled 8 bytes with two */
@@ -574,6 +572,55 @@ f4_column_paired(jb_builder *b, const jb_val *rows, unsigned j)
    return jb_vec(b, d, 4);
 }
 
+/* The block's scale byte: tpl_mx_scale's, with fewer compares and selects. For RCEIL, the
+ * round-up of d = amax * fp32(1/6) (§2.4: byte e + [m != 0], for e = 0 only [m > 0x400000],
+ * 0xFF from Inf/NaN or d > 2^127) in three integer terms of d's bits u (sign 0: amax is a
+ * magnitude):    min((u + 0x7FFFFF) >> 23, (u - 1) >> 22, 0xFF).
+ * The first is e + [m != 0] (also 0xFF for Inf and for e = 254 with m != 0, 0x100 for NaN);
+ * the second is 0 for u <= 0x400000 (d <= 2^-127; u = 0 wraps to 1023), 1 up to 0x800000 and
+ * at least e + 1 above it. With amax's bits u, CEIL is max(((u + 0x7FFFFF) >> 23) - 2, 0)
+ * (0xFF for Inf/NaN) and EVEN max(((u + 0x200000) >> 23) - 2, 0) (0xFF once the rounded
+ * exponent is 255: Inf, NaN, or a round-up into it), emax = 2 (§3.2). Each equals
+ * jb_e8m0_scale's for every u < 2^31 (checked off-line over all of them;
+ * tests/jitemu/test_mxfp4_encode.c runs the kernel's over every bf16 amax and a sample of
+ * f32 ones). */
+static jb_val
+f4_scale(jb_builder *b, const struct tpl_mx_params *p, jb_val amax_bits)
+{
+   jb_val u = amax_bits, ff = jb_imm_u32(b, 0xff), two = jb_imm_u32(b, 2);
+   switch (p->mode) {
+   case JB_SCALE_RCEIL: {
+      jb_val d = jb_fmul(b, jb_bitcast(b, u, JB_F32),
+                         jb_bitcast(b, jb_imm_u32(b, 0x3E2AAAABu), JB_F32)); /* fp32(1/6) */
+      u = jb_bitcast(b, d, JB_I32);
+      jb_val r1 = jb_lshr_imm(b, jb_iadd_imm(b, u, 0x7fffff), 23);
+      jb_val r2 = jb_lshr_imm(b, jb_iadd_imm(b, u, -1), 22);
+      return jb_umin(b, jb_umin(b, r1, r2), ff);
+   }
+   case JB_SCALE_CEIL: {
+      jb_val r = jb_usub_sat(b, jb_lshr_imm(b, jb_iadd_imm(b, u, 0x7fffff), 23), two);
+      return jb_select(b, jb_cmp(b, JB_UGE, u, jb_imm_u32(b, 0x7f800000u)), ff, r);
+   }
+   case JB_SCALE_EVEN: {
+      jb_val e = jb_lshr_imm(b, jb_iadd_imm(b, u, 0x200000), 23);
+      return jb_select(b, jb_cmp(b, JB_UGT, e, jb_imm_u32(b, 254)), ff, jb_usub_sat(b, e, two));
+   }
+   default:
+      return tpl_mx_scale(b, p, amax_bits);
+   }
+}
+
+jb_val
+tpl_mxfp4_scale(jb_builder *b, enum jb_scale_mode mode, jb_val amax_bits)
+{
+   struct tpl_mx_params p = {.elem = TPL_MX_E2M1, .mode = mode};
+   if (!jb_type_eq(amax_bits.t, JB_I32)) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "tpl_mxfp4_scale: amax bits must be i32");
+      return jb_undef(b, JB_I32);
+   }
+   return f4_scale(b, &p, amax_bits);
+}
+
 /* Max of amax over the bl lanes of a block, lanes s apart: rotations within a row of 16 where
  * the block is a coset of s there (bl s == 16: DPP row_ror, one VALU op a step), xor shuffles
  * otherwise; s == 1 (consecutive lanes): xor 1, 2, then the row mirrors (lane ^ 7, ^ 15, equal
@@ -635,7 +682,7 @@ row_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
    for (unsigned r = 0; r < p->rpl; r++) {
       jb_val abs, raw = T->rows[r];
       jb_val amax = block_max(b, tpl_mx_amax_bits(b, p, raw, &abs), bl, lm); /* lm apart */
-      jb_val sb = tpl_mx_scale(b, p, amax);
+      jb_val sb = f4_scale(b, p, amax);
       store_codes(b, f4_cast(b, p, raw, abs, sb, c == 8 ? F4_PERM : F4_STD, (jb_val){0}), c / 2, &q,
                   r);
       jb_buffer_store(b, jb_trunc(b, sb, JB_I8), s.srd, stream_off(b, &s, r));
@@ -688,7 +735,7 @@ col_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
       jb_val abs, colv = paired ? f4_column_paired(b, T->rows, j) : tpl_mx_column(b, p, T->rows, j);
       /* the block's lanes are consecutive: DPP */
       jb_val amax = block_max(b, tpl_mx_amax_bits(b, p, colv, &abs), lm, 1);
-      jb_val sb = tpl_mx_scale(b, p, amax);
+      jb_val sb = f4_scale(b, p, amax);
       store_codes(b,
                   f4_cast(b, p, colv, abs, sb, paired ? F4_PAIRED : F4_STD,
                           paired ? tpl_mx_column(b, p, T->rows, j) : colv),

@@ -1,6 +1,6 @@
 /*
  * mxfp4.h — what the MXFP4 family (mxfp4.c) exposes besides its tpl_family: gfx942's E2M1
- * encode of bf16 blocks as the kernel emits it, for the exhaustive test
+ * encode of bf16 blocks and the block scale as the kernel emits them, for the exhaustive test
  * (tests/jitemu/test_mxfp4_encode.c).
  */
 #ifndef MXFP4_H
@@ -20,5 +20,9 @@ enum tpl_mxfp4_pack { TPL_MXFP4_PACK_STD, TPL_MXFP4_PACK_PERM, TPL_MXFP4_PACK_PA
  *  sb < 3 and jb_mx_cvt_fp4 itself otherwise. */
 jb_val tpl_mxfp4_encode_bf16(jb_builder *b, jb_val raw, jb_val sb, enum tpl_mxfp4_pack pack,
                              jb_val std);
+
+/** The E8M0 scale byte of a block of E2M1 from its amax bits (i32, |x| as f32 bits): what
+ *  jb_e8m0_scale gives, RCEIL in fewer instructions (mxfp4.c). */
+jb_val tpl_mxfp4_scale(jb_builder *b, enum jb_scale_mode mode, jb_val amax_bits);
 
 #endif /* MXFP4_H */

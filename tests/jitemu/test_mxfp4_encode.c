@@ -178,3 +178,75 @@ Test(mxfp4_encode, refused_where_it_does_not_apply)
          je_destroy(&k);
    }
 }
+
+/* ---- the block scale ------------------------------------------------------------------------ */
+
+#define NAMAX (1u << 20) /* amax patterns a launch */
+
+/* kernel sc(in: u32[n], out: u32[2][4][n]): jb_e8m0_scale and tpl_mxfp4_scale of amax in[i]
+ * for every mode */
+static void
+run_scale(const struct jt_target *t, const uint32_t *amax, unsigned n, unsigned *bad)
+{
+   jb_builder *b = jb_builder_create(t, "sc");
+   const jb_arg args[] = {{"in", JB_GLOBAL_PTR}, {"out", JB_GLOBAL_PTR}};
+   jb_kernel(b, "sc", args, 2, .wg_size = WG);
+   jb_val gid = jb_iadd(b, jb_imul_imm(b, jb_workgroup_id(b, 0), WG), jb_workitem_id(b, 0));
+   jb_val off = jb_imul_imm(b, jb_zext(b, gid, JB_I64), 4);
+   jb_val a = jb_global_load(b, jb_arg_val(b, 0), off, JB_I32);
+   for (unsigned m = 0; m < 4; m++) {
+      jb_val want = jb_e8m0_scale(b, jb_bitcast(b, a, JB_F32), (enum jb_scale_mode)m, JB_ELEM_E2M1);
+      jb_val got = tpl_mxfp4_scale(b, (enum jb_scale_mode)m, a);
+      jb_global_store(b, want, jb_arg_val(b, 1), jb_iadd_imm(b, off, 4ll * n * m));
+      jb_global_store(b, got, jb_arg_val(b, 1), jb_iadd_imm(b, off, 4ll * n * (4 + m)));
+   }
+   je_kernel k;
+   cr_assert_eq(je_build(b, "sc", 0, &k, NULL), MXJIT_OK, "%s: %s", t->name, k.msg);
+   uint64_t din = je_alloc(&k, amax, (size_t)n * 4), dout = je_alloc(&k, NULL, (size_t)n * 32);
+   cr_assert(din && dout, "%s", k.msg);
+   je_arg(&k, 0, &din, 8);
+   je_arg(&k, 1, &dout, 8);
+   cr_assert_eq(je_launch(&k, n / WG, WG), MXJIT_OK, "%s: %s", t->name, k.msg);
+   const uint32_t *out = je_host(&k, dout, (size_t)n * 32);
+   for (unsigned m = 0; m < 4; m++)
+      for (unsigned i = 0; i < n; i++)
+         if (out[(size_t)m * n + i] != out[(size_t)(4 + m) * n + i] && (*bad)++ < 8)
+            cr_log_error("%s mode %u amax 0x%08x: tpl_mxfp4_scale %u, jb_e8m0_scale %u", t->name, m,
+                         amax[i], out[(size_t)(4 + m) * n + i], out[(size_t)m * n + i]);
+   je_destroy(&k);
+}
+
+Test(mxfp4_encode, scale_byte_every_mode, .timeout = 300)
+{
+   /* every non-negative bf16 amax (what bf16 blocks give), then f32 ones: a sweep of the
+    * subnormal range and the binade edges (d = amax / 6 around 2^-127 and 2^127), the
+    * specials, and random magnitudes */
+   uint32_t *a = malloc(NAMAX * 4);
+   unsigned n = 0;
+   for (uint32_t u = 0; u < 0x8000; u++)
+      a[n++] = u << 16;
+   uint64_t s = 12345;
+   while (n < NAMAX) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      uint32_t r = (uint32_t)(s >> 32);
+      switch (n % 4) {
+      case 0:
+         a[n++] = r & 0x7fffffffu;
+         break; /* any magnitude, NaN included */
+      case 1:
+         a[n++] = r & 0x01ffffffu;
+         break; /* subnormal and the smallest normals */
+      case 2:
+         a[n++] = 0x7e800000u + (r & 0x00ffffffu);
+         break; /* near the top */
+      default:
+         a[n++] = (r & 0x7f800000u) | (r & 7) | ((r >> 3 & 1) << 22);
+         break; /* edges */
+      }
+   }
+   unsigned bad = 0;
+   for (unsigned ti = 0; ti < 2; ti++)
+      run_scale(je_targets[ti], a, NAMAX, &bad);
+   cr_expect_eq(bad, 0, "%u scale bytes differ", bad);
+   free(a);
+}
