@@ -13,16 +13,20 @@
  * read once, into registers. Columnwise, the rpl x c piece is transposed
  * in registers (bf16: one v_perm per dword; f32: renaming), a column's 32-row block is lm
  * consecutive lanes (DPP reduction) and its codes rpl/2 contiguous bytes of q_col's row.
- * Rowwise, a row's 32-column block is 32 / c lanes lm apart (xor shuffles) and a lane's codes
- * are c/2 contiguous bytes of q_row's row. The transpose needs no LDS (no bank conflicts).
+ * Rowwise, a row's 32-column block is 32 / c lanes lm apart (DPP row rotations where the block
+ * is a coset of a row of 16, xor shuffles otherwise) and a lane's codes are c/2 contiguous
+ * bytes of q_row's row. The transpose needs no LDS (no bank conflicts).
  * Waves of a workgroup and `rows` tiles per wave go along M, grid x along K; tiles and chunks
  * past what the grid must cover are skipped by a uniform branch.
  * Tails are bounds: lanes past K get an out-of-range offset, rows and columns past the tensor
  * fall past the end of a view (range-checked buffer ops: loads give 0, stores are dropped);
  * the grid covers the padded scale layouts, whose padding rows and columns get scale 0x00
  * from the zeros they load. K not a multiple of c (columnwise only): the chunk across K is
- * loaded element by element (ktail). One resource per tensor per tile (i64 rebase); lane
- * offsets are i32 within the tile.
+ * loaded element by element (ktail). rebase 1: one resource per tensor per tile (i64 base),
+ * lane offsets i32 within the tile; rebase 0: one resource per tensor, i32 offsets from its
+ * base (validate: every tensor's reach under 2^31 bytes).
+ * gfx942 encodes E2M1 in software: a short sequence for waves whose blocks all have sb >= 3,
+ * the exact jb_mx_cvt_fp4 in a branch otherwise (f4_fast_bf16, f4_cast).
  */
 #include "mxfp4.h"
 #include "mx_common.h"
@@ -64,7 +68,7 @@ static const tpl_param mxfp4_params[] = {
    P(in_f32, f4_bool, 0) P(mode, f4_mode, 0) P(scales, f4_scales, 0)
    P(outputs, f4_outputs, TPL_MXFP4_ROW) P(preshuffle, f4_bool, 0)
    P(waves, f4_waves, 4) P(load, f4_load, 16) P(rpl, f4_rpl, 8) P(rows, f4_rows, 1)
-   P(unroll, f4_unroll, 1) P(ktail, f4_bool, 0)};
+   P(unroll, f4_unroll, 1) P(ktail, f4_bool, 0) P(rebase, f4_bool, 1)};
 /* clang-format on */
 #undef P
 
@@ -159,6 +163,36 @@ scale_dims(const struct tpl_mxfp4_problem *pr, int64_t *sr, int64_t *sc)
    sc[1] = c ? pad_cols(pr->scales, pr->m / 32) : 0;
 }
 
+static void mxfp4_grid(const void *problem, const void *params, tpl_grid *g);
+
+/* Without rebase each tensor is one resource and a lane's offset from its base is 32-bit
+ * (below 2^31, where OOB marks lanes with nothing to do): the furthest byte a lane can form,
+ * padding rows and columns of the grid's cover included, for x, q_row, s_row, q_col, s_col
+ * (0 for an output not requested). Scale layouts: their padded rows and a group of 256 more
+ * at their widest row (8 columns at least), an upper bound of the shuffled and blocked
+ * offsets. */
+static const char *const tensor_names[5] = {"x", "q_row", "s_row", "q_col", "s_col"};
+
+static void
+reach(const struct tpl_mxfp4_problem *pr, const void *params, int64_t r[5])
+{
+   tpl_grid g;
+   mxfp4_grid(pr, params, &g);
+   const struct tpl_mxfp4_params *fp = params;
+   struct tpl_mx_params mxp;
+   const struct tpl_mx_params *p = to_mx(fp, &mxp);
+   int64_t sr[2], sc[2];
+   scale_dims(pr, sr, sc);
+   int64_t rows = (int64_t)g.grid[1] * p->waves * p->rows * 32 + 32; /* rows a tile can name */
+   int64_t cols = (int64_t)g.grid[0] * span(p) * fp->unroll + span(p);
+   int64_t es = esize(p);
+   r[0] = rows * pr->ld_x * es + cols * es;
+   r[1] = has_row(pr->outputs) ? rows * (pr->k / 2) + cols / 2 : 0;
+   r[2] = has_row(pr->outputs) ? (rows + 256) * (sr[1] > 8 ? sr[1] : 8) + cols / 32 : 0;
+   r[3] = has_col(pr->outputs) ? cols * (pr->m / 2) + rows / 2 : 0;
+   r[4] = has_col(pr->outputs) ? (cols + 256) * (sc[1] > 8 ? sc[1] : 8) + rows / 32 : 0;
+}
+
 static mxjit_status
 mxfp4_validate(const void *problem, const void *params, char *msg, size_t msglen)
 {
@@ -189,6 +223,21 @@ mxfp4_validate(const void *problem, const void *params, char *msg, size_t msglen
             (double)span(p) * fp->unroll * pr->m >= 2147483648.0)
       why = "a tile's offsets must stay under 2 GB (32 rows of x and q_row, the tile's columns of "
             "q_col; 32-bit lane offsets)";
+   if (!why && !fp->rebase) {
+      int64_t r[5];
+      reach(pr, params, r);
+      for (unsigned i = 0; i < 5; i++) {
+         if (r[i] < 2147483648LL)
+            continue;
+         if (msg && msglen)
+            snprintf(msg, msglen,
+                     "jit: template mxfp4: rebase=0 addresses each tensor with 32-bit offsets "
+                     "from its base, but %s spans up to %lld bytes (at most 2147483647); use "
+                     "rebase=1",
+                     tensor_names[i], (long long)r[i]);
+         return MXJIT_ERR_INVALID_ARG;
+      }
+   }
    if (!why)
       return MXJIT_OK;
    if (msg && msglen)
@@ -221,6 +270,13 @@ mxfp4_pick(const struct jt_target *t, const void *problem, void *params)
     * setup halves); gfx942 f32 EVEN with both outputs preshuffled spilled 8 bytes with two */
    fp->unroll = !hw && pr->in_f32 && pr->preshuffle && pr->outputs == TPL_MXFP4_BOTH ? 1 : 2;
    fp->ktail = pr->k % (fp->load / (pr->in_f32 ? 4 : 2)) != 0;
+   /* one resource per tensor where every tensor's reach fits 32-bit offsets (no per-tile
+    * 64-bit base arithmetic), a resource per tile beyond */
+   int64_t r[5];
+   reach(pr, fp, r);
+   fp->rebase = 0;
+   for (unsigned i = 0; i < 5; i++)
+      fp->rebase |= r[i] >= 2147483648LL;
 }
 
 /* Rows (in 32-row tiles) and columns the grid must cover: the data and every padded scale
@@ -320,11 +376,20 @@ clamp_i32(jb_builder *b, jb_val v64)
    return jb_trunc(b, v64, JB_I32);
 }
 
-/* A resource over [ptr + off, ptr + total), under 2^31 bytes; empty unless `in` (uniform i1,
- * .v NULL = always). */
+/* The resource and offset a tile addresses a tensor [ptr, ptr + total) with, from byte off of
+ * it on (i64, uniform), empty unless `in` (uniform i1, .v NULL = always). rebase: a resource
+ * over [ptr + off, ptr + total), clamped under 2^31 bytes, and *toff = 0; otherwise the
+ * tensor's own resource (total < 2^31, validate's rule) and *toff = off as i32, or OOB where
+ * not `in`. Lane offsets get *toff added (LLVM folds the 0). */
 static jb_val
-view(jb_builder *b, jb_val ptr, jb_val off, jb_val total, jb_val in)
+view(jb_builder *b, bool rebase, jb_val ptr, jb_val off, jb_val total, jb_val in, jb_val *toff)
 {
+   if (!rebase) {
+      jb_val o = jb_trunc(b, off, JB_I32);
+      *toff = in.v ? jb_select(b, in, o, jb_imm_u32(b, OOB)) : o;
+      return jb_srd(b, ptr, total);
+   }
+   *toff = jb_imm_u32(b, 0);
    jb_val end = jb_smin(b, total, jb_iadd_imm(b, off, 0x7fffffff));
    return jb_srd_rebase(b, ptr, off, in.v ? jb_select(b, in, end, off) : end);
 }
@@ -340,17 +405,19 @@ stream_off(jb_builder *b, const struct stream *s, unsigned i)
 
 /* requires: the tile's m0, k0. produces: its loads issued, zeros past M and K. */
 static void
-tile_load(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L, struct tile *T)
+tile_load(jb_builder *b, const struct tpl_mx_params *p, bool rebase, const struct lanes *L,
+          struct tile *T)
 {
    unsigned es = esize(p), c = cols(p), nd = p->load / 4;
    jb_val ldx = jb_arg_val(b, KA_ld_x);
    jb_val off = jb_imul_imm(b, jb_iadd(b, jb_imul(b, T->m0, ldx), T->k0), es);
-   jb_val srd = view(b, jb_arg_val(b, KA_x), off, jb_arg_val(b, KA_x_bytes), (jb_val){0});
+   jb_val toff, srd = view(b, rebase, jb_arg_val(b, KA_x), off, jb_arg_val(b, KA_x_bytes),
+                           (jb_val){0}, &toff);
    jb_val ldb = jb_trunc(b, jb_imul_imm(b, ldx, es), JB_I32);
    jb_val full = jb_cmp(b, JB_SLE, jb_iadd_imm(b, L->kk, c), T->krem);
    jb_val straddle = jb_and(b, jb_cmp(b, JB_SLT, L->kk, T->krem), jb_not(b, full));
    jb_type lt = nd == 1 ? JB_I32 : JB_TYPE(JB_KIND_INT, 32, nd);
-   jb_val voff = jb_iadd(b, jb_imul(b, L->mrow, ldb), jb_imul_imm(b, L->kk, es));
+   jb_val voff = jb_iadd(b, jb_iadd(b, jb_imul(b, L->mrow, ldb), jb_imul_imm(b, L->kk, es)), toff);
    /* lanes past K read nothing; rows past M lie past the view's end (x ends with row M-1) */
    jb_val voff_full = jb_select(b, full, voff, jb_imm_u32(b, OOB));
    for (unsigned r = 0; r < p->rpl; r++) {
@@ -408,8 +475,8 @@ blocked_off(jb_builder *b, jb_val i, jb_val j)
  * jl i32. Rows of a lane (the stepped index) stay within one 16-row group of i. Rows past the
  * layout's (padded) rows fall past its end; lane_ok masks the rest (columns, other lanes). */
 static void
-scale_stream(jb_builder *b, const struct tpl_mx_params *p, jb_val s, jb_val cols_w, jb_val bytes,
-             jb_val i0, jb_val il, jb_val j0, jb_val jl, jb_val in, jb_val lane_ok,
+scale_stream(jb_builder *b, const struct tpl_mx_params *p, bool rebase, jb_val s, jb_val cols_w,
+             jb_val bytes, jb_val i0, jb_val il, jb_val j0, jb_val jl, jb_val in, jb_val lane_ok,
              struct stream *out)
 {
    jb_val base, voff;
@@ -437,8 +504,9 @@ scale_stream(jb_builder *b, const struct tpl_mx_params *p, jb_val s, jb_val cols
       voff = jb_iadd(b, jb_imul(b, il, w), jl);
       out->step_v = w;
    }
-   out->srd = view(b, s, base, bytes, in);
-   out->voff = jb_select(b, lane_ok, voff, jb_imm_u32(b, OOB));
+   jb_val toff;
+   out->srd = view(b, rebase, s, base, bytes, in, &toff);
+   out->voff = jb_select(b, lane_ok, jb_iadd(b, voff, toff), jb_imm_u32(b, OOB));
 }
 
 /* How f4_fast_bf16 packs the codes of its dwords into bytes: mxfp4.h's enum tpl_mxfp4_pack. */
@@ -647,6 +715,7 @@ row_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
    unsigned c = cols(p), lm = lanes_m(p), bl = 32 / c;
    jb_val kh = jb_lshr_imm(b, jb_arg_val(b, KA_k), 1), kh32 = jb_trunc(b, kh, JB_I32);
    jb_val kb = jb_lshr_imm(b, L->kk, 1); /* the lane's first byte of the tile's q columns */
+   jb_val toff;
    struct stream q, s;
    q.step_v = (jb_val){0};
    if (fp->preshuffle) {
@@ -659,15 +728,16 @@ row_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
       jb_val kpart = jb_iadd(b, jb_shl_imm(b, jb_lshr_imm(b, kb, 5), 9),
                              jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, jb_lshr_imm(b, kb, 4), 1), 8),
                                      jb_and_imm(b, kb, 15)));
-      q.voff = jb_iadd(b, jb_iadd(b, n0, kpart), jb_shl_imm(b, jb_and_imm(b, L->mrow, 15), 4));
-      q.srd =
-          view(b, jb_arg_val(b, KA_q_row), base, jb_imul(b, jb_arg_val(b, KA_m), kh), (jb_val){0});
+      q.srd = view(b, fp->rebase, jb_arg_val(b, KA_q_row), base,
+                   jb_imul(b, jb_arg_val(b, KA_m), kh), (jb_val){0}, &toff);
+      q.voff = jb_iadd(b, jb_iadd(b, n0, kpart),
+                       jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, L->mrow, 15), 4), toff));
       q.step = 16;
    } else {
       jb_val base = jb_iadd(b, jb_imul(b, T->m0, kh), jb_lshr_imm(b, T->k0, 1));
-      q.srd =
-          view(b, jb_arg_val(b, KA_q_row), base, jb_imul(b, jb_arg_val(b, KA_m), kh), (jb_val){0});
-      q.voff = jb_iadd(b, jb_imul(b, L->mrow, kh32), kb);
+      q.srd = view(b, fp->rebase, jb_arg_val(b, KA_q_row), base,
+                   jb_imul(b, jb_arg_val(b, KA_m), kh), (jb_val){0}, &toff);
+      q.voff = jb_iadd(b, jb_iadd(b, jb_imul(b, L->mrow, kh32), kb), toff);
       q.step_v = kh32;
    }
    /* rows past M fall past q's end; lanes past K (K % 32 == 0: whole chunks) store nothing */
@@ -676,7 +746,7 @@ row_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
    jb_val sccols = clamp_i32(b, jb_isub(b, jb_arg_val(b, KA_sr_cols), jb_lshr_imm(b, T->k0, 5)));
    jb_val lead = jb_and(b, jb_cmp(b, JB_EQ, jb_and_imm(b, L->kk, 31), jb_imm_u32(b, 0)),
                         jb_cmp(b, JB_SLT, jb_lshr_imm(b, L->kk, 5), sccols));
-   scale_stream(b, p, jb_arg_val(b, KA_s_row), jb_arg_val(b, KA_sr_cols),
+   scale_stream(b, p, fp->rebase, jb_arg_val(b, KA_s_row), jb_arg_val(b, KA_sr_cols),
                 jb_arg_val(b, KA_sr_bytes), T->m0, L->mrow, jb_lshr_imm(b, T->k0, 5),
                 jb_lshr_imm(b, L->kk, 5), (jb_val){0}, lead, &s);
    for (unsigned r = 0; r < p->rpl; r++) {
@@ -701,7 +771,7 @@ col_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
    jb_val m = jb_arg_val(b, KA_m), mh = jb_lshr_imm(b, m, 1), mh32 = jb_trunc(b, mh, JB_I32);
    jb_val kdim = jb_arg_val(b, KA_k);
    jb_val mb = jb_lshr_imm(b, T->m0, 5);
-   jb_val m_in = jb_cmp(b, JB_SLT, T->m0, m);
+   jb_val m_in = jb_cmp(b, JB_SLT, T->m0, m), toff;
    struct stream q, s;
    q.step_v = (jb_val){0};
    if (fp->preshuffle) {
@@ -712,20 +782,20 @@ col_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
                             jb_iadd(b, jb_shl_imm(b, jb_lshr_imm(b, mb2, 5), 9),
                                     jb_shl_imm(b, jb_and_imm(b, jb_lshr_imm(b, mb2, 4), 1), 8)));
       jb_val n0 = jb_imul(b, jb_shl_imm(b, jb_lshr_imm(b, L->kk, 4), 4), mh32);
+      q.srd = view(b, fp->rebase, jb_arg_val(b, KA_q_col), base, jb_imul(b, kdim, mh), m_in, &toff);
       q.voff = jb_iadd(b, jb_iadd(b, n0, jb_shl_imm(b, jb_and_imm(b, L->kk, 15), 4)),
-                       jb_lshr_imm(b, L->mrow, 1));
-      q.srd = view(b, jb_arg_val(b, KA_q_col), base, jb_imul(b, kdim, mh), m_in);
+                       jb_iadd(b, jb_lshr_imm(b, L->mrow, 1), toff));
       q.step = 16;
    } else {
       jb_val base = jb_iadd(b, jb_imul(b, T->k0, mh), jb_lshr_imm(b, T->m0, 1));
-      q.srd = view(b, jb_arg_val(b, KA_q_col), base, jb_imul(b, kdim, mh), m_in);
-      q.voff = jb_iadd(b, jb_imul(b, L->kk, mh32), jb_lshr_imm(b, L->mrow, 1));
+      q.srd = view(b, fp->rebase, jb_arg_val(b, KA_q_col), base, jb_imul(b, kdim, mh), m_in, &toff);
+      q.voff = jb_iadd(b, jb_iadd(b, jb_imul(b, L->kk, mh32), jb_lshr_imm(b, L->mrow, 1)), toff);
       q.step_v = mh32;
    }
    /* columns past K fall past q's and the scales' ends; one lane of a block stores its scale,
     * in a tile whose block the layout has (padding included) */
    jb_val lead = jb_cmp(b, JB_EQ, L->mg, jb_imm_u32(b, 0));
-   scale_stream(b, p, jb_arg_val(b, KA_s_col), jb_arg_val(b, KA_sc_cols),
+   scale_stream(b, p, fp->rebase, jb_arg_val(b, KA_s_col), jb_arg_val(b, KA_sc_cols),
                 jb_arg_val(b, KA_sc_bytes), T->k0, L->kk, mb, jb_imm_u32(b, 0),
                 jb_cmp(b, JB_SLT, mb, jb_arg_val(b, KA_sc_cols)), lead, &s);
    for (unsigned j = 0; j < c; j++) {
@@ -786,7 +856,7 @@ mxfp4_build(jb_builder *b, const void *params)
          jb_if *chunk_in = u ? jb_push_if(b, jb_cmp(b, JB_SLT, jb_iadd_imm(b, k0, u * span(p)),
                                                     jb_arg_val(b, KA_k_cover)))
                              : NULL;
-         tile_load(b, p, &Lu, &T);
+         tile_load(b, p, fp->rebase, &Lu, &T);
          jb_sched_barrier(b, 0);
          if (has_col(fp->outputs))
             col_stage(b, fp, &Lu, &T);
