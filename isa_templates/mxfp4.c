@@ -525,7 +525,7 @@ scale_stream(jb_builder *b, const struct tpl_mx_params *p, bool rebase, jb_val s
  * the old (sb - 2) << 7 and ((sb - 1) << 7 | 0x40) - 1: two ops a pair fewer and three
  * multiply-adds a block instead of thirteen ops. f4_cast takes this path when no lane of the
  * wave has sb < 3 (a ballot, one uniform branch a block) and the exact one otherwise; the
- * bits are the same either way (tests/kernels/test_mxfp4_params.c, every bf16 x sb). */
+ * bits are the same either way (tests/jitemu/test_mxfp4_encode.c, every bf16 x sb). */
 #define H2(v) jb_bitcast(b, jb_imm_u32(b, (v)*0x00010001u), h2) /* <2 x i16> splat */
 
 static jb_val
@@ -588,7 +588,9 @@ f4_fast_bf16(jb_builder *b, jb_val raw, jb_val abs, jb_val sb, enum tpl_mxfp4_pa
  * wave has sb < 3 (blocks of amax below about 2^-122). std: the block's dwords in the order
  * tpl_mx_cast takes (.v NULL: raw, then read through copies LLVM cannot see through, two
  * half-row rotations: with raw itself the sign terms both encodes share would be hoisted above
- * the branch and the short path's or-with-sign split off its and_or, one more op a pair). */
+ * the branch and the short path's or-with-sign split off its and_or, one more op a pair).
+ * EXEC is full wherever the stages call it (they run under uniform branches only): the copies
+ * and the ballot read every lane. */
 static jb_val
 f4_cast(jb_builder *b, const struct tpl_mx_params *p, jb_val raw, jb_val abs, jb_val sb,
         enum tpl_mxfp4_pack pack, jb_val std)
