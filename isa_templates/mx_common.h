@@ -82,6 +82,8 @@ struct tpl_mxfp4_params {
    uint32_t rows;       /* 32-row tiles per wave, one after another */
    uint32_t unroll;     /* column chunks (2 rpl load / elem size wide) per tile, in turn */
    uint32_t ktail;      /* K % (load / elem size) != 0: the chunk across K element by element */
+   uint32_t rebase;     /* 1: a resource per tensor per tile (i64 base); 0: one per tensor, 32-bit
+                         * offsets from its base (every tensor's reach under 2 GB) */
 };
 
 #define TPL_MX_PARAMS(X)                                                                           \

@@ -440,8 +440,14 @@ typedef struct jb_red_opts {
  *  x: f32 (FMAX, FSUM) or i32. */
 jb_val jb_wave_reduce_(jb_builder *b, enum jb_red op, jb_red_opts o);
 #define jb_wave_reduce(b, op, ...) jb_wave_reduce_((b), (op), (jb_red_opts){.x = __VA_ARGS__})
-/** x of lane (lane ^ mask), mask 1..63 (DPP for 1, 2; ds_swizzle below 32; ds_bpermute). */
+/** x of lane (lane ^ mask), mask 1..63 (DPP for 1, 2, 7, 15; ds_swizzle below 32; ds_bpermute). */
 jb_val jb_shuffle_xor(jb_builder *b, jb_val x, unsigned mask);
+/** x of lane row + (r - n) mod 16 for lane r of a row of 16 (DPP row_ror:n, n 1..15), one VALU
+ *  op. A reduction over lanes {i + k s mod 16} (s | 16) combines with rotations s, 2s, ...
+ *  x: i32 or f32. */
+jb_val jb_row_ror(jb_builder *b, jb_val x, unsigned n);
+/** Whether cond (i1) holds in any active lane: uniform i1 (ballot). */
+jb_val jb_wave_any(jb_builder *b, jb_val cond);
 /** x of lane src_lane (i32, taken mod 64) through ds_bpermute. x: i32 or f32. */
 jb_val jb_shuffle(jb_builder *b, jb_val x, jb_val src_lane);
 /** x of one constant lane, uniform (v_readlane). */

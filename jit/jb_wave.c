@@ -1,6 +1,7 @@
 /*
- * jb_wave.c — cross-lane operations: readfirstlane and butterfly reductions over clusters of
- * lanes with DPP (xor 1, 2), ds_swizzle (xor 4, 8, 16) and ds_bpermute (xor 32).
+ * jb_wave.c — cross-lane operations: readfirstlane, lane shuffles and butterfly reductions over
+ * clusters of lanes with DPP (xor 1, 2 by quad_perm, xor 7 and 15 by the row mirrors, rotations
+ * within a row), ds_swizzle (other xor masks below 32) and ds_bpermute (xor 32), and a ballot.
  *
  * Every lane of a cluster ends with the same bits: each step combines x with its partner's x
  * through a commutative op, so lane i and lane i^s compute op(a, b) and op(b, a), which are
@@ -47,21 +48,31 @@ jb_fmax_nan(jb_builder *b, jb_val x, jb_val y)
    return jb_wrap(jb_intrinsic_(b, name, LLVMTypeOf(x.v), a, 2), x.t);
 }
 
+/* x (i32) moved by DPP control `ctrl` with all rows and banks enabled; a lane whose source is
+ * outside its row or disabled gets 0 (bound_ctrl), which the callers' controls never need for
+ * an enabled source. */
+static LLVMValueRef
+dpp_mov(jb_builder *b, LLVMValueRef x, unsigned ctrl)
+{
+   LLVMValueRef a[6] = {x,
+                        x,
+                        LLVMConstInt(b->t.i32, ctrl, 0),
+                        LLVMConstInt(b->t.i32, 0xF, 0),
+                        LLVMConstInt(b->t.i32, 0xF, 0),
+                        LLVMConstInt(b->t.i1, 1, 0)};
+   return jb_intrinsic_(b, "llvm.amdgcn.update.dpp.i32", b->t.i32, a, 6);
+}
+
 /* The value of lane (lane ^ mask), mask in 1..63, as i32. */
 static LLVMValueRef
 partner(jb_builder *b, LLVMValueRef x, unsigned mask)
 {
-   if (mask <= 2) {
-      /* DPP quad_perm: [1,0,3,2] = 0xB1 swaps neighbours, [2,3,0,1] = 0x4E swaps pairs. All
-       * rows and banks enabled; every source lane exists, so bound_ctrl does not matter. */
-      LLVMValueRef a[6] = {x,
-                           x,
-                           LLVMConstInt(b->t.i32, mask == 1 ? 0xB1 : 0x4E, 0),
-                           LLVMConstInt(b->t.i32, 0xF, 0),
-                           LLVMConstInt(b->t.i32, 0xF, 0),
-                           LLVMConstInt(b->t.i1, 1, 0)};
-      return jb_intrinsic_(b, "llvm.amdgcn.update.dpp.i32", b->t.i32, a, 6);
-   }
+   /* lane ^ 7 is lane 7 - r within each group of 8 (DPP row_half_mirror, 0x141) and lane ^ 15
+    * is lane 15 - r within each row of 16 (row_mirror, 0x140): one VALU op, no LDS queue */
+   if (mask == 7 || mask == 15)
+      return dpp_mov(b, x, mask == 7 ? 0x141 : 0x140);
+   if (mask <= 2) /* quad_perm [1,0,3,2] = 0xB1 swaps neighbours, [2,3,0,1] = 0x4E pairs */
+      return dpp_mov(b, x, mask == 1 ? 0xB1 : 0x4E);
    if (mask < 32) {
       /* ds_swizzle bit mode (offset bit 15 = 0): and_mask 0x1F, or_mask 0, xor_mask = mask,
        * within each group of 32 lanes (CDNA3 ISA, DS_SWIZZLE_B32). No LDS is touched. */
@@ -171,15 +182,19 @@ jb_wave_reduce_(jb_builder *b, enum jb_red op, jb_red_opts o)
     * ds_bpermute read 0 from a disabled lane; CDNA3 ISA), which is not FMAX's identity. So give
     * inactive lanes the identity (-Inf for FMAX, -0.0 for FSUM, 0 for integers) and run the
     * butterfly in whole-wave mode: set.inactive ... strict.wwm is LLVM's pattern for this. */
-   static const uint32_t ident[] = {[JB_RED_FMAX] = 0xFF800000u, [JB_RED_FSUM] = 0x80000000u,
-                                    [JB_RED_UMAX] = 0, [JB_RED_ISUM] = 0};
+   static const uint32_t ident[] = {[JB_RED_FMAX] = 0xFF800000u,
+                                    [JB_RED_FSUM] = 0x80000000u,
+                                    [JB_RED_UMAX] = 0,
+                                    [JB_RED_ISUM] = 0};
    LLVMTypeRef ty = jb_llvm_type(b, x.t);
    LLVMValueRef id = LLVMConstInt(b->t.i32, ident[op], 0);
    if (is_f)
       id = LLVMConstBitCast(id, b->t.f32);
    LLVMValueRef si[2] = {x.v, id};
-   x = jb_wrap(jb_intrinsic_(b, is_f ? "llvm.amdgcn.set.inactive.f32"
-                                     : "llvm.amdgcn.set.inactive.i32", ty, si, 2), x.t);
+   x = jb_wrap(jb_intrinsic_(b,
+                             is_f ? "llvm.amdgcn.set.inactive.f32" : "llvm.amdgcn.set.inactive.i32",
+                             ty, si, 2),
+               x.t);
    for (unsigned s = 1; s < cl; s <<= 1) {
       LLVMValueRef xi = is_f ? LLVMBuildBitCast(b->llb, x.v, b->t.i32, "") : x.v;
       LLVMValueRef p = partner(b, xi, s);
@@ -187,6 +202,40 @@ jb_wave_reduce_(jb_builder *b, enum jb_red op, jb_red_opts o)
          p = LLVMBuildBitCast(b->llb, p, b->t.f32, "");
       x = combine(b, op, x, jb_wrap(p, x.t));
    }
-   return jb_wrap(jb_intrinsic_(b, is_f ? "llvm.amdgcn.strict.wwm.f32"
-                                        : "llvm.amdgcn.strict.wwm.i32", ty, &x.v, 1), x.t);
+   return jb_wrap(jb_intrinsic_(b,
+                                is_f ? "llvm.amdgcn.strict.wwm.f32" : "llvm.amdgcn.strict.wwm.i32",
+                                ty, &x.v, 1),
+                  x.t);
+}
+
+jb_val
+jb_row_ror(jb_builder *b, jb_val x, unsigned n)
+{
+   if (!jb_ok(b) || !check_lane_value(b, "jb_row_ror", x))
+      return jb_poison(b, x.t);
+   if (n == 0 || n > 15) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_row_ror: rotation %u is not in 1..15", n);
+      return jb_poison(b, x.t);
+   }
+   /* DPP row_ror:n (0x120 + n): lane r of a row reads lane (r - n) mod 16 of the same row
+    * (CDNA3 ISA, DPP_ROW_RR; every source lane exists, so bound_ctrl matters only for EXEC) */
+   LLVMValueRef xi = LLVMBuildBitCast(b->llb, x.v, b->t.i32, "");
+   return jb_wrap(LLVMBuildBitCast(b->llb, dpp_mov(b, xi, 0x120 + n), jb_llvm_type(b, x.t), ""),
+                  x.t);
+}
+
+jb_val
+jb_wave_any(jb_builder *b, jb_val cond)
+{
+   if (!jb_ok(b))
+      return jb_poison(b, JB_I1);
+   if (!jb_type_eq(cond.t, JB_I1)) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_wave_any: operand must be i1 (kind %u, %u x %u bits)",
+               cond.t.kind, cond.t.lanes, cond.t.bits);
+      return jb_poison(b, JB_I1);
+   }
+   /* ballot over the active lanes (v_cmp into an SGPR pair, masked by EXEC), nonzero: a
+    * uniform value that a jb_push_if turns into s_cbranch */
+   LLVMValueRef m = jb_intrinsic_(b, "llvm.amdgcn.ballot.i64", b->t.i64, &cond.v, 1);
+   return jb_wrap(LLVMBuildICmp(b->llb, LLVMIntNE, m, LLVMConstInt(b->t.i64, 0, 0), ""), JB_I1);
 }

@@ -93,8 +93,10 @@ combine(enum jb_red op, uint32_t a, uint32_t b)
 static void
 model_wave(enum jb_red op, const uint32_t *x, uint64_t exec, unsigned cl, uint32_t *r)
 {
-   static const uint32_t ident[] = {[JB_RED_FMAX] = 0xFF800000u, [JB_RED_FSUM] = 0x80000000u,
-                                    [JB_RED_UMAX] = 0, [JB_RED_ISUM] = 0};
+   static const uint32_t ident[] = {[JB_RED_FMAX] = 0xFF800000u,
+                                    [JB_RED_FSUM] = 0x80000000u,
+                                    [JB_RED_UMAX] = 0,
+                                    [JB_RED_ISUM] = 0};
    uint32_t v[64], nv[64];
    for (unsigned l = 0; l < 64; l++)
       v[l] = (exec >> l) & 1 ? x[l] : ident[op];
@@ -342,5 +344,95 @@ Test(wave, shuffles_and_readlane)
       check_shuf(je_targets[ti], x, act, MAXN);
       make_act(act, MAXN, 3);
       check_shuf(je_targets[ti], x, act, MAXN);
+   }
+}
+
+/* --- Row rotations and the ballot ----------------------------------------------------------- */
+
+#define NROT 17 /* outputs per work-item: row_ror 1..15, any(x % 8 == 0), any(lane == 40) */
+
+/* kernel rot(in, act, out: u32[NROT * n]): inside the branch of active lanes, out[(r - 1) n +
+ * gid] = jb_row_ror(x, r); out[15 n + gid] = any(x % 8 == 0), out[16 n + gid] = any(lane ==
+ * 40), both as 0/1. */
+static jb_builder *
+build_rot(const struct jt_target *t, unsigned n)
+{
+   jb_builder *b = jb_builder_create(t, "rot");
+   const jb_arg args[] = {{"in", JB_GLOBAL_PTR}, {"act", JB_GLOBAL_PTR}, {"out", JB_GLOBAL_PTR}};
+   jb_kernel(b, "rot", args, 3, .wg_size = 256);
+   jb_val gid = jb_iadd(b, jb_imul_imm(b, jb_workgroup_id(b, 0), 256), jb_workitem_id(b, 0));
+   jb_val off = jb_shl_imm(b, jb_zext(b, gid, JB_I64), 2);
+   jb_val x = jb_global_load(b, jb_arg_val(b, 0), off, JB_I32);
+   jb_val act = jb_global_load(b, jb_arg_val(b, 1), off, JB_I32);
+   jb_val out = jb_arg_val(b, 2);
+   jb_if *nif = jb_push_if(b, jb_cmp(b, JB_NE, act, jb_imm_i32(b, 0)));
+   for (unsigned r = 1; r < 16; r++)
+      jb_global_store(b, jb_row_ror(b, x, r), out, jb_iadd_imm(b, off, (int64_t)(r - 1) * n * 4));
+   jb_val eight = jb_cmp(b, JB_EQ, jb_and_imm(b, x, 7), jb_imm_u32(b, 0));
+   jb_val l40 = jb_cmp(b, JB_EQ, jb_lane_id(b), jb_imm_u32(b, 40));
+   jb_val any[2] = {jb_wave_any(b, eight), jb_wave_any(b, l40)};
+   for (unsigned i = 0; i < 2; i++)
+      jb_global_store(b, jb_zext(b, any[i], JB_I32), out,
+                      jb_iadd_imm(b, off, (int64_t)(15 + i) * n * 4));
+   jb_pop_if(b, nif);
+   return b;
+}
+
+static void
+check_rot(const struct jt_target *t, const uint32_t *x, const uint32_t *act, unsigned n)
+{
+   je_kernel k;
+   cr_assert_eq(je_build(build_rot(t, n), "rot", 0, &k, NULL), MXJIT_OK, "%s", k.msg);
+   size_t osize = (size_t)NROT * n * 4;
+   uint64_t din = je_alloc(&k, x, n * 4), dact = je_alloc(&k, act, n * 4);
+   uint64_t dout = je_alloc(&k, NULL, osize);
+   cr_assert(din && dact && dout, "%s", k.msg);
+   memset(je_host(&k, dout, osize), 0xEE, osize);
+   je_arg(&k, 0, &din, 8);
+   je_arg(&k, 1, &dact, 8);
+   je_arg(&k, 2, &dout, 8);
+   cr_assert_eq(je_launch(&k, n / 256, 256), MXJIT_OK, "%s: %s", t->name, k.msg);
+   const uint32_t *out = je_host(&k, dout, osize);
+   unsigned bad = 0;
+   for (unsigned w0 = 0; w0 < n; w0 += 64) {
+      uint64_t exec = 0;
+      uint32_t any5 = 0, any40 = 0;
+      for (unsigned l = 0; l < 64; l++) {
+         exec |= act[w0 + l] ? 1ull << l : 0;
+         any5 |= act[w0 + l] && (x[w0 + l] & 7) == 0;
+         any40 |= act[w0 + l] && l == 40;
+      }
+      for (unsigned o = 0; o < NROT; o++) {
+         for (unsigned l = 0; l < 64; l++) {
+            /* row_ror:r reads lane (l - r) mod 16 of l's row (the ISA's DPP_ROW_RR); a
+             * disabled source reads 0 (bound_ctrl) */
+            unsigned src = (l & ~15u) | ((l - (o + 1)) & 15u);
+            uint32_t want = o == 15 ? any5 : o == 16 ? any40 : (exec >> src) & 1 ? x[w0 + src] : 0;
+            want = (exec >> l) & 1 ? want : 0xEEEEEEEEu;
+            uint32_t got = out[(size_t)o * n + w0 + l];
+            if (got != want && bad++ < 8)
+               cr_log_error("%s output %u work-item %u (exec 0x%016llx): got 0x%08x, want "
+                            "0x%08x",
+                            t->name, o, w0 + l, (unsigned long long)exec, got, want);
+         }
+      }
+   }
+   cr_expect_eq(bad, 0, "%s: %u rotation / ballot results differ", t->name, bad);
+   je_destroy(&k);
+}
+
+Test(wave, row_ror_and_any)
+{
+   uint32_t x[MAXN], act[MAXN];
+   make_u32(x, MAXN);
+   for (unsigned i = 0; i < 64; i++) /* wave 0: no multiple of 8 anywhere (any = 0) */
+      x[i] |= 1;
+   for (unsigned ti = 0; ti < 2; ti++) {
+      for (unsigned i = 0; i < MAXN; i++)
+         act[i] = 1;
+      check_rot(je_targets[ti], x, act, MAXN);
+      make_act(act, MAXN, 3);
+      act[64 + 40] = 0; /* wave 1: lane 40 inactive, so any(lane == 40) = 0 there */
+      check_rot(je_targets[ti], x, act, MAXN);
    }
 }
