@@ -206,7 +206,7 @@ t_scalar(conv *c, const char *name, const mxjit_tensor_v2 *t, mxjit_devptr *addr
 static mxjit_status
 t_v1(conv *c, const char *name, const mxjit_tensor_v2 *t, mxjit_tensor_v1 *out)
 {
-   mxjit_devptr addr;
+   mxjit_devptr addr = 0;
    mxjit_status st = t_common(c, name, t, 0, MXJIT_MAX_DIMS, &addr);
    if (st != MXJIT_OK)
       return st;
