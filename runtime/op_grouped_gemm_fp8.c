@@ -278,9 +278,16 @@ device_problem(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args
    pr->fmt_r = (uint32_t)is_bf8(rt->dtype) | (fnuz && !is_fnuz(rt->dtype) ? TPL_GG_FMT_OCP : 0);
    pr->l_bytes = lv->span;
    pr->r_bytes = rv->span;
-   const uint64_t al[] = {*lp, *rp, (uint64_t)pr->ld_l, (uint64_t)pr->ld_r,
-                          (uint64_t)pr->r_gstride};
-   pr->align = common_align(al, 5); /* < 4: the kernel stages bytes through VGPRs (vec 1) */
+   /* ROWS: kc too. The k tail of a k-contiguous operand is masked per load of vec bytes, so
+    * a row of kc bytes must end on a load's edge: with compact rows the pitch (kc) says so,
+    * with a row stride the pitch alone may not (bytes past kc are the caller's padding). */
+   const uint64_t al[] = {*lp,
+                          *rp,
+                          (uint64_t)pr->ld_l,
+                          (uint64_t)pr->ld_r,
+                          (uint64_t)pr->r_gstride,
+                          pr->mode == TPL_GG_ROWS ? (uint64_t)pr->kc : 0};
+   pr->align = common_align(al, 6); /* < 4: the kernel stages bytes through VGPRs (vec 1) */
    return MXJIT_OK;
 }
 
