@@ -317,7 +317,8 @@ typedef struct mxjit_tensor_v1 {
  *  stride. A row stride (stride[ndim-2], the leading dimension) at least the row length is
  *  taken where the op's kernel and host path read rows at a stride: scaled_copy x and out;
  *  mxfp8_quantize and mxfp4_quantize x (3D x also an expert stride; mxfp4 flattens leading
- *  dims that nest). Every other operand must be compact row-major (strides all 0 or equal to
+ *  dims that nest); grouped_gemm_fp8 a and b (3D b also an expert stride >= rows · row
+ *  stride). Every other operand must be compact row-major (strides all 0 or equal to
  *  the row-major ones): its kernel takes no row stride, and a strided one is refused with
  *  MXJIT_ERR_INVALID_ARG_STRIDE saying so (copy it to a contiguous tensor first); nothing is
  *  copied behind the caller's back.
@@ -646,8 +647,12 @@ typedef enum mxjit_b_layout {
  *  dtypes: E4M3/E5M2 (OCP) on gfx950 (FNUZ refused there: E4M3FNUZ ±240 are OCP NaN codes);
  *  on gfx942 FNUZ or OCP, per operand: OCP codes are fixed up in the kernel and multiplied as
  *  FNUZ (exact), except that an E5M2 ±Inf gives NaN where the reference gives ±Inf.
+ *  a and b may be row-strided (slices of bigger buffers): stride[ndim-1] = 1, stride[ndim-2]
+ *  >= the row length, for 3D b stride[0] >= rows · stride[1]; all strides 0 is compact
+ *  (otherwise MXJIT_ERR_INVALID_ARG_STRIDE names the stride). out is always compact.
  *  ABI 2: group_offs is an I64 (ngroups + 1) tensor (ngroups from its shape), the scales F32
- *  scalars, out a BF16 tensor of the output's element count; a, b compact. */
+ *  scalars, out a compact BF16 tensor of the output's element count; a and b with their row
+ *  strides (and byte offsets) as above. */
 typedef struct mxjit_grouped_gemm_fp8_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_gemm_pass pass;
@@ -663,7 +668,7 @@ typedef struct mxjit_grouped_gemm_fp8_args_v1 {
    uint32_t size;
    mxjit_gemm_pass pass;
    mxjit_b_layout b_layout;
-   mxjit_tensor_v1 a, b;
+   mxjit_tensor_v1 a, b; /**< row strides taken (see above); out is compact */
    mxjit_devptr a_scale_inv, b_scale_inv;
    mxjit_devptr group_offs;
    int64_t ngroups;

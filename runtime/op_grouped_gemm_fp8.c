@@ -4,6 +4,8 @@
  * The host device runs host_grouped_gemm_fp8(_wgrad): exact fp64 sums rounded once to bf16.
  * emu/hip run the grouped_gemm_fp8 family (isa_templates/grouped_gemm_fp8.c) through rt_run;
  * check mode compares with the exact fp64 sum within NUMERICS.md §6.3's tolerance.
+ * a and b may be row-strided (3D b also expert-strided): the kernel takes the pitches as
+ * kernargs; the host reference and check mode read compact copies. out is compact.
  */
 #include "grouped_gemm.h"
 #include "jt.h"
@@ -18,11 +20,20 @@
 static const mxjit_dtype fp8_dts[] = {MXJIT_DTYPE_E4M3, MXJIT_DTYPE_E5M2, MXJIT_DTYPE_E4M3FNUZ,
                                       MXJIT_DTYPE_E5M2FNUZ};
 
+/* How a and b sit in memory (mxjit.h: both take a row stride, 3D b also an expert stride;
+ * fp8, so elements are bytes). */
+typedef struct opnd_view {
+   int64_t ld, es; /* elements between rows; between experts (3D) */
+   int64_t span;   /* elements from the first to one past the last (0 when empty) */
+   int strided;    /* not compact: the host reference reads a compact copy */
+} opnd_view;
+
 /* Operand shapes per pass (see mxjit.h): returns the out shape as (d0, d1, d2) bytes count. */
 typedef struct gemm_geom {
    int64_t mt, g, kc, nout, p, q; /* fwd/dgrad: (mt, kc) x B -> (mt, nout); wgrad: (g, p, q) */
    int trans_b;
    uint64_t out_elems;
+   opnd_view va, vb;
 } gemm_geom;
 
 static mxjit_status
@@ -80,6 +91,69 @@ geometry(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a, g
    return out_elems(ctx, op, a, (uint64_t)g->mt, (uint64_t)g->nout, g);
 }
 
+/* Row-strided a or b (slices of a bigger buffer): the last dim contiguous, each outer stride
+ * at least the extent of what it steps over; all strides 0 means compact. t passed
+ * rt_op_check_tensor's shape checks (ndim 2 or 3, dims <= 2^40). */
+static mxjit_status
+check_view(mxjit_ctx *ctx, const char *op, const char *name, const mxjit_tensor *t, opnd_view *v)
+{
+   int n = t->ndim, zero = 1;
+   for (int i = 0; i < n; i++)
+      zero &= t->stride[i] == 0;
+   int64_t ne = n == 3 ? t->shape[0] : 1, rows = t->shape[n - 2], cols = t->shape[n - 1];
+   if (!zero && cols > 1 && t->stride[n - 1] != 1)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                      "%s: args.%s.stride[%d] = %" PRId64 "; the last dimension must be "
+                      "contiguous (stride 1); copy the tensor to a contiguous one first",
+                      op, name, n - 1, t->stride[n - 1]);
+   v->ld = zero || rows <= 1 ? cols : t->stride[n - 2];
+   if (v->ld < cols || v->ld > (INT64_C(1) << 44))
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                      "%s: args.%s.stride[%d] = %" PRId64 " is below the row length %" PRId64
+                      " (rows would overlap) or above 2^44",
+                      op, name, n - 2, v->ld, cols);
+   /* rows <= 2^40 and ld <= 2^44: the product may pass 2^63 (then only one expert exists or
+    * the span check below refuses it) */
+   if (__builtin_mul_overflow(rows, v->ld, &v->es))
+      v->es = INT64_MAX;
+   if (n == 3 && !zero && ne > 1) {
+      if (rows && (t->stride[0] / rows < v->ld || t->stride[0] > (INT64_C(1) << 50)))
+         return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                         "%s: args.%s.stride[0] = %" PRId64 " is below rows (%" PRId64
+                         ") * stride[1] (%" PRId64 ") (experts would overlap) or above 2^50",
+                         op, name, t->stride[0], rows, v->ld);
+      v->es = t->stride[0];
+   }
+   /* (E-1)·es + (rows-1)·ld + cols in checked arithmetic */
+   int64_t span = 0, part;
+   if (ne && rows && cols &&
+       (__builtin_mul_overflow(ne - 1, v->es, &span) ||
+        __builtin_mul_overflow(rows - 1, v->ld, &part) ||
+        __builtin_add_overflow(span, part, &span) || __builtin_add_overflow(span, cols, &span) ||
+        span > (INT64_C(1) << 52)))
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                      "%s: args.%s with these strides spans more than 2^52 elements", op, name);
+   if (!span) { /* empty: no pitch is read; keep the kernel's products small */
+      v->ld = cols;
+      v->es = 0;
+   }
+   v->span = span;
+   v->strided = span != rt_op_numel(t);
+   return MXJIT_OK;
+}
+
+/* The compact copy of a strided operand: dst holds numel bytes, src the operand's span. */
+static void
+pack(uint8_t *dst, const uint8_t *src, const mxjit_tensor *t, const opnd_view *v)
+{
+   int n = t->ndim;
+   int64_t ne = n == 3 ? t->shape[0] : 1, rows = t->shape[n - 2], cols = t->shape[n - 1];
+   for (int64_t e = 0; cols && e < ne; e++)
+      for (int64_t r = 0; r < rows; r++)
+         memcpy(dst + (size_t)((e * rows + r) * cols), src + (size_t)(e * v->es + r * v->ld),
+                (size_t)cols);
+}
+
 static mxjit_status
 check_args(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a, gemm_geom *g)
 {
@@ -96,19 +170,24 @@ check_args(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a,
    if (a->ngroups < 1 || a->ngroups > (1 << 20))
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
                       "%s: args.ngroups = %" PRId64 " is out of range [1, 2^20]", op, a->ngroups);
-   if ((st = rt_op_check_tensor(ctx, op, "a", &a->a, 2, 2, fp8_dts, 4)) ||
-       (st = rt_op_check_tensor(ctx, op, "b", &a->b, 2, 3, fp8_dts, 4)) ||
-       (st = geometry(ctx, op, a, g)) ||
+   /* strides are check_view's: the shape, dtype and pointer checks see compact copies */
+   mxjit_tensor ac = a->a, bc = a->b;
+   memset(ac.stride, 0, sizeof(ac.stride));
+   memset(bc.stride, 0, sizeof(bc.stride));
+   if ((st = rt_op_check_tensor(ctx, op, "a", &ac, 2, 2, fp8_dts, 4)) ||
+       (st = rt_op_check_tensor(ctx, op, "b", &bc, 2, 3, fp8_dts, 4)) ||
+       (st = check_view(ctx, op, "a", &a->a, &g->va)) ||
+       (st = check_view(ctx, op, "b", &a->b, &g->vb)) || (st = geometry(ctx, op, a, g)) ||
        (st = rt_op_check_ptr(ctx, op, "a_scale_inv", a->a_scale_inv, 4)) ||
        (st = rt_op_check_ptr(ctx, op, "b_scale_inv", a->b_scale_inv, 4)) ||
        (st = rt_op_check_ptr(ctx, op, "group_offs", a->group_offs, 8)) ||
        (st = rt_op_check_ptr(ctx, op, "out", a->out, 2)))
       return st;
    uint64_t ob = 2 * g->out_elems;
-   if ((st = rt_op_check_disjoint(ctx, op, "a", a->a.data, (uint64_t)rt_op_numel(&a->a), "out",
-                                  a->out, ob)) ||
-       (st = rt_op_check_disjoint(ctx, op, "b", a->b.data, (uint64_t)rt_op_numel(&a->b), "out",
-                                  a->out, ob)))
+   if ((st = rt_op_check_disjoint(ctx, op, "a", a->a.data, (uint64_t)g->va.span, "out", a->out,
+                                  ob)) ||
+       (st =
+            rt_op_check_disjoint(ctx, op, "b", a->b.data, (uint64_t)g->vb.span, "out", a->out, ob)))
       return st;
    return MXJIT_OK;
 }
@@ -165,39 +244,50 @@ device_problem(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args
                       op, (int)cap);
    pr->cu_cap = cap == -1 ? ctx->dev->num_cu : (uint32_t)cap;
    const mxjit_tensor *lt, *rt;
+   const opnd_view *lv, *rv;
    if (a->pass == MXJIT_GEMM_WGRAD) {
       /* NT forward: dB = dOutᵀ·A, L = dOut; NN forward: dB = Aᵀ·dOut, L = A (§6.3) */
       lt = nk ? &a->a : &a->b;
       rt = nk ? &a->b : &a->a;
+      lv = nk ? &g->va : &g->vb;
+      rv = nk ? &g->vb : &g->va;
       pr->mode = TPL_GG_CONTRACT;
       pr->p = g->p;
       pr->q = g->q;
-      pr->ld_l = g->p;
-      pr->ld_r = g->q;
    } else {
       lt = &a->a;
       rt = &a->b;
+      lv = &g->va;
+      rv = &g->vb;
       pr->mode = TPL_GG_ROWS;
       pr->l_kc = 1;
       pr->q = g->nout;
       pr->kc = g->kc;
-      pr->ld_l = g->kc;
       /* B[g] is (q, kc) when trans_b (k-contiguous), else (kc, q) */
       pr->r_kc = g->trans_b ? 1 : 0;
-      pr->ld_r = g->trans_b ? g->kc : g->nout;
-      pr->r_gstride = g->kc * g->nout;
+      pr->r_gstride = rv->es;
    }
+   /* the row pitches: a's rows are M_total rows, b's rows those of B[g] (or of A in wgrad) */
+   pr->ld_l = lv->ld;
+   pr->ld_r = rv->ld;
    *lp = lt->data;
    *rp = rt->data;
    *sl = lt == &a->a ? a->a_scale_inv : a->b_scale_inv;
    *sr = rt == &a->a ? a->a_scale_inv : a->b_scale_inv;
    pr->fmt_l = (uint32_t)is_bf8(lt->dtype) | (fnuz && !is_fnuz(lt->dtype) ? TPL_GG_FMT_OCP : 0);
    pr->fmt_r = (uint32_t)is_bf8(rt->dtype) | (fnuz && !is_fnuz(rt->dtype) ? TPL_GG_FMT_OCP : 0);
-   pr->l_bytes = rt_op_numel(lt);
-   pr->r_bytes = rt_op_numel(rt);
-   const uint64_t al[] = {*lp, *rp, (uint64_t)pr->ld_l, (uint64_t)pr->ld_r,
-                          (uint64_t)pr->r_gstride};
-   pr->align = common_align(al, 5); /* < 4: the kernel stages bytes through VGPRs (vec 1) */
+   pr->l_bytes = lv->span;
+   pr->r_bytes = rv->span;
+   /* ROWS: kc too. The k tail of a k-contiguous operand is masked per load of vec bytes, so
+    * a row of kc bytes must end on a load's edge: with compact rows the pitch (kc) says so,
+    * with a row stride the pitch alone may not (bytes past kc are the caller's padding). */
+   const uint64_t al[] = {*lp,
+                          *rp,
+                          (uint64_t)pr->ld_l,
+                          (uint64_t)pr->ld_r,
+                          (uint64_t)pr->r_gstride,
+                          pr->mode == TPL_GG_ROWS ? (uint64_t)pr->kc : 0};
+   pr->align = common_align(al, 6); /* < 4: the kernel stages bytes through VGPRs (vec 1) */
    return MXJIT_OK;
 }
 
@@ -252,24 +342,41 @@ static mxjit_status
 verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_grouped_gemm_fp8_args *a,
        const gemm_geom *g, const uint16_t *prior)
 {
-   size_t an = (size_t)rt_op_numel(&a->a), bn = (size_t)rt_op_numel(&a->b);
+   /* a and b come back as their spans (row strides: the padding too), then compact */
+   size_t as = (size_t)g->va.span, bs = (size_t)g->vb.span;
    size_t on = (size_t)g->out_elems, gn = (size_t)(g->g + 1);
-   uint8_t *ha = malloc(an + 1), *hb = malloc(bn + 1);
+   uint8_t *ha = malloc(as + 1), *hb = malloc(bs + 1), *pa = NULL, *pb = NULL;
    uint16_t *ho = malloc(2 * on + 2);
    int64_t *hoffs = malloc(8 * gn);
    float s[2];
    mxjit_status st = MXJIT_OK;
-   if (!ha || !hb || !ho || !hoffs) {
+   if (g->va.strided)
+      pa = malloc((size_t)rt_op_numel(&a->a) + 1);
+   if (g->vb.strided)
+      pb = malloc((size_t)rt_op_numel(&a->b) + 1);
+   if (!ha || !hb || !ho || !hoffs || (g->va.strided && !pa) || (g->vb.strided && !pb)) {
       st = rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
       goto done;
    }
-   if ((st = mxjit_synchronize(ctx, stream)) || (st = mxjit_memcpy_d2h(ctx, ha, a->a.data, an)) ||
-       (st = mxjit_memcpy_d2h(ctx, hb, a->b.data, bn)) ||
+   if ((st = mxjit_synchronize(ctx, stream)) || (st = mxjit_memcpy_d2h(ctx, ha, a->a.data, as)) ||
+       (st = mxjit_memcpy_d2h(ctx, hb, a->b.data, bs)) ||
        (st = mxjit_memcpy_d2h(ctx, ho, a->out, 2 * on)) ||
        (st = mxjit_memcpy_d2h(ctx, hoffs, a->group_offs, 8 * gn)) ||
        (st = mxjit_memcpy_d2h(ctx, &s[0], a->a_scale_inv, 4)) ||
        (st = mxjit_memcpy_d2h(ctx, &s[1], a->b_scale_inv, 4)))
       goto done;
+   if (pa) {
+      pack(pa, ha, &a->a, &g->va);
+      free(ha);
+      ha = pa;
+      pa = NULL;
+   }
+   if (pb) {
+      pack(pb, hb, &a->b, &g->vb);
+      free(hb);
+      hb = pb;
+      pb = NULL;
+   }
    host_fmt fa = (host_fmt)rt_op_host_fmt(a->a.dtype), fb = (host_fmt)rt_op_host_fmt(a->b.dtype);
    double scale = (double)s[0] * (double)s[1];
    int nk = a->b_layout == MXJIT_B_NK;
@@ -325,6 +432,8 @@ verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_grouped_
 done:
    free(ha);
    free(hb);
+   free(pa);
+   free(pb);
    free(ho);
    free(hoffs);
    return st;
@@ -363,6 +472,23 @@ mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_grouped_
    float sb = *(const float *)RT_HOST_PTR(args->b_scale_inv);
    const uint8_t *a = RT_HOST_PTR(args->a.data), *b = RT_HOST_PTR(args->b.data);
    const int64_t *offs = RT_HOST_PTR(args->group_offs);
+   /* row-strided a or b: the reference reads compact copies */
+   uint8_t *pa = g.va.strided ? malloc((size_t)rt_op_numel(&args->a) + 1) : NULL;
+   uint8_t *pb = g.vb.strided ? malloc((size_t)rt_op_numel(&args->b) + 1) : NULL;
+   if ((g.va.strided && !pa) || (g.vb.strided && !pb)) {
+      free(pa);
+      free(pb);
+      return rt_error(ctx, MXJIT_ERR_NOMEM, "%s: out of host memory for a compact copy of %s", op,
+                      g.va.strided && !pa ? "a" : "b");
+   }
+   if (pa) {
+      pack(pa, a, &args->a, &g.va);
+      a = pa;
+   }
+   if (pb) {
+      pack(pb, b, &args->b, &g.vb);
+      b = pb;
+   }
    char msg[256] = "";
    int rc, acc = args->accumulate;
    if (args->pass != MXJIT_GEMM_WGRAD)
@@ -374,5 +500,7 @@ mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_grouped_
    else /* lhs = A, rhs = dOut */
       rc = host_grouped_gemm_fp8_wgrad_acc(b, fb, sb, a, fa, sa, offs, g.g, g.mt, g.p, g.q, acc,
                                            RT_HOST_PTR(args->out), msg, sizeof(msg));
+   free(pa);
+   free(pb);
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG, msg) : MXJIT_OK;
 }

@@ -71,6 +71,8 @@ typedef struct gcase {
    int accumulate; /* out starts as random bf16 values the product is added to */
    int ocp;        /* gfx942: OCP codes for the forward operands (bit 0), dOut (bit 1) */
    int specials;   /* -0 and max-magnitude codes often, NaN (and E5M2 ±Inf) at a few places */
+   int64_t pad_a, pad_b; /* row strides of a and b: row length + pad (0: compact) */
+   int64_t pad_e;        /* 3D b: expert stride rows x row stride + pad_e */
    uint64_t seed;
 } gcase;
 
@@ -138,6 +140,25 @@ plant_nonfinite(mxjit_dtype dt, uint8_t *x, size_t n, uint64_t *s)
    }
 }
 
+#define PAD_FILL 0x7f /* row padding: an OCP E4M3 NaN, FNUZ 240: a wrong pitch shows */
+
+/* Device copy of the compact (ne, rows, cols) bytes h at row stride ld and expert stride es,
+ * the padding PAD_FILL; exactly the span is allocated (the last row ends the buffer). */
+static mxjit_devptr
+to_dev_strided(mxjit_ctx *ctx, const uint8_t *h, int64_t ne, int64_t rows, int64_t cols, int64_t ld,
+               int64_t es)
+{
+   size_t span = ne && rows && cols ? (size_t)((ne - 1) * es + (rows - 1) * ld + cols) : 1;
+   uint8_t *buf = malloc(span);
+   memset(buf, PAD_FILL, span);
+   for (int64_t e = 0; cols && e < ne; e++)
+      for (int64_t r = 0; r < rows; r++)
+         memcpy(buf + e * es + r * ld, h + (e * rows + r) * cols, (size_t)cols);
+   mxjit_devptr p = kt_to_dev(ctx, buf, span);
+   free(buf);
+   return p;
+}
+
 /* Host operands and device args of a case (a and b per pass as mxjit.h documents). */
 static void
 make_case(mxjit_ctx *ctx, const gcase *c, gdata *d)
@@ -186,8 +207,23 @@ make_case(mxjit_ctx *ctx, const gcase *c, gdata *d)
    }
    d->sa = 0.0078125f * (1 + (float)(kt_rand(&s) % 100) / 37);
    d->sb = 0.03f * (1 + (float)(kt_rand(&s) % 100) / 41);
-   a->a.data = kt_to_dev(ctx, d->ha, an);
-   a->b.data = kt_to_dev(ctx, d->hb, bn);
+   if (c->pad_a || c->pad_b || c->pad_e) { /* row-strided a and b (ha, hb stay compact) */
+      const int64_t *as = a->a.shape, *bs = a->b.shape;
+      int b3 = a->b.ndim == 3;
+      int64_t brows = bs[b3], bcols = bs[b3 + 1], bld = bcols + c->pad_b;
+      a->a.stride[0] = as[1] + c->pad_a;
+      a->a.stride[1] = 1;
+      a->b.stride[b3] = bld;
+      a->b.stride[b3 + 1] = 1;
+      if (b3)
+         a->b.stride[0] = brows * bld + c->pad_e;
+      a->a.data = to_dev_strided(ctx, d->ha, 1, as[0], as[1], a->a.stride[0], 0);
+      a->b.data =
+          to_dev_strided(ctx, d->hb, b3 ? bs[0] : 1, brows, bcols, bld, b3 ? a->b.stride[0] : 0);
+   } else {
+      a->a.data = kt_to_dev(ctx, d->ha, an);
+      a->b.data = kt_to_dev(ctx, d->hb, bn);
+   }
    a->a_scale_inv = kt_to_dev(ctx, &d->sa, 4);
    a->b_scale_inv = kt_to_dev(ctx, &d->sb, 4);
    a->group_offs = kt_to_dev(ctx, d->offs, (size_t)(c->ng + 1) * 8);
@@ -447,6 +483,138 @@ Test(grouped_gemm, accumulate_check_mode_and_refusal)
              mxjit_ctx_last_error(ctx));
    mxjit_free(ctx, d.a.out);
    free_case(ctx, &d);
+   mxjit_ctx_destroy(ctx);
+}
+
+/* ---- row-strided a and b (issue #13 item 6) ----------------------------------------------- */
+
+/* Every pass x layout with row strides past the row length and a padded expert stride, the
+ * padding PAD_FILL; tails in N and K. Odd pads (aligned 0) take the byte path (vec 1), pads
+ * of 16 bytes the widest loads-to-LDS. */
+static gcase
+strided_case(const char *target, int pass, int lay, int aligned)
+{
+   gcase c = {.target = target,
+              .pass = pass,
+              .layout = lay,
+              .ng = 3,
+              .lens = {17, 0, 40},
+              .n = 48,
+              .k = 40,
+              .pad_a = lay ? 16 : 5,
+              .pad_b = lay ? 3 : 32,
+              .pad_e = 7,
+              .seed = (uint64_t)(200 + pass * 2 + lay + 10 * aligned)};
+   if (aligned) { /* row strides: the next multiple of 16 past the row, plus 16 */
+      int64_t alen = pass == MXJIT_GEMM_FWD ? c.k : c.n;
+      int64_t blen = pass == MXJIT_GEMM_WGRAD || lay == MXJIT_B_NK ? c.k : c.n;
+      c.pad_a = (16 - alen % 16) % 16 + 16;
+      c.pad_b = (16 - blen % 16) % 16 + 16;
+      c.pad_e = 64;
+   }
+   return c;
+}
+
+static void
+strided_passes(const char *target)
+{
+   for (int al = 0; al < 2; al++) {
+      for (int pass = 0; pass < 3; pass++) {
+         for (int lay = 0; lay < 2; lay++) {
+            gcase c = strided_case(target, pass, lay, al);
+            /* 16-byte pitches take the widest loads, except where the row of k (forward:
+             * K = 40) does not end on one: the k tail is masked per load, and the bytes past
+             * it are the padding, not the next row */
+            if (al) {
+               mxjit_ctx *ctx = kt_emu_ctx(target, 0);
+               gdata d;
+               struct tpl_gg_problem pr;
+               uint64_t io[6];
+               make_case(ctx, &c, &d);
+               cr_assert_eq(rt_op_gg_problem(ctx, "test", &d.a, &pr, io), MXJIT_OK, "%s",
+                            mxjit_ctx_last_error(ctx));
+               unsigned want = pass == MXJIT_GEMM_FWD ? 4 : 16;
+               cr_expect_eq(pr.align, want, "pass %d layout %d: align %u", pass, lay, pr.align);
+               mxjit_free(ctx, d.a.out);
+               free_case(ctx, &d);
+               mxjit_ctx_destroy(ctx);
+            }
+            char tag[96];
+            snprintf(tag, sizeof(tag), "strided %s pass %d layout %d%s", target, pass, lay,
+                     al ? " aligned" : "");
+            check_case(&c, NULL, 0, tag);
+         }
+      }
+   }
+}
+
+Test(grouped_gemm, row_strides_gfx942, .timeout = 600)
+{
+   strided_passes("gfx942");
+}
+Test(grouped_gemm, row_strides_gfx950, .timeout = 600)
+{
+   strided_passes("gfx950");
+}
+
+/* The host device (the reference reads compact copies) and the emulator's check mode (which
+ * copies the strided operands back) on every pass x layout; a non-unit innermost stride and
+ * overlapping rows or experts are refused by name. */
+Test(grouped_gemm, row_strides_host_and_check_mode, .timeout = 600)
+{
+   for (int dev = 0; dev < 2; dev++) {
+      for (int pass = 0; pass < 3; pass++) {
+         for (int lay = 0; lay < 2; lay++) {
+            gcase c = strided_case("gfx950", pass, lay, pass == 1);
+            mxjit_ctx *ctx = dev ? kt_emu_ctx("gfx950", 0) : kt_host_ctx();
+            ctx->check = dev;
+            gdata d;
+            make_case(ctx, &c, &d);
+            char tag[96];
+            snprintf(tag, sizeof(tag), "strided %s pass %d layout %d", dev ? "check" : "host", pass,
+                     lay);
+            cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &d.a), MXJIT_OK, "%s: %s", tag,
+                         mxjit_ctx_last_error(ctx));
+            uint16_t *out = (uint16_t *)kt_take(ctx, d.a.out, d.out_bytes);
+            unsigned bad = compare(&c, &d, out, tag);
+            cr_expect_eq(bad, 0, "%s: %u elements outside the tolerance", tag, bad);
+            free(out);
+            free_case(ctx, &d);
+            mxjit_ctx_destroy(ctx);
+         }
+      }
+   }
+}
+
+#define GG_REFUSED(ctx, args, text)                                                                \
+   do {                                                                                            \
+      mxjit_status st_ = mxjit_grouped_gemm_fp8(ctx, NULL, args);                                  \
+      cr_expect_eq(st_, MXJIT_ERR_INVALID_ARG_STRIDE, "%s: %s", mxjit_status_name(st_),            \
+                   mxjit_ctx_last_error(ctx));                                                     \
+      cr_expect(strstr(mxjit_ctx_last_error(ctx), text), "message: %s",                            \
+                mxjit_ctx_last_error(ctx));                                                        \
+   } while (0)
+
+Test(grouped_gemm, row_stride_refusals)
+{
+   mxjit_ctx *ctx = kt_host_ctx();
+   gcase c = strided_case("gfx950", MXJIT_GEMM_FWD, MXJIT_B_NK, 0);
+   gdata d;
+   make_case(ctx, &c, &d);
+   mxjit_grouped_gemm_fp8_args g = d.a;
+   g.a.stride[1] = 2;
+   GG_REFUSED(ctx, &g, "args.a.stride[1] = 2; the last dimension must be contiguous");
+   g = d.a;
+   g.b.stride[1] = 39; /* the row is K = 40 */
+   GG_REFUSED(ctx, &g, "args.b.stride[1] = 39 is below the row length 40");
+   g = d.a;
+   g.b.stride[0] = 48 * 72 - 1; /* N rows of 72 */
+   GG_REFUSED(ctx, &g, "args.b.stride[0] = 3455 is below rows (48) * stride[1] (72)");
+   g = d.a;
+   g.a.stride[0] = -45;
+   GG_REFUSED(ctx, &g, "args.a.stride[0] = -45 is below the row length 40");
+   free_case(ctx, &d);
+   mxjit_free(ctx, d.a.out);
    mxjit_ctx_destroy(ctx);
 }
 

@@ -529,6 +529,32 @@ gemms_on(mxjit_device_kind kind)
    SAME_STATUS(st1, st2, ctx);
    cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    same_bytes(ctx, "grouped GEMM out", &o);
+   /* the same operands row-strided at byte offsets (padding 0x7f, an E4M3 NaN): a (MT, K) at
+    * row stride LDA, b (G, N, K) at row stride LDB and expert stride ESB */
+   enum { LDA = K + 24, LDB = K + 8, ESB = N * LDB + 40 };
+   uint8_t *sa2 = malloc(MT * LDA), *sb2 = malloc(G * ESB);
+   memset(sa2, 0x7f, MT * LDA);
+   memset(sb2, 0x7f, G * ESB);
+   for (int r = 0; r < MT; r++)
+      memcpy(sa2 + r * LDA, a + r * K, K);
+   for (int e = 0; e < G; e++)
+      for (int r = 0; r < N; r++)
+         memcpy(sb2 + e * ESB + r * LDB, b + (e * N + r) * K, K);
+   inbuf sda = in_pair(ctx, sa2, MT * LDA, 48), sdb = in_pair(ctx, sb2, G * ESB, 24);
+   outbuf so = {o.v1, up(ctx, NULL, MT * N * 2 + 32), MT * N * 2, 32};
+   g2.a = tin(&sda, MXJIT_DTYPE_E4M3, 2, MT, K, 0);
+   g2.a.stride[0] = LDA;
+   g2.a.stride[1] = 1;
+   g2.b = tin(&sdb, MXJIT_DTYPE_E4M3, 3, G, N, K);
+   g2.b.stride[0] = ESB;
+   g2.b.stride[1] = LDB;
+   g2.b.stride[2] = 1;
+   g2.out = tout(&so, MXJIT_DTYPE_BF16, 2, MT, N, 0);
+   st2 = mxjit_grouped_gemm_fp8(ctx, NULL, &g2);
+   cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   same_bytes(ctx, "row-strided grouped GEMM out", &so);
+   free(sa2);
+   free(sb2);
 
    /* A16W4 stage 2: 2 tokens x top-2 over 2 experts, block_m 16 */
    enum { T = 2, TOPK = 2, E = 2, D = 64, I = 128, BM = 16, NS = 32 };
@@ -682,6 +708,19 @@ Test(ops_abi2, bad_descriptors_are_refused_by_name)
                   .out = tens(out, MXJIT_DTYPE_BF16, 2, 4, 8, 0));
    REFUSED(mxjit_grouped_gemm_fp8(ctx, NULL, &g), MXJIT_ERR_INVALID_ARG_SHAPE,
            "args.group_offs has 1 entries; it holds ngroups + 1 >= 2");
+   /* a and b take row strides, never a non-unit innermost one, nor overlapping rows */
+   g.group_offs.shape[0] = 2;
+   g.a.stride[0] = 16;
+   g.a.stride[1] = 2;
+   REFUSED(mxjit_grouped_gemm_fp8(ctx, NULL, &g), MXJIT_ERR_INVALID_ARG_STRIDE,
+           "args.a.stride[1] = 2: the innermost dimension must be contiguous");
+   g.a.stride[0] = 0;
+   g.a.stride[1] = 0;
+   g.b.stride[0] = 64;
+   g.b.stride[1] = 7;
+   g.b.stride[2] = 1;
+   REFUSED(mxjit_grouped_gemm_fp8(ctx, NULL, &g), MXJIT_ERR_INVALID_ARG_STRIDE,
+           "args.b.stride[1] = 7 is below the row length 8");
    mxjit_ctx_destroy(ctx);
 }
 
