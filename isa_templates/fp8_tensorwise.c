@@ -104,16 +104,17 @@ tile_chunks(const struct tpl_fp8t_params *p)
    return (int64_t)p->waves * 64 * p->unroll;
 }
 
-/* Tiles of a row of the strided kernels: its whole chunks in tiles, at least 1 (the tile
- * that also does the row's cols % vec tail elements). */
+/* The strided kernels' tiles are a wave's (64 * unroll chunks within one row): each wave
+ * walks its own rows. Tiles of a row: its whole chunks in tiles, at least 1 (the tile that
+ * also does the row's cols % vec tail elements). */
 static int64_t
 row_tiles(const struct tpl_fp8t_problem *pr, const struct tpl_fp8t_params *p)
 {
-   int64_t t = (pr->cols / p->vec + tile_chunks(p) - 1) / tile_chunks(p);
+   int64_t tc = 64 * (int64_t)p->unroll, t = (pr->cols / p->vec + tc - 1) / tc;
    return t < 1 ? 1 : t;
 }
 
-/* Tiles of the whole loop: of the flat run, or rows * row_tiles. */
+/* Tiles of the whole loop: the flat run's workgroup tiles, or rows * row_tiles wave tiles. */
 static int64_t
 all_tiles(const struct tpl_fp8t_problem *pr, const struct tpl_fp8t_params *p)
 {
@@ -126,6 +127,8 @@ static uint32_t
 grid_of(const struct tpl_fp8t_problem *pr, const struct tpl_fp8t_params *p, uint32_t cap)
 {
    int64_t tiles = all_tiles(pr, p);
+   if (p->strided)
+      tiles = (tiles + p->waves - 1) / p->waves;
    return tiles < 1 ? 1 : tiles > cap ? cap : (uint32_t)tiles;
 }
 
@@ -210,12 +213,11 @@ amax_pick(const struct jt_target *t, const void *problem, void *params)
    if (pr->n / TPL_FP8T_MAX_PARTS < tile_chunks(p) * p->vec)
       p->unroll = 1;
    if (pr->ld) {
-      /* a tile stays within a row: no more waves than the row has whole chunks for (short
-       * rows waste fewer lanes), one chunk per lane */
+      /* a wave's tile stays within a row: one chunk per lane, shorter chunks for short rows
+       * (fewer idle lanes) */
       p->strided = 1;
       p->unroll = 1;
-      while (p->waves > 1 && (int64_t)p->waves * 64 * p->vec > pr->cols * 2)
-         p->waves /= 2;
+      p->vec = pr->cols >= 64 * 16 ? 16 : pr->cols >= 64 * 8 ? 8 : 4;
    }
 }
 
@@ -251,13 +253,13 @@ row_kargs(const void *problem, const void *params, uint32_t nwg, uint64_t *v)
 {
    const struct tpl_fp8t_problem *pr = problem;
    const struct tpl_fp8t_params *p = params;
-   int64_t tpr = p->strided ? row_tiles(pr, p) : 1;
+   int64_t tpr = p->strided ? row_tiles(pr, p) : 1, step = (int64_t)nwg * p->waves;
    v[0] = (uint64_t)pr->cols;
    v[1] = (uint64_t)pr->ld;
    v[2] = (uint64_t)tpr;
    v[3] = (uint64_t)all_tiles(pr, p);
-   v[4] = (uint64_t)(nwg / tpr);
-   v[5] = (uint64_t)(nwg % tpr);
+   v[4] = (uint64_t)(step / tpr);
+   v[5] = (uint64_t)(step % tpr);
 }
 
 static void
@@ -420,17 +422,18 @@ struct row_tile {
    jb_val last;            /* i1 uniform: the row's last tile (it also does the row's tail) */
 };
 
-/* requires: a wave_view, the ROW_KARGS from karg ka; body emits tile (rt->row, rt->tt).
- * maintains: the loop over this workgroup's tiles t = wg, wg + nwg, ... < ntiles, as row
- * t / tpr and tile t % tpr: one division before the loop, then steps of (srow, stile) rows
- * and tiles with one carry. */
+/* requires: a wave_view, the ROW_KARGS from karg ka; body emits this wave's tile (rt->row,
+ * rt->tt). maintains: the loop over this wave's tiles t = wg * waves + wave, then steps of
+ * nwg * waves, < ntiles, as row t / tpr and tile t % tpr: one division before the loop, then
+ * steps of (srow, stile) rows and tiles with one carry. */
 #define ROW_LOOP(b, w, ka, rt, body)                                                               \
    do {                                                                                            \
       jb_val tpr_ = jb_arg_val(b, (ka) + 2), srow_ = jb_arg_val(b, (ka) + 4);                      \
       jb_val stile_ = jb_arg_val(b, (ka) + 5);                                                     \
-      jb_var t_v = jb_var_create(b, (w)->wg);                                                      \
-      jb_var r_v = jb_var_create(b, jb_udiv(b, (w)->wg, tpr_));                                    \
-      jb_var tt_v = jb_var_create(b, jb_urem(b, (w)->wg, tpr_));                                   \
+      jb_val t0_ = jb_iadd(b, jb_imul_imm(b, (w)->wg, p->waves), jb_zext(b, (w)->wave, JB_I64));   \
+      jb_var t_v = jb_var_create(b, t0_);                                                          \
+      jb_var r_v = jb_var_create(b, jb_udiv(b, t0_, tpr_));                                        \
+      jb_var tt_v = jb_var_create(b, jb_urem(b, t0_, tpr_));                                       \
       jb_loop *l_ = jb_push_loop(b);                                                               \
       jb_val t_ = jb_var_get(b, t_v);                                                              \
       jb_if *done_ = jb_push_if(b, jb_cmp(b, JB_SGE, t_, jb_arg_val(b, (ka) + 3)));                \
@@ -440,7 +443,8 @@ struct row_tile {
       rt.cols = jb_arg_val(b, (ka));                                                               \
       rt.ld = jb_arg_val(b, (ka) + 1);                                                             \
       rt.whole = jb_shl_imm(b, jb_lshr_imm(b, rt.cols, log2u(p->vec)), log2u(p->vec));             \
-      rt.last = jb_cmp(b, JB_EQ, rt.tt, jb_iadd_imm(b, tpr_, -1));                                 \
+      rt.last = jb_and(b, jb_cmp(b, JB_EQ, rt.tt, jb_iadd_imm(b, tpr_, -1)),                       \
+                       jb_cmp(b, JB_NE, rt.whole, rt.cols));                                       \
       body;                                                                                        \
       jb_val nt_ = jb_iadd(b, rt.tt, stile_);                                                      \
       jb_val wrap_ = jb_cmp(b, JB_SGE, nt_, tpr_);                                                 \
@@ -448,9 +452,17 @@ struct row_tile {
       jb_var_set(b, r_v,                                                                           \
                  jb_iadd(b, jb_iadd(b, rt.row, srow_),                                             \
                          jb_select(b, wrap_, jb_imm_i64(b, 1), jb_imm_i64(b, 0))));                \
-      jb_var_set(b, t_v, jb_iadd(b, t_, (w)->nwg));                                                \
+      jb_var_set(b, t_v, jb_iadd(b, t_, jb_imul_imm(b, (w)->nwg, p->waves)));                      \
       jb_pop_loop(b, l_);                                                                          \
    } while (0)
+
+/* Byte offset of chunk u of this lane within a strided kernel's (wave) tile. */
+static jb_val
+row_chunk_off(jb_builder *b, const struct tpl_fp8t_params *p, const struct wave_view *w, unsigned u,
+              unsigned es)
+{
+   return jb_imul_imm(b, jb_iadd_imm(b, w->lane, 64 * u), p->vec * es);
+}
 
 /* Byte offset of chunk u of this lane within a tile, for elements of es bytes. */
 static jb_val
@@ -476,15 +488,15 @@ fp8t_amax_build(jb_builder *b, const void *params)
       ROW_LOOP(b, &w, AK_cols, rt, {
          jb_val rowx = jb_imul_imm(b, jb_imul(b, rt.row, rt.ld), es);
          jb_val wend = jb_iadd(b, rowx, jb_imul_imm(b, rt.whole, es));
-         jb_val base = jb_iadd(b, rowx, jb_imul_imm(b, rt.tt, tile_chunks(p) * p->vec * es));
+         jb_val base = jb_iadd(b, rowx, jb_imul_imm(b, rt.tt, 64 * p->unroll * p->vec * es));
          jb_val srd = jb_srd_rebase(b, x, base, wend);
          jb_val a = jb_var_get(b, acc);
          for (unsigned u = 0; u < p->unroll; u++)
-            a = jb_fmax(b, a,
-                        max_abs_tree(b, load_chunk(b, p, srd, chunk_off(b, p, &w, u, es), false)));
+            a = jb_fmax(
+                b, a,
+                max_abs_tree(b, load_chunk(b, p, srd, row_chunk_off(b, p, &w, u, es), false)));
          jb_var_set(b, acc, a);
-         jb_if *rtail =
-             jb_push_if(b, jb_and(b, rt.last, jb_cmp(b, JB_EQ, w.wave, jb_imm_u32(b, 0))));
+         jb_if *rtail = jb_push_if(b, rt.last);
          jb_val xt = load_tail_at(b, p, &w, x, wend, jb_iadd(b, rowx, jb_imul_imm(b, rt.cols, es)));
          jb_var_set(b, acc, jb_fmax(b, jb_var_get(b, acc), jb_fabs(b, xt)));
          jb_pop_if(b, rtail);
@@ -608,20 +620,19 @@ fp8t_cast_build(jb_builder *b, const void *params)
       ROW_LOOP(b, &w, CK_cols, rt, {
          jb_val rowx = jb_imul_imm(b, jb_imul(b, rt.row, rt.ld), es);
          jb_val rowq = jb_imul(b, rt.row, rt.cols);
-         jb_val toff = jb_imul_imm(b, rt.tt, tile_chunks(p) * p->vec);
+         jb_val toff = jb_imul_imm(b, rt.tt, 64 * p->unroll * p->vec);
          jb_val xsrd = jb_srd_rebase(b, x, jb_iadd(b, rowx, jb_imul_imm(b, toff, es)),
                                      jb_iadd(b, rowx, jb_imul_imm(b, rt.whole, es)));
          jb_val qsrd = jb_srd_rebase(b, q, jb_iadd(b, rowq, toff), jb_iadd(b, rowq, rt.whole));
          jb_val xs[4];
          for (unsigned u = 0; u < p->unroll; u++)
-            xs[u] = load_chunk(b, p, xsrd, chunk_off(b, p, &w, u, es), true);
+            xs[u] = load_chunk(b, p, xsrd, row_chunk_off(b, p, &w, u, es), true);
          for (unsigned u = 0; u < p->unroll; u++) {
             jb_val codes = scale_cast(b, p, xs[u], scale);
             jb_val out = jb_bitcast(b, codes, JB_TYPE(JB_KIND_INT, 32, p->vec / 4));
-            jb_buffer_store(b, out, qsrd, chunk_off(b, p, &w, u, 1), .nontemporal = true);
+            jb_buffer_store(b, out, qsrd, row_chunk_off(b, p, &w, u, 1), .nontemporal = true);
          }
-         jb_if *rtail =
-             jb_push_if(b, jb_and(b, rt.last, jb_cmp(b, JB_EQ, w.wave, jb_imm_u32(b, 0))));
+         jb_if *rtail = jb_push_if(b, rt.last);
          jb_val xt = load_tail_at(b, p, &w, x, jb_iadd(b, rowx, jb_imul_imm(b, rt.whole, es)),
                                   jb_iadd(b, rowx, jb_imul_imm(b, rt.cols, es)));
          jb_val qt = jb_srd_rebase(b, q, jb_iadd(b, rowq, rt.whole), jb_iadd(b, rowq, rt.cols));

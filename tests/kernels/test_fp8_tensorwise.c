@@ -1032,16 +1032,17 @@ Test(fp8_tensorwise, strided_rows_every_format, .timeout = 300)
    mxjit_ctx_destroy(host);
 }
 
-/* Explicit small tiles (1 wave, 4 elements per chunk): rows of 3 tiles, more tiles than the
- * capped grid, so the loop steps by whole rows and a carry of tiles (srow, stile != 0). */
+/* Explicit small tiles (4 elements per chunk): rows of 3 wave tiles, more tiles than the
+ * capped amax grid of 2 waves holds, so the loop steps by whole rows and a carry of tiles
+ * (srow 170, stile 2). */
 Test(fp8_tensorwise, strided_rows_loop_carry, .timeout = 300)
 {
-   enum { ROWS = 100, COLS = 701, LD = 709 };
+   enum { ROWS = 200, COLS = 701, LD = 709 };
    mxjit_ctx *host = kt_host_ctx();
    for (int t = 0; t < 2; t++) {
       mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
       int fi = t ? 0 : 2; /* the native format of each target */
-      struct tpl_fp8t_params pa = {.waves = 1, .vec = 4, .unroll = 1, .strided = 1}, pc = pa;
+      struct tpl_fp8t_params pa = {.waves = 2, .vec = 4, .unroll = 1, .strided = 1}, pc = pa;
       pc.fmt = (uint32_t)fi;
       struct tpl_fp8t_problem pr = {.n = ROWS * COLS, .cols = COLS, .ld = LD};
       cr_assert_eq(tpl_fp8t_parts(&pr, &pa), 256, "the grid is capped: the loop steps");
