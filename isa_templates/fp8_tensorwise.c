@@ -19,6 +19,15 @@
  * resources each iteration (i64 rebase: tensors over 4 GB), whose num_records end at the last
  * whole chunk, so lanes past it load 0 (the identity of max |x|) and store nothing. The n % vec
  * elements after the last whole chunk are one element per lane of wave 0 of workgroup 0.
+ *
+ * Row-strided x (param strided, problem ld != 0: rows of cols elements at stride ld; q compact):
+ * a tile is one wave's, 64 * unroll chunks within one row, so each wave walks its own (row,
+ * tile of the row) pairs t = wg * waves + wave, + nwg * waves...: one division before the loop,
+ * then whole-row and tile steps with one carry. The row base (row * ld) is folded into the SRD
+ * like the flat tile base, num_records ending at the row's last whole chunk, so the padding
+ * between rows is never read; a row's cols % vec tail elements are one per lane of the wave
+ * holding its last tile. The contiguous kernels are built as before (the row kargs come
+ * last and they do not read them).
  */
 #include "fp8_tensorwise.h"
 
