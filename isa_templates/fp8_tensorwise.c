@@ -319,9 +319,12 @@ static void
 fp8t_tune_key(const void *problem, tpl_tune_key *k)
 {
    const struct tpl_fp8t_problem *pr = problem;
-   snprintf(k->cls, sizeof(k->cls), "%s:%s", pr->in_f32 ? "f32" : "bf16", fmt_names[pr->fmt & 3]);
-   k->shape[0] = pr->n;
-   k->nshape = 1;
+   /* a row-strided x is its own class (its tuned points carry strided = 1): rows, cols */
+   snprintf(k->cls, sizeof(k->cls), "%s:%s%s", pr->in_f32 ? "f32" : "bf16", fmt_names[pr->fmt & 3],
+            pr->ld ? ":rows" : "");
+   k->shape[0] = pr->ld ? pr->n / pr->cols : pr->n;
+   k->shape[1] = pr->cols;
+   k->nshape = pr->ld ? 2 : 1;
 }
 
 /* ---- kernel ----------------------------------------------------------------------------- */

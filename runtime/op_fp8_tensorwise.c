@@ -8,6 +8,8 @@
  *      scale_inv.
  * The cast's problem carries the amax plan's partial count, so both plans are memoized by the
  * generic runner (rt_run.c) like any single-step op.
+ * x may have a row stride (issue #13 item 6; x_rows): the kernels' strided variant reads its
+ * rows, the host path gathers them into a compact copy; q is always compact.
  */
 #include "op_int.h"
 
