@@ -7,7 +7,9 @@
  * families' pick returns with static checks (no scratch, VGPR budget, widest loads and
  * stores), a seeded sample of all legal params (MXJIT_SWEEP_ALL=1: all of them), check mode,
  * bad arguments, and caller-provided workspaces (used instead of the context's; two threads
- * on one context, each with its own).
+ * on one context, each with its own); a row-strided x (padding above the data's magnitude,
+ * odd cols, row tails, 2D and 3D, all four formats, the loop's row/tile carry, check mode,
+ * refused strides).
  */
 #include "fp8_tensorwise.h"
 #include "golden.h"
