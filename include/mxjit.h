@@ -318,7 +318,8 @@ typedef struct mxjit_tensor_v1 {
  *  taken where the op's kernel and host path read rows at a stride: scaled_copy x and out;
  *  mxfp8_quantize and mxfp4_quantize x (3D x also an expert stride; mxfp4 flattens leading
  *  dims that nest); grouped_gemm_fp8 a and b (3D b also an expert stride >= rows · row
- *  stride). Every other operand must be compact row-major (strides all 0 or equal to
+ *  stride); fp8_tensorwise_quantize x (any ndim >= 2, leading dims that nest; q stays
+ *  compact). Every other operand must be compact row-major (strides all 0 or equal to
  *  the row-major ones): its kernel takes no row stride, and a strided one is refused with
  *  MXJIT_ERR_INVALID_ARG_STRIDE saying so (copy it to a contiguous tensor first); nothing is
  *  copied behind the caller's back.
@@ -583,8 +584,10 @@ MXJIT_API mxjit_status mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream st
                                                  const mxjit_shuffle_a16w4_args *args);
 
 /** FP8 tensorwise quantize (Primus-Turbo, NUMERICS.md §6.1): one fp32 scale for the whole
- *  tensor. x bf16/f32 any shape; q has x's shape in dtype fp8 (E4M3, E5M2, E4M3FNUZ,
- *  E5M2FNUZ); scale_inv: one f32 on the device (= 1/scale, the dequantization factor).
+ *  tensor. x bf16/f32 any shape, compact or with a row stride >= its last dim (the leading
+ *  dims must nest: stride[i] = stride[i+1]·shape[i+1]; the padding between rows is never
+ *  read); q has x's shape in dtype fp8 (E4M3, E5M2, E4M3FNUZ, E5M2FNUZ), compact row-major;
+ *  scale_inv: one f32 on the device (= 1/scale, the dequantization factor).
  *
  *  Device workspace (emu and hip; mxjit_workspace_size says how much, a few KiB): without
  *  `workspace` the op uses the context's own 64 KiB buffer, allocated at the first call (through

@@ -19,6 +19,15 @@
  * resources each iteration (i64 rebase: tensors over 4 GB), whose num_records end at the last
  * whole chunk, so lanes past it load 0 (the identity of max |x|) and store nothing. The n % vec
  * elements after the last whole chunk are one element per lane of wave 0 of workgroup 0.
+ *
+ * Row-strided x (param strided, problem ld != 0: rows of cols elements at stride ld; q compact):
+ * a tile is one wave's, 64 * unroll chunks within one row, so each wave walks its own (row,
+ * tile of the row) pairs t = wg * waves + wave, + nwg * waves...: one division before the loop,
+ * then whole-row and tile steps with one carry. The row base (row * ld) is folded into the SRD
+ * like the flat tile base, num_records ending at the row's last whole chunk, so the padding
+ * between rows is never read; a row's cols % vec tail elements are one per lane of the wave
+ * holding its last tile. The contiguous kernels are built as before (the row kargs come
+ * last and they do not read them).
  */
 #include "fp8_tensorwise.h"
 
@@ -29,7 +38,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_FP8T_VERSION 1
+#define TPL_FP8T_VERSION 2
 
 static const uint32_t fp8t_bool[] = {0, 1};
 static const uint32_t fp8t_fmts[] = {TPL_FP8T_E4M3, TPL_FP8T_E5M2, TPL_FP8T_E4M3FNUZ,
@@ -43,21 +52,42 @@ static const uint32_t fp8t_unroll[] = {1, 2, 4};
    X(fmt, fp8t_fmts, 0)                                                                            \
    X(waves, fp8t_waves, 8)                                                                         \
    X(vec, fp8t_vec, 16)                                                                            \
-   X(unroll, fp8t_unroll, 1)
+   X(unroll, fp8t_unroll, 1)                                                                       \
+   X(strided, fp8t_bool, 0)
 #define AS_PARAM(nm, allowed, d)                                                                   \
    {#nm, offsetof(struct tpl_fp8t_params, nm), allowed, sizeof(allowed) / sizeof(allowed[0]), d},
 static const tpl_param fp8t_param_table[] = {FP8T_PARAMS(AS_PARAM)};
 #undef AS_PARAM
 #define FP8T_NPARAMS (sizeof(fp8t_param_table) / sizeof(fp8t_param_table[0]))
-_Static_assert(sizeof(struct tpl_fp8t_problem) == 24, "tpl_fp8t_problem has padding");
+_Static_assert(sizeof(struct tpl_fp8t_problem) == 40, "tpl_fp8t_problem has padding");
 
-#define AMAX_KARGS(X) X(x, PTR) X(ws, PTR) X(n, I64) X(nwg, I32)
+/* The row kargs (strided kernels only; last, so the contiguous kernels load what they did):
+ * cols, ld (elements), tpr (tiles per row), ntiles (rows * tpr), and the loop's step of nwg
+ * tiles split into whole rows and tiles (srow, stile: no division in the loop). */
+#define ROW_KARGS(X) X(cols, I64) X(ld, I64) X(tpr, I64) X(ntiles, I64) X(srow, I64) X(stile, I64)
+#define AMAX_KARGS(X) X(x, PTR) X(ws, PTR) X(n, I64) X(nwg, I32) ROW_KARGS(X)
 #define CAST_KARGS(X)                                                                              \
-   X(x, PTR) X(q, PTR) X(sinv, PTR) X(ws, PTR) X(n, I64) X(nparts, I32) X(nwg, I32)
+   X(x, PTR) X(q, PTR) X(sinv, PTR) X(ws, PTR) X(n, I64) X(nparts, I32) X(nwg, I32) ROW_KARGS(X)
 TPL_KARG_TABLE(amax_kargs, AMAX_KARGS);
 TPL_KARG_TABLE(cast_kargs, CAST_KARGS);
-enum { AK_x, AK_ws, AK_n, AK_nwg, AK_COUNT };
-enum { CK_x, CK_q, CK_sinv, CK_ws, CK_n, CK_nparts, CK_nwg, CK_COUNT };
+enum { AK_x, AK_ws, AK_n, AK_nwg, AK_cols, AK_ld, AK_tpr, AK_ntiles, AK_srow, AK_stile, AK_COUNT };
+enum {
+   CK_x,
+   CK_q,
+   CK_sinv,
+   CK_ws,
+   CK_n,
+   CK_nparts,
+   CK_nwg,
+   CK_cols,
+   CK_ld,
+   CK_tpr,
+   CK_ntiles,
+   CK_srow,
+   CK_stile,
+   CK_COUNT
+};
+_Static_assert(CK_cols - CK_x == AK_cols - AK_x + 3, "the row kargs follow the same way");
 _Static_assert(sizeof(amax_kargs) / sizeof(amax_kargs[0]) == AK_COUNT, "AK_ follows AMAX_KARGS");
 _Static_assert(sizeof(cast_kargs) / sizeof(cast_kargs[0]) == CK_COUNT, "CK_ follows CAST_KARGS");
 
@@ -83,10 +113,31 @@ tile_chunks(const struct tpl_fp8t_params *p)
    return (int64_t)p->waves * 64 * p->unroll;
 }
 
+/* The strided kernels' tiles are a wave's (64 * unroll chunks within one row): each wave
+ * walks its own rows. Tiles of a row: its whole chunks in tiles, at least 1 (the tile that
+ * also does the row's cols % vec tail elements). */
+static int64_t
+row_tiles(const struct tpl_fp8t_problem *pr, const struct tpl_fp8t_params *p)
+{
+   int64_t tc = 64 * (int64_t)p->unroll, t = (pr->cols / p->vec + tc - 1) / tc;
+   return t < 1 ? 1 : t;
+}
+
+/* Tiles of the whole loop: the flat run's workgroup tiles, or rows * row_tiles wave tiles. */
+static int64_t
+all_tiles(const struct tpl_fp8t_problem *pr, const struct tpl_fp8t_params *p)
+{
+   if (p->strided)
+      return pr->cols ? pr->n / pr->cols * row_tiles(pr, p) : 0;
+   return (pr->n / p->vec + tile_chunks(p) - 1) / tile_chunks(p);
+}
+
 static uint32_t
 grid_of(const struct tpl_fp8t_problem *pr, const struct tpl_fp8t_params *p, uint32_t cap)
 {
-   int64_t tiles = (pr->n / p->vec + tile_chunks(p) - 1) / tile_chunks(p);
+   int64_t tiles = all_tiles(pr, p);
+   if (p->strided)
+      tiles = (tiles + p->waves - 1) / p->waves;
    return tiles < 1 ? 1 : tiles > cap ? cap : (uint32_t)tiles;
 }
 
@@ -107,6 +158,12 @@ fp8t_validate(const char *fam, bool cast, const void *problem, const void *param
       why = "the class params (in_f32, fmt) must be the problem's";
    else if (pr->n < 0)
       why = "the element count is negative";
+   else if (p->strided != (pr->ld != 0))
+      why = "strided must be 1 exactly when the problem has a row stride (ld != 0)";
+   else if (pr->ld && (pr->cols < 1 || pr->ld <= pr->cols || pr->n % pr->cols))
+      why = "a strided x has rows of cols >= 1 elements, ld > cols and n a multiple of cols";
+   else if (!pr->ld && pr->cols)
+      why = "cols is 0 for a contiguous x (ld 0)";
    else if (!cast && pr->fmt != TPL_FP8T_E4M3)
       why = "the amax step's problem carries fmt 0 (its kernel does not depend on it)";
    else if (p->vec * esize(p) * p->unroll > 128)
@@ -164,6 +221,13 @@ amax_pick(const struct jt_target *t, const void *problem, void *params)
    p->unroll = pr->in_f32 ? 2 : 4;
    if (pr->n / TPL_FP8T_MAX_PARTS < tile_chunks(p) * p->vec)
       p->unroll = 1;
+   if (pr->ld) {
+      /* a wave's tile stays within a row: one chunk per lane, shorter chunks for short rows
+       * (fewer idle lanes) */
+      p->strided = 1;
+      p->unroll = 1;
+      p->vec = pr->cols >= 64 * 16 ? 16 : pr->cols >= 64 * 8 ? 8 : 4;
+   }
 }
 
 static void
@@ -192,6 +256,21 @@ cast_grid(const void *problem, const void *params, tpl_grid *g)
    g->grid[0] = grid_of(problem, p, TPL_FP8T_MAX_CAST_WGS);
 }
 
+/* The ROW_KARGS values (0 for a contiguous x: its kernels do not read them). */
+static void
+row_kargs(const void *problem, const void *params, uint32_t nwg, uint64_t *v)
+{
+   const struct tpl_fp8t_problem *pr = problem;
+   const struct tpl_fp8t_params *p = params;
+   int64_t tpr = p->strided ? row_tiles(pr, p) : 1, step = (int64_t)nwg * p->waves;
+   v[0] = (uint64_t)pr->cols;
+   v[1] = (uint64_t)pr->ld;
+   v[2] = (uint64_t)tpr;
+   v[3] = (uint64_t)all_tiles(pr, p);
+   v[4] = (uint64_t)(step / tpr);
+   v[5] = (uint64_t)(step % tpr);
+}
+
 static void
 amax_kernargs(const void *problem, const void *params, const uint64_t *io, uint64_t *v)
 {
@@ -201,6 +280,7 @@ amax_kernargs(const void *problem, const void *params, const uint64_t *io, uint6
    v[AK_ws] = io[TPL_FP8T_IO_WS];
    v[AK_n] = (uint64_t)((const struct tpl_fp8t_problem *)problem)->n;
    v[AK_nwg] = g.grid[0];
+   row_kargs(problem, params, g.grid[0], v + AK_cols);
 }
 
 static void
@@ -216,6 +296,7 @@ cast_kernargs(const void *problem, const void *params, const uint64_t *io, uint6
    v[CK_n] = (uint64_t)pr->n;
    v[CK_nparts] = (uint64_t)pr->nparts;
    v[CK_nwg] = g.grid[0];
+   row_kargs(problem, params, g.grid[0], v + CK_cols);
 }
 
 /* Both steps use the same workspace: the amax step's partials. */
@@ -238,9 +319,12 @@ static void
 fp8t_tune_key(const void *problem, tpl_tune_key *k)
 {
    const struct tpl_fp8t_problem *pr = problem;
-   snprintf(k->cls, sizeof(k->cls), "%s:%s", pr->in_f32 ? "f32" : "bf16", fmt_names[pr->fmt & 3]);
-   k->shape[0] = pr->n;
-   k->nshape = 1;
+   /* a row-strided x is its own class (its tuned points carry strided = 1): rows, cols */
+   snprintf(k->cls, sizeof(k->cls), "%s:%s%s", pr->in_f32 ? "f32" : "bf16", fmt_names[pr->fmt & 3],
+            pr->ld ? ":rows" : "");
+   k->shape[0] = pr->ld ? pr->n / pr->cols : pr->n;
+   k->shape[1] = pr->cols;
+   k->nshape = pr->ld ? 2 : 1;
 }
 
 /* ---- kernel ----------------------------------------------------------------------------- */
@@ -291,17 +375,26 @@ load_chunk(jb_builder *b, const struct tpl_fp8t_params *p, jb_val srd, jb_val vo
    return jb_bf16_to_f32(b, jb_bitcast(b, raw, JB_TYPE(JB_KIND_INT, 16, p->vec)));
 }
 
+/* The element at byte base + lane * size of x as one f32; 0 at or past byte end (bounds). */
+static jb_val
+load_tail_at(jb_builder *b, const struct tpl_fp8t_params *p, const struct wave_view *w, jb_val x,
+             jb_val base, jb_val end)
+{
+   unsigned es = esize(p);
+   jb_val srd = jb_srd_rebase(b, x, base, end);
+   jb_val voff = jb_imul_imm(b, w->lane, es);
+   if (p->in_f32)
+      return jb_buffer_load(b, srd, voff, JB_F32);
+   return jb_bf16_to_f32(b, jb_buffer_load(b, srd, voff, JB_I16));
+}
+
 /* The tail element of this lane (index nch * vec + lane) as one f32; 0 past n (bounds). */
 static jb_val
 load_tail(jb_builder *b, const struct tpl_fp8t_params *p, const struct wave_view *w, jb_val x)
 {
    unsigned es = esize(p);
-   jb_val base = jb_imul_imm(b, w->nch, (int64_t)p->vec * es);
-   jb_val srd = jb_srd_rebase(b, x, base, jb_imul_imm(b, w->n, es));
-   jb_val voff = jb_imul_imm(b, w->lane, es);
-   if (p->in_f32)
-      return jb_buffer_load(b, srd, voff, JB_F32);
-   return jb_bf16_to_f32(b, jb_buffer_load(b, srd, voff, JB_I16));
+   return load_tail_at(b, p, w, x, jb_imul_imm(b, w->nch, (int64_t)p->vec * es),
+                       jb_imul_imm(b, w->n, es));
 }
 
 /* Max of the lanes of v (f32), a tree of IEEE maxNum: NaN lanes are ignored (§6.1 step 1). */
@@ -333,6 +426,56 @@ max_abs_tree(jb_builder *b, jb_val v)
       jb_pop_loop(b, l_);                                                                          \
    } while (0)
 
+/* The strided kernels' place in x: tile tt (i64 uniform) of row `row`, and the row's geometry
+ * (elements, i64 uniform). */
+struct row_tile {
+   jb_val row, tt;
+   jb_val cols, ld, whole; /* whole: elements of the row's whole chunks */
+   jb_val last;            /* i1 uniform: the row's last tile (it also does the row's tail) */
+};
+
+/* requires: a wave_view, the ROW_KARGS from karg ka; body emits this wave's tile (rt->row,
+ * rt->tt). maintains: the loop over this wave's tiles t = wg * waves + wave, then steps of
+ * nwg * waves, < ntiles, as row t / tpr and tile t % tpr: one division before the loop, then
+ * steps of (srow, stile) rows and tiles with one carry. */
+#define ROW_LOOP(b, w, ka, rt, body)                                                               \
+   do {                                                                                            \
+      jb_val tpr_ = jb_arg_val(b, (ka) + 2), srow_ = jb_arg_val(b, (ka) + 4);                      \
+      jb_val stile_ = jb_arg_val(b, (ka) + 5);                                                     \
+      jb_val t0_ = jb_iadd(b, jb_imul_imm(b, (w)->wg, p->waves), jb_zext(b, (w)->wave, JB_I64));   \
+      jb_var t_v = jb_var_create(b, t0_);                                                          \
+      jb_var r_v = jb_var_create(b, jb_udiv(b, t0_, tpr_));                                        \
+      jb_var tt_v = jb_var_create(b, jb_urem(b, t0_, tpr_));                                       \
+      jb_loop *l_ = jb_push_loop(b);                                                               \
+      jb_val t_ = jb_var_get(b, t_v);                                                              \
+      jb_if *done_ = jb_push_if(b, jb_cmp(b, JB_SGE, t_, jb_arg_val(b, (ka) + 3)));                \
+      jb_break(b, l_);                                                                             \
+      jb_pop_if(b, done_);                                                                         \
+      struct row_tile rt = {.row = jb_var_get(b, r_v), .tt = jb_var_get(b, tt_v)};                 \
+      rt.cols = jb_arg_val(b, (ka));                                                               \
+      rt.ld = jb_arg_val(b, (ka) + 1);                                                             \
+      rt.whole = jb_shl_imm(b, jb_lshr_imm(b, rt.cols, log2u(p->vec)), log2u(p->vec));             \
+      rt.last = jb_and(b, jb_cmp(b, JB_EQ, rt.tt, jb_iadd_imm(b, tpr_, -1)),                       \
+                       jb_cmp(b, JB_NE, rt.whole, rt.cols));                                       \
+      body;                                                                                        \
+      jb_val nt_ = jb_iadd(b, rt.tt, stile_);                                                      \
+      jb_val wrap_ = jb_cmp(b, JB_SGE, nt_, tpr_);                                                 \
+      jb_var_set(b, tt_v, jb_select(b, wrap_, jb_isub(b, nt_, tpr_), nt_));                        \
+      jb_var_set(b, r_v,                                                                           \
+                 jb_iadd(b, jb_iadd(b, rt.row, srow_),                                             \
+                         jb_select(b, wrap_, jb_imm_i64(b, 1), jb_imm_i64(b, 0))));                \
+      jb_var_set(b, t_v, jb_iadd(b, t_, jb_imul_imm(b, (w)->nwg, p->waves)));                      \
+      jb_pop_loop(b, l_);                                                                          \
+   } while (0)
+
+/* Byte offset of chunk u of this lane within a strided kernel's (wave) tile. */
+static jb_val
+row_chunk_off(jb_builder *b, const struct tpl_fp8t_params *p, const struct wave_view *w, unsigned u,
+              unsigned es)
+{
+   return jb_imul_imm(b, jb_iadd_imm(b, w->lane, 64 * u), p->vec * es);
+}
+
 /* Byte offset of chunk u of this lane within a tile, for elements of es bytes. */
 static jb_val
 chunk_off(jb_builder *b, const struct tpl_fp8t_params *p, const struct wave_view *w, unsigned u,
@@ -353,20 +496,39 @@ fp8t_amax_build(jb_builder *b, const void *params)
    jb_val x = jb_arg_val(b, AK_x);
    jb_val whole = jb_imul_imm(b, w.nch, (int64_t)p->vec * es); /* bytes of whole chunks */
    jb_var acc = jb_var_create(b, jb_imm_f32(b, 0.0f));
-   TILE_LOOP(b, &w, t, {
-      jb_val base = jb_imul_imm(b, t, tile_chunks(p) * p->vec * es);
-      jb_val srd = jb_srd_rebase(b, x, base, whole);
-      jb_val m[4];
-      for (unsigned u = 0; u < p->unroll; u++)
-         m[u] = max_abs_tree(b, load_chunk(b, p, srd, chunk_off(b, p, &w, u, es), false));
-      jb_val a = jb_var_get(b, acc);
-      for (unsigned u = 0; u < p->unroll; u++)
-         a = jb_fmax(b, a, m[u]);
-      jb_var_set(b, acc, a);
-   });
-   jb_if *tail = jb_push_if(b, w.first);
-   jb_var_set(b, acc, jb_fmax(b, jb_var_get(b, acc), jb_fabs(b, load_tail(b, p, &w, x))));
-   jb_pop_if(b, tail);
+   if (p->strided) {
+      ROW_LOOP(b, &w, AK_cols, rt, {
+         jb_val rowx = jb_imul_imm(b, jb_imul(b, rt.row, rt.ld), es);
+         jb_val wend = jb_iadd(b, rowx, jb_imul_imm(b, rt.whole, es));
+         jb_val base = jb_iadd(b, rowx, jb_imul_imm(b, rt.tt, 64 * p->unroll * p->vec * es));
+         jb_val srd = jb_srd_rebase(b, x, base, wend);
+         jb_val a = jb_var_get(b, acc);
+         for (unsigned u = 0; u < p->unroll; u++)
+            a = jb_fmax(
+                b, a,
+                max_abs_tree(b, load_chunk(b, p, srd, row_chunk_off(b, p, &w, u, es), false)));
+         jb_var_set(b, acc, a);
+         jb_if *rtail = jb_push_if(b, rt.last);
+         jb_val xt = load_tail_at(b, p, &w, x, wend, jb_iadd(b, rowx, jb_imul_imm(b, rt.cols, es)));
+         jb_var_set(b, acc, jb_fmax(b, jb_var_get(b, acc), jb_fabs(b, xt)));
+         jb_pop_if(b, rtail);
+      });
+   } else {
+      TILE_LOOP(b, &w, t, {
+         jb_val base = jb_imul_imm(b, t, tile_chunks(p) * p->vec * es);
+         jb_val srd = jb_srd_rebase(b, x, base, whole);
+         jb_val m[4];
+         for (unsigned u = 0; u < p->unroll; u++)
+            m[u] = max_abs_tree(b, load_chunk(b, p, srd, chunk_off(b, p, &w, u, es), false));
+         jb_val a = jb_var_get(b, acc);
+         for (unsigned u = 0; u < p->unroll; u++)
+            a = jb_fmax(b, a, m[u]);
+         jb_var_set(b, acc, a);
+      });
+      jb_if *tail = jb_push_if(b, w.first);
+      jb_var_set(b, acc, jb_fmax(b, jb_var_get(b, acc), jb_fabs(b, load_tail(b, p, &w, x))));
+      jb_pop_if(b, tail);
+   }
    /* non-negative floats order like their bits: exact integer maxima across the wave, then
     * across the workgroup's waves through LDS; wave 0 writes the workgroup's partial */
    jb_val bits = jb_wave_reduce(b, JB_RED_UMAX, jb_bitcast(b, jb_var_get(b, acc), JB_I32));
@@ -466,6 +628,31 @@ fp8t_cast_build(jb_builder *b, const void *params)
                    .mask = jb_cmp(b, JB_EQ, w.lane, jb_imm_u32(b, 0)));
    jb_pop_if(b, st);
 
+   if (p->strided) {
+      ROW_LOOP(b, &w, CK_cols, rt, {
+         jb_val rowx = jb_imul_imm(b, jb_imul(b, rt.row, rt.ld), es);
+         jb_val rowq = jb_imul(b, rt.row, rt.cols);
+         jb_val toff = jb_imul_imm(b, rt.tt, 64 * p->unroll * p->vec);
+         jb_val xsrd = jb_srd_rebase(b, x, jb_iadd(b, rowx, jb_imul_imm(b, toff, es)),
+                                     jb_iadd(b, rowx, jb_imul_imm(b, rt.whole, es)));
+         jb_val qsrd = jb_srd_rebase(b, q, jb_iadd(b, rowq, toff), jb_iadd(b, rowq, rt.whole));
+         jb_val xs[4];
+         for (unsigned u = 0; u < p->unroll; u++)
+            xs[u] = load_chunk(b, p, xsrd, row_chunk_off(b, p, &w, u, es), true);
+         for (unsigned u = 0; u < p->unroll; u++) {
+            jb_val codes = scale_cast(b, p, xs[u], scale);
+            jb_val out = jb_bitcast(b, codes, JB_TYPE(JB_KIND_INT, 32, p->vec / 4));
+            jb_buffer_store(b, out, qsrd, row_chunk_off(b, p, &w, u, 1), .nontemporal = true);
+         }
+         jb_if *rtail = jb_push_if(b, rt.last);
+         jb_val xt = load_tail_at(b, p, &w, x, jb_iadd(b, rowx, jb_imul_imm(b, rt.whole, es)),
+                                  jb_iadd(b, rowx, jb_imul_imm(b, rt.cols, es)));
+         jb_val qt = jb_srd_rebase(b, q, jb_iadd(b, rowq, rt.whole), jb_iadd(b, rowq, rt.cols));
+         jb_buffer_store(b, scale_cast(b, p, xt, scale), qt, w.lane);
+         jb_pop_if(b, rtail);
+      });
+      return;
+   }
    jb_val whole = jb_imul_imm(b, w.nch, p->vec);
    TILE_LOOP(b, &w, t, {
       jb_val tbase = jb_imul_imm(b, t, tile_chunks(p) * p->vec);

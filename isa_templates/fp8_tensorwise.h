@@ -20,14 +20,18 @@ enum tpl_fp8t_fmt { TPL_FP8T_E4M3, TPL_FP8T_E5M2, TPL_FP8T_E4M3FNUZ, TPL_FP8T_E5
 /** Most workgroups of the cast kernel (each reads every partial once: at most 512 KB in all). */
 #define TPL_FP8T_MAX_CAST_WGS 512u
 
-/** The problem (plan key; no pointers, no padding). n: elements of x (any shape, contiguous).
+/** The problem (plan key; no pointers, no padding). n: elements of x (any shape).
  *  nparts: the cast's count of partials (the amax plan's grid); 0 for the amax step,
- *  whose fmt is always TPL_FP8T_E4M3 (its kernel does not depend on the format). */
+ *  whose fmt is always TPL_FP8T_E4M3 (its kernel does not depend on the format).
+ *  ld: 0 for a contiguous x (one flat run); else x is n / cols rows of cols elements, row r
+ *  starting at element r * ld (ld > cols; q stays compact row-major). */
 struct tpl_fp8t_problem {
    int64_t n;
    int64_t nparts;
    uint32_t in_f32; /* 0 bf16, 1 f32 */
    uint32_t fmt;    /* enum tpl_fp8t_fmt */
+   int64_t cols;    /* 0 when ld is 0 */
+   int64_t ld;      /* row stride in elements; 0: contiguous */
 };
 /* Per-call values (rt_run's io): device pointers. */
 enum { TPL_FP8T_IO_X, TPL_FP8T_IO_Q, TPL_FP8T_IO_SINV, TPL_FP8T_IO_WS };
@@ -35,9 +39,10 @@ enum { TPL_FP8T_IO_X, TPL_FP8T_IO_Q, TPL_FP8T_IO_SINV, TPL_FP8T_IO_WS };
 /** Parameters of both families: the class (copied from the problem), then the shape. */
 struct tpl_fp8t_params {
    uint32_t in_f32, fmt;
-   uint32_t waves;  /* waves per workgroup */
-   uint32_t vec;    /* contiguous elements per lane chunk: loads of min(16, vec * size) bytes */
-   uint32_t unroll; /* chunks per lane per loop iteration */
+   uint32_t waves;   /* waves per workgroup */
+   uint32_t vec;     /* contiguous elements per lane chunk: loads of min(16, vec * size) bytes */
+   uint32_t unroll;  /* chunks per lane per loop iteration */
+   uint32_t strided; /* 1: x read by rows (problem ld != 0), tiles within a row */
 };
 
 /** Partials the amax step writes for problem/params (its grid). */

@@ -8,6 +8,8 @@
  *      scale_inv.
  * The cast's problem carries the amax plan's partial count, so both plans are memoized by the
  * generic runner (rt_run.c) like any single-step op.
+ * x may have a row stride (issue #13 item 6; x_rows): the kernels' strided variant reads its
+ * rows, the host path gathers them into a compact copy; q is always compact.
  */
 #include "op_int.h"
 
@@ -18,14 +20,81 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Checks args; on MXJIT_OK *n is the element count and *f the host format. */
+/* x as rows: a compact x is one flat run (*ld = 0, *cols = 0); a strided one is rows of
+ * *cols elements at a row stride *ld > cols (the leading dims must nest: stride[i] =
+ * stride[i+1] * shape[i+1]; the innermost stride 1). Extent-1 dims take any stride. */
+static mxjit_status
+x_rows(mxjit_ctx *ctx, const char *op, const mxjit_tensor *t, int64_t *cols, int64_t *ld)
+{
+   int n = t->ndim, compact = 1;
+   int64_t want = 1;
+   *cols = *ld = 0;
+   if (n < 1 || n > MXJIT_MAX_DIMS)
+      return MXJIT_OK; /* rt_op_check_tensor names it */
+   for (int i = n - 1; i >= 0; i--) {
+      if (t->shape[i] < 0 || t->shape[i] > (INT64_C(1) << 40))
+         return MXJIT_OK;
+      if (t->stride[i] != want && t->shape[i] != 1)
+         compact = 0;
+      if (__builtin_mul_overflow(want, t->shape[i], &want))
+         want = INT64_MAX;
+   }
+   int zero = 1;
+   for (int i = 0; i < n; i++)
+      zero &= t->stride[i] == 0;
+   if (zero || compact)
+      return MXJIT_OK;
+   if (t->shape[n - 1] != 1 && t->stride[n - 1] != 1)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                      "%s: args.x.stride[%d] = %" PRId64 "; the innermost dim must have stride 1 "
+                      "(a row stride is taken, a column stride is not)",
+                      op, n - 1, t->stride[n - 1]);
+   int64_t c = t->shape[n - 1], r = n >= 2 ? t->stride[n - 2] : 0;
+   for (int i = 0; i < n - 2; i++)
+      /* |stride| bounded first: the product must not overflow */
+      if (t->shape[i] != 1 && t->shape[i + 1] > 0 &&
+          (t->stride[i + 1] > (INT64_C(1) << 50) / t->shape[i + 1] || t->stride[i + 1] < 0 ||
+           t->stride[i] != t->stride[i + 1] * t->shape[i + 1]))
+         return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                         "%s: args.x.stride[%d] = %" PRId64
+                         " is not stride[%d] * shape[%d] = %" PRId64 " * %" PRId64
+                         ": the leading dims of x must nest to be read as rows "
+                         "(pass a 2D view with a row stride instead)",
+                         op, i, t->stride[i], i + 1, i + 1, t->stride[i + 1], t->shape[i + 1]);
+   if (n < 2 || r < c || r > (INT64_C(1) << 50))
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                      "%s: args.x row stride %" PRId64 " is below the row length %" PRId64
+                      " (or out of range); pass a row stride >= the row length",
+                      op, r, c);
+   if (r > c && c > 0) {
+      *cols = c;
+      *ld = r;
+   }
+   return MXJIT_OK;
+}
+
+/* Bytes from x's first element to one past its last (rows at stride ld when ld != 0). */
+static uint64_t
+x_span(int64_t n, int64_t cols, int64_t ld, int es)
+{
+   if (!ld || !n)
+      return (uint64_t)n * (uint64_t)es;
+   return ((uint64_t)(n / cols - 1) * (uint64_t)ld + (uint64_t)cols) * (uint64_t)es;
+}
+
+/* Checks args; on MXJIT_OK *n is the element count, *cols, *ld x's rows (x_rows) and *f the
+ * host format. */
 static mxjit_status
 check_args(mxjit_ctx *ctx, const char *op, const mxjit_fp8_tensorwise_args *args, int64_t *n,
-           host_fmt *f)
+           int64_t *cols, int64_t *ld, host_fmt *f)
 {
    static const mxjit_dtype xdt[] = {MXJIT_DTYPE_BF16, MXJIT_DTYPE_F32};
-   mxjit_status st = rt_op_check_tensor(ctx, op, "x", &args->x, 1, MXJIT_MAX_DIMS, xdt, 2);
+   mxjit_status st = x_rows(ctx, op, &args->x, cols, ld);
    if (st != MXJIT_OK)
+      return st;
+   mxjit_tensor xc = args->x; /* the strides are x_rows's; the other checks on a compact view */
+   memset(xc.stride, 0, sizeof(xc.stride));
+   if ((st = rt_op_check_tensor(ctx, op, "x", &xc, 1, MXJIT_MAX_DIMS, xdt, 2)) != MXJIT_OK)
       return st;
    int hf = rt_op_host_fmt(args->fp8);
    if (hf < 0 || hf == HOST_FMT_E2M1)
@@ -36,7 +105,7 @@ check_args(mxjit_ctx *ctx, const char *op, const mxjit_fp8_tensorwise_args *args
        (st = rt_op_check_ptr(ctx, op, "scale_inv", args->scale_inv, 4)) != MXJIT_OK)
       return st;
    int64_t ne = rt_op_numel(&args->x);
-   uint64_t xb = (uint64_t)ne * (uint64_t)rt_op_dtype_size(args->x.dtype);
+   uint64_t xb = x_span(ne, *cols, *ld, rt_op_dtype_size(args->x.dtype));
    if ((st = rt_op_check_disjoint(ctx, op, "x", args->x.data, xb, "q", args->q, (uint64_t)ne)) ||
        (st = rt_op_check_disjoint(ctx, op, "x", args->x.data, xb, "scale_inv", args->scale_inv,
                                   4)) ||
@@ -60,10 +129,11 @@ tpl_fmt(host_fmt f)
 /* The two steps' plans: amax for (n, dtype), then the cast, whose problem carries the amax
  * plan's partial count. */
 static mxjit_status
-plans(mxjit_ctx *ctx, const char *op, int64_t n, int in_f32, host_fmt f, const rt_plan **amax,
-      struct tpl_fp8t_problem *cpr, const rt_plan **cast)
+plans(mxjit_ctx *ctx, const char *op, int64_t n, int64_t cols, int64_t ld, int in_f32, host_fmt f,
+      const rt_plan **amax, struct tpl_fp8t_problem *cpr, const rt_plan **cast)
 {
-   struct tpl_fp8t_problem apr = {.n = n, .in_f32 = (uint32_t)in_f32, .fmt = TPL_FP8T_E4M3};
+   struct tpl_fp8t_problem apr = {
+       .n = n, .in_f32 = (uint32_t)in_f32, .fmt = TPL_FP8T_E4M3, .cols = cols, .ld = ld};
    mxjit_status st = rt_plan_get(ctx, op, &tpl_fp8t_amax, &apr, amax);
    if (st != MXJIT_OK)
       return st;
@@ -85,17 +155,23 @@ rt_op_fp8t_plan(mxjit_ctx *ctx, const char *op, const mxjit_fp8_tensorwise_args 
                       "%s: x must be bf16/f32 with a valid shape and "
                       "fp8 one of e4m3, e5m2, e4m3fnuz, e5m2fnuz",
                       op);
+   int64_t cols = 0, ld = 0;
+   mxjit_status st = x_rows(ctx, op, &args->x, &cols, &ld);
+   if (st != MXJIT_OK)
+      return st;
    struct tpl_fp8t_problem cpr;
-   return plans(ctx, op, n, args->x.dtype == MXJIT_DTYPE_F32, (host_fmt)hf, amax, &cpr, cast);
+   return plans(ctx, op, n, cols, ld, args->x.dtype == MXJIT_DTYPE_F32, (host_fmt)hf, amax, &cpr,
+                cast);
 }
 
 static mxjit_status
 run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
-           const mxjit_fp8_tensorwise_args *args, int64_t n, host_fmt f)
+           const mxjit_fp8_tensorwise_args *args, int64_t n, int64_t cols, int64_t ld, host_fmt f)
 {
    const rt_plan *amax, *cast;
    struct tpl_fp8t_problem cpr;
-   mxjit_status st = plans(ctx, op, n, args->x.dtype == MXJIT_DTYPE_F32, f, &amax, &cpr, &cast);
+   mxjit_status st =
+       plans(ctx, op, n, cols, ld, args->x.dtype == MXJIT_DTYPE_F32, f, &amax, &cpr, &cast);
    if (st != MXJIT_OK)
       return st;
    uint64_t wa = tpl_fp8t_amax.workspace(amax->problem, amax->params);
@@ -115,12 +191,11 @@ run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
                          " bytes of device workspace (mxjit_workspace_size); pass a buffer of at "
                          "least %" PRIu64 " bytes",
                          op, args->workspace_bytes, need, need);
-      uint64_t xb = (uint64_t)n * (uint64_t)rt_op_dtype_size(args->x.dtype);
+      uint64_t xb = x_span(n, cols, ld, rt_op_dtype_size(args->x.dtype));
       if ((st = rt_op_check_disjoint(ctx, op, "workspace", ws, need, "x", args->x.data, xb)) ||
-          (st = rt_op_check_disjoint(ctx, op, "workspace", ws, need, "q", args->q,
-                                     (uint64_t)n)) ||
-          (st = rt_op_check_disjoint(ctx, op, "workspace", ws, need, "scale_inv",
-                                     args->scale_inv, 4)))
+          (st = rt_op_check_disjoint(ctx, op, "workspace", ws, need, "q", args->q, (uint64_t)n)) ||
+          (st = rt_op_check_disjoint(ctx, op, "workspace", ws, need, "scale_inv", args->scale_inv,
+                                     4)))
          return st;
    } else if (args->workspace_bytes) {
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG,
@@ -139,13 +214,29 @@ run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
    return rt_run(ctx, stream, op, &tpl_fp8t_cast, &cpr, io);
 }
 
+/* The host reference on x, rows of cols elements at stride ld when ld != 0: the rows are
+ * gathered into one compact run first (the reference reads a flat tensor). */
 static mxjit_status
-run_host(mxjit_ctx *ctx, const char *op, const void *x, int in_f32, int64_t n, host_fmt f,
-         uint8_t *q, float *sinv)
+run_host(mxjit_ctx *ctx, const char *op, const void *x, int in_f32, int64_t n, int64_t cols,
+         int64_t ld, host_fmt f, uint8_t *q, float *sinv)
 {
+   size_t es = in_f32 ? 4 : 2;
+   uint8_t *packed = NULL;
+   if (ld && n) {
+      if (!(packed = malloc((size_t)n * es)))
+         return rt_error(ctx, MXJIT_ERR_NOMEM,
+                         "%s: out of host memory gathering a row-strided x (%" PRId64 " elements)",
+                         op, n);
+      for (int64_t r = 0; r < n / cols; r++)
+         memcpy(packed + (size_t)(r * cols) * es, (const uint8_t *)x + (size_t)(r * ld) * es,
+                (size_t)cols * es);
+      x = packed;
+   }
    host_mx_input hx = {x, !in_f32};
    char msg[256] = "";
-   if (host_fp8t_quantize(hx, n, f, q, sinv, msg, sizeof(msg)))
+   int bad = host_fp8t_quantize(hx, n, f, q, sinv, msg, sizeof(msg));
+   free(packed);
+   if (bad)
       return rt_op_host_error(ctx, op, MXJIT_ERR_INTERNAL, msg);
    return MXJIT_OK;
 }
@@ -154,9 +245,9 @@ run_host(mxjit_ctx *ctx, const char *op, const void *x, int in_f32, int64_t n, h
  * runs on x, and q and scale_inv must match byte for byte. */
 static mxjit_status
 verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_fp8_tensorwise_args *a,
-       int64_t n, host_fmt f)
+       int64_t n, int64_t cols, int64_t ld, host_fmt f)
 {
-   size_t xb = (size_t)n * (size_t)rt_op_dtype_size(a->x.dtype);
+   size_t xb = (size_t)x_span(n, cols, ld, rt_op_dtype_size(a->x.dtype));
    uint8_t *hx = malloc(xb + 1), *hq = malloc((size_t)n + 1), *dq = malloc((size_t)n + 1);
    float hs = 0, ds = 0;
    mxjit_status st;
@@ -168,7 +259,8 @@ verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_fp8_tens
        (st = mxjit_memcpy_d2h(ctx, hx, a->x.data, xb)) != MXJIT_OK ||
        (st = mxjit_memcpy_d2h(ctx, dq, a->q, (size_t)n)) != MXJIT_OK ||
        (st = mxjit_memcpy_d2h(ctx, &ds, a->scale_inv, 4)) != MXJIT_OK ||
-       (st = run_host(ctx, op, hx, a->x.dtype == MXJIT_DTYPE_F32, n, f, hq, &hs)) != MXJIT_OK)
+       (st = run_host(ctx, op, hx, a->x.dtype == MXJIT_DTYPE_F32, n, cols, ld, f, hq, &hs)) !=
+           MXJIT_OK)
       goto done;
    if (memcmp(&hs, &ds, 4)) {
       uint32_t hb, db;
@@ -202,16 +294,16 @@ mxjit_fp8_tensorwise_quantize(mxjit_ctx *ctx, mxjit_stream stream,
    const char *op = "fp8_tensorwise_quantize";
    RT_OP_DEFAULT_FENV;
    RT_OP_BEGIN(st, ctx, op, args, mxjit_fp8_tensorwise_args);
-   int64_t n = 0;
+   int64_t n = 0, cols = 0, ld = 0;
    host_fmt f = HOST_FMT_E4M3;
    if (st == MXJIT_OK)
-      st = check_args(ctx, op, args, &n, &f);
+      st = check_args(ctx, op, args, &n, &cols, &ld, &f);
    if (st != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) == MXJIT_DEVICE_HOST)
-      return run_host(ctx, op, RT_HOST_PTR(args->x.data), args->x.dtype == MXJIT_DTYPE_F32, n, f,
-                      RT_HOST_PTR(args->q), RT_HOST_PTR(args->scale_inv));
-   if ((st = run_device(ctx, stream, op, args, n, f)) != MXJIT_OK)
+      return run_host(ctx, op, RT_HOST_PTR(args->x.data), args->x.dtype == MXJIT_DTYPE_F32, n, cols,
+                      ld, f, RT_HOST_PTR(args->q), RT_HOST_PTR(args->scale_inv));
+   if ((st = run_device(ctx, stream, op, args, n, cols, ld, f)) != MXJIT_OK)
       return st;
-   return ctx->check ? verify(ctx, stream, op, args, n, f) : MXJIT_OK;
+   return ctx->check ? verify(ctx, stream, op, args, n, cols, ld, f) : MXJIT_OK;
 }

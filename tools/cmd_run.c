@@ -53,7 +53,8 @@ static const char run_usage[] =
    "  shuffle_scale_a16w4  --in s.bin --shape (E*n)xk --experts E --gate-up 0|1 [--inverse]\n"
    "                       --out o\n"
    "  fp8_tensorwise       --in x.bin --dtype bf16|f32 --shape ... --fp8 e4m3|e5m2|e4m3fnuz|\n"
-   "                       e5m2fnuz --out-q q.bin --out-scale-inv s.bin (one f32)\n"
+   "                       e5m2fnuz [--ld-x LD (row stride in elements; x.bin holds the\n"
+   "                       rows at that stride)] --out-q q.bin --out-scale-inv s.bin (one f32)\n"
    "  grouped_gemm_fp8     --pass fwd|dgrad|wgrad --a a.bin --a-shape MxK --b b.bin\n"
    "                       --b-shape GxNxK|MxK [--fp8 e4m3 | --a-fp8 X --b-fp8 Y]\n"
    "                       [--b-layout nk|kn] --a-scale-inv f32 --b-scale-inv f32\n"
@@ -706,7 +707,25 @@ run_fp8_tensorwise(run_ctx *r)
    size_t xb, qb;
    int rc = shape_of(r, "shape", dt ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, &a.x);
    if (rc || (rc = tensor_bytes(r, "shape", &a.x, dt ? 4 : 2, &xb)) ||
-       (rc = tensor_bytes(r, "shape", &a.x, 1, &qb)) || (rc = upload(r, "in", xb, &a.x.data)) ||
+       (rc = tensor_bytes(r, "shape", &a.x, 1, &qb)))
+      return rc;
+   int64_t ld = num(r, "ld-x", 1, INT64_C(1) << 40, 0, &err);
+   if (err)
+      return err;
+   if (ld) {
+      /* rows of the innermost dim at stride ld: the leading dims nest above it */
+      int n = a.x.ndim;
+      int64_t cols = a.x.shape[n - 1], rows = cols ? (int64_t)qb / cols : 0;
+      if (n < 2 || ld < cols)
+         return bad(r, "--ld-x: needs a shape of 2 or more dims and ld >= its last dim%s%s", "",
+                    "");
+      a.x.stride[n - 1] = 1;
+      a.x.stride[n - 2] = ld;
+      for (int i = n - 3; i >= 0; i--)
+         a.x.stride[i] = a.x.stride[i + 1] * a.x.shape[i + 1];
+      xb = rows ? (size_t)((rows - 1) * ld + cols) * (dt ? 4 : 2) : 0;
+   }
+   if ((rc = upload(r, "in", xb, &a.x.data)) ||
        (rc = dev_alloc(r, qb, &a.q)) || (rc = dev_alloc(r, 4, &a.scale_inv)))
       return rc;
    mxjit_status st = mxjit_fp8_tensorwise_quantize(r->ctx, NULL, &a);
@@ -861,7 +880,7 @@ static const struct {
     {"shuffle_weight", run_shuffle_weight, "dtype shape inverse! in< out>"},
     {"shuffle_weight_a16w4", run_shuffle_a16w4, "shape gate-up inverse! in< out>"},
     {"shuffle_scale_a16w4", run_shuffle_a16w4, "shape experts gate-up inverse! in< out>"},
-    {"fp8_tensorwise", run_fp8_tensorwise, "dtype fp8 shape in< out-q> out-scale-inv>"},
+    {"fp8_tensorwise", run_fp8_tensorwise, "dtype fp8 shape ld-x in< out-q> out-scale-inv>"},
     {"grouped_gemm_fp8", run_grouped_gemm,
      "pass fp8 a-fp8 b-fp8 b-layout a-shape b-shape group-offs persistent-cus a< b< "
      "a-scale-inv< b-scale-inv< accumulate< out>"},

@@ -7,7 +7,9 @@
  * families' pick returns with static checks (no scratch, VGPR budget, widest loads and
  * stores), a seeded sample of all legal params (MXJIT_SWEEP_ALL=1: all of them), check mode,
  * bad arguments, and caller-provided workspaces (used instead of the context's; two threads
- * on one context, each with its own).
+ * on one context, each with its own); a row-strided x (padding above the data's magnitude,
+ * odd cols, row tails, 2D and 3D, all four formats, the loop's row/tile carry, check mode,
+ * refused strides).
  */
 #include "fp8_tensorwise.h"
 #include "golden.h"
@@ -438,12 +440,13 @@ Test(fp8_tensorwise, every_pick_point, .timeout = 600)
 
 /* Both steps with explicit params, launched directly (the families' own grid, kernargs and
  * workspace size); q and the scale_inv bits come back. */
+/* run_explicit on x as n / cols rows at row stride ld (ld 0: flat; xbytes: x's bytes). */
 static void
-run_explicit(mxjit_ctx *ctx, const void *x, int64_t n, int f32, int fi,
-             const struct tpl_fp8t_params *pa, const struct tpl_fp8t_params *pc, uint8_t **q,
-             uint32_t *sinv, const char *tag)
+run_explicit_rows(mxjit_ctx *ctx, const void *x, size_t xbytes, int64_t n, int64_t cols, int64_t ld,
+                  int f32, int fi, const struct tpl_fp8t_params *pa,
+                  const struct tpl_fp8t_params *pc, uint8_t **q, uint32_t *sinv, const char *tag)
 {
-   struct tpl_fp8t_problem apr = {.n = n, .in_f32 = (uint32_t)f32};
+   struct tpl_fp8t_problem apr = {.n = n, .in_f32 = (uint32_t)f32, .cols = cols, .ld = ld};
    struct tpl_fp8t_problem cpr = apr;
    cpr.fmt = (uint32_t)fi;
    cpr.nparts = tpl_fp8t_parts(&apr, pa);
@@ -452,7 +455,7 @@ run_explicit(mxjit_ctx *ctx, const void *x, int64_t n, int f32, int fi,
                 msg);
    cr_assert_eq(tpl_validate(&tpl_fp8t_cast, &cpr, pc, msg, sizeof(msg)), MXJIT_OK, "%s: %s", tag,
                 msg);
-   mxjit_devptr dx = kt_to_dev(ctx, x, (size_t)n * (f32 ? 4 : 2)), ws;
+   mxjit_devptr dx = kt_to_dev(ctx, x, xbytes), ws;
    mxjit_devptr dq = kt_dev_fill(ctx, (size_t)n, 0xa5), ds = kt_dev_fill(ctx, 4, 0xa5);
    uint64_t wsb = tpl_fp8t_amax.workspace(&apr, pa);
    cr_assert_eq(wsb, tpl_fp8t_cast.workspace(&cpr, pc));
@@ -484,6 +487,14 @@ run_explicit(mxjit_ctx *ctx, const void *x, int64_t n, int f32, int fi,
    memcpy(sinv, sb, 4);
    free(sb);
    mxjit_free(ctx, dx);
+}
+
+static void
+run_explicit(mxjit_ctx *ctx, const void *x, int64_t n, int f32, int fi,
+             const struct tpl_fp8t_params *pa, const struct tpl_fp8t_params *pc, uint8_t **q,
+             uint32_t *sinv, const char *tag)
+{
+   run_explicit_rows(ctx, x, (size_t)n * (f32 ? 4 : 2), n, 0, 0, f32, fi, pa, pc, q, sinv, tag);
 }
 
 /* Point i of the shape space (waves x vec x unroll = 36), the class from cls (8 classes);
@@ -801,8 +812,7 @@ Test(fp8_tensorwise, caller_workspace_replaces_the_contexts, .timeout = 300)
    size_t changed = 0;
    for (size_t i = 0; i < wsb; i++)
       changed += uw[i] != 0x7f;
-   cr_assert(changed >= 4, "the caller's workspace holds no partials (%zu bytes changed)",
-             changed);
+   cr_assert(changed >= 4, "the caller's workspace holds no partials (%zu bytes changed)", changed);
 
    /* refused: too small (both sizes named), misaligned, overlapping x, a size alone; also by
     * mxjit_supports, which checks what the call checks */
@@ -825,8 +835,7 @@ Test(fp8_tensorwise, caller_workspace_replaces_the_contexts, .timeout = 300)
    b = a;
    b.workspace = dx;
    cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG_ALIAS);
-   cr_assert(strstr(mxjit_ctx_last_error(ctx), "args.workspace"), "%s",
-             mxjit_ctx_last_error(ctx));
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "args.workspace"), "%s", mxjit_ctx_last_error(ctx));
    b = a;
    b.workspace = 0;
    cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG);
@@ -868,8 +877,10 @@ ws_thread_main(void *arg)
    mxjit_ctx *ctx = t->ctx;
    mxjit_fp8_tensorwise_args a =
        MXJIT_ARGS(mxjit_fp8_tensorwise_args,
-                  .x = {.data = kt_to_dev(ctx, t->x, (size_t)t->n * 4), .dtype = MXJIT_DTYPE_F32,
-                        .ndim = 1, .shape = {t->n}},
+                  .x = {.data = kt_to_dev(ctx, t->x, (size_t)t->n * 4),
+                        .dtype = MXJIT_DTYPE_F32,
+                        .ndim = 1,
+                        .shape = {t->n}},
                   .fp8 = MXJIT_DTYPE_E5M2, .q = kt_dev_fill(ctx, (size_t)t->n, 0),
                   .scale_inv = kt_dev_fill(ctx, 4, 0));
    size_t wsb = 0;
@@ -922,4 +933,184 @@ Test(fp8_tensorwise, two_threads_own_workspaces, .timeout = 300)
    }
    mxjit_ctx_destroy(ctx);
    mxjit_ctx_destroy(host);
+}
+
+/* ---- row-strided x (issue #13 item 6) ------------------------------------------------ */
+
+/* x's rows (compact, rows * cols elements) at row stride ld, the padding elements between
+ * rows set to the largest finite value (bf16 0x7f7f, f32 0x7f7fffff): far above the data's
+ * 2^12, so a kernel that reads padding changes amax, the scale and every q byte. */
+static uint8_t *
+spread_rows(const void *x, int64_t rows, int64_t cols, int64_t ld, int f32)
+{
+   size_t es = f32 ? 4 : 2, xb = (size_t)((rows - 1) * ld + cols) * es;
+   uint8_t *o = malloc(xb);
+   cr_assert_not_null(o);
+   for (size_t i = 0; i < xb / es; i++) {
+      uint32_t big = 0x7f7fffffu;
+      uint16_t h = 0x7f7f;
+      memcpy(o + i * es, f32 ? (const void *)&big : (const void *)&h, es);
+   }
+   for (int64_t r = 0; r < rows; r++)
+      memcpy(o + (size_t)(r * ld) * es, (const uint8_t *)x + (size_t)(r * cols) * es,
+             (size_t)cols * es);
+   return o;
+}
+
+/* The op on ctx over host x given as shape[0..ndim) (innermost cols) with strides st: q and
+ * the scale_inv bits come back. */
+static mxjit_status
+run_op_strided(mxjit_ctx *ctx, const void *x, size_t xbytes, int ndim, const int64_t *shape,
+               const int64_t *st, int64_t n, int f32, mxjit_dtype fmt, uint8_t **q, uint32_t *sinv)
+{
+   mxjit_devptr dx = kt_to_dev(ctx, x, xbytes);
+   mxjit_fp8_tensorwise_args a = {
+       .x = {.data = dx, .dtype = f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16, .ndim = ndim},
+       .fp8 = fmt,
+       .q = kt_dev_fill(ctx, (size_t)n, 0xa5),
+       .scale_inv = kt_dev_fill(ctx, 4, 0xa5),
+   };
+   memcpy(a.x.shape, shape, (size_t)ndim * 8);
+   memcpy(a.x.stride, st, (size_t)ndim * 8);
+   mxjit_status s = mxjit_fp8_tensorwise_quantize(ctx, NULL, &a);
+   *q = kt_take(ctx, a.q, (size_t)n);
+   uint8_t *sb = kt_take(ctx, a.scale_inv, 4);
+   memcpy(sinv, sb, 4);
+   free(sb);
+   mxjit_free(ctx, dx);
+   return s;
+}
+
+/* rows x cols (3D when d0 > 1: (d0, rows / d0, cols) with nesting strides) at row stride ld
+ * on ctx: the same bytes as the host device on the compact x, and as the host device on the
+ * same strided x (its own row gather). */
+static void
+strided_case(mxjit_ctx *ctx, mxjit_ctx *host, const char *target, int64_t d0, int64_t rows,
+             int64_t cols, int64_t ld, int f32, int fi, uint64_t seed)
+{
+   char tag[200];
+   snprintf(tag, sizeof(tag), "%s %lldx%lld ld %lld %s %s", target, (long long)rows,
+            (long long)cols, (long long)ld, f32 ? "f32" : "bf16", fmt_names[fi]);
+   int64_t n = rows * cols;
+   void *x = make_input(n, f32, F_MIX, seed);
+   uint8_t *xs = spread_rows(x, rows, cols, ld, f32);
+   size_t xb = (size_t)((rows - 1) * ld + cols) * (f32 ? 4 : 2);
+   int64_t sh2[] = {rows, cols}, st2[] = {ld, 1};
+   int64_t sh3[] = {d0, rows / d0, cols}, st3[] = {rows / d0 * ld, ld, 1};
+   int nd = d0 > 1 ? 3 : 2;
+   const int64_t *sh = d0 > 1 ? sh3 : sh2, *st = d0 > 1 ? st3 : st2;
+   uint8_t *q, *hq, *hsq;
+   uint32_t s, hs, hss;
+   mxjit_status r = run_op_strided(ctx, xs, xb, nd, sh, st, n, f32, fmts[fi], &q, &s);
+   cr_assert_eq(r, MXJIT_OK, "%s: %s", tag, mxjit_ctx_last_error(ctx));
+   cr_assert_eq(run_op(host, x, n, f32, fmts[fi], &hq, &hs), MXJIT_OK);
+   expect_same(tag, q, s, hq, hs, n);
+   r = run_op_strided(host, xs, xb, nd, sh, st, n, f32, fmts[fi], &hsq, &hss);
+   cr_assert_eq(r, MXJIT_OK, "%s (host): %s", tag, mxjit_ctx_last_error(host));
+   expect_same(tag, hsq, hss, hq, hs, n);
+   free(x), free(xs), free(q), free(hq), free(hsq);
+}
+
+/* Odd cols, tails of every length class, rows of one and of several tiles, a 3D x, all four
+ * formats, both dtypes, through the op (its pick), on both targets. */
+Test(fp8_tensorwise, strided_rows_every_format, .timeout = 300)
+{
+   static const struct {
+      int64_t d0, rows, cols, ld;
+      int f32, fi;
+   } cases[] = {
+       {1, 3, 17, 24, 0, 2},   {1, 7, 1000, 1003, 1, 0}, {1, 2, 20001, 20009, 0, 1},
+       {1, 9, 5, 8, 1, 3},     {2, 6, 33, 40, 0, 0},     {1, 64, 16, 17, 0, 3},
+       {1, 4, 127, 128, 1, 2}, {3, 3, 1, 2, 0, 1},
+   };
+   mxjit_ctx *host = kt_host_ctx();
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+         strided_case(ctx, host, targets[t], cases[i].d0, cases[i].rows, cases[i].cols, cases[i].ld,
+                      cases[i].f32, cases[i].fi, 77 + i);
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}
+
+/* Explicit small tiles (4 elements per chunk): rows of 3 wave tiles, more tiles than the
+ * capped amax grid of 2 waves holds, so the loop steps by whole rows and a carry of tiles
+ * (srow 170, stile 2). */
+Test(fp8_tensorwise, strided_rows_loop_carry, .timeout = 300)
+{
+   enum { ROWS = 200, COLS = 701, LD = 709 };
+   mxjit_ctx *host = kt_host_ctx();
+   for (int t = 0; t < 2; t++) {
+      mxjit_ctx *ctx = kt_emu_ctx(targets[t], 0);
+      int fi = t ? 0 : 2; /* the native format of each target */
+      struct tpl_fp8t_params pa = {.waves = 2, .vec = 4, .unroll = 1, .strided = 1}, pc = pa;
+      pc.fmt = (uint32_t)fi;
+      struct tpl_fp8t_problem pr = {.n = ROWS * COLS, .cols = COLS, .ld = LD};
+      cr_assert_eq(tpl_fp8t_parts(&pr, &pa), 256, "the grid is capped: the loop steps");
+      void *x = make_input(ROWS * COLS, 0, F_MIX, 991 + t);
+      uint8_t *xs = spread_rows(x, ROWS, COLS, LD, 0), *q, *hq;
+      uint32_t s, hs;
+      run_explicit_rows(ctx, xs, (size_t)((ROWS - 1) * LD + COLS) * 2, ROWS * COLS, COLS, LD, 0, fi,
+                        &pa, &pc, &q, &s, targets[t]);
+      cr_assert_eq(run_op(host, x, ROWS * COLS, 0, fmts[fi], &hq, &hs), MXJIT_OK);
+      expect_same(targets[t], q, s, hq, hs, ROWS * COLS);
+      free(x), free(xs), free(q), free(hq);
+      mxjit_ctx_destroy(ctx);
+   }
+   mxjit_ctx_destroy(host);
+}
+
+/* Check mode copies a strided x back (its span) and gathers its rows for the reference. */
+Test(fp8_tensorwise, strided_check_mode_passes)
+{
+   mxjit_ctx *ctx = NULL;
+   cr_assert_eq(mxjit_ctx_create(&(mxjit_ctx_options){.device = MXJIT_DEVICE_EMU,
+                                                      .target = "gfx942",
+                                                      .no_disk_cache = 1,
+                                                      .check = 1},
+                                 &ctx),
+                MXJIT_OK);
+   void *x = make_input(50 * 31, 0, F_MIX, 5);
+   uint8_t *xs = spread_rows(x, 50, 31, 36, 0), *q;
+   uint32_t s;
+   int64_t sh[] = {50, 31}, st[] = {36, 1};
+   cr_assert_eq(run_op_strided(ctx, xs, (49 * 36 + 31) * 2, 2, sh, st, 50 * 31, 0,
+                               MXJIT_DTYPE_E4M3FNUZ, &q, &s),
+                MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   free(x), free(xs), free(q);
+   mxjit_ctx_destroy(ctx);
+}
+
+/* What is not a row stride is refused by name. */
+Test(fp8_tensorwise, strided_bad_strides_are_refused)
+{
+   mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0);
+   static const struct {
+      int ndim;
+      int64_t shape[3], stride[3];
+      const char *want;
+   } bad[] = {
+       {2, {4, 8}, {16, 2}, "args.x.stride[1] = 2; the innermost dim must have stride 1"},
+       {2, {4, 8}, {6, 1}, "row stride 6 is below the row length 8"},
+       {3, {2, 4, 8}, {33, 8, 1}, "args.x.stride[0] = 33 is not stride[1] * shape[1]"},
+       {1, {8}, {2}, "args.x.stride[0] = 2; the innermost"},
+   };
+   mxjit_devptr x = kt_dev_fill(ctx, 1024, 0), q = kt_dev_fill(ctx, 128, 0),
+                s = kt_dev_fill(ctx, 4, 0);
+   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+      mxjit_fp8_tensorwise_args a = {
+          .x = {.data = x, .dtype = MXJIT_DTYPE_BF16, .ndim = bad[i].ndim},
+          .fp8 = MXJIT_DTYPE_E4M3,
+          .q = q,
+          .scale_inv = s};
+      memcpy(a.x.shape, bad[i].shape, sizeof(bad[i].shape));
+      memcpy(a.x.stride, bad[i].stride, sizeof(bad[i].stride));
+      cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_STRIDE,
+                   "case %zu", i);
+      cr_assert(strstr(mxjit_ctx_last_error(ctx), bad[i].want), "case %zu: %s", i,
+                mxjit_ctx_last_error(ctx));
+   }
+   mxjit_free(ctx, x), mxjit_free(ctx, q), mxjit_free(ctx, s);
+   mxjit_ctx_destroy(ctx);
 }

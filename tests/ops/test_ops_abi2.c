@@ -361,6 +361,52 @@ Test(ops_abi2, quantizers_emu)
    mx_ops_on(MXJIT_DEVICE_EMU);
 }
 
+/* fp8 tensorwise with a row-strided 3D x at a byte offset (rows padded with bf16 0x7f7f, far
+ * above the data: reading padding would change the scale and every q byte): the ABI-1 call on
+ * the compact x gives the same bytes. */
+static void
+fp8_tensorwise_strided_on(mxjit_device_kind kind)
+{
+   enum { D0 = 3, TM = 4, TN = 70, LD = 77, XOFF = 96 };
+   mxjit_ctx *ctx = make_ctx(kind);
+   uint16_t x[D0 * TM * TN], xs[D0 * TM * LD];
+   for (unsigned i = 0; i < D0 * TM * LD; i++)
+      xs[i] = 0x7f7f;
+   for (unsigned r = 0; r < D0 * TM; r++)
+      for (unsigned j = 0; j < TN; j++)
+         xs[r * LD + j] = x[r * TN + j] = bf16_of(r * TN + j);
+   mxjit_devptr dx = up(ctx, x, sizeof(x));
+   inbuf tx = in_pair(ctx, xs, ((D0 * TM - 1) * LD + TN) * 2, XOFF);
+   outbuf tq = out_pair(ctx, D0 * TM * TN, 5), tsi = out_pair(ctx, 4, 4);
+   mxjit_fp8_tensorwise_args_v1 t1 =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args_v1,
+                  .x = {.data = dx, .dtype = MXJIT_DTYPE_BF16, .ndim = 3, .shape = {D0, TM, TN}},
+                  .fp8 = MXJIT_DTYPE_E5M2FNUZ, .q = tq.v1, .scale_inv = tsi.v1);
+   mxjit_fp8_tensorwise_args t2 =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args, .x = tin(&tx, MXJIT_DTYPE_BF16, 3, D0, TM, TN),
+                  .fp8 = MXJIT_DTYPE_E5M2FNUZ, .q = tout(&tq, MXJIT_DTYPE_E5M2FNUZ, 3, D0, TM, TN),
+                  .scale_inv = tout(&tsi, MXJIT_DTYPE_F32, 0, 0, 0, 0));
+   t2.x.stride[0] = TM * LD;
+   t2.x.stride[1] = LD;
+   t2.x.stride[2] = 1;
+   mxjit_status st1 = mxjit_fp8_tensorwise_quantize(ctx, NULL, V1(&t1));
+   mxjit_status st2 = mxjit_fp8_tensorwise_quantize(ctx, NULL, &t2);
+   SAME_STATUS(st1, st2, ctx);
+   cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   same_bytes(ctx, "fp8 tensorwise strided q", &tq);
+   same_bytes(ctx, "fp8 tensorwise strided scale_inv", &tsi);
+   mxjit_ctx_destroy(ctx);
+}
+
+Test(ops_abi2, fp8_tensorwise_row_stride_and_offset_host)
+{
+   fp8_tensorwise_strided_on(MXJIT_DEVICE_HOST);
+}
+Test(ops_abi2, fp8_tensorwise_row_stride_and_offset_emu)
+{
+   fp8_tensorwise_strided_on(MXJIT_DEVICE_EMU);
+}
+
 /* The emulator's ABI-2 quantizer bytes are the host reference's (exact ops). */
 Test(ops_abi2, quantizers_emu_equal_host)
 {
