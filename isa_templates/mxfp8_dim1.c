@@ -184,6 +184,9 @@ dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
             "128 bytes per lane at a time)";
    else if (p->depth * p->rpl * p->load > 256)
       why = "more than 256 bytes per lane in flight (depth * rpl * load): registers would spill";
+   else if (p->sstore == 4 && p->ktail)
+      why = "the K-tail variant stores its scales a byte at a time (with a view per row, the "
+            "4-block gather spills registers): use sstore=1";
    else if (p->sstore == 4 && !wide_scales(pr, p))
       why = "wide scale stores either gather 4 consecutive blocks of a lane (rows % 4 == 0; "
             "dim1 plain with M/32 % 4 == 0, or blocked) or, 3d plain, store a lane's columns "
