@@ -596,7 +596,7 @@ moe_a16w4(conv *c, const mxjit_moe_a16w4_args_v2 *a, mxjit_moe_a16w4_args_v1 *o)
                      i32[] = {MXJIT_DTYPE_I32}, fp4[] = {MXJIT_DTYPE_E2M1X2, MXJIT_DTYPE_U8};
    o->preshuffled = a->preshuffled;
    o->block_m = a->block_m;
-   TRY(t_plain(c, "a", &a->a, 3, 3, bf16, 1, &o->a));
+   TRY(t_rows(c, "a", &a->a, 3, 3, bf16, 1, &o->a)); /* token and row (slot) strides */
    o->tokens = a->a.shape[0];
    o->topk = a->a.shape[1];
    o->inter = a->a.shape[2];
