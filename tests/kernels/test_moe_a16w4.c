@@ -465,6 +465,23 @@ next_params(struct tpl_moe_a16w4_params *p, const tpl_family *f)
    return false;
 }
 
+/* The points legal for pr (kmfma 32 only with k32: gfx950), in the table's order; at most max. */
+static unsigned
+legal_points(const struct tpl_moe_a16w4_problem *pr, bool k32, struct tpl_moe_a16w4_params *pts,
+             unsigned max)
+{
+   const tpl_family *f = &tpl_moe_a16w4;
+   struct tpl_moe_a16w4_params p;
+   unsigned np = 0;
+   for (unsigned i = 0; i < f->nparams; i++)
+      memcpy((char *)&p + f->params[i].offset, &f->params[i].allowed[0], 4);
+   do {
+      if (tpl_validate(f, pr, &p, NULL, 0) == MXJIT_OK && (p.kmfma == 16 || k32) && np < max)
+         pts[np++] = p;
+   } while (next_params(&p, f));
+   return np;
+}
+
 static void
 sweep(const char *target, bool all, unsigned sample_per_case)
 {
@@ -478,16 +495,8 @@ sweep(const char *target, bool all, unsigned sample_per_case)
       uint16_t *ref = reference(&d, &h);
       struct tpl_moe_a16w4_problem pr = {c->tokens, c->topk,   c->experts, c->model_dim,
                                          c->inter,  d.nsorted, c->block_m, c->bias, 0, 0};
-      /* the legal points for this problem and target */
-      struct tpl_moe_a16w4_params p, pts[4096];
-      unsigned np = 0;
-      for (unsigned i = 0; i < f->nparams; i++)
-         memcpy((char *)&p + f->params[i].offset, &f->params[i].allowed[0], 4);
-      do {
-         if (tpl_validate(f, &pr, &p, NULL, 0) == MXJIT_OK &&
-             (p.kmfma == 16 || strcmp(target, "gfx950") == 0) && np < 4096)
-            pts[np++] = p;
-      } while (next_params(&p, f));
+      struct tpl_moe_a16w4_params pts[4096];
+      unsigned np = legal_points(&pr, strcmp(target, "gfx950") == 0, pts, 4096);
       cr_assert_gt(np, 0u);
       uint64_t s = c->seed * 977 + (uint64_t)target[5];
       unsigned n = all ? np : sample_per_case;
@@ -785,15 +794,8 @@ Test(moe_a16w4, strided_a_params, .timeout = 1200)
          struct tpl_moe_a16w4_problem pr = {c->tokens, c->topk,   c->experts, c->model_dim,
                                             c->inter,  d.nsorted, c->block_m, c->bias,
                                             tok,       row};
-         struct tpl_moe_a16w4_params p, pts[4096];
-         unsigned np = 0;
-         for (unsigned i = 0; i < f->nparams; i++)
-            memcpy((char *)&p + f->params[i].offset, &f->params[i].allowed[0], 4);
-         do {
-            if (tpl_validate(f, &pr, &p, NULL, 0) == MXJIT_OK &&
-                (p.kmfma == 16 || ti == 1) && np < 4096)
-               pts[np++] = p;
-         } while (next_params(&p, f));
+         struct tpl_moe_a16w4_params pts[4096];
+         unsigned np = legal_points(&pr, ti == 1, pts, 4096);
          cr_assert_gt(np, 0u);
          uint64_t s = c->seed * 131 + ti;
          for (unsigned i = 0; i < 2; i++) {
