@@ -3,8 +3,9 @@
  * op called with mxjit_tensor operands on the host and emu devices gives the bytes of its
  * ABI-1 call (which the op and kernel tests compare with the host reference and the golden
  * vectors) and, for the exact ops, the host reference's bytes on the emulator; operands at a
- * byte_offset and with a row stride above the row length; a non-unit innermost stride, a
- * strided compact-only operand, a wrong output size and a foreign device are refused with
+ * byte_offset and with a row stride above the row length (the layout ops' inputs too, with
+ * the padding poisoned: ABI 2 only, rt_strides); a non-unit innermost stride, a strided output
+ * or layout-defined buffer, a wrong output size and a foreign device are refused with
  * messages naming the operand; dry runs without pointers; DLPack DLTensor mapping.
  */
 #undef MXJIT_ABI
