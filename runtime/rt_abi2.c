@@ -306,9 +306,12 @@ t_rows(conv *c, const char *name, const mxjit_tensor_v2 *t, int nmin, int nmax,
                      c->fn, name, nd, outer, rows, ld, bd);
       bd = outer;
    }
-   /* the elements spanned: (mats - 1) · bd + (rows - 1) · ld + cols */
+   /* the elements spanned: (mats - 1) · bd + (rows - 1) · ld + cols (rows <= 2^40 and
+    * ld <= 2^50: checked products) */
+   int64_t rspan;
    if (__builtin_mul_overflow(mats - 1, bd, &span) ||
-       __builtin_add_overflow(span, (rows - 1) * ld + cols, &span) || span > (INT64_C(1) << 52))
+       __builtin_mul_overflow(rows - 1, ld, &rspan) || __builtin_add_overflow(span, rspan, &span) ||
+       __builtin_add_overflow(span, cols, &span) || span > (INT64_C(1) << 52))
       return FAIL(MXJIT_ERR_INVALID_ARG_STRIDE,
                   "%s: args.%s spans more than 2^52 elements with its strides; split it", c->fn,
                   name);
