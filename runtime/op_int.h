@@ -49,8 +49,8 @@ mxjit_status rt_op_begin_args(mxjit_ctx *ctx, const char *op, const void *args, 
 #define RT_OP_BEGIN(st, ctx, op, args, type)                                                       \
    type rt_args_copy_;                                                                             \
    mxjit_status st =                                                                               \
-       rt_op_begin_args((ctx), (op), (args), #type, &rt_args_copy_, sizeof(type), RT_ABI1_##type, \
-                        NULL);                                                                     \
+       rt_op_begin_args((ctx), (op), (args), #type, &rt_args_copy_, sizeof(type),                  \
+                        RT_ABI1_##type, NULL);                                                     \
    if (st == MXJIT_OK)                                                                             \
    (args) = &rt_args_copy_
 /** RT_OP_BEGIN for the ops whose input takes strides only through ABI 2 (rt_strides): also
@@ -58,8 +58,8 @@ mxjit_status rt_op_begin_args(mxjit_ctx *ctx, const char *op, const void *args, 
 #define RT_OP_BEGIN_RS(st, ctx, op, args, type, rs)                                                \
    type rt_args_copy_;                                                                             \
    rt_strides rs = {0, 0};                                                                         \
-   mxjit_status st = rt_op_begin_args((ctx), (op), (args), #type, &rt_args_copy_, sizeof(type),     \
-                                      RT_ABI1_##type, &rs);                                        \
+   mxjit_status st = rt_op_begin_args((ctx), (op), (args), #type, &rt_args_copy_,                  \
+                                      sizeof(type), RT_ABI1_##type, &rs);                          \
    if (st == MXJIT_OK)                                                                             \
    (args) = &rt_args_copy_
 /** MXJIT_ERR_UNSUPPORTED for ops whose kernel template is a later issue. */

@@ -360,8 +360,8 @@ Test(moe_a16w4, pick_validates)
             for (unsigned k = 0; k < 4; k++)
                for (int64_t topk = 1; topk <= 8; topk *= 8) {
                   int64_t ns = (toks[k] * topk + 16 * (bms[b] - 1) + bms[b] - 1) / bms[b] * bms[b];
-                  struct tpl_moe_a16w4_problem pr = {toks[k],   topk, 16,     256,
-                                                     inters[i], ns,   bms[b], 1, 0, 0};
+                  struct tpl_moe_a16w4_problem pr = {toks[k], topk,   16, 256, inters[i],
+                                                     ns,      bms[b], 1,  0,   0};
                   struct tpl_moe_a16w4_params p;
                   tpl_moe_a16w4.pick(jt_lookup(targets[ti]), &pr, &p);
                   char msg[256] = "", ser[200];
@@ -495,7 +495,8 @@ sweep(const char *target, bool all, unsigned sample_per_case)
       host_moe_a16w4_args h;
       uint16_t *ref = reference(&d, &h);
       struct tpl_moe_a16w4_problem pr = {c->tokens, c->topk,   c->experts, c->model_dim,
-                                         c->inter,  d.nsorted, c->block_m, c->bias, 0, 0};
+                                         c->inter,  d.nsorted, c->block_m, c->bias,
+                                         0,         0};
       struct tpl_moe_a16w4_params pts[4096];
       unsigned np = legal_points(&pr, strcmp(target, "gfx950") == 0, pts, 4096);
       cr_assert_gt(np, 0u);
@@ -571,8 +572,8 @@ Test(moe_a16w4, lds_loop_step_parity)
                                           .atomic = 1,
                                           .stage = 2,
                                           .lds = 1};
-         struct tpl_moe_a16w4_problem pr = {c.tokens, c.topk,    c.experts, c.model_dim,
-                                            c.inter,  d.nsorted, c.block_m, c.bias, 0, 0};
+         struct tpl_moe_a16w4_problem pr = {c.tokens,  c.topk,    c.experts, c.model_dim, c.inter,
+                                            d.nsorted, c.block_m, c.bias,    0,           0};
          char msg[256] = "";
          cr_assert_eq(tpl_validate(&tpl_moe_a16w4, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
          mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 7 + pi);
@@ -822,8 +823,7 @@ Test(moe_a16w4, strided_a_params, .timeout = 1200)
             tpl_params_serialize(f, &ps, what + k, sizeof(what) - (size_t)k);
             expect_close(&d, &h, ref, out[1], &ps, what);
             size_t ob = 2 * (size_t)(c->tokens * c->model_dim);
-            cr_expect_eq(memcmp(out[0], out[1], ob), 0, "%s: not the compact kernel's bytes",
-                         what);
+            cr_expect_eq(memcmp(out[0], out[1], ob), 0, "%s: not the compact kernel's bytes", what);
             cr_log_info("moe_a16w4 %s", what);
             free(out[0]);
             free(out[1]);
@@ -867,29 +867,47 @@ strided_op_case(const char *target, const moe_case *c, int64_t row, int64_t tok,
       if (!v) {
          st = mxjit_moe_a16w4_stage2(ctx, NULL, a);
       } else {
-         int64_t wsb = target ? c->experts * c->model_dim * host_shuffle_scale_a16w4_kpad(c->inter / 32)
-                              : c->experts * c->model_dim * c->inter / 32;
+         int64_t wsb =
+             target ? c->experts * c->model_dim * host_shuffle_scale_a16w4_kpad(c->inter / 32)
+                    : c->experts * c->model_dim * c->inter / 32;
          mxjit_moe_a16w4_args_v2 a2 = {
              .size = sizeof(a2),
-             .a = {.data = da.a_base, .ndim = 3, .dtype = MXJIT_DTYPE_BF16,
-                   .shape = {c->tokens, c->topk, c->inter}, .stride = {tok, row, 1},
+             .a = {.data = da.a_base,
+                   .ndim = 3,
+                   .dtype = MXJIT_DTYPE_BF16,
+                   .shape = {c->tokens, c->topk, c->inter},
+                   .stride = {tok, row, 1},
                    .byte_offset = off},
-             .w = {.data = a->w, .ndim = 3, .dtype = MXJIT_DTYPE_E2M1X2,
+             .w = {.data = a->w,
+                   .ndim = 3,
+                   .dtype = MXJIT_DTYPE_E2M1X2,
                    .shape = {c->experts, c->model_dim, c->inter / 2}},
              .w_scale = {.data = a->w_scale, .ndim = 1, .dtype = MXJIT_DTYPE_E8M0, .shape = {wsb}},
-             .bias = {.data = a->bias, .ndim = a->bias ? 2 : 0, .dtype = MXJIT_DTYPE_F32,
+             .bias = {.data = a->bias,
+                      .ndim = a->bias ? 2 : 0,
+                      .dtype = MXJIT_DTYPE_F32,
                       .shape = {c->experts, c->model_dim}},
              .preshuffled = a->preshuffled,
-             .sorted_ids = {.data = a->sorted_ids, .ndim = 1, .dtype = MXJIT_DTYPE_I32,
+             .sorted_ids = {.data = a->sorted_ids,
+                            .ndim = 1,
+                            .dtype = MXJIT_DTYPE_I32,
                             .shape = {d.nsorted}},
-             .expert_ids = {.data = a->expert_ids, .ndim = 1, .dtype = MXJIT_DTYPE_I32,
+             .expert_ids = {.data = a->expert_ids,
+                            .ndim = 1,
+                            .dtype = MXJIT_DTYPE_I32,
                             .shape = {d.nsorted / c->block_m}},
-             .sorted_weights = {.data = a->sorted_weights, .ndim = 1, .dtype = MXJIT_DTYPE_F32,
+             .sorted_weights = {.data = a->sorted_weights,
+                                .ndim = 1,
+                                .dtype = MXJIT_DTYPE_F32,
                                 .shape = {d.nsorted}},
-             .num_valid_ids = {.data = a->num_valid_ids, .ndim = 1, .dtype = MXJIT_DTYPE_I32,
+             .num_valid_ids = {.data = a->num_valid_ids,
+                               .ndim = 1,
+                               .dtype = MXJIT_DTYPE_I32,
                                .shape = {1}},
              .block_m = c->block_m,
-             .out = {.data = a->out, .ndim = 2, .dtype = MXJIT_DTYPE_BF16,
+             .out = {.data = a->out,
+                     .ndim = 2,
+                     .dtype = MXJIT_DTYPE_BF16,
                      .shape = {c->tokens, c->model_dim}},
          };
          st = mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&a2);
@@ -906,8 +924,8 @@ strided_op_case(const char *target, const moe_case *c, int64_t row, int64_t tok,
          bad.a.stride[2] = 2;
          cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&bad),
                       MXJIT_ERR_INVALID_ARG_STRIDE);
-         cr_expect(strstr(mxjit_ctx_last_error(ctx), "args.a.stride[2] = 2: the innermost"),
-                   "%s", mxjit_ctx_last_error(ctx));
+         cr_expect(strstr(mxjit_ctx_last_error(ctx), "args.a.stride[2] = 2: the innermost"), "%s",
+                   mxjit_ctx_last_error(ctx));
          bad = a2;
          bad.a.stride[1] = c->inter - 1;
          if (c->topk > 1) {
@@ -941,9 +959,9 @@ strided_op_case(const char *target, const moe_case *c, int64_t row, int64_t tok,
 Test(moe_a16w4, strided_a_op_abi2, .timeout = 600)
 {
    static const moe_case cs[] = {
-       {6, 4, 8, 64, 256, 32, 1, 71},  /* register variant (tile_m 32) */
+       {6, 4, 8, 64, 256, 32, 1, 71},   /* register variant (tile_m 32) */
        {40, 2, 4, 64, 256, 128, 0, 72}, /* LDS variant (tile_m 128) */
-       {5, 1, 4, 64, 128, 16, 1, 73},  /* top-1: the token stride alone, plain stores */
+       {5, 1, 4, 64, 128, 16, 1, 73},   /* top-1: the token stride alone, plain stores */
    };
    for (unsigned i = 0; i < 3; i++) {
       int64_t row = cs[i].inter + 8 * (i + 1), tok = cs[i].topk * row + 16;
@@ -1025,8 +1043,8 @@ Test(moe_a16w4, cli_run_on_emu, .timeout = 300)
       cr_assert_eq(fread(out, 1, ob, f), ob);
       fclose(f);
       /* the CLI's context picks params itself: the same pick as this problem's */
-      struct tpl_moe_a16w4_problem pr = {c.tokens, c.topk,    c.experts, c.model_dim,
-                                         c.inter,  d.nsorted, c.block_m, 1, 0, 0};
+      struct tpl_moe_a16w4_problem pr = {c.tokens,  c.topk,    c.experts, c.model_dim, c.inter,
+                                         d.nsorted, c.block_m, 1,         0,           0};
       struct tpl_moe_a16w4_params p;
       tpl_moe_a16w4.pick(jt_lookup(targets[ti]), &pr, &p);
       expect_close(&d, &h, ref, out, &p, targets[ti]);

@@ -593,10 +593,9 @@ layout_strided_on(mxjit_device_kind kind)
    mxjit_to_blocked_args_v1 b1 =
        MXJIT_ARGS(mxjit_to_blocked_args_v1, .s = c.v1, .out = bo.v1, .batch = 3, .h = 130, .w = 7);
    mxjit_devptr sb = strided_up(ctx, src, 3, 130, 7, 1, 9, 130 * 9 + 5, 3);
-   mxjit_to_blocked_args b2 =
-       MXJIT_ARGS(mxjit_to_blocked_args,
-                  .s = tstrided(sb, MXJIT_DTYPE_E8M0, 3, 3, 130, 7, 9, 130 * 9 + 5, 3),
-                  .out = tout(&bo, MXJIT_DTYPE_U8, 1, (int64_t)bb, 0, 0));
+   mxjit_to_blocked_args b2 = MXJIT_ARGS(
+       mxjit_to_blocked_args, .s = tstrided(sb, MXJIT_DTYPE_E8M0, 3, 3, 130, 7, 9, 130 * 9 + 5, 3),
+       .out = tout(&bo, MXJIT_DTYPE_U8, 1, (int64_t)bb, 0, 0));
    st1 = mxjit_to_blocked(ctx, NULL, V1(&b1));
    st2 = mxjit_to_blocked(ctx, NULL, &b2);
    SAME_STATUS(st1, st2, ctx);
@@ -611,13 +610,13 @@ layout_strided_on(mxjit_device_kind kind)
    size_t gb = (size_t)(200 + 128 * 2) * 4 * 2;
    outbuf gout = out_pair(ctx, gb, 0);
    mxjit_to_blocked_args_v1 g1 =
-       MXJIT_ARGS(mxjit_to_blocked_args_v1, .s = c.v1, .out = gout.v1, .batch = 1, .h = 200,
-                  .w = 6, .groups = MXJIT_GROUPS_M, .offs = go.v1, .ngroups = 2);
+       MXJIT_ARGS(mxjit_to_blocked_args_v1, .s = c.v1, .out = gout.v1, .batch = 1, .h = 200, .w = 6,
+                  .groups = MXJIT_GROUPS_M, .offs = go.v1, .ngroups = 2);
    mxjit_devptr sg = strided_up(ctx, src, 1, 200, 6, 1, 11, 0, 0);
-   mxjit_to_blocked_args g2 = MXJIT_ARGS(
-       mxjit_to_blocked_args, .s = tstrided(sg, MXJIT_DTYPE_U8, 2, 1, 200, 6, 11, 0, 0),
-       .out = tout(&gout, MXJIT_DTYPE_U8, 1, (int64_t)gb, 0, 0), .groups = MXJIT_GROUPS_M,
-       .offs = tin(&go, MXJIT_DTYPE_I64, 1, 2, 0, 0));
+   mxjit_to_blocked_args g2 =
+       MXJIT_ARGS(mxjit_to_blocked_args, .s = tstrided(sg, MXJIT_DTYPE_U8, 2, 1, 200, 6, 11, 0, 0),
+                  .out = tout(&gout, MXJIT_DTYPE_U8, 1, (int64_t)gb, 0, 0),
+                  .groups = MXJIT_GROUPS_M, .offs = tin(&go, MXJIT_DTYPE_I64, 1, 2, 0, 0));
    st1 = mxjit_to_blocked(ctx, NULL, V1(&g1));
    st2 = mxjit_to_blocked(ctx, NULL, &g2);
    SAME_STATUS(st1, st2, ctx);
@@ -630,9 +629,9 @@ layout_strided_on(mxjit_device_kind kind)
    mxjit_e8m0_shuffle_args_v1 e1 =
        MXJIT_ARGS(mxjit_e8m0_shuffle_args_v1, .s = c.v1, .out = eo.v1, .m = 300, .n = 10);
    mxjit_devptr se = strided_up(ctx, src, 1, 300, 10, 1, 13, 0, 5);
-   mxjit_e8m0_shuffle_args e2 =
-       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = tstrided(se, MXJIT_DTYPE_U8, 2, 1, 300, 10, 13, 0, 5),
-                  .out = tout(&eo, MXJIT_DTYPE_U8, 2, (int64_t)eb / 8, 8, 0));
+   mxjit_e8m0_shuffle_args e2 = MXJIT_ARGS(
+       mxjit_e8m0_shuffle_args, .s = tstrided(se, MXJIT_DTYPE_U8, 2, 1, 300, 10, 13, 0, 5),
+       .out = tout(&eo, MXJIT_DTYPE_U8, 2, (int64_t)eb / 8, 8, 0));
    st1 = mxjit_e8m0_shuffle(ctx, NULL, V1(&e1));
    st2 = mxjit_e8m0_shuffle(ctx, NULL, &e2);
    SAME_STATUS(st1, st2, ctx);
@@ -643,10 +642,10 @@ layout_strided_on(mxjit_device_kind kind)
     * apart; bf16 (2, 2, 32, 64) whose two leading dims nest over a row stride of 70 */
    for (int inv = 0; inv < 2; inv++) {
       outbuf wo = out_pair(ctx, 2 * 32 * 64, 16);
-      mxjit_shuffle_weight_args_v1 w1 = MXJIT_ARGS(
-          mxjit_shuffle_weight_args_v1,
-          .w = {.data = c.v1, .dtype = MXJIT_DTYPE_U8, .ndim = 3, .shape = {2, 32, 64}},
-          .out = wo.v1, .inverse = inv);
+      mxjit_shuffle_weight_args_v1 w1 =
+          MXJIT_ARGS(mxjit_shuffle_weight_args_v1,
+                     .w = {.data = c.v1, .dtype = MXJIT_DTYPE_U8, .ndim = 3, .shape = {2, 32, 64}},
+                     .out = wo.v1, .inverse = inv);
       mxjit_devptr sw = strided_up(ctx, src, 2, 32, 64, 1, 72, 32 * 72 + 16, 64);
       mxjit_shuffle_weight_args w2 =
           MXJIT_ARGS(mxjit_shuffle_weight_args,
@@ -656,8 +655,9 @@ layout_strided_on(mxjit_device_kind kind)
       st2 = mxjit_shuffle_weight(ctx, NULL, &w2);
       SAME_STATUS(st1, st2, ctx);
       if (st2 == MXJIT_OK)
-         same_bytes(ctx, inv ? "row-strided shuffle_weight inverse out"
-                             : "row-strided shuffle_weight out", &wo);
+         same_bytes(
+             ctx, inv ? "row-strided shuffle_weight inverse out" : "row-strided shuffle_weight out",
+             &wo);
    }
    enum { LDW = 70, MW = 32 * LDW + 6 }; /* 4 matrices of (32, 64) bf16 */
    outbuf w4o = out_pair(ctx, 4 * 32 * 64 * 2, 2);
@@ -666,12 +666,18 @@ layout_strided_on(mxjit_device_kind kind)
        .w = {.data = c.v1, .dtype = MXJIT_DTYPE_BF16, .ndim = 4, .shape = {2, 2, 32, 64}},
        .out = w4o.v1);
    mxjit_devptr sw4 = strided_up(ctx, src, 4, 32, 64, 2, LDW, MW, 2);
-   mxjit_shuffle_weight_args w42 = MXJIT_ARGS(
-       mxjit_shuffle_weight_args,
-       .w = {.data = sw4, .dtype = MXJIT_DTYPE_BF16, .ndim = 4, .shape = {2, 2, 32, 64},
-             .stride = {2 * MW, MW, LDW, 1}, .byte_offset = 2},
-       .out = {.data = w4o.v2, .dtype = MXJIT_DTYPE_BF16, .ndim = 4, .shape = {2, 2, 32, 64},
-               .byte_offset = 2});
+   mxjit_shuffle_weight_args w42 = MXJIT_ARGS(mxjit_shuffle_weight_args,
+                                              .w = {.data = sw4,
+                                                    .dtype = MXJIT_DTYPE_BF16,
+                                                    .ndim = 4,
+                                                    .shape = {2, 2, 32, 64},
+                                                    .stride = {2 * MW, MW, LDW, 1},
+                                                    .byte_offset = 2},
+                                              .out = {.data = w4o.v2,
+                                                      .dtype = MXJIT_DTYPE_BF16,
+                                                      .ndim = 4,
+                                                      .shape = {2, 2, 32, 64},
+                                                      .byte_offset = 2});
    st1 = mxjit_shuffle_weight(ctx, NULL, V1(&w41));
    st2 = mxjit_shuffle_weight(ctx, NULL, &w42);
    SAME_STATUS(st1, st2, ctx);
@@ -687,8 +693,8 @@ layout_strided_on(mxjit_device_kind kind)
    /* shuffle_weight_a16w4 (2, 32, 64) at row stride 80, matrices 32 * 80 + 7 apart; and
     * shuffle_scale_a16w4 (2, 32, 10) at row stride 12 */
    outbuf ao = out_pair(ctx, 2 * 32 * 64, 0);
-   mxjit_shuffle_a16w4_args_v1 a1 = MXJIT_ARGS(mxjit_shuffle_a16w4_args_v1, .src = c.v1,
-                                               .out = ao.v1, .e = 2, .n = 32, .k = 64);
+   mxjit_shuffle_a16w4_args_v1 a1 =
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args_v1, .src = c.v1, .out = ao.v1, .e = 2, .n = 32, .k = 64);
    mxjit_devptr sa = strided_up(ctx, src, 2, 32, 64, 1, 80, 32 * 80 + 7, 1);
    mxjit_shuffle_a16w4_args a2 =
        MXJIT_ARGS(mxjit_shuffle_a16w4_args,
@@ -701,8 +707,8 @@ layout_strided_on(mxjit_device_kind kind)
       same_bytes(ctx, "row-strided shuffle_weight_a16w4 out", &ao);
    size_t scb = 2 * 32 * (size_t)host_shuffle_scale_a16w4_kpad(10);
    outbuf so = out_pair(ctx, scb, 2);
-   mxjit_shuffle_a16w4_args_v1 s1 = MXJIT_ARGS(mxjit_shuffle_a16w4_args_v1, .src = c.v1,
-                                               .out = so.v1, .e = 2, .n = 32, .k = 10);
+   mxjit_shuffle_a16w4_args_v1 s1 =
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args_v1, .src = c.v1, .out = so.v1, .e = 2, .n = 32, .k = 10);
    mxjit_devptr ss = strided_up(ctx, src, 2, 32, 10, 1, 12, 32 * 12, 0);
    mxjit_shuffle_a16w4_args s2 =
        MXJIT_ARGS(mxjit_shuffle_a16w4_args,
