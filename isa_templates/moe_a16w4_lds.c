@@ -40,7 +40,6 @@ fill_begin(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe
            jb_val row0, jb_val tid, struct fill *f)
 {
    unsigned wgl = 64 * p->waves, per_chunk = p->tile_m * 16;
-   jb_val kp = jb_arg_val(b, KA_inter), topk = jb_arg_val(b, KA_topk);
    for (unsigned j = 0; j < nfill(p); j++) {
       /* piece j * wgl + tid: chunk u (uniform: wgl divides per_chunk or u steps by whole j) */
       unsigned u = j * wgl / per_chunk;
@@ -48,9 +47,8 @@ fill_begin(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe
       jb_val r = jb_lshr_imm(b, pp, 4), q = jb_and_imm(b, pp, 15);
       jb_val tok, slot, ok;
       tpl_moe_a16w4_sorted_row(b, mw, jb_iadd(b, row0, jb_zext(b, r, JB_I64)), &tok, &slot, &ok);
-      jb_val arow = jb_select(b, ok, jb_iadd(b, jb_imul(b, tok, topk), slot), jb_imm_i64(b, 0));
-      f->aoff[j] = jb_iadd(b, jb_shl_imm(b, jb_imul(b, arow, kp), 1),
-                           jb_shl_imm(b, jb_zext(b, q, JB_I64), 4));
+      jb_val arow = tpl_moe_a16w4_arow(b, p, tok, slot, ok); /* elements */
+      f->aoff[j] = jb_iadd(b, jb_shl_imm(b, arow, 1), jb_shl_imm(b, jb_zext(b, q, JB_I64), 4));
       f->lds[j] = lds_slot(b, p, u, r, q);
       f->u[j] = u;
    }
