@@ -292,6 +292,7 @@ struct opnd {
    jb_val tile_srd;           /* k-contiguous: the tile's resource (stages use soffset) */
    jb_val xoff[2][MAX_XLD];   /* i32, xp: lane's offsets in k rows xrow and xrow + 1 */
    jb_val xrow;               /* i32, xp: lane's first k row in the stage (even) */
+   jb_val xend;               /* i64 per tile, xp: end of row kend - 1 (bytes, <= bytes) */
    jb_val xbase[8];           /* i32, xp: lane's LDS write address per swizzle value */
 };
 
@@ -527,48 +528,31 @@ stage_bytes_vgpr(jb_builder *b, const struct tile *t, const struct opnd *o, jb_v
    }
 }
 
-/* srd_window for one stage, without 64-bit compares: gfx9 has no 64-bit s_cmp_lt, so LLVM
- * puts i64 min/max of uniform values on the VALU (6 per stage of two operands). Here the
- * clamp of bytes - off to [0, GG_VIEW_LIMIT] is decided by 32-bit tests of its sign and of its
- * bits 31 and up (|bytes - off| < 2^53: the op bounds spans by 2^52), and the rebase's own clamp
- * folds away (a masked i32 is known to lie in [0, 2^31)). */
-static jb_val
-srd_window_s(jb_builder *b, jb_val base, jb_val off, jb_val bytes)
-{
-   jb_val rem = jb_isub(b, bytes, off), zero = jb_imm_u32(b, 0);
-   jb_val neg = jb_cmp(b, JB_NE, jb_trunc(b, jb_lshr_imm(b, rem, 63), JB_I32), zero);
-   jb_val big = jb_cmp(b, JB_NE, jb_trunc(b, jb_lshr_imm(b, rem, 31), JB_I32), zero);
-   jb_val n = jb_and_imm(b, jb_trunc(b, rem, JB_I32), 0x7fffffffu);
-   n = jb_select(b, big, jb_imm_u32(b, GG_VIEW_LIMIT), n);
-   n = jb_select(b, neg, zero, n);
-   return jb_srd_rebase(b, base, off, jb_iadd(b, off, jb_zext(b, n, JB_I64)));
-}
-
-/* xpose: requires o->tile_off, o->k_stride of this tile. produces: v = the lane's two k rows
- * of stage s (xb bytes each, zeros past kend), loaded into VGPRs; commit_xpose writes them. */
+/* xpose: requires o->tile_off, o->k_stride, o->xend of this tile. produces: v = the lane's
+ * two k rows of stage s (xb bytes each, zeros past kend), loaded into VGPRs; commit_xpose
+ * writes them. The k tail is the resource's bound, not a per-lane mask: the stage's view ends
+ * at xend, the end of row kend - 1 (a column past ld of that row is a column past p/q, never
+ * stored), so one straight-line body serves full and partial stages. Its length xend - off is
+ * clamped to [0, GG_VIEW_LIMIT] by 32-bit tests of its bits 31-62 (|xend - off| < 2^53: spans
+ * are below 2^52): gfx9 has no 64-bit s_cmp_lt, and LLVM would put i64 min/max of these
+ * uniform values on the VALU. */
 static void
 load_xpose(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t, const struct opnd *o,
            jb_val s, jb_var v[2][MAX_XLD])
 {
    jb_val k0 = jb_iadd(b, t->kbeg, jb_imul_imm(b, jb_zext(b, s, JB_I64), p->bk));
-   jb_val srd = srd_window_s(b, jb_arg_val(b, o->ka_ptr),
-                             jb_iadd(b, o->tile_off, jb_imul(b, k0, o->k_stride)),
-                             jb_arg_val(b, o->ka_bytes));
-   /* kend - k0 in i32: kend < 2^31 (validate) and k0 < kend + depth bk, so the wrapped
-    * difference is the exact one */
-   jb_val rem = jb_isub(b, jb_trunc(b, t->kend, JB_I32), jb_trunc(b, k0, JB_I32));
+   jb_val off = jb_iadd(b, o->tile_off, jb_imul(b, k0, o->k_stride));
+   jb_val left = jb_isub(b, o->xend, off), zero = jb_imm_u32(b, 0);
+   jb_val hi = jb_trunc(b, jb_lshr_imm(b, left, 31), JB_I32);
+   jb_val n = jb_and_imm(b, jb_trunc(b, left, JB_I32), 0x7fffffffu);
+   n = jb_select(b, jb_cmp(b, JB_EQ, hi, zero), n,
+                 jb_select(b, jb_cmp(b, JB_SLT, hi, zero), zero, jb_imm_u32(b, GG_VIEW_LIMIT)));
+   jb_val srd =
+       jb_srd_rebase(b, jb_arg_val(b, o->ka_ptr), off, jb_iadd(b, off, jb_zext(b, n, JB_I64)));
    jb_type ty = o->xw == 16 ? JB_V4I32 : o->xw == 8 ? JB_V2I32 : JB_I32;
-   jb_if *fi = jb_push_if(b, jb_cmp(b, JB_SGE, rem, jb_imm_i32(b, (int32_t)p->bk)));
    for (unsigned h = 0; h < 2; h++)
       for (unsigned j = 0; j < o->xb / o->xw; j++)
          jb_var_set(b, v[h][j], jb_buffer_load(b, srd, o->xoff[h][j], ty));
-   jb_push_else(b, fi);
-   for (unsigned h = 0; h < 2; h++) {
-      jb_val in = jb_cmp(b, JB_SLT, jb_iadd_imm(b, o->xrow, h), rem);
-      for (unsigned j = 0; j < o->xb / o->xw; j++)
-         jb_var_set(b, v[h][j], jb_buffer_load(b, srd, o->xoff[h][j], ty, .mask = in));
-   }
-   jb_pop_if(b, fi);
 }
 
 /* xpose: requires v from load_xpose; every wave finished reading slot (the barrier after its
@@ -983,6 +967,11 @@ tile_setup(jb_builder *b, const struct tpl_gg_params *p, const struct tile_pos *
    if (r->kc)
       r->tile_srd =
           srd_window(b, jb_arg_val(b, r->ka_ptr), r->tile_off, jb_arg_val(b, r->ka_bytes));
+   struct opnd *ops[2] = {l, r};
+   for (unsigned i = 0; i < 2; i++)
+      if (ops[i]->xp)
+         ops[i]->xend = jb_smin(b, jb_arg_val(b, ops[i]->ka_bytes),
+                                jb_iadd(b, ops[i]->tile_off, jb_imul(b, t->kend, ops[i]->k_stride)));
    /* a decreasing group_offs (invalid, not checked on the device) gives no stages */
    jb_val n = jb_smax(b, jb_isub(b, t->kend, t->kbeg), jb_imm_i64(b, 0));
    t->nk = jb_trunc(b, jb_lshr_imm(b, jb_iadd_imm(b, n, p->bk - 1), __builtin_ctz(p->bk)), JB_I32);
