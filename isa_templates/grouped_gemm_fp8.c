@@ -23,7 +23,10 @@
  * LDS layout of a k-contiguous operand tile: rows of bk bytes; the 16-byte unit u of row r
  * holds logical unit u ^ swz(r) (XOR swizzle: the 16 rows a fragment read touches spread over
  * all banks). Operands contiguous along p/q are stored in rows of k, XOR-swizzled the same way
- * by k row (swz_mn), and read with transposing reads (gfx950) or byte gathers (gfx942).
+ * by k row (swz_mn), and read with transposing reads (gfx950) or byte gathers (gfx942), or,
+ * with xpose = 1 (gfx942's pick), loaded into VGPRs, transposed there (one v_perm per dword)
+ * and written in the k-contiguous layout, once per workgroup: the MFMAs then read them as
+ * they read k-contiguous operands (load_xpose, commit_xpose).
  *
  * Addressing: every tile and every stage rebases the operand's buffer resource with a 64-bit
  * offset (jb_srd_rebase), so per-lane offsets stay below 2^31 and tensors over 4 GB work. Tails
@@ -1007,12 +1010,13 @@ grouped_gemm_fp8_build(jb_builder *b, const void *params)
    l.ocp = p->fmt_l & TPL_GG_FMT_OCP, r.ocp = p->fmt_r & TPL_GG_FMT_OCP;
    /* xpose writes assume its lanes' column runs are whole swizzle periods (opnd_init) */
    unsigned period = swz_div(b, p->bk) * p->bk / 16;
-   if ((l.xp && l.xb % period) || (r.xp && r.xb % period))
+   unsigned xb = l.xp && l.xb % period ? l.xb : r.xp && r.xb % period ? r.xb : 0;
+   if (xb)
       jb_error(b, MXJIT_ERR_UNSUPPORTED,
                "jit: template grouped_gemm_fp8: xpose = 1 with a %u x %u x %u tile writes %u "
                "columns per lane, not a multiple of %s's swizzle period (%u); use a wider tile "
                "or xpose = 0",
-               p->bm, p->bn, p->bk, l.xp ? l.xb : r.xb, jb_target(b)->name, period);
+               p->bm, p->bn, p->bk, xb, jb_target(b)->name, period);
    l.bf8 = p->fmt_l & 1, r.bf8 = p->fmt_r & 1;
    if ((l.ocp || r.ocp) && jb_target(b)->fp8 != JT_FP8_FNUZ)
       jb_error(b, MXJIT_ERR_UNSUPPORTED,
