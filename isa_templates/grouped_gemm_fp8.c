@@ -381,7 +381,8 @@ opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val l
        * writes 16 distinct dwords of one row (two halves each): no bank conflict. */
       unsigned pairs = p->bk / 2, d = swz_div(b, p->bk);
       jb_val kp = jb_and_imm(b, lane, pairs - 1);
-      jb_val xg = jb_iadd(b, jb_imul_imm(b, wave, 64 / pairs), jb_lshr_imm(b, lane, __builtin_ctz(pairs)));
+      jb_val xg =
+          jb_iadd(b, jb_imul_imm(b, wave, 64 / pairs), jb_lshr_imm(b, lane, __builtin_ctz(pairs)));
       jb_val x0 = jb_imul_imm(b, xg, o->xb);
       o->xrow = jb_shl_imm(b, kp, 1);
       for (unsigned h = 0; h < 2; h++)
@@ -973,8 +974,9 @@ tile_setup(jb_builder *b, const struct tpl_gg_params *p, const struct tile_pos *
    struct opnd *ops[2] = {l, r};
    for (unsigned i = 0; i < 2; i++)
       if (ops[i]->xp)
-         ops[i]->xend = jb_smin(b, jb_arg_val(b, ops[i]->ka_bytes),
-                                jb_iadd(b, ops[i]->tile_off, jb_imul(b, t->kend, ops[i]->k_stride)));
+         ops[i]->xend =
+             jb_smin(b, jb_arg_val(b, ops[i]->ka_bytes),
+                     jb_iadd(b, ops[i]->tile_off, jb_imul(b, t->kend, ops[i]->k_stride)));
    /* a decreasing group_offs (invalid, not checked on the device) gives no stages */
    jb_val n = jb_smax(b, jb_isub(b, t->kend, t->kbeg), jb_imm_i64(b, 0));
    t->nk = jb_trunc(b, jb_lshr_imm(b, jb_iadd_imm(b, n, p->bk - 1), __builtin_ctz(p->bk)), JB_I32);

@@ -781,9 +781,10 @@ Test(grouped_gemm, no_lds_bank_conflicts, .timeout = 600)
    static const struct {
       const char *target;
       unsigned bm, bn, vec, xpose;
-   } tiles[] = {{"gfx942", 64, 64, 4, 0},   {"gfx942", 128, 128, 4, 0},  {"gfx942", 256, 128, 4, 0},
-                {"gfx950", 64, 128, 16, 0}, {"gfx950", 128, 128, 16, 0}, {"gfx950", 256, 256, 16, 0},
-                {"gfx942", 64, 64, 4, 1},   {"gfx942", 128, 128, 4, 1},  {"gfx942", 256, 128, 4, 1}};
+   } tiles[] = {
+       {"gfx942", 64, 64, 4, 0},   {"gfx942", 128, 128, 4, 0},  {"gfx942", 256, 128, 4, 0},
+       {"gfx950", 64, 128, 16, 0}, {"gfx950", 128, 128, 16, 0}, {"gfx950", 256, 256, 16, 0},
+       {"gfx942", 64, 64, 4, 1},   {"gfx942", 128, 128, 4, 1},  {"gfx942", 256, 128, 4, 1}};
    static const struct {
       mxjit_gemm_pass pass;
       mxjit_b_layout layout;
@@ -1053,10 +1054,8 @@ Test(grouped_gemm, nn_xpose_past_4gb, .timeout = 300)
    cr_assert_geq((uint64_t)(512 * pitch), UINT64_C(1) << 32);
    int64_t offs[3] = {0, lens[0], mt};
    float sa = 0.5f, sb = 0.25f;
-   mxjit_grouped_gemm_fp8_args a = {.size = sizeof(a),
-                                    .pass = MXJIT_GEMM_FWD,
-                                    .b_layout = MXJIT_B_KN,
-                                    .ngroups = 2};
+   mxjit_grouped_gemm_fp8_args a = {
+       .size = sizeof(a), .pass = MXJIT_GEMM_FWD, .b_layout = MXJIT_B_KN, .ngroups = 2};
    a.a = (mxjit_tensor){.dtype = MXJIT_DTYPE_E4M3FNUZ, .ndim = 2, .shape = {mt, k}};
    a.a.data = kt_to_dev(ctx, ha, (size_t)(mt * k));
    a.b = (mxjit_tensor){.dtype = MXJIT_DTYPE_E4M3FNUZ,
