@@ -396,8 +396,8 @@ rec_of(const emu_inst *in, emu_ws_rec *r)
    unsigned p = 0;
    if (r->valu) {
       if (r->sgpr_w[0] | r->sgpr_w[1]) /* SGPR/VCC/EXEC writes */
-         p |= EMU_WSK_LANESEL | EMU_WSK_DIVFMAS | EMU_WSK_VALU_SREAD | EMU_WSK_VMEM_SREAD | EMU_WSK_VALU_ZREAD |
-              EMU_WSK_DPP | EMU_WSK_MFMA;
+         p |= EMU_WSK_LANESEL | EMU_WSK_DIVFMAS | EMU_WSK_VALU_SREAD | EMU_WSK_VMEM_SREAD |
+              EMU_WSK_VALU_ZREAD | EMU_WSK_DPP | EMU_WSK_MFMA;
       p |= EMU_WSK_DPP | EMU_WSK_READLANE | EMU_WSK_PERMLANE | EMU_WSK_MFMA; /* VGPR writes */
       p |= r->cmpx ? EMU_WSK_LANEOP | EMU_WSK_PERMLANE : 0;
       p |= r->trans ? EMU_WSK_VALU_NT : 0;

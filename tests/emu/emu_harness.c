@@ -235,8 +235,8 @@ eh_first_ws_hazard(const eh_kernel *k, char *msg, size_t msglen)
             snprintf(msg, msglen,
                      "wait-state checker paths disagree at instruction %u (%s): inline %s, "
                      "full walk %s (%s), unprepared %s (%s)",
-                     i, in->text, at < 0 ? "ok" : "reported", full ? "ok" : "reported",
-                     full_msg, unprep ? "ok" : "reported", u_msg);
+                     i, in->text, at < 0 ? "ok" : "reported", full ? "ok" : "reported", full_msg,
+                     unprep ? "ok" : "reported", u_msg);
             at = -3;
             break;
          }
