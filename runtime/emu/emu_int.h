@@ -224,7 +224,6 @@ typedef struct emu_pending {
  * instruction provides at least one, so at most 20 MFMAs can still matter. */
 #define EMU_WS_MFMA_DEPTH 32
 
-
 /* One issued MFMA / SMFMAC, for the MFMA dependency rules. */
 typedef struct emu_ws_mfma {
    const char *name; /* mnemonic, for messages */
@@ -236,7 +235,9 @@ typedef struct emu_ws_mfma {
 } emu_ws_mfma;
 
 typedef struct emu_ws_state {
-   emu_ws_rec rec[EMU_WS_DEPTH]; /* ring: rec[head] is the most recently issued instruction */
+   /* ring: rec[head] is the most recently issued instruction; of a record that starts no pair
+    * (pairs 0) only pairs and waits are kept */
+   emu_ws_rec rec[EMU_WS_DEPTH];
    unsigned n, head;             /* records held (<= EMU_WS_DEPTH), newest slot */
    uint64_t clock;               /* wait states provided by all instructions issued so far */
    /* No record's Table 11 rule reaches a clock >= hot_until, and none with reach 5 (an
