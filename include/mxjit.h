@@ -319,10 +319,18 @@ typedef struct mxjit_tensor_v1 {
  *  mxfp8_quantize and mxfp4_quantize x (3D x also an expert stride; mxfp4 flattens leading
  *  dims that nest); grouped_gemm_fp8 a and b (3D b also an expert stride >= rows · row
  *  stride); fp8_tensorwise_quantize x (any ndim >= 2, leading dims that nest; q stays
- *  compact). Every other operand must be compact row-major (strides all 0 or equal to
- *  the row-major ones): its kernel takes no row stride, and a strided one is refused with
- *  MXJIT_ERR_INVALID_ARG_STRIDE saying so (copy it to a contiguous tensor first); nothing is
- *  copied behind the caller's back.
+ *  compact); moe_a16w4_stage2 a (a token stride stride[0] >= topk · stride[1] and a row
+ *  stride stride[1] >= inter); the layout ops' inputs, which run on the host device: to_blocked
+ *  s and e8m0_shuffle s, shuffle_weight_a16w4 / shuffle_scale_a16w4 src (forward direction;
+ *  3D: an expert stride >= rows · row stride), shuffle_weight w (either direction; leading
+ *  dims that nest, their stride >= rows · row stride), read through a temporary compact host
+ *  copy. These last take strides in ABI 2 only (their ABI-1 members are bare pointers, or
+ *  compact for shuffle_weight w). Every other operand must be compact row-major (strides all
+ *  0 or equal to the row-major ones): outputs (their bytes are the op's layout), the
+ *  layout-defined inputs of the inverse layout ops, and operands whose kernel takes no row
+ *  stride; a strided one is refused with MXJIT_ERR_INVALID_ARG_STRIDE naming it and saying
+ *  so (pass a contiguous tensor); nothing is copied into device memory behind the caller's
+ *  back.
  *
  *  Shapes: inputs give the op its dims (documented per op). An output is checked for its
  *  dtype and its size: numel · element size must be exactly the bytes the op documents for
@@ -499,7 +507,9 @@ typedef enum mxjit_blocked_groups {
  *  (per-expert blocking, expert stride 128·⌈h/128⌉·4·⌈w/4⌉); out the blocked buffer
  *  (mxjit_to_blocked_size bytes). inverse = 1 runs from_blocked (GROUPS_NONE only): out is the
  *  blocked input and s the output, whose shape still gives (batch, h, w). offs: I64 (ngroups)
- *  (the _v1 struct: an int64[ngroups] device array; batch 0 means 1). */
+ *  (the _v1 struct: an int64[ngroups] device array; batch 0 means 1). ABI 2: the input s may
+ *  have a row stride >= w (3D: a batch stride >= h · row stride); out, and s of inverse = 1,
+ *  are compact. */
 typedef struct mxjit_to_blocked_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor_v2 s, out;
@@ -524,7 +534,8 @@ MXJIT_API mxjit_status mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream,
 
 /** aiter e8m0_shuffle (§5.1): s U8/E8M0 (m, n) → out (256·⌈m/256⌉, 8·⌈n/8⌉) bytes, padding
  *  0. inverse = 1: s is the shuffled input and out the (m, n) unshuffled view; in ABI 2 the
- *  (m, n) operand's shape gives m and n (s forward, out inverse). */
+ *  (m, n) operand's shape gives m and n (s forward, out inverse), and s forward may have a
+ *  row stride >= n; the rest is compact. */
 typedef struct mxjit_e8m0_shuffle_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor_v2 s, out;
@@ -541,7 +552,9 @@ MXJIT_API mxjit_status mxjit_e8m0_shuffle(mxjit_ctx *ctx, mxjit_stream stream,
                                           const mxjit_e8m0_shuffle_args *args);
 
 /** aiter shuffle_weight, layout (16,16) (§5.2): w (..., N, Kb), 1-byte dtypes (u8, fp8,
- *  E2M1X2: Kb counts bytes) or bf16/f16; N % 16 == 0, Kb % 32 == 0. out has w's shape. */
+ *  E2M1X2: Kb counts bytes) or bf16/f16; N % 16 == 0, Kb % 32 == 0. out has w's shape,
+ *  compact. ABI 2: w may have a row stride >= Kb, and leading dims that nest at a stride >=
+ *  N · row stride (ABI 1: w compact). */
 typedef struct mxjit_shuffle_weight_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor_v2 w, out; /**< out: w's dtype (or U8) and byte size */
@@ -561,7 +574,8 @@ MXJIT_API mxjit_status mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream,
  *  (gate_up: N % 32 == 0, rows [gate(N/2), up(N/2)]), Kp % 64 == 0. out has w's size.
  *  ABI 2: src and out tensors, 1-byte dtypes; the unshuffled operand (src, or out with
  *  inverse = 1) is (E, N, k) or (N, k) (E = 1) and gives the dims; the other holds the op's
- *  bytes. */
+ *  bytes. src forward may have a row stride >= k (3D: an expert stride >= N · row stride);
+ *  out, and src of inverse = 1, are compact. */
 typedef struct mxjit_shuffle_a16w4_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor_v2 src, out;
@@ -705,7 +719,10 @@ MXJIT_API mxjit_status mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream strea
  *  once; kernels accumulating in fp32/bf16 are compared with a tolerance.
  *  ABI 2: a (tokens, topk, inter) and w (E, model_dim, inter/2) give the dims, sorted_ids
  *  (nsorted) gives nsorted; w_scale, expert_ids, sorted_weights, num_valid_ids, bias (absent,
- *  or (E, model_dim)) and out are checked by dtype and size; all compact. */
+ *  or (E, model_dim)) and out are checked by dtype and size. a may be strided (a slice of a
+ *  bigger buffer): stride[2] = 1, stride[1] >= inter (between a token's slots), stride[0] >=
+ *  topk · stride[1] (between tokens); the padding is never read. Everything else is compact
+ *  (ABI 1: a compact too). */
 typedef struct mxjit_moe_a16w4_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor_v2 a, w, w_scale, bias;

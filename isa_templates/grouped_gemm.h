@@ -61,6 +61,9 @@ struct tpl_gg_params {
    uint32_t cvec;       /* output elements per store: 4 (8-byte stores) or 1 */
    uint32_t fence;      /* 1: the vmcnt fence (always, except in the trap's test) */
    uint32_t accumulate; /* the problem's: the epilogue loads C and adds in fp32 before rounding */
+   uint32_t xpose;      /* 1: p/q-contiguous operands are loaded into VGPRs, transposed there
+                         * (v_perm) and written k-contiguous, once per workgroup; the MFMAs then
+                         * read them like k-contiguous ones (gfx942's pick; 0: byte gathers) */
 };
 
 /* Per-call values (io[] of rt_run), in this order. */

@@ -23,7 +23,10 @@
  * LDS layout of a k-contiguous operand tile: rows of bk bytes; the 16-byte unit u of row r
  * holds logical unit u ^ swz(r) (XOR swizzle: the 16 rows a fragment read touches spread over
  * all banks). Operands contiguous along p/q are stored in rows of k, XOR-swizzled the same way
- * by k row (swz_mn), and read with transposing reads (gfx950) or byte gathers (gfx942).
+ * by k row (swz_mn), and read with transposing reads (gfx950) or byte gathers (gfx942), or,
+ * with xpose = 1 (gfx942's pick), loaded into VGPRs, transposed there (one v_perm per dword)
+ * and written in the k-contiguous layout, once per workgroup: the MFMAs then read them as
+ * they read k-contiguous operands (load_xpose, commit_xpose).
  *
  * Addressing: every tile and every stage rebases the operand's buffer resource with a 64-bit
  * offset (jb_srd_rebase), so per-lane offsets stay below 2^31 and tensors over 4 GB work. Tails
@@ -39,7 +42,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_GG_VERSION 2
+#define TPL_GG_VERSION 3
 
 #define GG_KARGS(X)                                                                                \
    X(l, PTR)                                                                                       \
@@ -72,6 +75,7 @@ static const tpl_param gg_params[] = {
     P(fmt_r, v_fmt, 0),   P(bm, v_tile, 128), P(bn, v_tile, 128),     P(bk, v_bk, 64),
     P(depth, v_depth, 2), P(vec, v_vec, 4),   P(persistent, v_01, 0), P(xcd, v_01, 1),
     P(band, v_band, 4),   P(cvec, v_cvec, 4), P(fence, v_01, 1),      P(accumulate, v_01, 0),
+    P(xpose, v_01, 0),
 };
 #undef P
 
@@ -82,6 +86,7 @@ static const tpl_param gg_params[] = {
 #define WAVES 4u
 #define MAX_DMA 32u /* load-to-LDS instructions per operand per stage per wave */
 #define MAX_BLK 8u  /* 16 x 16 blocks per wave along p or q */
+#define MAX_XLD 4u  /* xpose: loads per k row per lane (64 bytes of a 256 x 128 stage) */
 
 int64_t
 tpl_gg_tile_bound(const struct tpl_gg_problem *pr, const struct tpl_gg_params *p)
@@ -155,6 +160,12 @@ gg_validate(const void *problem, const void *params, char *msg, size_t msglen)
       why = "more than 2^31 tiles, rows or k: split the problem";
    else if (p->persistent && !pr->cu_cap)
       why = "the persistent variant needs a CU cap";
+   else if (p->xpose && pr->l_kc && pr->r_kc)
+      why = "xpose = 1 transposes p/q-contiguous operands; both of this problem's are "
+            "k-contiguous (use xpose = 0)";
+   else if (p->xpose && p->vec < 4)
+      why = "xpose = 1 loads whole dwords: it needs vec >= 4 (every base and row pitch a "
+            "multiple of 4 bytes)";
    if (!why)
       return MXJIT_OK;
    if (msg && msglen)
@@ -197,6 +208,10 @@ gg_pick(const struct jt_target *t, const void *problem, void *params)
       p->bm /= 2;
    while (dma_per_wave(p->bn, p) > MAX_DMA || stage_bytes(p->bn, p) % (WAVES * 64 * p->vec))
       p->bn /= 2;
+   /* gfx942 has no transposing LDS reads: its p/q-contiguous operands are transposed once per
+    * workgroup on the way through VGPRs (1 v_perm per loaded dword) instead of byte-gathered
+    * by every wave that reads a fragment (3 VALU per fragment dword), `mxjit bench --gemm-loop` */
+   p->xpose = !jt_has(t, JT_CAP_LDS_TR) && p->vec >= 4 && !(pr->l_kc && pr->r_kc);
 }
 
 static void
@@ -265,8 +280,10 @@ struct opnd {
    bool kc;          /* contiguous along k */
    bool ocp;         /* OCP codes on an FNUZ target: fixed up in LDS before the MFMAs */
    bool bf8;         /* E5M2 (the fix-up's special codes) */
-   unsigned width;   /* LDS row bytes (kc: bk, rows are p/q; else mn, rows are k) */
-   unsigned ndma;    /* load-to-LDS instructions per wave per stage */
+   bool xp;          /* p/q-contiguous, transposed through VGPRs into the kc layout (xpose) */
+   unsigned width;   /* LDS row bytes (kc, xp: bk, rows are p/q; else mn, rows are k) */
+   unsigned ndma;    /* load-to-LDS instructions per wave per stage (xp: 0) */
+   unsigned xb, xw;  /* xp: bytes of each of its two k rows per lane; bytes per load */
    uint32_t lds_off; /* offset of this operand in a slot */
    unsigned ka_ptr, ka_ld, ka_bytes;
    jb_val ld;                 /* i64 */
@@ -276,6 +293,10 @@ struct opnd {
    jb_val rdb[MAX_BLK];       /* i32, not kc: lane part of the reads of block blk (any c) */
    jb_val tile_off, k_stride; /* i64 per tile: base offset; bytes per k step */
    jb_val tile_srd;           /* k-contiguous: the tile's resource (stages use soffset) */
+   jb_val xoff[2][MAX_XLD];   /* i32, xp: lane's offsets in k rows xrow and xrow + 1 */
+   jb_val xrow;               /* i32, xp: lane's first k row in the stage (even) */
+   jb_val xend;               /* i64 per tile, xp: end of row kend - 1 (bytes, <= bytes) */
+   jb_val xbase[8];           /* i32, xp: lane's LDS write address per swizzle value */
 };
 
 /* requires: off, bytes i64, uniform. produces: a resource over [base + off, base + min(bytes,
@@ -351,10 +372,32 @@ opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val l
          o->kpos[j] = row;
       }
    }
+   if (o->xp) {
+      /* lane (kp = lane % (bk / 2), group xg): k rows 2 kp and 2 kp + 1 of columns
+       * x0 .. x0 + xb - 1, x0 = xg xb; each column's two k bytes go to LDS row x0 + t at
+       * k = 2 kp of the kc layout: byte (x0 + t) bk + 16 (kp / 8 ^ swz(x0 + t)) + 2 (kp % 8).
+       * xb is a multiple of the swizzle's period in rows (build checks it), so swz(x0 + t) =
+       * swz(t): one address per swizzle value, t bk is a constant offset. A phase of 32 lanes
+       * writes 16 distinct dwords of one row (two halves each): no bank conflict. */
+      unsigned pairs = p->bk / 2, d = swz_div(b, p->bk);
+      jb_val kp = jb_and_imm(b, lane, pairs - 1);
+      jb_val xg =
+          jb_iadd(b, jb_imul_imm(b, wave, 64 / pairs), jb_lshr_imm(b, lane, __builtin_ctz(pairs)));
+      jb_val x0 = jb_imul_imm(b, xg, o->xb);
+      o->xrow = jb_shl_imm(b, kp, 1);
+      for (unsigned h = 0; h < 2; h++)
+         for (unsigned j = 0; j < o->xb / o->xw; j++)
+            o->xoff[h][j] = jb_iadd(b, jb_imul(b, jb_iadd_imm(b, o->xrow, h), ld32),
+                                    jb_iadd_imm(b, x0, j * o->xw));
+      jb_val u = jb_lshr_imm(b, kp, 3);
+      jb_val rb = jb_iadd(b, jb_imul_imm(b, x0, p->bk), jb_shl_imm(b, jb_and_imm(b, kp, 7), 1));
+      for (unsigned sw = 0; sw < p->bk / 16 && o->xb % (d * p->bk / 16) == 0; sw++)
+         o->xbase[sw] = jb_iadd(b, rb, jb_shl_imm(b, jb_xor(b, u, jb_imm_u32(b, sw)), 4));
+   }
    /* fragment reads: lane (i = lane % 16, kg = lane / 16) */
    jb_val i = jb_and_imm(b, lane, 15), kg = jb_lshr_imm(b, lane, 4);
    for (unsigned c = 0; c < p->bk / 64; c++) {
-      if (o->kc) {
+      if (o->kc || o->xp) {
          /* row wave_mn + i (+ 16 blk, a constant), logical unit 4c + kg */
          unsigned d = swz_div(b, o->width);
          jb_val s = jb_and_imm(b, jb_lshr_imm(b, i, __builtin_ctz(d)), o->width / 16 - 1);
@@ -363,7 +406,7 @@ opnd_init(jb_builder *b, const struct tpl_gg_params *p, struct opnd *o, jb_val l
              jb_iadd(b, jb_imul_imm(b, jb_iadd(b, wave_mn, i), o->width), jb_shl_imm(b, unit, 4));
       }
    }
-   if (o->kc)
+   if (o->kc || o->xp)
       return;
    bool tr = jt_has(jb_target(b), JT_CAP_LDS_TR);
    /* tr8: lane j of each 16 reads row 16 kg + j / 2 at column wave_mn + 16 blk + 8 (j % 2)
@@ -421,11 +464,29 @@ ocp_fixup(jb_builder *b, jb_val x, bool bf8)
    return jb_or(b, jb_and(b, keep, x), sp); /* special bytes: 0x80; zeros: 0x00 */
 }
 
+/* produces: x[0..n) fixed up. The -0 fix-up runs on every dword; the full one only when a
+ * lane of the wave holds a NaN/Inf code (a branch on EXEC: SALU). */
+static void
+fixup_regs(jb_builder *b, jb_val *x, unsigned n, bool bf8)
+{
+   jb_var out[MAX_DMA * 4];
+   jb_val any = jb_imm_u32(b, 0);
+   for (unsigned i = 0; i < n; i++) {
+      out[i] = jb_var_create(b, ocp_fixup_zero(b, x[i]));
+      any = jb_or(b, any, jb_iadd_imm(b, jb_and_imm(b, x[i], 0x7f7f7f7fu), ocp_spec(bf8)));
+   }
+   jb_if *sp = jb_push_if(b, jb_cmp(b, JB_NE, jb_and_imm(b, any, 0x80808080u), jb_imm_u32(b, 0)));
+   for (unsigned i = 0; i < n; i++)
+      jb_var_set(b, out[i], ocp_fixup(b, x[i], bf8));
+   jb_pop_if(b, sp);
+   for (unsigned i = 0; i < n; i++)
+      x[i] = jb_var_get(b, out[i]);
+}
+
 /* requires: this wave's loads of the stage in slot have landed (the fence). produces: the
  * bytes this wave loaded there fixed up, written back; the caller's jb_waitcnt(lgkmcnt 0) and
  * barrier publish them. Only the lanes' own bytes: no wave reads another wave's before the
- * barrier. The -0 fix-up runs on every dword; the full one only when a lane of the wave holds
- * a NaN/Inf code (a branch on EXEC: SALU). */
+ * barrier (fixup_regs). */
 static void
 fixup_stage(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t,
             const struct opnd *o, jb_val wave, jb_val lane, unsigned slot)
@@ -435,26 +496,17 @@ fixup_stage(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t,
    unsigned ndw = p->vec / 4, n = o->ndma * ndw;
    jb_type ty = ndw == 4 ? JB_V4I32 : JB_I32;
    jb_val off[MAX_DMA], x[MAX_DMA * 4];
-   jb_var out[MAX_DMA * 4];
-   jb_val any = jb_imm_u32(b, 0);
    for (unsigned j = 0; j < o->ndma; j++) {
       off[j] = jb_iadd(b, jb_iadd_imm(b, wbase, j * 64 * p->vec), jb_imul_imm(b, lane, p->vec));
       jb_val v = jb_lds_load(b, t->lds, off[j], ty, .slot = slot + 1, .align = p->vec);
       for (unsigned d = 0; d < ndw; d++)
          x[j * ndw + d] = ndw == 1 ? v : jb_extract(b, v, d);
    }
-   for (unsigned i = 0; i < n; i++) {
-      out[i] = jb_var_create(b, ocp_fixup_zero(b, x[i]));
-      any = jb_or(b, any, jb_iadd_imm(b, jb_and_imm(b, x[i], 0x7f7f7f7fu), ocp_spec(o->bf8)));
-   }
-   jb_if *sp = jb_push_if(b, jb_cmp(b, JB_NE, jb_and_imm(b, any, 0x80808080u), jb_imm_u32(b, 0)));
-   for (unsigned i = 0; i < n; i++)
-      jb_var_set(b, out[i], ocp_fixup(b, x[i], o->bf8));
-   jb_pop_if(b, sp);
+   fixup_regs(b, x, n, o->bf8);
    for (unsigned j = 0; j < o->ndma; j++) {
       jb_val w[4];
       for (unsigned d = 0; d < ndw; d++)
-         w[d] = jb_var_get(b, out[j * ndw + d]);
+         w[d] = x[j * ndw + d];
       jb_val v = ndw == 1 ? w[0] : jb_vec(b, w, 4);
       jb_lds_store(b, v, t->lds, off[j], .slot = slot + 1, .align = p->vec);
    }
@@ -480,10 +532,73 @@ stage_bytes_vgpr(jb_builder *b, const struct tile *t, const struct opnd *o, jb_v
    }
 }
 
+/* xpose: requires o->tile_off, o->k_stride, o->xend of this tile. produces: v = the lane's
+ * two k rows of stage s (xb bytes each, zeros past kend), loaded into VGPRs; commit_xpose
+ * writes them. The k tail is the resource's bound, not a per-lane mask: the stage's view ends
+ * at xend, the end of row kend - 1 (a column past ld of that row is a column past p/q, never
+ * stored), so one straight-line body serves full and partial stages. Its length xend - off is
+ * clamped to [0, GG_VIEW_LIMIT] by 32-bit tests of its bits 31-62 (|xend - off| < 2^53: spans
+ * are below 2^52): gfx9 has no 64-bit s_cmp_lt, and LLVM would put i64 min/max of these
+ * uniform values on the VALU. */
+static void
+load_xpose(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t, const struct opnd *o,
+           jb_val s, jb_var v[2][MAX_XLD])
+{
+   jb_val k0 = jb_iadd(b, t->kbeg, jb_imul_imm(b, jb_zext(b, s, JB_I64), p->bk));
+   jb_val off = jb_iadd(b, o->tile_off, jb_imul(b, k0, o->k_stride));
+   jb_val left = jb_isub(b, o->xend, off), zero = jb_imm_u32(b, 0);
+   jb_val hi = jb_trunc(b, jb_lshr_imm(b, left, 31), JB_I32);
+   jb_val n = jb_and_imm(b, jb_trunc(b, left, JB_I32), 0x7fffffffu);
+   n = jb_select(b, jb_cmp(b, JB_EQ, hi, zero), n,
+                 jb_select(b, jb_cmp(b, JB_SLT, hi, zero), zero, jb_imm_u32(b, GG_VIEW_LIMIT)));
+   jb_val srd =
+       jb_srd_rebase(b, jb_arg_val(b, o->ka_ptr), off, jb_iadd(b, off, jb_zext(b, n, JB_I64)));
+   jb_type ty = o->xw == 16 ? JB_V4I32 : o->xw == 8 ? JB_V2I32 : JB_I32;
+   for (unsigned h = 0; h < 2; h++)
+      for (unsigned j = 0; j < o->xb / o->xw; j++)
+         jb_var_set(b, v[h][j], jb_buffer_load(b, srd, o->xoff[h][j], ty));
+}
+
+/* xpose: requires v from load_xpose; every wave finished reading slot (the barrier after its
+ * last stage). produces: the lane's bytes written k-contiguous into slot, as the kc layout
+ * the fragment reads expect. Per pair of dwords (k rows 2 kp and 2 kp + 1, columns x .. x + 3)
+ * two v_perm make (k, k + 1) byte pairs of columns x, x + 1 and x + 2, x + 3, written with
+ * ds_write_b16 and ds_write_b16_d16_hi: one VALU per loaded dword. OCP codes (gfx942) are
+ * fixed up here, before the perms. */
+static void
+commit_xpose(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t,
+             const struct opnd *o, unsigned slot, jb_var v[2][MAX_XLD])
+{
+   uint32_t base = slot * (lds_bytes(p) / p->depth) + o->lds_off;
+   unsigned nd = o->xw / 4, n = o->xb / 4, c = __builtin_ctz(swz_div(b, p->bk));
+   jb_val x[2 * MAX_XLD * 4];
+   for (unsigned h = 0; h < 2; h++)
+      for (unsigned j = 0; j < o->xb / o->xw; j++) {
+         jb_val w = jb_var_get(b, v[h][j]);
+         for (unsigned e = 0; e < nd; e++)
+            x[h * n + j * nd + e] = nd == 1 ? w : jb_extract(b, w, e);
+      }
+   if (o->ocp)
+      fixup_regs(b, x, 2 * n, o->bf8);
+   for (unsigned i = 0; i < n; i++) {
+      /* byte pairs: (row 2kp, row 2kp + 1) of columns 4i, 4i + 1 | 4i + 2, 4i + 3 */
+      jb_val w[2] = {jb_perm(b, x[n + i], x[i], 0x05010400u),
+                     jb_perm(b, x[n + i], x[i], 0x07030602u)};
+      for (unsigned e = 0; e < 4; e++) {
+         unsigned tt = 4 * i + e;
+         jb_val hw = jb_trunc(b, e & 1 ? jb_lshr_imm(b, w[e / 2], 16) : w[e / 2], JB_I16);
+         jb_val a = jb_iadd_imm(b, o->xbase[(tt >> c) & (p->bk / 16 - 1)], base + tt * p->bk);
+         jb_lds_store(b, hw, t->lds, a, .slot = slot + 1, .align = 2);
+      }
+   }
+}
+
 static void
 issue_operand(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t,
               const struct opnd *o, jb_val wave, jb_val s, unsigned slot)
 {
+   if (o->xp) /* load_xpose / commit_xpose */
+      return;
    jb_val k0 = jb_iadd(b, t->kbeg, jb_imul_imm(b, jb_zext(b, s, JB_I64), p->bk));
    /* k-contiguous: the stage is k0 bytes into the tile's resource (k0 < kc < 2^31: the
     * scalar offset, which the range check leaves out, so the lane bound stays the tile's);
@@ -521,7 +636,7 @@ read_frag(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t, co
           unsigned slot, unsigned blk, unsigned c)
 {
    uint32_t base = slot * (lds_bytes(p) / p->depth) + o->lds_off;
-   if (o->kc)
+   if (o->kc || o->xp)
       return jb_lds_load(b, t->lds, jb_iadd_imm(b, o->rd[c], base + 16 * blk * o->width), JB_V4I32,
                          .slot = slot + 1, .align = 16);
    if (jt_has(jb_target(b), JT_CAP_LDS_TR)) {
@@ -580,18 +695,52 @@ compute_stage(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, cons
    }
 }
 
+/* xpose: stage s of the transposed operands into slot, loaded and written at once (the
+ * prologue and depth 1: nothing to overlap the loads with). */
+static void
+stage_xpose(jb_builder *b, const struct tpl_gg_params *p, const struct tile *t,
+            const struct opnd *l, const struct opnd *r, jb_val s, unsigned slot,
+            jb_var xv[2][2][MAX_XLD])
+{
+   const struct opnd *o[2] = {l, r};
+   for (unsigned i = 0; i < 2; i++)
+      if (o[i]->xp)
+         load_xpose(b, p, t, o[i], s, xv[i]);
+   for (unsigned i = 0; i < 2; i++)
+      if (o[i]->xp)
+         commit_xpose(b, p, t, o[i], slot, xv[i]);
+}
+
 /* requires: tile offsets set, acc zeroed. produces: acc = the tile's full contraction.
  * The fence: jb_waitcnt(vmcnt = loads of the depth - 2 stages issued after stage s) waits
  * for this wave's loads of stage s, and only then does jb_s_barrier publish them to the other
- * waves; p->fence = 0 leaves it out (the known trap, test-only). */
+ * waves; p->fence = 0 leaves it out (the known trap, test-only).
+ * xpose: the transposed operands' loads of stage s + depth - 1 are issued after the barrier,
+ * before the loads-to-LDS of that stage (so LLVM's wait for them leaves those in flight), and
+ * written into their slot after the MFMAs of stage s; lgkmcnt(0) before each barrier fences
+ * those ds_writes. Their loads are never counted in the fence's vmcnt: every one of them has
+ * been waited for (its ds_writes) before the next fence. */
 static void
 main_loop(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, const struct opnd *l,
           const struct opnd *r, jb_val wave, jb_val lane)
 {
    unsigned d = p->depth, loads = l->ndma + r->ndma;
+   bool xp = l->xp || r->xp;
+   jb_var xv[2][2][MAX_XLD];
+   const struct opnd *ops[2] = {l, r};
+   for (unsigned i = 0; i < 2; i++) {
+      jb_val z = jb_imm_u32(b, 0);
+      if (ops[i]->xw > 4)
+         z = jb_splat(b, z, ops[i]->xw / 4);
+      for (unsigned h = 0; ops[i]->xp && h < 2; h++)
+         for (unsigned j = 0; j < ops[i]->xb / ops[i]->xw; j++)
+            xv[i][h][j] = jb_var_create(b, z);
+   }
    for (unsigned s = 0; s + 1 < d; s++) {
       issue_operand(b, p, t, l, wave, jb_imm_i32(b, (int32_t)s), s);
       issue_operand(b, p, t, r, wave, jb_imm_i32(b, (int32_t)s), s);
+      if (xp)
+         stage_xpose(b, p, t, l, r, jb_imm_i32(b, (int32_t)s), s, xv);
    }
    jb_for *f = jb_push_for(b, jb_imm_i32(b, 0), t->nk, .step = (int32_t)d, .unroll = 1);
    jb_val kt = jb_for_iv(b, f);
@@ -606,6 +755,8 @@ main_loop(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, const st
          jb_s_barrier(b); /* every wave finished reading the slot of stage s - 1 */
          issue_operand(b, p, t, l, wave, s, 0);
          issue_operand(b, p, t, r, wave, s, 0);
+         if (xp)
+            stage_xpose(b, p, t, l, r, s, 0, xv);
          if (p->fence) /* fences stage s's loads (the only ones in flight) */
             jb_waitcnt(b, p->vec == 1 ? JB_WAIT_ANY : 0, p->vec == 1 ? 0 : JB_WAIT_ANY);
       } else if (p->fence && p->vec == 1) {
@@ -614,22 +765,32 @@ main_loop(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, const st
          /* fences stage s's loads; the depth - 2 younger stages stay in flight */
          jb_waitcnt(b, (int)((d - 2) * loads), JB_WAIT_ANY);
       }
-      if ((l->ocp || r->ocp) && p->vec > 1) {
-         /* OCP codes on gfx942: each wave fixes the bytes it loaded (they have landed: the
-          * fence), and its ds_writes complete before the barrier publishes the stage */
-         if (l->ocp)
-            fixup_stage(b, p, t, l, wave, lane, j);
-         if (r->ocp)
-            fixup_stage(b, p, t, r, wave, lane, j);
+      if (xp) /* fences this wave's ds_writes of the transposed operands of stage s */
          jb_waitcnt(b, JB_WAIT_ANY, 0);
+      if ((l->ocp && !l->xp) || (r->ocp && !r->xp)) {
+         if (p->vec > 1) {
+            /* OCP codes on gfx942: each wave fixes the bytes it loaded (they have landed: the
+             * fence), and its ds_writes complete before the barrier publishes the stage */
+            if (l->ocp && !l->xp)
+               fixup_stage(b, p, t, l, wave, lane, j);
+            if (r->ocp && !r->xp)
+               fixup_stage(b, p, t, r, wave, lane, j);
+            jb_waitcnt(b, JB_WAIT_ANY, 0);
+         }
       }
       jb_s_barrier(b);
       if (d > 1) {
          jb_val nxt = jb_iadd_imm(b, s, d - 1);
+         for (unsigned i = 0; i < 2; i++)
+            if (ops[i]->xp)
+               load_xpose(b, p, t, ops[i], nxt, xv[i]);
          issue_operand(b, p, t, l, wave, nxt, (j + d - 1) % d);
          issue_operand(b, p, t, r, wave, nxt, (j + d - 1) % d);
       }
       compute_stage(b, p, t, l, r, j);
+      for (unsigned i = 0; d > 1 && i < 2; i++)
+         if (ops[i]->xp)
+            commit_xpose(b, p, t, ops[i], (j + d - 1) % d, xv[i]);
    }
    jb_pop_for(b, f);
 }
@@ -810,6 +971,12 @@ tile_setup(jb_builder *b, const struct tpl_gg_params *p, const struct tile_pos *
    if (r->kc)
       r->tile_srd =
           srd_window(b, jb_arg_val(b, r->ka_ptr), r->tile_off, jb_arg_val(b, r->ka_bytes));
+   struct opnd *ops[2] = {l, r};
+   for (unsigned i = 0; i < 2; i++)
+      if (ops[i]->xp)
+         ops[i]->xend =
+             jb_smin(b, jb_arg_val(b, ops[i]->ka_bytes),
+                     jb_iadd(b, ops[i]->tile_off, jb_imul(b, t->kend, ops[i]->k_stride)));
    /* a decreasing group_offs (invalid, not checked on the device) gives no stages */
    jb_val n = jb_smax(b, jb_isub(b, t->kend, t->kbeg), jb_imm_i64(b, 0));
    t->nk = jb_trunc(b, jb_lshr_imm(b, jb_iadd_imm(b, n, p->bk - 1), __builtin_ctz(p->bk)), JB_I32);
@@ -819,9 +986,13 @@ static void
 opnd_shape(const struct tpl_gg_params *p, struct opnd *o, bool kc, unsigned mn, uint32_t lds_off)
 {
    o->kc = kc;
-   o->width = kc ? p->bk : mn;
-   o->ndma = dma_per_wave(mn, p);
+   o->xp = !kc && p->xpose;
+   o->width = kc || o->xp ? p->bk : mn;
+   o->ndma = o->xp ? 0 : dma_per_wave(mn, p);
    o->lds_off = lds_off;
+   /* xp: bk / 2 lanes per group of columns (one k row pair each), 512 / bk groups */
+   o->xb = mn * p->bk / 512;
+   o->xw = o->xb < 16 ? o->xb : 16;
 }
 
 static void
@@ -839,6 +1010,15 @@ grouped_gemm_fp8_build(jb_builder *b, const void *params)
    opnd_shape(p, &l, p->l_kc, p->bm, 0);
    opnd_shape(p, &r, p->r_kc, p->bn, stage_bytes(p->bm, p));
    l.ocp = p->fmt_l & TPL_GG_FMT_OCP, r.ocp = p->fmt_r & TPL_GG_FMT_OCP;
+   /* xpose writes assume its lanes' column runs are whole swizzle periods (opnd_init) */
+   unsigned period = swz_div(b, p->bk) * p->bk / 16;
+   unsigned xb = l.xp && l.xb % period ? l.xb : r.xp && r.xb % period ? r.xb : 0;
+   if (xb)
+      jb_error(b, MXJIT_ERR_UNSUPPORTED,
+               "jit: template grouped_gemm_fp8: xpose = 1 with a %u x %u x %u tile writes %u "
+               "columns per lane, not a multiple of %s's swizzle period (%u); use a wider tile "
+               "or xpose = 0",
+               p->bm, p->bn, p->bk, xb, jb_target(b)->name, period);
    l.bf8 = p->fmt_l & 1, r.bf8 = p->fmt_r & 1;
    if ((l.ocp || r.ocp) && jb_target(b)->fp8 != JT_FP8_FNUZ)
       jb_error(b, MXJIT_ERR_UNSUPPORTED,

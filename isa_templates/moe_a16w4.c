@@ -33,8 +33,13 @@
  * row i of A). Columns past model_dim read 0 (buffer bounds) and store nothing.
  * i64: the weight and scale resources are rebased to the expert and n tile (jb_srd_rebase);
  * output addresses are 64-bit, and so are the register variant's activation addresses; the
- * LDS variant reads A through one resource with 32-bit offsets (A below 4 GB: validate; the
- * pick takes the register variant beyond).
+ * LDS variant reads A through one resource with 32-bit offsets (A's span below 4 GB: validate;
+ * the pick takes the register variant beyond).
+ * Strided a (param strided, problem a_row_stride != 0; issue #13 item 6): row (token, slot)
+ * starts at element token · a_tok + slot · a_row (kargs appended last, so the compact kernels
+ * load what they did); only the per-tile row addresses change (tpl_moe_a16w4_arow, also the
+ * LDS fill's per-lane offsets), the K loops read each row's inter elements as before and never
+ * the padding between rows.
  * K tails: the a16w4 layout needs inter % 128 == 0; tile_k = 256 needs inter % 256 == 0, so
  * every K step is whole and the split-K ranges are multiples of the step.
  */
@@ -47,7 +52,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_MOE_A16W4_VERSION 5
+#define TPL_MOE_A16W4_VERSION 6
 
 TPL_KARG_TABLE(moe_kargs, MOE_KARGS);
 
@@ -62,6 +67,7 @@ static const tpl_param moe_params[] = {
     P(tile_m, v_tile_m, 32), P(tile_n, v_tile_n, 64), P(tile_k, v_tile_k, 128),
     P(waves, v_waves, 2),    P(k_batch, v_kb, 1),     P(kmfma, v_kmfma, 16),
     P(atomic, v_01, 1),      P(stage, v_stage, 2),    P(lds, v_01, 1),
+    P(strided, v_01, 0),
 };
 #undef P
 
@@ -74,12 +80,18 @@ k_chunks(const struct tpl_moe_a16w4_problem *pr)
 }
 
 /* The LDS variant addresses A through one buffer resource with 32-bit offsets (gfx950's
- * load-to-LDS fill: moe_a16w4_lds.c): A must stay below 4 GB (a few KB of the resource sit
- * before it). The register variant has 64-bit A addresses. */
+ * load-to-LDS fill: moe_a16w4_lds.c): A's span (rows x pitch: tokens x topk x inter compact,
+ * (tokens - 1) x a_tok + (topk - 1) x a_row + inter strided; elements of 2 bytes) must stay
+ * below 4 GB (a few KB of the resource sit before it). The register variant has 64-bit A
+ * addresses. */
 static bool
 a_fits_32(const struct tpl_moe_a16w4_problem *pr)
 {
-   return (double)pr->tokens * pr->topk * pr->inter * 2 <= 4294967296.0 - 8192;
+   double span = (double)pr->tokens * pr->topk * pr->inter;
+   if (pr->a_row_stride && pr->tokens > 0)
+      span = (double)(pr->tokens - 1) * pr->a_tok_stride +
+             (double)(pr->topk - 1) * pr->a_row_stride + (double)pr->inter;
+   return span * 2 <= 4294967296.0 - 8192;
 }
 
 /* 128-K chunks per K batch: a multiple of the step (tile_k / 128); even for the LDS variant,
@@ -157,6 +169,11 @@ moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
    else if (!p->atomic && (pr->topk != 1 || p->k_batch != 1))
       why = "plain stores (atomic = 0) need one writer per output row: topk == 1 and "
             "k_batch == 1";
+   else if (p->strided != (pr->a_row_stride != 0))
+      why = "strided must be 1 exactly when the problem's a has strides (a_row_stride != 0)";
+   else if (pr->a_row_stride &&
+            (pr->a_row_stride < pr->inter || pr->a_tok_stride < pr->topk * pr->a_row_stride))
+      why = "a strided a needs a_row_stride >= inter and a_tok_stride >= topk * a_row_stride";
    else if (p->lds && p->stage != 2)
       why = "the LDS variant is always a ping-pong (stage = 2)";
    else if (p->lds && 2u * p->tile_m * 256 * (p->tile_k / 128) > 65536)
@@ -174,7 +191,8 @@ moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
             "column tile, at most 192; LDS variant: at most 240 besides the accumulators): it "
             "would spill; use fewer tiles per wave, tile_k = 128 or stage = 1";
    else if (p->lds && !a_fits_32(pr))
-      why = "the LDS variant's A offsets are 32-bit: A (tokens x topk x inter x 2 bytes) must be "
+      why = "the LDS variant's A offsets are 32-bit: A's span (rows x pitch x 2 bytes: tokens x "
+            "topk x inter, or strided (tokens - 1) x a_tok + (topk - 1) x a_row + inter) must be "
             "below 4 GB - 8 KB; use lds = 0";
    else if ((double)pr->model_dim * (pr->inter / 2) >= 4294967296.0)
       why = "one expert's weights must be below 4 GB (32-bit offsets after the rebase)";
@@ -228,6 +246,7 @@ moe_pick(const struct jt_target *t, const void *problem, void *params)
    while (p->k_batch < 4 && wgs * p->k_batch < 256 && k_chunks(pr) / (2 * p->k_batch) >= 8)
       p->k_batch *= 2;
    p->atomic = pr->topk == 1 && p->k_batch == 1 ? 0 : 1;
+   p->strided = pr->a_row_stride != 0;
 }
 
 static void
@@ -267,14 +286,17 @@ moe_kernargs(const void *problem, const void *params, const uint64_t *io, uint64
    v[KA_has_bias] = (uint64_t)(pr->has_bias && io[TPL_MOE_IO_BIAS]);
    v[KA_grid_m] = tpl_moe_a16w4_grid_m(pr, p);
    v[KA_kper] = (uint64_t)kper(pr, p);
+   v[KA_a_tok] = (uint64_t)pr->a_tok_stride;
+   v[KA_a_row] = (uint64_t)pr->a_row_stride;
 }
 
 static void
 moe_tune_key(const void *problem, tpl_tune_key *k)
 {
    const struct tpl_moe_a16w4_problem *pr = problem;
-   snprintf(k->cls, sizeof(k->cls), "bf16:e2m1:bm%d%s", (int)pr->block_m,
-            pr->has_bias ? ":bias" : "");
+   /* a strided a is its own class (its tuned points carry strided = 1) */
+   snprintf(k->cls, sizeof(k->cls), "bf16:e2m1:bm%d%s%s", (int)pr->block_m,
+            pr->has_bias ? ":bias" : "", pr->a_row_stride ? ":rows" : "");
    k->shape[0] = pr->tokens * pr->topk;
    k->shape[1] = pr->model_dim;
    k->shape[2] = pr->inter;
@@ -349,6 +371,20 @@ tpl_moe_a16w4_sorted_row(jb_builder *b, const struct moe_wave *mw, jb_val row, j
    *ok = jb_and(b, jb_cmp(b, JB_SLT, row, mw->nv),
                 jb_and(b, jb_cmp(b, JB_SLT, *tok, jb_arg_val(b, KA_tokens)),
                        jb_cmp(b, JB_SLT, *slot, jb_arg_val(b, KA_topk))));
+}
+
+jb_val
+tpl_moe_a16w4_arow(jb_builder *b, const struct tpl_moe_a16w4_params *p, jb_val tok, jb_val slot,
+                   jb_val ok)
+{
+   if (p->strided)
+      return jb_select(b, ok,
+                       jb_iadd(b, jb_imul(b, tok, jb_arg_val(b, KA_a_tok)),
+                               jb_imul(b, slot, jb_arg_val(b, KA_a_row))),
+                       jb_imm_i64(b, 0));
+   jb_val topk = jb_arg_val(b, KA_topk);
+   jb_val arow = jb_select(b, ok, jb_iadd(b, jb_imul(b, tok, topk), slot), jb_imm_i64(b, 0));
+   return jb_imul(b, arow, jb_arg_val(b, KA_inter));
 }
 
 /* The bias of the lane's column in column tile ns, added once: by K batch 0 (uniform branch;
@@ -501,14 +537,13 @@ run_tile(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_w
    t.s_srd = jb_srd_rebase(b, jb_arg_val(b, KA_ws), jb_imul(b, t.e, sexp),
                            jb_imul(b, jb_iadd_imm(b, t.e, 1), sexp));
    jb_val row0 = jb_imul_imm(b, jb_zext(b, mt, JB_I64), p->tile_m);
-   jb_val topk = jb_arg_val(b, KA_topk);
    for (unsigned ms = 0; ms < mw->msub && !p->lds; ms++) {
       jb_val row = jb_iadd(b, row0, jb_zext(b, jb_iadd_imm(b, mw->n1, 16 * ms), JB_I64));
       jb_val tok, slot, ok;
       tpl_moe_a16w4_sorted_row(b, mw, row, &tok, &slot, &ok);
-      jb_val arow = jb_select(b, ok, jb_iadd(b, jb_imul(b, tok, topk), slot), jb_imm_i64(b, 0));
-      jb_val aoff = jb_shl_imm(
-          b, jb_iadd(b, jb_imul(b, arow, kp), jb_shl_imm(b, jb_zext(b, mw->k1, JB_I64), 5)), 1);
+      jb_val arow = tpl_moe_a16w4_arow(b, p, tok, slot, ok);
+      jb_val aoff =
+          jb_shl_imm(b, jb_iadd(b, arow, jb_shl_imm(b, jb_zext(b, mw->k1, JB_I64), 5)), 1);
       t.a_off[ms] = aoff;
    }
 

@@ -11,10 +11,14 @@
 
 /** The shape of one call (hashed bytewise: no padding, no pointers). Weights and scales are in
  *  the preshuffled a16w4 layouts (NUMERICS.md §5.3, §5.4, gate_up 0), so model_dim % 32 == 0
- *  and inter % 128 == 0; nsorted % block_m == 0. */
+ *  and inter % 128 == 0; nsorted % block_m == 0. a_tok_stride, a_row_stride: a's strides in
+ *  elements between tokens and between the slots of a token (row a[t][s] starts at element
+ *  t · a_tok_stride + s · a_row_stride; a_row_stride >= inter, a_tok_stride >= topk ·
+ *  a_row_stride); both 0 for a compact a (the row-major (topk · inter, inter)). */
 struct tpl_moe_a16w4_problem {
    int64_t tokens, topk, experts, model_dim, inter, nsorted, block_m;
    int64_t has_bias; /* 0 or 1 */
+   int64_t a_tok_stride, a_row_stride;
 };
 
 /** Parameters (every field uint32_t, table order = serialization order). */
@@ -31,6 +35,8 @@ struct tpl_moe_a16w4_params {
                         before the current step's MFMAs (register double buffer) */
    uint32_t lds;     /* 1: the workgroup's A tile through an LDS ping-pong shared by its waves
                         (stage is then always 2); 0: each lane loads its A fragments */
+   uint32_t strided; /* 1 exactly when the problem's a is strided (a_row_stride != 0): the
+                        row addresses from the a_tok / a_row kargs, not topk and inter */
 };
 
 /** Device pointers of one call, in this order (tpl_family.kernargs io). */

@@ -28,7 +28,8 @@
    X(nexp, I64)                                                                                    \
    X(model_dim, I64)                                                                               \
    X(inter, I64)                                                                                   \
-   X(nsorted, I64) X(block_m, I64) X(has_bias, I32) X(grid_m, I32) X(kper, I32)
+   X(nsorted, I64)                                                                                 \
+   X(block_m, I64) X(has_bias, I32) X(grid_m, I32) X(kper, I32) X(a_tok, I64) X(a_row, I64)
 TPL_KARG_ENUM(MOE_KARGS);
 
 #define MAX_MSUB 8 /* tile_m / 16 */
@@ -68,6 +69,11 @@ void tpl_moe_a16w4_load_step(jb_builder *b, const struct moe_wave *mw, const str
  *  row (i1: below num_valid, token < tokens, slot < topk). */
 void tpl_moe_a16w4_sorted_row(jb_builder *b, const struct moe_wave *mw, jb_val row, jb_val *tok,
                               jb_val *slot, jb_val *ok);
+/** The element offset of A row (tok, slot) (i64), or 0 (row 0, a safe address) unless ok: with
+ *  p->strided from the a_tok / a_row kargs (the row's first element), else (tok · topk +
+ *  slot) · inter as the compact kernels always did. Per tile, outside the K loops. */
+jb_val tpl_moe_a16w4_arow(jb_builder *b, const struct tpl_moe_a16w4_params *p, jb_val tok,
+                          jb_val slot, jb_val ok);
 /** The K loop of the LDS variant (moe_a16w4_lds.c). requires: t's resources, row0 (i64) of the
  *  tile, tid; accv zeroed. produces: accv += the tile's A x B over the batch's K range; every
  *  wave passes the same barriers. */

@@ -63,9 +63,19 @@ fill_begin(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe
    unsigned wgl = 64 * p->waves, per_chunk = p->tile_m * 16, n = nfill(p);
    jb_val kp = jb_arg_val(b, KA_inter), topk = jb_arg_val(b, KA_topk);
    f->dma = jt_has(jb_target(b), JT_CAP_LDS_DMA16);
-   if (f->dma) { /* validate: A below 4 GB - DMA_K0FF */
-      jb_val abytes = jb_shl_imm(
-          b, jb_imul(b, jb_imul(b, jb_arg_val(b, KA_tokens), topk), kp), 1);
+   if (f->dma) { /* A's span: rows x pitch (validate: below 4 GB - DMA_K0FF) */
+      jb_val span, tokens = jb_arg_val(b, KA_tokens);
+      if (p->strided) { /* (tokens - 1) · a_tok + (topk - 1) · a_row + inter elements; 0
+                           without tokens (every row is padding then) */
+         span = jb_iadd(b,
+                        jb_iadd(b, jb_imul(b, jb_iadd_imm(b, tokens, -1), jb_arg_val(b, KA_a_tok)),
+                                jb_imul(b, jb_iadd_imm(b, topk, -1), jb_arg_val(b, KA_a_row))),
+                        kp);
+         span = jb_select(b, jb_cmp(b, JB_SGT, tokens, jb_imm_i64(b, 0)), span, jb_imm_i64(b, 0));
+      } else {
+         span = jb_imul(b, jb_imul(b, tokens, topk), kp);
+      }
+      jb_val abytes = jb_shl_imm(b, span, 1);
       f->srd = jb_srd(b, jb_ptr_add(b, jb_arg_val(b, KA_a), jb_imm_i64(b, -DMA_K0FF)),
                       jb_iadd_imm(b, abytes, DMA_K0FF));
    }
@@ -92,9 +102,8 @@ fill_begin(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe
       }
       jb_val tok, slot, ok;
       tpl_moe_a16w4_sorted_row(b, mw, jb_iadd(b, row0, jb_zext(b, r, JB_I64)), &tok, &slot, &ok);
-      jb_val arow = jb_select(b, ok, jb_iadd(b, jb_imul(b, tok, topk), slot), jb_imm_i64(b, 0));
-      f->aoff[j] = jb_iadd(b, jb_shl_imm(b, jb_imul(b, arow, kp), 1),
-                           jb_shl_imm(b, jb_zext(b, q, JB_I64), 4));
+      jb_val arow = tpl_moe_a16w4_arow(b, p, tok, slot, ok); /* elements */
+      f->aoff[j] = jb_iadd(b, jb_shl_imm(b, arow, 1), jb_shl_imm(b, jb_zext(b, q, JB_I64), 4));
       if (f->dma) { /* i32 from the resource's base */
          jb_val extra = jb_iadd_imm(b, jb_shl_imm(b, jb_zext(b, u, JB_I64), 8),
                                     DMA_K0FF - (int64_t)(j % DMA_GS) * 1024);

@@ -19,8 +19,6 @@
  */
 #include "jb_int.h"
 
-#include <string.h>
-
 jb_val
 jb_e8m0_to_f32(jb_builder *b, jb_val sb)
 {
@@ -117,8 +115,7 @@ jb_fp4_to_bf16_sx(jb_builder *b, jb_val w, jb_val sx)
 bool
 jb_has_pk_add_bf16(const jb_builder *b)
 {
-   /* global_atomic_pk_add_bf16 exists from CDNA3 on (gfx940 ISA "FLAT/GLOBAL atomics"; LLVM
-    * FeatureAtomicGlobalPkAddBF16Inst on gfx940..gfx950): both mxjit targets. A jt_cap bit
-    * belongs here once another target lacks it. */
-   return strcmp(b->target->name, "gfx942") == 0 || strcmp(b->target->name, "gfx950") == 0;
+   /* global_atomic_pk_add_bf16: gfx940 ISA "FLAT/GLOBAL atomics"; LLVM
+    * FeatureAtomicGlobalPkAddBF16Inst on gfx940..gfx950 */
+   return jt_has(b->target, JT_CAP_PK_ADD_BF16);
 }

@@ -19,6 +19,7 @@ enum jt_cap {
    JT_CAP_MFMA_BF16_K2 = 1u << 6,   /* gfx950 bf16/f16 MFMA with doubled K (16x16x32, ...) */
    JT_CAP_LDS_DMA16 = 1u << 7,      /* gfx950 12/16-byte load-to-LDS (buffer/global ..._lds) */
    JT_CAP_LDS_TR = 1u << 8,         /* gfx950 transposing LDS reads (ds_read_b64_tr_b8, ...) */
+   JT_CAP_PK_ADD_BF16 = 1u << 9,    /* global_atomic_pk_add_bf16 (CDNA3 on: gfx940..gfx950) */
 };
 
 struct jt_target {

@@ -13,7 +13,7 @@ const struct jt_target jt_gfx942 = {
    .num_vgpr = 256,
    .num_agpr = 256,
    .fp8 = JT_FP8_FNUZ,
-   .caps = JT_CAP_FP8_CVT,
+   .caps = JT_CAP_FP8_CVT | JT_CAP_PK_ADD_BF16,
    .elf_mach = 0x04c, /* EF_AMDGPU_MACH_AMDGCN_GFX942 */
    .num_cu = 304,
    .num_xcd = 8,
@@ -32,7 +32,7 @@ const struct jt_target jt_gfx950 = {
    .fp8 = JT_FP8_OCP,
    .caps = JT_CAP_FP8_CVT | JT_CAP_CVT_SCALEF32 | JT_CAP_PK_FP4 | JT_CAP_BF16_CVT |
            JT_CAP_PERMLANE_SWAP | JT_CAP_MFMA_F8F6F4 | JT_CAP_MFMA_BF16_K2 | JT_CAP_LDS_DMA16 |
-           JT_CAP_LDS_TR,
+           JT_CAP_LDS_TR | JT_CAP_PK_ADD_BF16,
    .elf_mach = 0x04f, /* EF_AMDGPU_MACH_AMDGCN_GFX950 */
    .num_cu = 256,
    .num_xcd = 8,

@@ -62,7 +62,7 @@ rt_op_begin(mxjit_ctx *ctx, const char *op, const void *args)
 
 mxjit_status
 rt_op_begin_args(mxjit_ctx *ctx, const char *op, const void *args, const char *type, void *copy,
-                 size_t own, size_t abi1)
+                 size_t own, size_t abi1, rt_strides *rs)
 {
    mxjit_status st = rt_op_begin(ctx, op, args);
    if (st == MXJIT_OK && !args)
@@ -71,7 +71,7 @@ rt_op_begin_args(mxjit_ctx *ctx, const char *op, const void *args, const char *t
       return ctx && !args
                  ? rt_error(ctx, st, "%s: args is NULL; pass &MXJIT_ARGS(%s, ...)", op, type)
                  : st;
-   return rt_args_in(ctx, op, type, args, copy, own, abi1);
+   return rt_args_in_rs(ctx, op, type, args, copy, own, abi1, rs);
 }
 
 mxjit_status
@@ -200,6 +200,35 @@ rt_op_check_tensor(mxjit_ctx *ctx, const char *op, const char *name, const mxjit
    char field[64];
    snprintf(field, sizeof(field), "%s.data", name);
    return rt_op_check_ptr(ctx, op, field, t->data, align);
+}
+
+mxjit_status
+rt_op_nest(mxjit_ctx *ctx, const char *op, const char *name, const mxjit_tensor *t, int last,
+           int64_t *stride)
+{
+   *stride = 0;
+   int j = -1; /* the next inner dim of extent != 1 */
+   for (int i = last; i >= 0; i--) {
+      if (t->shape[i] == 1)
+         continue;
+      if (j < 0)
+         *stride = t->stride[i];
+      /* |stride[j]| bounded first: the product must not overflow (UBSan, fuzz_api); an
+       * empty dim j holds nothing to nest */
+      else if (t->shape[j] > 0 &&
+               (t->stride[j] < 0 || t->stride[j] > (INT64_C(1) << 50) / t->shape[j] ||
+                t->stride[i] != t->stride[j] * t->shape[j]))
+         return !ctx ? MXJIT_ERR_INVALID_ARG_STRIDE
+                     : rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                         "%s: args.%s.stride[%d] = %" PRId64
+                         " is not stride[%d] * shape[%d] = %" PRId64 " * %" PRId64
+                         ": the leading dims of a %dD %s must nest to be read as one (pass a "
+                         "view with fewer dims and a row stride instead)",
+                         op, name, i, t->stride[i], j, j, t->stride[j], t->shape[j],
+                         (int)t->ndim, name);
+      j = i;
+   }
+   return MXJIT_OK;
 }
 
 mxjit_status

@@ -49,18 +49,10 @@ x_rows(mxjit_ctx *ctx, const char *op, const mxjit_tensor *t, int64_t *cols, int
                       "%s: args.x.stride[%d] = %" PRId64 "; the innermost dim must have stride 1 "
                       "(a row stride is taken, a column stride is not)",
                       op, n - 1, t->stride[n - 1]);
-   int64_t c = t->shape[n - 1], r = n >= 2 ? t->stride[n - 2] : 0;
-   for (int i = 0; i < n - 2; i++)
-      /* |stride| bounded first: the product must not overflow */
-      if (t->shape[i] != 1 && t->shape[i + 1] > 0 &&
-          (t->stride[i + 1] > (INT64_C(1) << 50) / t->shape[i + 1] || t->stride[i + 1] < 0 ||
-           t->stride[i] != t->stride[i + 1] * t->shape[i + 1]))
-         return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
-                         "%s: args.x.stride[%d] = %" PRId64
-                         " is not stride[%d] * shape[%d] = %" PRId64 " * %" PRId64
-                         ": the leading dims of x must nest to be read as rows "
-                         "(pass a 2D view with a row stride instead)",
-                         op, i, t->stride[i], i + 1, i + 1, t->stride[i + 1], t->shape[i + 1]);
+   int64_t c = t->shape[n - 1], r = 0;
+   mxjit_status st;
+   if (n >= 2 && (st = rt_op_nest(ctx, op, "x", t, n - 2, &r)) != MXJIT_OK)
+      return st;
    if (n < 2 || r < c || r > (INT64_C(1) << 50))
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
                       "%s: args.x row stride %" PRId64 " is below the row length %" PRId64

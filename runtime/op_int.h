@@ -39,16 +39,27 @@ void rt_fenv_leave(rt_fenv_guard *g);
 
 /** Clears the error and checks ctx and args; returns MXJIT_OK or the status to return. */
 mxjit_status rt_op_begin(mxjit_ctx *ctx, const char *op, const void *args);
-/** rt_op_begin, then the caller's sized struct read into *copy (rt_args_in). */
+/** rt_op_begin, then the caller's sized struct read into *copy (rt_args_in_rs; rs may be
+ *  NULL for an op that takes no rt_strides). */
 mxjit_status rt_op_begin_args(mxjit_ctx *ctx, const char *op, const void *args, const char *type,
-                              void *copy, size_t own, size_t abi1);
+                              void *copy, size_t own, size_t abi1, rt_strides *rs);
 /** The entry of every op: declares `mxjit_status st`, checks ctx and args, reads the caller's
  *  struct of `type` by its size field (mxjit.h "ABI") into a local copy and points args at
  *  it, so the op reads the library's layout with defaults for what an older caller lacks. */
 #define RT_OP_BEGIN(st, ctx, op, args, type)                                                       \
    type rt_args_copy_;                                                                             \
    mxjit_status st =                                                                               \
-       rt_op_begin_args((ctx), (op), (args), #type, &rt_args_copy_, sizeof(type), RT_ABI1_##type); \
+       rt_op_begin_args((ctx), (op), (args), #type, &rt_args_copy_, sizeof(type),                  \
+                        RT_ABI1_##type, NULL);                                                     \
+   if (st == MXJIT_OK)                                                                             \
+   (args) = &rt_args_copy_
+/** RT_OP_BEGIN for the ops whose input takes strides only through ABI 2 (rt_strides): also
+ *  declares `rt_strides rs`, all 0 (compact) unless an ABI-2 call gave strides. */
+#define RT_OP_BEGIN_RS(st, ctx, op, args, type, rs)                                                \
+   type rt_args_copy_;                                                                             \
+   rt_strides rs = {0, 0};                                                                         \
+   mxjit_status st = rt_op_begin_args((ctx), (op), (args), #type, &rt_args_copy_,                  \
+                                      sizeof(type), RT_ABI1_##type, &rs);                          \
    if (st == MXJIT_OK)                                                                             \
    (args) = &rt_args_copy_
 /** MXJIT_ERR_UNSUPPORTED for ops whose kernel template is a later issue. */
@@ -68,6 +79,15 @@ mxjit_status rt_op_check_tensor(mxjit_ctx *ctx, const char *op, const char *name
  *  [0, MXJIT_MAX_DIMS], a dim is negative or the product overflows. Reads only shape[0..ndim)
  *  within the array, so it is safe on a tensor whose check failed. */
 int64_t rt_op_numel(const mxjit_tensor *t);
+/** Dims [0, last] of t read as one dim (their product), for ops that flatten leading dims:
+ *  they must nest, each dim of extent != 1 having the stride of the next inner dim of extent
+ *  != 1 in [0, last] times that dim's extent (dims of extent 1 take any stride), else
+ *  MXJIT_ERR_INVALID_ARG_STRIDE names the stride and the operand (an empty dim nests
+ *  anything inside it). *stride: the merged dim's stride, that of the innermost dim of extent
+ *  != 1 (0 when there is none). Strides as given (the caller knows all 0 = compact); the
+ *  shapes must be in [0, 2^40] (checked by the caller). ctx may be NULL (no message). */
+mxjit_status rt_op_nest(mxjit_ctx *ctx, const char *op, const char *name, const mxjit_tensor *t,
+                        int last, int64_t *stride);
 /** INVALID_ARG_ALIAS if [a, a+na) and [b, b+nb) overlap. */
 mxjit_status rt_op_check_disjoint(mxjit_ctx *ctx, const char *op, const char *an,
                                   mxjit_devptr a, uint64_t na, const char *bn, mxjit_devptr b,

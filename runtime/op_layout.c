@@ -2,11 +2,19 @@
  * op_layout.c — scale and weight layout ops: mxjit_to_blocked (NUMERICS.md §4.4-4.5),
  * mxjit_e8m0_shuffle (§5.1), mxjit_shuffle_weight (§5.2), mxjit_shuffle_weight_a16w4 (§5.3)
  * and mxjit_shuffle_scale_a16w4 (§5.4). The host device runs runtime/host/host_layout.c.
+ * Inputs may be row-strided (ABI 2 only, rt_strides: the ABI-1 structs have no stride
+ * members): the plain input of the forward direction (to_blocked s, e8m0_shuffle s, the a16w4
+ * shuffles' src) and shuffle_weight's w, with a 3D matrix stride where the input is 3D. These
+ * ops prepare layouts on the host, so a strided input is gathered into a compact copy (one
+ * pass, the input's size in host memory) that the references read. Outputs, and the
+ * layout-defined inputs of the inverse direction, are compact by design (rt_abi2.c refuses
+ * strides there with a message naming the operand).
  */
 #include "op_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define ERR(st, ...) (ctx ? rt_error(ctx, (st), __VA_ARGS__) : (st))
 
@@ -25,6 +33,44 @@ check_dims(mxjit_ctx *ctx, const char *op, const char *names, const int64_t *v, 
       total *= v[i] ? v[i] : 1;
    }
    return MXJIT_OK;
+}
+
+/* Bytes from an input's first element to one past its last: mats matrices of rows x cols
+ * elements of es bytes, compact or at rs's strides. The dims are bounded (check_dims, and
+ * rt_abi2.c bounds the strided span by 2^52 elements). */
+static uint64_t
+in_span(const rt_strides *rs, int64_t mats, int64_t rows, int64_t cols, int es)
+{
+   if (mats <= 0 || rows <= 0 || cols <= 0)
+      return 0;
+   if (!rs->ld)
+      return (uint64_t)(mats * rows * cols * es);
+   return (uint64_t)((mats - 1) * rs->bd + (rows - 1) * rs->ld + cols) * (uint64_t)es;
+}
+
+/* The host view of such an input: p itself when compact, else a compact copy gathered row by
+ * row (*tmp, for the caller to free). NULL when out of memory (message set). */
+static const uint8_t *
+gather(mxjit_ctx *ctx, const char *op, const char *name, mxjit_devptr p, const rt_strides *rs,
+       int64_t mats, int64_t rows, int64_t cols, int es, uint8_t **tmp)
+{
+   const uint8_t *src = RT_HOST_PTR(p);
+   *tmp = NULL;
+   if (!rs->ld || mats * rows * cols == 0)
+      return src;
+   size_t row = (size_t)(cols * es);
+   *tmp = malloc((size_t)(mats * rows) * row);
+   if (!*tmp) {
+      rt_error(ctx, MXJIT_ERR_NOMEM,
+               "%s: out of host memory gathering the row-strided args.%s (%" PRId64 " bytes)", op,
+               name, mats * rows * (int64_t)row);
+      return NULL;
+   }
+   for (int64_t m = 0; m < mats; m++)
+      for (int64_t r = 0; r < rows; r++)
+         memcpy(*tmp + (size_t)(m * rows + r) * row, src + (size_t)((m * rs->bd + r * rs->ld) * es),
+                row);
+   return *tmp;
 }
 
 /* ---- to_blocked ------------------------------------------------------------------------ */
@@ -84,7 +130,7 @@ mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_to_blocked_arg
 {
    const char *op = "to_blocked";
    size_t nb = 0;
-   RT_OP_BEGIN(st, ctx, op, args, mxjit_to_blocked_args);
+   RT_OP_BEGIN_RS(st, ctx, op, args, mxjit_to_blocked_args, rs);
    if (st == MXJIT_OK)
       st = blocked_geometry(ctx, op, args, &nb);
    if (st == MXJIT_OK)
@@ -96,14 +142,17 @@ mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_to_blocked_arg
    int64_t batch = args && args->batch ? args->batch : 1;
    if (st == MXJIT_OK)
       st = rt_op_check_disjoint(ctx, op, "s", args->s,
-                                args->inverse ? nb : (uint64_t)(batch * args->h * args->w),
+                                args->inverse ? nb : in_span(&rs, batch, args->h, args->w, 1),
                                 "out", args->out,
                                 args->inverse ? (uint64_t)(batch * args->h * args->w) : nb);
    if (st != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
       return rt_op_no_kernel(ctx, op);
-   const uint8_t *s = RT_HOST_PTR(args->s);
+   uint8_t *tmp; /* a row-strided s (forward only: rt_abi2.c), gathered */
+   const uint8_t *s = gather(ctx, op, "s", args->s, &rs, batch, args->h, args->w, 1, &tmp);
+   if (!s)
+      return MXJIT_ERR_NOMEM;
    uint8_t *out = RT_HOST_PTR(args->out);
    char msg[256] = "";
    int rc = 0;
@@ -124,6 +173,7 @@ mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_to_blocked_arg
             host_to_blocked(s + b * ps, args->h, args->w, out + b * bs);
       }
    }
+   free(tmp);
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG, msg) : MXJIT_OK;
 }
 
@@ -133,7 +183,7 @@ mxjit_status
 mxjit_e8m0_shuffle(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_e8m0_shuffle_args *args)
 {
    const char *op = "e8m0_shuffle";
-   RT_OP_BEGIN(st, ctx, op, args, mxjit_e8m0_shuffle_args);
+   RT_OP_BEGIN_RS(st, ctx, op, args, mxjit_e8m0_shuffle_args, rs);
    if (st != MXJIT_OK)
       return st;
    const int64_t dims[2] = {args->m, args->n};
@@ -143,15 +193,22 @@ mxjit_e8m0_shuffle(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_e8m0_shuffle
       return st;
    uint64_t big = (uint64_t)host_e8m0_shuffle_size(args->m, args->n);
    uint64_t small = (uint64_t)(args->m * args->n);
-   if ((st = rt_op_check_disjoint(ctx, op, "s", args->s, args->inverse ? big : small, "out",
+   if ((st = rt_op_check_disjoint(ctx, op, "s", args->s,
+                                  args->inverse ? big : in_span(&rs, 1, args->m, args->n, 1), "out",
                                   args->out, args->inverse ? small : big)) != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
       return rt_op_no_kernel(ctx, op);
-   if (args->inverse)
+   if (args->inverse) {
       host_e8m0_unshuffle(RT_HOST_PTR(args->s), args->m, args->n, RT_HOST_PTR(args->out));
-   else
-      host_e8m0_shuffle(RT_HOST_PTR(args->s), args->m, args->n, RT_HOST_PTR(args->out));
+      return MXJIT_OK;
+   }
+   uint8_t *tmp; /* a row-strided s, gathered */
+   const uint8_t *s = gather(ctx, op, "s", args->s, &rs, 1, args->m, args->n, 1, &tmp);
+   if (!s)
+      return MXJIT_ERR_NOMEM;
+   host_e8m0_shuffle(s, args->m, args->n, RT_HOST_PTR(args->out));
+   free(tmp);
    return MXJIT_OK;
 }
 
@@ -166,7 +223,7 @@ mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_shuffle_we
                                      MXJIT_DTYPE_E5M2FNUZ, MXJIT_DTYPE_E2M1X2,
                                      MXJIT_DTYPE_E8M0,     MXJIT_DTYPE_BF16,
                                      MXJIT_DTYPE_F16};
-   RT_OP_BEGIN(st, ctx, op, args, mxjit_shuffle_weight_args);
+   RT_OP_BEGIN_RS(st, ctx, op, args, mxjit_shuffle_weight_args, rs);
    if (st == MXJIT_OK)
       st = rt_op_check_tensor(ctx, op, "w", &args->w, 2, MXJIT_MAX_DIMS, dts, 9);
    if (st == MXJIT_OK)
@@ -182,16 +239,20 @@ mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_shuffle_we
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
                       "%s: args.w is (..., N = %" PRId64 ", Kb = %" PRId64
                       "); the 16x16 layout needs N %% 16 == 0 and Kb %% 32 == 0", op, n, kb);
-   if ((st = rt_op_check_disjoint(ctx, op, "w", args->w.data, (uint64_t)(numel * es), "out",
-                                  args->out, (uint64_t)(numel * es))) != MXJIT_OK)
+   if ((st = rt_op_check_disjoint(ctx, op, "w", args->w.data, in_span(&rs, batch, n, kb, es),
+                                  "out", args->out, (uint64_t)(numel * es))) != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
       return rt_op_no_kernel(ctx, op);
+   uint8_t *tmp; /* a row-strided w (ABI 2), gathered */
+   const uint8_t *w = gather(ctx, op, "w", args->w.data, &rs, batch, n, kb, es, &tmp);
+   if (!w)
+      return MXJIT_ERR_NOMEM;
    char msg[256] = "";
-   if (host_shuffle_weight(RT_HOST_PTR(args->w.data), batch, n, kb, es, args->inverse != 0,
-                           RT_HOST_PTR(args->out), msg, sizeof(msg)))
-      return rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG_SHAPE, msg);
-   return MXJIT_OK;
+   int rc = host_shuffle_weight(w, batch, n, kb, es, args->inverse != 0, RT_HOST_PTR(args->out),
+                                msg, sizeof(msg));
+   free(tmp);
+   return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG_SHAPE, msg) : MXJIT_OK;
 }
 
 /* ---- a16w4 shuffles -------------------------------------------------------------------- */
@@ -219,14 +280,15 @@ mxjit_shuffle_weight_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
                            const mxjit_shuffle_a16w4_args *args)
 {
    const char *op = "shuffle_weight_a16w4";
-   RT_OP_BEGIN(st, ctx, op, args, mxjit_shuffle_a16w4_args);
+   RT_OP_BEGIN_RS(st, ctx, op, args, mxjit_shuffle_a16w4_args, rs);
    if (st != MXJIT_OK)
       return st;
    const int64_t dims[3] = {args->e, args->n, args->k};
    if ((st = check_dims(ctx, op, "e, n, k", dims, 3)) != MXJIT_OK)
       return st;
    uint64_t n = (uint64_t)(args->e * args->n * args->k);
-   if ((st = a16w4_common(ctx, op, args, n, n)) != MXJIT_OK)
+   if ((st = a16w4_common(ctx, op, args, in_span(&rs, args->e, args->n, args->k, 1), n)) !=
+       MXJIT_OK)
       return st;
    if (args->n <= 0 || args->k <= 0 || args->n % (args->gate_up ? 32 : 16) || args->k % 64)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
@@ -235,9 +297,14 @@ mxjit_shuffle_weight_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
                       args->gate_up ? 32 : 16);
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
       return rt_op_no_kernel(ctx, op);
+   uint8_t *tmp; /* a row-strided src (forward only: rt_abi2.c), gathered */
+   const uint8_t *src = gather(ctx, op, "src", args->src, &rs, args->e, args->n, args->k, 1, &tmp);
+   if (!src)
+      return MXJIT_ERR_NOMEM;
    char msg[256] = "";
-   host_shuffle_weight_a16w4(RT_HOST_PTR(args->src), args->e, args->n, args->k, args->gate_up,
-                             args->inverse != 0, RT_HOST_PTR(args->out), msg, sizeof(msg));
+   host_shuffle_weight_a16w4(src, args->e, args->n, args->k, args->gate_up, args->inverse != 0,
+                             RT_HOST_PTR(args->out), msg, sizeof(msg));
+   free(tmp);
    return MXJIT_OK;
 }
 
@@ -246,7 +313,7 @@ mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
                           const mxjit_shuffle_a16w4_args *args)
 {
    const char *op = "shuffle_scale_a16w4";
-   RT_OP_BEGIN(st, ctx, op, args, mxjit_shuffle_a16w4_args);
+   RT_OP_BEGIN_RS(st, ctx, op, args, mxjit_shuffle_a16w4_args, rs);
    if (st != MXJIT_OK)
       return st;
    const int64_t dims[3] = {args->e, args->n, args->k};
@@ -258,15 +325,19 @@ mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
                       ") need n %% 32 == 0 and k >= 1", op, args->e, args->n, args->k);
    uint64_t plain = (uint64_t)(args->e * args->n * args->k);
    uint64_t shuf = (uint64_t)(args->e * args->n * host_shuffle_scale_a16w4_kpad(args->k));
-   if ((st = a16w4_common(ctx, op, args, args->inverse ? shuf : plain,
+   if ((st = a16w4_common(ctx, op, args,
+                          args->inverse ? shuf : in_span(&rs, args->e, args->n, args->k, 1),
                           args->inverse ? plain : shuf)) != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
       return rt_op_no_kernel(ctx, op);
+   uint8_t *tmp; /* a row-strided src (forward only: rt_abi2.c), gathered */
+   const uint8_t *src = gather(ctx, op, "src", args->src, &rs, args->e, args->n, args->k, 1, &tmp);
+   if (!src)
+      return MXJIT_ERR_NOMEM;
    char msg[256] = "";
-   if (host_shuffle_scale_a16w4(RT_HOST_PTR(args->src), args->e, args->n, args->k,
-                                args->gate_up, args->inverse != 0, RT_HOST_PTR(args->out), msg,
-                                sizeof(msg)))
-      return rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG_SHAPE, msg);
-   return MXJIT_OK;
+   int rc = host_shuffle_scale_a16w4(src, args->e, args->n, args->k, args->gate_up,
+                                     args->inverse != 0, RT_HOST_PTR(args->out), msg, sizeof(msg));
+   free(tmp);
+   return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG_SHAPE, msg) : MXJIT_OK;
 }

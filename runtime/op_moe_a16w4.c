@@ -7,6 +7,9 @@
  * layouts only; `out` is zeroed first (tokens without rows get +0, and atomics accumulate).
  * Check mode (MXJIT_CHECK) compares with the host reference within the tolerance of
  * rt_moe_a16w4_compare.
+ * a may be strided (ABI 2 only: the ABI-1 struct has a bare pointer; rt_strides): row
+ * a[t][s] at element t · rs.bd + s · rs.ld. The host reference reads it with the strides, the
+ * kernel's strided variant takes them as kargs (problem a_tok_stride / a_row_stride).
  */
 #include "op_int.h"
 
@@ -55,8 +58,17 @@ check_sizes(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a)
    return MXJIT_OK;
 }
 
+/* Bytes from a's first element to one past its last. */
+static uint64_t
+a_span(const mxjit_moe_a16w4_args *a, const rt_strides *rs)
+{
+   if (!rs->ld || !a->tokens)
+      return (uint64_t)(2 * a->tokens * a->topk * a->inter);
+   return 2 * (uint64_t)((a->tokens - 1) * rs->bd + (a->topk - 1) * rs->ld + a->inter);
+}
+
 static mxjit_status
-check_ptrs(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a)
+check_ptrs(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a, const rt_strides *rs)
 {
    mxjit_status st;
    if ((st = rt_op_check_ptr(ctx, op, "a", a->a, 2)) ||
@@ -70,13 +82,12 @@ check_ptrs(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a)
        (a->bias && (st = rt_op_check_ptr(ctx, op, "bias", a->bias, 4))))
       return st;
    uint64_t ob = (uint64_t)(2 * a->tokens * a->model_dim);
-   return rt_op_check_disjoint(ctx, op, "a", a->a, (uint64_t)(2 * a->tokens * a->topk * a->inter),
-                               "out", a->out, ob);
+   return rt_op_check_disjoint(ctx, op, "a", a->a, a_span(a, rs), "out", a->out, ob);
 }
 
 /* Host device: plain views of preshuffled operands (inverse shuffles, §5.3/5.4). */
 static mxjit_status
-run_host(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a)
+run_host(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a, const rt_strides *rs)
 {
    const uint8_t *w = RT_HOST_PTR(a->w), *ws = RT_HOST_PTR(a->w_scale);
    uint8_t *wp = NULL, *sp = NULL;
@@ -97,6 +108,8 @@ run_host(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a)
    int32_t nv = *(const int32_t *)RT_HOST_PTR(a->num_valid_ids);
    host_moe_a16w4_args h = {
        .a = RT_HOST_PTR(a->a),
+       .a_tok_stride = rs->bd,
+       .a_row_stride = rs->ld,
        .w = w,
        .ws = ws,
        .bias = a->bias ? RT_HOST_PTR(a->bias) : NULL,
@@ -123,7 +136,7 @@ run_host(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a)
 /* ---- emu/hip: the moe_a16w4 family ------------------------------------------------------ */
 
 static void
-problem_of(const mxjit_moe_a16w4_args *a, struct tpl_moe_a16w4_problem *pr)
+problem_of(const mxjit_moe_a16w4_args *a, const rt_strides *rs, struct tpl_moe_a16w4_problem *pr)
 {
    memset(pr, 0, sizeof(*pr));
    pr->tokens = a->tokens;
@@ -134,10 +147,15 @@ problem_of(const mxjit_moe_a16w4_args *a, struct tpl_moe_a16w4_problem *pr)
    pr->nsorted = a->nsorted;
    pr->block_m = a->block_m;
    pr->has_bias = a->bias != 0;
+   if (rs && rs->ld) {
+      pr->a_tok_stride = rs->bd;
+      pr->a_row_stride = rs->ld;
+   }
 }
 
 static mxjit_status
-run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_moe_a16w4_args *a)
+run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_moe_a16w4_args *a,
+           const rt_strides *rs)
 {
    if (!a->preshuffled)
       return rt_error(ctx, MXJIT_ERR_UNSUPPORTED,
@@ -151,7 +169,7 @@ run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_moe_
                       "row tiles are 16, 32 or 64 sorted rows)",
                       op, a->block_m);
    struct tpl_moe_a16w4_problem pr;
-   problem_of(a, &pr);
+   problem_of(a, rs, &pr);
    /* The kernels accumulate into out: zero it on the op's stream, so the memset is ordered
     * after the caller's earlier work on a non-blocking stream (hipMemset is not). */
    rt_device *dev = rt_ctx_device(ctx);
@@ -179,7 +197,7 @@ mxjit_status
 rt_op_moe_a16w4_plan(mxjit_ctx *ctx, const mxjit_moe_a16w4_args *a, const struct rt_plan **out)
 {
    struct tpl_moe_a16w4_problem pr;
-   problem_of(a, &pr);
+   problem_of(a, NULL, &pr);
    return rt_plan_get(ctx, "moe_a16w4_stage2", &tpl_moe_a16w4, &pr, out);
 }
 
@@ -208,7 +226,7 @@ rt_moe_a16w4_compare(const host_moe_a16w4_args *h, const uint16_t *ref, const ui
       int64_t e = h->expert_ids[i / h->block_m];
       if (tok >= h->ntokens || slot >= h->topk || e < 0 || e >= h->nexperts)
          continue;
-      const uint16_t *arow = h->a + (tok * h->topk + slot) * kd;
+      const uint16_t *arow = host_moe_a16w4_arow(h, tok, slot);
       double rw = (double)h->sorted_weights[i];
       for (int64_t n = 0; n < nd; n++) {
          const uint8_t *wq = h->w + (e * nd + n) * (kd / 2), *sc = h->ws + (e * nd + n) * (kd / 32);
@@ -248,9 +266,10 @@ rt_moe_a16w4_compare(const host_moe_a16w4_args *h, const uint16_t *ref, const ui
 }
 
 static mxjit_status
-verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_moe_a16w4_args *a)
+verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_moe_a16w4_args *a,
+       const rt_strides *rs)
 {
-   size_t ab = (size_t)(2 * a->tokens * a->topk * a->inter);
+   size_t ab = (size_t)a_span(a, rs); /* a as it lies, strides and all */
    size_t wb = (size_t)(a->experts * a->model_dim * a->inter / 2);
    size_t sb = (size_t)(a->experts * a->model_dim * host_shuffle_scale_a16w4_kpad(a->inter / 32));
    size_t nb = (size_t)a->nsorted, ob = (size_t)(2 * a->tokens * a->model_dim);
@@ -283,6 +302,8 @@ verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_moe_a16w
    host_shuffle_scale_a16w4(hs, a->experts, a->model_dim, ks, 0, 1, sp, NULL, 0);
    host_moe_a16w4_args h = {
        .a = (const uint16_t *)ha,
+       .a_tok_stride = rs->bd,
+       .a_row_stride = rs->ld,
        .w = wp,
        .ws = sp,
        .bias = a->bias ? hb : NULL,
@@ -309,7 +330,7 @@ verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_moe_a16w
    }
    struct tpl_moe_a16w4_problem pr;
    const rt_plan *plan;
-   problem_of(a, &pr);
+   problem_of(a, rs, &pr);
    if ((st = rt_plan_get(ctx, op, &tpl_moe_a16w4, &pr, &plan)) != MXJIT_OK)
       goto done;
    int64_t bad = rt_moe_a16w4_compare(&h, href, hout, tpl_moe_a16w4_kper(&pr, plan->params), msg,
@@ -329,16 +350,16 @@ mxjit_moe_a16w4_stage2(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_moe_a16w
 {
    const char *op = "moe_a16w4_stage2";
    RT_OP_DEFAULT_FENV;
-   RT_OP_BEGIN(st, ctx, op, args, mxjit_moe_a16w4_args);
+   RT_OP_BEGIN_RS(st, ctx, op, args, mxjit_moe_a16w4_args, rs);
    if (st == MXJIT_OK)
       st = check_sizes(ctx, op, args);
    if (st == MXJIT_OK)
-      st = check_ptrs(ctx, op, args);
+      st = check_ptrs(ctx, op, args, &rs);
    if (st != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) == MXJIT_DEVICE_HOST)
-      return run_host(ctx, op, args);
-   if ((st = run_device(ctx, stream, op, args)) != MXJIT_OK)
+      return run_host(ctx, op, args, &rs);
+   if ((st = run_device(ctx, stream, op, args, &rs)) != MXJIT_OK)
       return st;
-   return ctx->check ? verify(ctx, stream, op, args) : MXJIT_OK;
+   return ctx->check ? verify(ctx, stream, op, args, &rs) : MXJIT_OK;
 }

@@ -179,8 +179,8 @@ device_path(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxf
 }
 
 /* x (D1, ..., Dn) is the 2D (D1 ... Dn-1, Dn) (KERNELS.md §2): leading dims whose strides
- * nest (stride[i] = stride[i+1] * shape[i+1]) fold into one row stride. Shapes the checks
- * would refuse anyway (negative, too many dims) are left for them to name. */
+ * nest (rt_op_nest) fold into one row stride. Shapes the checks would refuse anyway
+ * (negative, too many dims) are left for them to name. */
 static mxjit_status
 flatten(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *in,
         mxjit_mxfp4_quant_args *out)
@@ -190,7 +190,7 @@ flatten(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *in,
    int n = t->ndim, zero = 1;
    if (n <= 2 || n > MXJIT_MAX_DIMS)
       return MXJIT_OK;
-   int64_t rows = 1;
+   int64_t rows = 1, ld = 0;
    for (int i = 0; i < n; i++) {
       if (t->shape[i] < 0 || t->shape[i] > (INT64_C(1) << 40))
          return MXJIT_OK;
@@ -199,22 +199,14 @@ flatten(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *in,
    for (int i = 0; i < n - 1; i++)
       if (__builtin_mul_overflow(rows, t->shape[i], &rows))
          return MXJIT_OK;
-   for (int i = 0; !zero && rows && i < n - 2; i++)
-      /* |stride| bounded both ways first: a large negative one overflowed the product (UBSan,
-       * fuzz_api) */
-      if (t->shape[i + 1] > 1 && (t->stride[i + 1] > (INT64_C(1) << 50) / t->shape[i + 1] ||
-                                  t->stride[i + 1] < -((INT64_C(1) << 50) / t->shape[i + 1]) ||
-                                  t->stride[i] != t->stride[i + 1] * t->shape[i + 1]))
-         return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
-                         "%s: args.x.stride[%d] = %" PRId64
-                         " is not stride[%d] * shape[%d] = %" PRId64 " * %" PRId64
-                         ": the leading dims of a %dD x must nest to be read as "
-                         "rows (pass a 2D view with a row stride instead)",
-                         op, i, t->stride[i], i + 1, i + 1, t->stride[i + 1], t->shape[i + 1], n);
+   mxjit_status st;
+   if (!zero && rows && (st = rt_op_nest(ctx, op, "x", t, n - 2, &ld)) != MXJIT_OK)
+      return st;
    out->x.ndim = 2;
    out->x.shape[0] = rows;
    out->x.shape[1] = t->shape[n - 1];
-   out->x.stride[0] = zero ? 0 : t->stride[n - 2];
+   /* one row (or none): any row stride; the row-major one */
+   out->x.stride[0] = zero ? 0 : ld ? ld : t->shape[n - 1];
    out->x.stride[1] = zero ? 0 : t->stride[n - 1];
    for (int i = 2; i < MXJIT_MAX_DIMS; i++)
       out->x.shape[i] = out->x.stride[i] = 0;

@@ -51,6 +51,13 @@ mxjit_status
 rt_args_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, void *out, size_t own,
            size_t abi1)
 {
+   return rt_args_in_rs(ctx, fn, type, in, out, own, abi1, NULL);
+}
+
+mxjit_status
+rt_args_in_rs(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, void *out,
+              size_t own, size_t abi1, rt_strides *rs)
+{
    uint32_t size;
    memcpy(&size, in, sizeof(size));
    size_t n = size ? size : abi1;
@@ -62,7 +69,7 @@ rt_args_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, voi
    if (n > own) {
       /* an ABI-2 op args struct (rt_abi2.c) */
       mxjit_status st;
-      if (rt_abi2_in(ctx, fn, type, in, out, own, &st))
+      if (rt_abi2_in(ctx, fn, type, in, out, own, rs, &st))
          return st;
       /* a newer caller: what this library does not know must be left at its default */
       const unsigned char *tail = (const unsigned char *)in + own;

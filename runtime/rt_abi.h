@@ -53,19 +53,35 @@ enum {
 #undef X
 };
 
+/** The strides of an ABI-2 input whose ABI-1 member is a bare pointer (no strides): the
+ *  layout ops' inputs (to_blocked s, e8m0_shuffle s, shuffle_weight w, the a16w4 shuffles'
+ *  src) and moe_a16w4_stage2's a. rt_abi2.c fills them from the mxjit_tensor_v2; an ABI-1
+ *  call leaves them 0, so ABI 1 keeps meaning compact. In elements: ld, the row stride
+ *  (stride[ndim-2], >= the row length); bd, the stride of the outer dim (3D: stride[0] >=
+ *  rows · ld; shuffle_weight: of its flattened leading dims; 2D: rows · ld). ld == 0: compact
+ *  (bd is then 0 too). */
+typedef struct rt_strides {
+   int64_t ld, bd;
+} rt_strides;
+
 /** Reads the caller's struct `in` (its leading uint32_t size) into `out` of the library's
  *  `own` bytes: min(size, own) bytes copied, the rest 0 (defaults); size 0 means `abi1`
  *  bytes. Fails (message on ctx when ctx is not NULL) for a size below the size field or not
  *  a multiple of 4, and for a larger struct whose members past `own` are not all 0. */
 mxjit_status rt_args_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, void *out,
                         size_t own, size_t abi1);
+/** rt_args_in, and an ABI-2 call's rt_strides into *rs (not NULL: the op reads them; NULL:
+ *  they are checked and dropped, as by the size queries). */
+mxjit_status rt_args_in_rs(mxjit_ctx *ctx, const char *fn, const char *type, const void *in,
+                           void *out, size_t own, size_t abi1, rt_strides *rs);
 
 /** An op args struct larger than its ABI-1 layout (`own` bytes) is its ABI-2 form: reads the
  *  caller's mxjit_<type>_v2, checks every tensor operand and writes the _v1 layout the op
- *  reads into `out` (own bytes). Returns 0 when `type` has no ABI-2 form (then *st is not
- *  set), else 1 with *st the outcome. */
+ *  reads into `out` (own bytes), and the strides that layout has no member for into *rs (when
+ *  not NULL). Returns 0 when `type` has no ABI-2 form (then *st is not set), else 1 with *st
+ *  the outcome. */
 int rt_abi2_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, void *out,
-               size_t own, mxjit_status *st);
+               size_t own, rt_strides *rs, mxjit_status *st);
 /** sizeof the ABI-2 layout of an op args type name ("mxjit_scaled_copy_args"); 0 if none. */
 size_t rt_abi2_size(const char *type);
 

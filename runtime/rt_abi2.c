@@ -25,6 +25,7 @@
 typedef struct conv {
    mxjit_ctx *ctx;
    const char *fn;
+   rt_strides *rs; /* where t_rows puts an input's strides; NULL: checked and dropped */
 } conv;
 
 _Static_assert(sizeof(mxjit_tensor_v2) == 96, "mxjit_tensor_v2 layout (python/mxjit/_abi.py)");
@@ -111,29 +112,54 @@ t_numel(const mxjit_tensor_v2 *t)
    return n;
 }
 
-/* Compact row-major: strides all 0, or the row-major ones (a dim of extent 1 any stride). */
-static mxjit_status
-t_compact(conv *c, const char *name, const mxjit_tensor_v2 *t)
+/* Compact row-major: strides all 0, or the row-major ones (a dim of extent 1 any stride).
+ * -1 when t is; else the first dim (from the innermost) that is not, and its row-major
+ * stride in *want. */
+static int
+noncompact_dim(const mxjit_tensor_v2 *t, int64_t *want)
 {
    int zero = 1;
    for (int i = 0; i < t->ndim; i++)
       zero &= t->stride[i] == 0;
    if (zero)
-      return MXJIT_OK;
-   int64_t want = 1;
+      return -1;
+   *want = 1;
    for (int i = t->ndim - 1; i >= 0; i--) {
-      if (t->stride[i] != want && t->shape[i] != 1)
-         return FAIL(MXJIT_ERR_INVALID_ARG_STRIDE,
-                     "%s: args.%s.stride[%d] = %" PRId64 ", but %s reads and writes %s "
-                     "compact row-major (stride %" PRId64 " here): no row stride is taken for "
-                     "this operand; copy it to a contiguous tensor first",
-                     c->fn, name, i, t->stride[i], c->fn, name, want);
+      if (t->stride[i] != *want && t->shape[i] != 1)
+         return i;
       /* a 0 dim lets the others multiply past 2^63 (t_common bounds only nonzero
        * products): saturate */
-      if (t->shape[i] && __builtin_mul_overflow(want, t->shape[i], &want))
-         want = INT64_MAX;
+      if (t->shape[i] && __builtin_mul_overflow(*want, t->shape[i], want))
+         *want = INT64_MAX;
    }
-   return MXJIT_OK;
+   return -1;
+}
+
+/* The compact operands: out says it is an output (or a layout-defined buffer), which the op
+ * writes (reads) whole; else an input that takes no row stride. */
+static mxjit_status
+t_compact_as(conv *c, const char *name, const mxjit_tensor_v2 *t, int out)
+{
+   int64_t want;
+   int i = noncompact_dim(t, &want);
+   if (i < 0)
+      return MXJIT_OK;
+   return out ? FAIL(MXJIT_ERR_INVALID_ARG_STRIDE,
+                     "%s: args.%s.stride[%d] = %" PRId64 ", but %s writes (or reads) %s "
+                     "whole, compact row-major (stride %" PRId64 " here): outputs and "
+                     "layout-defined buffers take no strides; pass a contiguous tensor",
+                     c->fn, name, i, t->stride[i], c->fn, name, want)
+              : FAIL(MXJIT_ERR_INVALID_ARG_STRIDE,
+                     "%s: args.%s.stride[%d] = %" PRId64 ", but %s reads and writes %s "
+                     "compact row-major (stride %" PRId64 " here): no row stride is "
+                     "taken for this operand; copy it to a contiguous tensor first",
+                     c->fn, name, i, t->stride[i], c->fn, name, want);
+}
+
+static mxjit_status
+t_compact(conv *c, const char *name, const mxjit_tensor_v2 *t)
+{
+   return t_compact_as(c, name, t, 0);
 }
 
 static mxjit_status
@@ -174,7 +200,11 @@ t_out(conv *c, const char *name, const mxjit_tensor_v2 *t, const mxjit_dtype *dt
    *addr = 0;
    if (absent(t))
       return MXJIT_OK; /* left out of a dry run; a call then says "args.<name> is 0" */
-   mxjit_status st = t_plain(c, name, t, 0, MXJIT_MAX_DIMS, dts, ndt, addr);
+   mxjit_status st = t_common(c, name, t, 0, MXJIT_MAX_DIMS, addr);
+   if (st == MXJIT_OK)
+      st = t_compact_as(c, name, t, 1);
+   if (st == MXJIT_OK)
+      st = t_dtype(c, name, t, dts, ndt);
    if (st != MXJIT_OK || bytes < 0 || t->data == 0)
       return st;
    int64_t have = t_numel(t) * rt_op_dtype_size(t->dtype);
@@ -184,6 +214,19 @@ t_out(conv *c, const char *name, const mxjit_tensor_v2 *t, const mxjit_dtype *dt
                   "call's %s is %" PRId64 " bytes; pass a tensor of that size",
                   c->fn, name, have, t_numel(t), mxjit_dtype_name(t->dtype), name, bytes);
    return MXJIT_OK;
+}
+
+/* The (m, n) matrix an inverse layout op writes: compact, one of dts. */
+static mxjit_status
+t_outmat(conv *c, const char *name, const mxjit_tensor_v2 *t, int nmin, int nmax,
+         const mxjit_dtype *dts, int ndt, mxjit_devptr *addr)
+{
+   mxjit_status st = t_common(c, name, t, nmin, nmax, addr);
+   if (st == MXJIT_OK)
+      st = t_compact_as(c, name, t, 1);
+   if (st == MXJIT_OK)
+      st = t_dtype(c, name, t, dts, ndt);
+   return st;
 }
 
 /* One F32 element (ndim 0, or every extent 1). */
@@ -216,6 +259,66 @@ t_v1(conv *c, const char *name, const mxjit_tensor_v2 *t, mxjit_tensor_v1 *out)
    out->ndim = t->ndim;
    memcpy(out->shape, t->shape, sizeof(out->shape));
    memcpy(out->stride, t->stride, sizeof(out->stride));
+   return MXJIT_OK;
+}
+
+/* An input read by rows whose _v1 member has no strides (rt_strides): t_common and the dtype,
+ * then its last two dims are rows of cols elements at row stride ld = stride[n-2] >= cols and
+ * its leading dims (n >= 3) matrices at stride bd >= rows · ld (more than one leading dim:
+ * they must nest, rt_op_nest). c->rs gets (ld, bd), or 0s when compact. ndt 0: the op
+ * checks the dtype. */
+static mxjit_status
+t_rows(conv *c, const char *name, const mxjit_tensor_v2 *t, int nmin, int nmax,
+       const mxjit_dtype *dts, int ndt, mxjit_devptr *addr)
+{
+   mxjit_status st = t_common(c, name, t, nmin, nmax, addr);
+   if (st == MXJIT_OK && ndt)
+      st = t_dtype(c, name, t, dts, ndt);
+   int64_t want;
+   int n = t->ndim;
+   if (st == MXJIT_OK && n < 2)
+      st = t_compact(c, name, t); /* the op refuses the ndim itself */
+   if (st != MXJIT_OK || n < 2 || noncompact_dim(t, &want) < 0 || t_numel(t) == 0)
+      return st;
+   int64_t cols = t->shape[n - 1], rows = t->shape[n - 2], mats = t_numel(t) / (rows * cols);
+   int64_t ld = rows > 1 ? t->stride[n - 2] : cols, bd, span;
+   if (ld < cols || ld > (INT64_C(1) << 50))
+      return FAIL(MXJIT_ERR_INVALID_ARG_STRIDE,
+                  "%s: args.%s.stride[%d] = %" PRId64 " is below the row length %" PRId64
+                  " (rows would overlap) or above 2^50; pass a row stride >= the row length",
+                  c->fn, name, n - 2, t->stride[n - 2], cols);
+   if (__builtin_mul_overflow(rows, ld, &bd))
+      bd = INT64_MAX;
+   if (n >= 3 && mats > 1) {
+      mxjit_tensor_v1 v = {.ndim = t->ndim};
+      memcpy(v.shape, t->shape, sizeof(v.shape));
+      memcpy(v.stride, t->stride, sizeof(v.stride));
+      int64_t outer = 0;
+      if ((st = rt_op_nest(c->ctx, c->fn, name, &v, n - 3, &outer)) != MXJIT_OK)
+         return st;
+      int nd = n - 3; /* the innermost leading dim of extent > 1 has stride `outer` */
+      while (nd > 0 && t->shape[nd] == 1)
+         nd--;
+      if (outer < bd)
+         return FAIL(MXJIT_ERR_INVALID_ARG_STRIDE,
+                     "%s: args.%s.stride[%d] = %" PRId64 " is below rows · row stride = %" PRId64
+                     " · %" PRId64 " (matrices would overlap); pass a stride >= %" PRId64,
+                     c->fn, name, nd, outer, rows, ld, bd);
+      bd = outer;
+   }
+   /* the elements spanned: (mats - 1) · bd + (rows - 1) · ld + cols (rows <= 2^40 and
+    * ld <= 2^50: checked products) */
+   int64_t rspan;
+   if (__builtin_mul_overflow(mats - 1, bd, &span) ||
+       __builtin_mul_overflow(rows - 1, ld, &rspan) || __builtin_add_overflow(span, rspan, &span) ||
+       __builtin_add_overflow(span, cols, &span) || span > (INT64_C(1) << 52))
+      return FAIL(MXJIT_ERR_INVALID_ARG_STRIDE,
+                  "%s: args.%s spans more than 2^52 elements with its strides; split it", c->fn,
+                  name);
+   if (c->rs) {
+      c->rs->ld = ld;
+      c->rs->bd = bd;
+   }
    return MXJIT_OK;
 }
 
@@ -365,7 +468,9 @@ to_blocked(conv *c, const mxjit_to_blocked_args_v2 *a, mxjit_to_blocked_args_v1 
    mxjit_status st;
    o->groups = a->groups;
    o->inverse = a->inverse;
-   TRY(t_plain(c, "s", &a->s, 2, 3, u8s, 2, &o->s));
+   /* s: the plain input (row and 3D batch strides taken), or inverse's compact output */
+   TRY(a->inverse ? t_outmat(c, "s", &a->s, 2, 3, u8s, 2, &o->s)
+                  : t_rows(c, "s", &a->s, 2, 3, u8s, 2, &o->s));
    int n = a->s.ndim;
    o->batch = n == 3 ? a->s.shape[0] : 1;
    o->h = a->s.shape[n - 2];
@@ -389,7 +494,7 @@ e8m0_shuffle(conv *c, const mxjit_e8m0_shuffle_args_v2 *a, mxjit_e8m0_shuffle_ar
    const mxjit_tensor_v2 *mat = a->inverse ? &a->out : &a->s, *buf = a->inverse ? &a->s : &a->out;
    const char *mn = a->inverse ? "out" : "s", *bn = a->inverse ? "s" : "out";
    mxjit_devptr *mp = a->inverse ? &o->out : &o->s, *bp = a->inverse ? &o->s : &o->out;
-   TRY(t_plain(c, mn, mat, 2, 2, u8s, 2, mp));
+   TRY(a->inverse ? t_outmat(c, mn, mat, 2, 2, u8s, 2, mp) : t_rows(c, mn, mat, 2, 2, u8s, 2, mp));
    o->m = mat->shape[0];
    o->n = mat->shape[1];
    return t_out(c, bn, buf, u8s, 2, host_e8m0_shuffle_size(o->m, o->n), bp);
@@ -400,8 +505,12 @@ shuffle_weight(conv *c, const mxjit_shuffle_weight_args_v2 *a, mxjit_shuffle_wei
 {
    mxjit_status st;
    o->inverse = a->inverse;
+   /* w: row stride and a stride of its (nesting) leading dims taken (rt_strides); the op
+    * reads the _v1 w's dims as compact */
    TRY(t_v1(c, "w", &a->w, &o->w));
-   TRY(t_compact(c, "w", &a->w));
+   mxjit_devptr addr;
+   TRY(t_rows(c, "w", &a->w, 0, MXJIT_MAX_DIMS, NULL, 0, &addr));
+   memset(o->w.stride, 0, sizeof(o->w.stride));
    const mxjit_dtype od[] = {a->w.dtype, MXJIT_DTYPE_U8};
    int es = rt_op_dtype_size(a->w.dtype);
    return t_out(c, "out", &a->out, od, 2, es ? t_numel(&a->w) * es : -1, &o->out);
@@ -419,7 +528,8 @@ shuffle_a16w4(conv *c, const mxjit_shuffle_a16w4_args_v2 *a, mxjit_shuffle_a16w4
    const char *mn = a->inverse ? "out" : "src", *bn = a->inverse ? "src" : "out";
    mxjit_devptr *mp = a->inverse ? &o->out : &o->src, *bp = a->inverse ? &o->src : &o->out;
    const mxjit_dtype bytes1[] = {MXJIT_DTYPE_U8, MXJIT_DTYPE_E2M1X2, MXJIT_DTYPE_E8M0};
-   TRY(t_plain(c, mn, mat, 2, 3, bytes1, 3, mp));
+   TRY(a->inverse ? t_outmat(c, mn, mat, 2, 3, bytes1, 3, mp)
+                  : t_rows(c, mn, mat, 2, 3, bytes1, 3, mp));
    int n = mat->ndim;
    o->e = n == 3 ? mat->shape[0] : 1;
    o->n = mat->shape[n - 2];
@@ -489,7 +599,7 @@ moe_a16w4(conv *c, const mxjit_moe_a16w4_args_v2 *a, mxjit_moe_a16w4_args_v1 *o)
                      i32[] = {MXJIT_DTYPE_I32}, fp4[] = {MXJIT_DTYPE_E2M1X2, MXJIT_DTYPE_U8};
    o->preshuffled = a->preshuffled;
    o->block_m = a->block_m;
-   TRY(t_plain(c, "a", &a->a, 3, 3, bf16, 1, &o->a));
+   TRY(t_rows(c, "a", &a->a, 3, 3, bf16, 1, &o->a)); /* token and row (slot) strides */
    o->tokens = a->a.shape[0];
    o->topk = a->a.shape[1];
    o->inter = a->a.shape[2];
@@ -588,7 +698,7 @@ rt_abi2_size(const char *type)
 
 int
 rt_abi2_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, void *out, size_t own,
-           mxjit_status *st)
+           rt_strides *rs, mxjit_status *st)
 {
    size_t i = 0, n = sizeof(convs) / sizeof(convs[0]);
    while (i < n && (own != convs[i].v1 || strcmp(type, convs[i].type)))
@@ -614,7 +724,7 @@ rt_abi2_in(mxjit_ctx *ctx, const char *fn, const char *type, const void *in, voi
    memset(out, 0, own);
    size = (uint32_t)own;
    memcpy(out, &size, sizeof(size));
-   conv c = {ctx, fn};
+   conv c = {ctx, fn, rs};
    *st = convs[i].fn(&c, v2, out);
    return 1;
 }

@@ -4,7 +4,9 @@
  * one bm x bn tile (G = 1, the forward NT) twice, with K = 4 and K = 12 stages of bk; the
  * difference of the two runs' counters divided by 8 stages and 4 waves is one steady-state
  * K iteration of one wave (the prologue, the tile search and the epilogue cancel out).
- * --param mode=1 l_kc=0 r_kc=0 measures the wgrad layout (both operands p/q-contiguous).
+ * --param mode=1 l_kc=0 r_kc=0 measures the wgrad layout (both operands p/q-contiguous),
+ * --param r_kc=0 the NN forward's; p/q-contiguous operands take the op's choice of xpose
+ * (1 on gfx942: transposed once per workgroup at staging) unless --param xpose=0/1 says.
  * Printed per target: wave-instructions per iteration by class, non-MFMA VALU per MFMA, MFMA
  * passes (the emulator's per-opcode count), LDS
  * bank conflicts, operand bytes read from LDS per MFMA (ideal: the tile's (bm/2 + bn/2) x bk
@@ -135,6 +137,11 @@ gemm_loop_target(const char *target, char **kv, int nkv)
       defs[n++] = kv[i];
    if (cu_params("bench", t, f, defs, n, (uint8_t *)&p))
       return 2;
+   int xgiven = 0;
+   for (int i = 0; i < nkv; i++)
+      xgiven |= !strncmp(kv[i], "xpose=", 6);
+   if (!xgiven) /* the pick's rule (grouped_gemm_fp8.c gg_pick) */
+      p.xpose = !jt_has(t, JT_CAP_LDS_TR) && p.vec >= 4 && !(p.l_kc && p.r_kc);
    struct tpl_gg_problem probe = {.mode = p.mode,
                                   .l_kc = p.l_kc,
                                   .r_kc = p.r_kc,

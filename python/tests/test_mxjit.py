@@ -224,11 +224,17 @@ class Binding(unittest.TestCase):
         self.host.scaled_copy(x=np.ascontiguousarray(view), out=ref, scale=2.0)
         self.assertEqual(wide[:, 8:72].tobytes(), ref.tobytes())
         self.assertFalse(wide[:, :8].any() or wide[:, 72:].any(), "wrote outside the view")
-        # an operand whose kernel takes no row stride is refused, not copied
+        # the layout ops' inputs take a row stride (the padding is never read) ...
+        sw = (np.arange(40 * 20) * 37 % 251).astype(np.uint8).reshape(40, 20)
+        got, ref = np.zeros(256 * 16, np.uint8), np.zeros(256 * 16, np.uint8)
+        self.host.e8m0_shuffle(s=sw[:, :10], out=got)
+        self.host.e8m0_shuffle(s=np.ascontiguousarray(sw[:, :10]), out=ref)
+        self.assertEqual(got.tobytes(), ref.tobytes())
+        # ... their outputs are the op's layout: a strided one is refused, not copied
         with self.assertRaises(mxjit.MxjitError) as cm:
-            self.host.e8m0_shuffle(s=np.zeros((40, 20), np.uint8)[:, :10],
-                                   out=np.zeros(256 * 16, np.uint8))
+            self.host.e8m0_shuffle(s=sw[:, :10], out=np.zeros((256, 32), np.uint8)[:, :16])
         self.assertEqual(cm.exception.status_name, "MXJIT_ERR_INVALID_ARG_STRIDE")
+        self.assertIn("args.out.stride[0] = 32", cm.exception.message)
         self.assertIn("compact row-major", cm.exception.message)
 
     def test_prepare_then_no_compiles(self):

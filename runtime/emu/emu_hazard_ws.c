@@ -30,6 +30,13 @@
  *   VALU writes EXEC -> MFMA: 4
  *   VALU other than DOT writes a VGPR/AGPR -> MFMA reads it (SrcA/B/C): 2
  * The MFMA -> other rules are in emu_hazard_mfma.c.
+ *
+ * Cost: the check runs for every executed instruction, so emu_ws_prepare derives each decoded
+ * instruction's record and rule kinds once (emu_kernel_decode), and the inline emu_ws_check
+ * (emu_hazard_ws.h) walks the ring only while a record that starts a pair is within its
+ * rules' reach, calling the full walk only for a record whose pairs meet the instruction's
+ * kinds. emu_ws_check_full is the unfiltered walk (every record that starts a pair, as
+ * before the filter); the tests' harness compares the two on every instruction it checks.
  */
 #include "emu_hazard_ws.h"
 
@@ -176,6 +183,40 @@ m0_reader(const emu_inst *in, unsigned f)
    return (f & WF_M0NAME) || (in->enc == EMU_ENC_MUBUF && in->lds);
 }
 
+/* emu_inst.ws_kinds of `in` (f: its WF_* flags). */
+static unsigned
+kinds_of(const emu_inst *in, unsigned f)
+{
+   emu_class cls = emu_ops[in->op].cls;
+   bool valu = cls == EMU_CLS_VALU;
+   unsigned k = 0;
+   if (cls == EMU_CLS_VALU || cls == EMU_CLS_MFMA || is_vmem(in) || in->enc == EMU_ENC_DS ||
+       (f & (WF_SETREG | WF_GETREG | WF_M0NAME)))
+      k |= EMU_WSK_ANY;
+   bool sread = false, zread = false, vdst = false;
+   for (unsigned i = 0; i < in->nsrc && i < 4; i++) {
+      sread |= present(&in->src[i]) && in->src[i].code < 128;
+      zread |= in->src[i].code == EMU_SRC_VCCZ || in->src[i].code == EMU_SRC_EXECZ;
+   }
+   for (unsigned i = 0; i < in->ndst && i < 2; i++)
+      vdst |= vslot(&in->dst[i]) >= 0;
+   k |= (f & WF_LANESEL) && in->nsrc > 1 ? EMU_WSK_LANESEL : 0;
+   k |= (f & WF_DIVFMAS) ? EMU_WSK_DIVFMAS : 0;
+   k |= valu && sread ? EMU_WSK_VALU_SREAD : 0;
+   k |= is_vmem(in) && sread ? EMU_WSK_VMEM_SREAD : 0;
+   k |= valu && zread ? EMU_WSK_VALU_ZREAD : 0;
+   k |= valu && in->has_dpp ? EMU_WSK_DPP : 0;
+   k |= (f & WF_LANEOP) ? EMU_WSK_LANEOP : 0;
+   k |= (f & WF_PERMLANE) ? EMU_WSK_PERMLANE : 0;
+   k |= (f & WF_READLANE) && in->nsrc > 0 ? EMU_WSK_READLANE : 0;
+   k |= valu && !(f & WF_TRANS) ? EMU_WSK_VALU_NT : 0;
+   k |= cls == EMU_CLS_MFMA ? EMU_WSK_MFMA : 0;
+   k |= (f & (WF_SETREG | WF_GETREG)) ? EMU_WSK_REG : 0;
+   k |= m0_reader(in, f) ? EMU_WSK_M0READ : 0;
+   k |= valu && vdst ? EMU_WSK_VALU_VDST : 0;
+   return k;
+}
+
 /* Wait states the pair (r, in) needs per Table 11, with the row's name in *row; 0: none. */
 static unsigned
 need(const emu_ws_rec *r, const emu_inst *in, unsigned f, emu_class cls, const char **row)
@@ -241,28 +282,30 @@ need(const emu_ws_rec *r, const emu_inst *in, unsigned f, emu_class cls, const c
 }
 
 bool
-emu_ws_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len)
+emu_ws_check_full(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len)
 {
-   const emu_opdesc *d = &emu_ops[in->op];
-   pthread_once(&ws_once, ws_build);
-   unsigned dist = 0, f = wsf(in);
+   unsigned kinds;
+   if (in->ws_ready) {
+      kinds = in->ws_kinds;
+   } else {
+      pthread_once(&ws_once, ws_build);
+      kinds = kinds_of(in, wsf(in));
+   }
    /* Only VALU, MFMA, VMEM and DS instructions, s_setreg/s_getreg and the M0 readers are the
     * second instruction of any rule here or in emu_hazard_mfma.c; SALU, SMEM, branches and
     * s_waitcnt have nothing to check (most of a loop's bookkeeping instructions). */
-   if (d->cls != EMU_CLS_VALU && d->cls != EMU_CLS_MFMA && !is_vmem(in) && in->enc != EMU_ENC_DS &&
-       !(f & (WF_SETREG | WF_GETREG | WF_M0NAME)))
+   if (!(kinds & EMU_WSK_ANY))
       return true;
+   unsigned dist = 0;
    for (unsigned i = 0; i < s->n && dist < 5; i++) {
       const emu_ws_rec *r = &s->rec[(s->head - i) & (EMU_WS_DEPTH - 1)];
-      if (!r->valu && !r->setreg && !r->m0_write && !r->data_count) { /* starts no pair */
-         dist += r->waits;
-         continue;
-      }
-      const char *row = "";
-      unsigned w = need(r, in, f, d->cls, &row);
-      if (dist < w) {
-         emu_ws_report(msg, len, in, r->name, r->pc, w, dist, "CDNA4 ISA 4.5 Table 11", row);
-         return false;
+      if (r->pairs) { /* every record that starts a pair: emu_ws_check filters by kind */
+         const char *row = "";
+         unsigned w = need(r, in, wsf(in), emu_ops[in->op].cls, &row);
+         if (dist < w) {
+            emu_ws_report(msg, len, in, r->name, r->pc, w, dist, "CDNA4 ISA 4.5 Table 11", row);
+            return false;
+         }
       }
       dist += r->waits;
    }
@@ -311,47 +354,91 @@ wide_store(const emu_inst *in, unsigned f)
    return (f & WF_STORE) && vslot(data) >= 0 && data->nregs >= 3;
 }
 
-void
-emu_ws_issue(emu_ws_state *s, const emu_inst *in)
+/* The record `in` leaves as issued (r zeroed by the caller). */
+static void
+rec_of(const emu_inst *in, emu_ws_rec *r)
 {
    const emu_opdesc *d = &emu_ops[in->op];
-   emu_ws_rec r = {.name = d->name, .pc = in->pc, .waits = 1};
-   pthread_once(&ws_once, ws_build);
    unsigned f = wsf(in);
+   r->name = d->name;
+   r->pc = in->pc;
+   r->waits = 1;
    if (f & WF_NOP)
-      r.waits = (uint16_t)((in->simm16 & 0xf) + 1);
+      r->waits = (uint16_t)((in->simm16 & 0xf) + 1);
    if (d->cls == EMU_CLS_VALU) {
-      r.valu = 1;
-      r.trans = (f & WF_TRANS) != 0;
-      r.cmpx = (f & WF_CMPX) != 0;
-      r.dot = (f & WF_DOT) != 0;
-      if (r.cmpx)
-         r.sgpr_w[1] |= 3ull << 62; /* EXEC_LO/HI: codes 126, 127 */
+      r->valu = 1;
+      r->trans = (f & WF_TRANS) != 0;
+      r->cmpx = (f & WF_CMPX) != 0;
+      r->dot = (f & WF_DOT) != 0;
+      if (r->cmpx)
+         r->sgpr_w[1] |= 3ull << 62; /* EXEC_LO/HI: codes 126, 127 */
       for (unsigned i = 0; i < in->ndst && i < 2; i++) {
          const emu_opnd *o = &in->dst[i];
          int v = vslot(o);
-         if (v >= 0 && !r.vgpr_count) {
-            r.vgpr_first = (uint16_t)v;
-            r.vgpr_count = o->nregs ? o->nregs : 1;
+         if (v >= 0 && !r->vgpr_count) {
+            r->vgpr_first = (uint16_t)v;
+            r->vgpr_count = o->nregs ? o->nregs : 1;
          } else if (present(o) && o->code < 128) {
             for (unsigned k = 0; k < (o->nregs ? o->nregs : 1u) && o->code + k < 128; k++)
-               r.sgpr_w[(o->code + k) >> 6] |= 1ull << ((o->code + k) & 63);
+               r->sgpr_w[(o->code + k) >> 6] |= 1ull << ((o->code + k) & 63);
          }
       }
    } else if (d->cls == EMU_CLS_SALU) {
-      r.setreg = (f & WF_SETREG) != 0;
-      r.hwreg_id = in->hwreg_id;
-      r.m0_write = in->ndst > 0 && in->dst[0].code == EMU_SRC_M0;
+      r->setreg = (f & WF_SETREG) != 0;
+      r->hwreg_id = in->hwreg_id;
+      r->m0_write = in->ndst > 0 && in->dst[0].code == EMU_SRC_M0;
    }
    if (wide_store(in, f)) {
-      r.data_first = (uint16_t)vslot(&in->src[0]);
-      r.data_count = in->src[0].nregs;
+      r->data_first = (uint16_t)vslot(&in->src[0]);
+      r->data_count = in->src[0].nregs;
    }
+   /* the second halves need() can answer non-zero for, rule by rule */
+   unsigned p = 0;
+   if (r->valu) {
+      if (r->sgpr_w[0] | r->sgpr_w[1]) /* SGPR/VCC/EXEC writes */
+         p |= EMU_WSK_LANESEL | EMU_WSK_DIVFMAS | EMU_WSK_VALU_SREAD | EMU_WSK_VMEM_SREAD |
+              EMU_WSK_VALU_ZREAD | EMU_WSK_DPP | EMU_WSK_MFMA;
+      p |= EMU_WSK_DPP | EMU_WSK_READLANE | EMU_WSK_PERMLANE | EMU_WSK_MFMA; /* VGPR writes */
+      p |= r->cmpx ? EMU_WSK_LANEOP | EMU_WSK_PERMLANE : 0;
+      p |= r->trans ? EMU_WSK_VALU_NT : 0;
+   }
+   p |= r->setreg ? EMU_WSK_REG : 0;
+   p |= r->m0_write ? EMU_WSK_M0READ : 0;
+   p |= r->data_count ? EMU_WSK_VALU_VDST : 0;
+   r->pairs = p;
+   /* every rule whose first half writes no SGPR/VCC/EXEC asks for at most 2 (need()) */
+   r->reach = !p ? 0 : r->valu && (r->sgpr_w[0] | r->sgpr_w[1]) ? 5 : 2;
+}
+
+void
+emu_ws_prepare(emu_inst *in)
+{
+   pthread_once(&ws_once, ws_build);
+   memset(&in->ws, 0, sizeof(in->ws));
+   rec_of(in, &in->ws);
+   in->ws_kinds = kinds_of(in, wsf(in));
+   in->ws_ready = 1;
+}
+
+void
+emu_ws_issue_full(emu_ws_state *s, const emu_inst *in)
+{
    s->head = (s->head + 1) & (EMU_WS_DEPTH - 1);
-   s->rec[s->head] = r;
+   emu_ws_rec *r = &s->rec[s->head];
+   if (in->ws_ready) {
+      *r = in->ws;
+   } else {
+      pthread_once(&ws_once, ws_build);
+      memset(r, 0, sizeof(*r));
+      rec_of(in, r);
+   }
    if (s->n < EMU_WS_DEPTH)
       s->n++;
-   s->clock += r.waits;
-   if (d->cls == EMU_CLS_MFMA)
+   s->clock += r->waits;
+   if (r->reach && s->clock + r->reach > s->hot_until)
+      s->hot_until = s->clock + r->reach;
+   if (r->reach == 5)
+      s->hot5_until = s->clock + 5;
+   if (emu_ops[in->op].cls == EMU_CLS_MFMA)
       emu_ws_mfma_issue(s, in);
 }

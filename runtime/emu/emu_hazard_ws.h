@@ -23,14 +23,38 @@
 /* Selects the per-target MFMA rule values ("gfx950": the CDNA4 +1 rows). */
 void emu_ws_set_target(emu_ws_state *s, const char *target);
 
-/* True when `in` may issue now; otherwise false with a message naming both instructions, the
- * rule, the wait states required and present, and the s_nop to insert. */
-bool emu_ws_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len);
+/* The second halves of the rules (emu_inst.ws_kinds), and the first halves' reach
+ * (emu_ws_rec.pairs): a record is only held against an instruction when its pairs meet the
+ * instruction's kinds. Each bit is implied by the conditions of the rules it stands for, so
+ * the filter only skips pairs whose rules would all ask for 0 wait states. */
+enum {
+   EMU_WSK_ANY = 1u << 0,        /* second of some rule at all (the rest is a subset) */
+   EMU_WSK_LANESEL = 1u << 1,    /* v_readlane/v_writelane with a lane select */
+   EMU_WSK_DIVFMAS = 1u << 2,    /* v_div_fmas_* */
+   EMU_WSK_VALU_SREAD = 1u << 3, /* VALU with an SGPR code (0..127) source */
+   EMU_WSK_VMEM_SREAD = 1u << 4, /* VMEM with an SGPR code source */
+   EMU_WSK_VALU_ZREAD = 1u << 5, /* VALU reading VCCZ/EXECZ */
+   EMU_WSK_DPP = 1u << 6,        /* VALU DPP */
+   EMU_WSK_LANEOP = 1u << 7,     /* v_readlane/v_writelane/v_readfirstlane */
+   EMU_WSK_PERMLANE = 1u << 8,   /* v_permlane* */
+   EMU_WSK_READLANE = 1u << 9,   /* v_readlane with a vsrc0 */
+   EMU_WSK_VALU_NT = 1u << 10,   /* non-trans VALU */
+   EMU_WSK_MFMA = 1u << 11,      /* MFMA / SMFMAC */
+   EMU_WSK_REG = 1u << 12,       /* s_setreg / s_getreg */
+   EMU_WSK_M0READ = 1u << 13,    /* M0 reader */
+   EMU_WSK_VALU_VDST = 1u << 14, /* VALU with a VGPR destination in dst[0..1] */
+};
 
-/* Records `in` as issued. */
-void emu_ws_issue(emu_ws_state *s, const emu_inst *in);
+/* Fills in->ws, ws_kinds and ws_ready: what emu_ws_check / emu_ws_issue would otherwise
+ * derive from the instruction every time it executes (emu_kernel_decode calls it for every
+ * decoded instruction; an unprepared one is derived on use, with the same result). */
+void emu_ws_prepare(emu_inst *in);
 
-/* --- Shared by emu_hazard_ws.c and emu_hazard_mfma.c only ---------------------------------- */
+/* The out-of-line halves of emu_ws_check / emu_ws_issue (any instruction, prepared or not). */
+bool emu_ws_check_full(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len);
+void emu_ws_issue_full(emu_ws_state *s, const emu_inst *in);
+bool emu_ws_mfma_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len);
+void emu_ws_mfma_issue(emu_ws_state *s, const emu_inst *in);
 
 /* The farthest an MFMA rule reaches back, in wait states (XDL 16 passes -> SrcA/B on gfx950). */
 #define EMU_WS_MFMA_REACH 20u
@@ -53,6 +77,70 @@ emu_ws_v_overlap(const emu_opnd *o, unsigned first, unsigned count)
    return s >= 0 && count && (unsigned)s < first + count && first < (unsigned)s + n;
 }
 
+/* True when `in` may issue now; otherwise false with a message naming both instructions, the
+ * rule, the wait states required and present, and the s_nop to insert. Inline: it runs for
+ * every executed instruction, and most have no record in reach to be held against. */
+static inline bool
+emu_ws_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len)
+{
+   if (!in->ws_ready)
+      return emu_ws_check_full(s, in, msg, len);
+   unsigned kinds = in->ws_kinds;
+   if (!(kinds & EMU_WSK_ANY))
+      return true;
+   /* Table 11 reaches 5 wait states back, only from the records that start a pair, and only
+    * 2 from those that write no SGPR/VCC/EXEC */
+   if (s->clock < s->hot_until) {
+      unsigned reach = s->clock < s->hot5_until ? 5 : 2, dist = 0;
+      for (unsigned i = 0; i < s->n && dist < reach; i++) {
+         const emu_ws_rec *r = &s->rec[(s->head - i) & (EMU_WS_DEPTH - 1)];
+         unsigned m = r->pairs & kinds;
+         /* the wide-store row alone: decided here (a VALU writing none of the data VGPRs) */
+         if (m == EMU_WSK_VALU_VDST &&
+             !emu_ws_v_overlap(&in->dst[0], r->data_first, r->data_count) &&
+             (in->ndst < 2 || !emu_ws_v_overlap(&in->dst[1], r->data_first, r->data_count)))
+            m = 0;
+         if (m)
+            return emu_ws_check_full(s, in, msg, len);
+         dist += r->waits;
+      }
+   }
+   /* MFMA rules: only while an MFMA issued within the longest rule's reach */
+   if (s->mfma_n && s->clock - s->mfma[s->mfma_head].stamp < EMU_WS_MFMA_REACH)
+      return emu_ws_mfma_check(s, in, msg, len);
+   return true;
+}
+
+/* Records `in` as issued. */
+static inline void
+emu_ws_issue(emu_ws_state *s, const emu_inst *in)
+{
+   if (!in->ws_ready) {
+      emu_ws_issue_full(s, in);
+      return;
+   }
+   s->head = (s->head + 1) & (EMU_WS_DEPTH - 1);
+   emu_ws_rec *r = &s->rec[s->head];
+   if (in->ws.pairs) {
+      *r = in->ws;
+   } else { /* the walk reads nothing else of a record that starts no pair */
+      r->pairs = 0;
+      r->waits = in->ws.waits;
+   }
+   s->n += s->n < EMU_WS_DEPTH;
+   s->clock += in->ws.waits;
+   if (in->ws.reach) {
+      if (s->clock + in->ws.reach > s->hot_until)
+         s->hot_until = s->clock + in->ws.reach;
+      if (in->ws.reach == 5)
+         s->hot5_until = s->clock + 5;
+   }
+   if (in->ws_kinds & EMU_WSK_MFMA)
+      emu_ws_mfma_issue(s, in);
+}
+
+/* --- Shared by emu_hazard_ws.c and emu_hazard_mfma.c only ---------------------------------- */
+
 /* Formats the hazard message: `second` needs `need` wait states after `first_name` at
  * `first_pc` and has `have`; `rule` names the table row. */
 void emu_ws_report(char *msg, size_t len, const emu_inst *second, const char *first_name,
@@ -74,9 +162,8 @@ emu_mfma_pass_class(unsigned passes)
 /* True when MFMA `in` reads one of the slots [first, first + count) (SrcA/B/C; for SMFMAC also
  * the accumulator, which is its vdst). */
 bool emu_ws_mfma_reads(const emu_inst *in, unsigned first, unsigned count);
-/* The MFMA chapter's rules for `in` against the MFMAs still in flight. */
-bool emu_ws_mfma_check(const emu_ws_state *s, const emu_inst *in, char *msg, size_t len);
-/* Records `in` when it is an MFMA (after s->clock counted it). */
-void emu_ws_mfma_issue(emu_ws_state *s, const emu_inst *in);
+/* emu_ws_mfma_check: the MFMA chapter's rules for `in` against the MFMAs still in flight;
+ * emu_ws_mfma_issue: records `in` when it is an MFMA (after s->clock counted it). Declared
+ * above, for the inline halves. */
 
 #endif

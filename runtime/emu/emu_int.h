@@ -115,6 +115,20 @@ enum {
 };
 
 /* --- Decoded instruction ------------------------------------------------------------------- */
+/* What one issued instruction can be the first half of a Table 11 pair with. */
+typedef struct emu_ws_rec {
+   const char *name; /* mnemonic, for messages */
+   uint32_t pc;
+   uint16_t waits; /* wait states it provides: 1, or n + 1 for s_nop n */
+   uint8_t valu, trans, cmpx, m0_write, setreg, dot;
+   uint16_t hwreg_id;               /* s_setreg */
+   uint64_t sgpr_w[2];              /* SGPR codes 0..127 (incl. VCC, EXEC) written by a VALU op */
+   uint16_t vgpr_first, vgpr_count; /* VGPR slots written by a VALU op (AGPRs at 256..) */
+   uint16_t data_first, data_count; /* write-data VGPRs of a wide store (Table 11 rows 8/9) */
+   uint32_t pairs; /* kinds of second instruction (emu_inst.ws_kinds) it can pair with */
+   uint8_t reach;  /* the most wait states any of those rules asks for (0 when pairs is 0) */
+} emu_ws_rec;
+
 typedef struct emu_inst {
    uint16_t op;        /* index into emu_ops[] */
    uint8_t enc;        /* encoding actually used (emu_enc); VOP3 for _e64 forms */
@@ -173,6 +187,14 @@ typedef struct emu_inst {
    uint32_t target;                    /* branch target pc, resolved at decode */
    int8_t vmcnt, lgkmcnt, expcnt;      /* s_waitcnt fields; -1 when not waited on */
    uint16_t hwreg_id, hwreg_offset, hwreg_size; /* s_setreg/s_getreg */
+
+   /* Software wait states (emu_hazard_ws.c), filled once after decoding by emu_ws_prepare so
+    * the per-instruction check reads them instead of deriving them: the record this
+    * instruction leaves as the first of a pair, and the kinds of pair it can be the second of
+    * (a bit set of the rules' second halves). ws_ready 0: not prepared, derived on use. */
+   emu_ws_rec ws;
+   uint32_t ws_kinds;
+   uint8_t ws_ready;
 } emu_inst;
 
 /* --- Machine state -------------------------------------------------------------------------- */
@@ -202,18 +224,6 @@ typedef struct emu_pending {
  * instruction provides at least one, so at most 20 MFMAs can still matter. */
 #define EMU_WS_MFMA_DEPTH 32
 
-/* What one issued instruction can be the first half of a Table 11 pair with. */
-typedef struct emu_ws_rec {
-   const char *name; /* mnemonic, for messages */
-   uint32_t pc;
-   uint16_t waits; /* wait states it provides: 1, or n + 1 for s_nop n */
-   uint8_t valu, trans, cmpx, m0_write, setreg, dot;
-   uint16_t hwreg_id;               /* s_setreg */
-   uint64_t sgpr_w[2];              /* SGPR codes 0..127 (incl. VCC, EXEC) written by a VALU op */
-   uint16_t vgpr_first, vgpr_count; /* VGPR slots written by a VALU op (AGPRs at 256..) */
-   uint16_t data_first, data_count; /* write-data VGPRs of a wide store (Table 11 rows 8/9) */
-} emu_ws_rec;
-
 /* One issued MFMA / SMFMAC, for the MFMA dependency rules. */
 typedef struct emu_ws_mfma {
    const char *name; /* mnemonic, for messages */
@@ -225,9 +235,14 @@ typedef struct emu_ws_mfma {
 } emu_ws_mfma;
 
 typedef struct emu_ws_state {
-   emu_ws_rec rec[EMU_WS_DEPTH]; /* ring: rec[head] is the most recently issued instruction */
+   /* ring: rec[head] is the most recently issued instruction; of a record that starts no pair
+    * (pairs 0) only pairs and waits are kept */
+   emu_ws_rec rec[EMU_WS_DEPTH];
    unsigned n, head;             /* records held (<= EMU_WS_DEPTH), newest slot */
    uint64_t clock;               /* wait states provided by all instructions issued so far */
+   /* No record's Table 11 rule reaches a clock >= hot_until, and none with reach 5 (an
+    * SGPR/VCC/EXEC-writing VALU) one >= hot5_until: the walk is skipped, or stops after 2. */
+   uint64_t hot_until, hot5_until;
    emu_ws_mfma mfma[EMU_WS_MFMA_DEPTH]; /* ring: mfma[mfma_head] is the newest MFMA */
    unsigned mfma_n, mfma_head;
    /* Per VGPR slot (AGPRs at 256..): 1 + the ring index of the newest MFMA that writes it /

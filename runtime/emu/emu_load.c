@@ -6,6 +6,7 @@
  * The module keeps copies of what it needs (code bytes per kernel, decoded instructions); the
  * caller's ELF buffer is borrowed for the duration of emu_module_load only.
  */
+#include "emu_hazard_ws.h"
 #include "emu_int.h"
 
 #include <stdio.h>
@@ -317,8 +318,11 @@ emu_kernel_decode(struct emu_kernel *k, char *msg, size_t len)
             emu_dcache_put(k, k->mod->target);
       }
       /* after the cache copy: the tags depend on this kernel's descriptor, not its bytes */
-      if (k->decode_status == MXJIT_OK)
+      if (k->decode_status == MXJIT_OK) {
          emu_res_tag(k);
+         for (unsigned i = 0; i < k->ninsts; i++)
+            emu_ws_prepare(&k->insts[i]);
+      }
       k->decoded = k->decode_status == MXJIT_OK ? 1 : -1;
    }
    pthread_mutex_unlock(&k->decode_lock);

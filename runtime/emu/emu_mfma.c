@@ -356,13 +356,13 @@ mf_add_f32_exact(double d, double p)
    return (float)s;
 }
 
-/* What the exact regimes need (mf_exact_t): the operands as f32 and as double, t, and
- * K * max|A| * max|B|. */
+/* What the exact regimes need (mf_exact_t): the operands as f32 and as double, t,
+ * K * max|A| * max|B| and kpl * max|A| * max|B| (one K group). */
 typedef struct mf_x {
    const float *af, *bf;
    const double *a, *b;
    int t;
-   double p;
+   double p, pg;
 } mf_x;
 
 /* Register blocking of the core (emu_mfma_core.h): MF_RI rows x MF_RJ vectors per step. */
@@ -487,6 +487,10 @@ mf_c_fits_avx512_(unsigned mn, const uint32_t *const *crow, int t)
    __attribute__((__VA_ARGS__)) static bool mf_exact_##mn##_##kpl##_##isa(                         \
        const mf_x *x, const uint32_t *const *crow, uint32_t *const *drow)                          \
    {                                                                                               \
+      if (x->pg < ldexp(1.0, x->t + 23)) {                                                         \
+         mf_gexact_##isa(mn, 64 / mn * kpl, kpl, x->af, x->bf, crow, drow);                        \
+         return true;                                                                              \
+      }                                                                                            \
       int fit = mf_c_fits_##isa(mn, crow, x->t);                                                   \
       if (fit == 1 && x->p < ldexp(1.0, x->t + 21)) {                                              \
          mf_exact_##isa(mn, 64 / mn * kpl, x->af, x->bf, crow, drow);                              \
@@ -540,6 +544,10 @@ typedef bool (*mf_exact_fn)(const mf_x *x, const uint32_t *const *crow, uint32_t
    static bool mf_exact_##mn##_##kpl(const mf_x *x, const uint32_t *const *crow,                   \
                                      uint32_t *const *drow)                                        \
    {                                                                                               \
+      if (x->pg < ldexp(1.0, x->t + 23)) {                                                         \
+         mf_gexact_w4(mn, 64 / mn * kpl, kpl, x->af, x->bf, crow, drow);                           \
+         return true;                                                                              \
+      }                                                                                            \
       if (mf_c_fits_w4(mn, crow, x->t) != 1 || x->p >= ldexp(1.0, x->t + 21))                      \
          return false;                                                                             \
       mf_exact_w4(mn, 64 / mn * kpl, x->af, x->bf, crow, drow);                                    \
@@ -594,7 +602,15 @@ mf_exact_for(unsigned mn, unsigned kpl)
  * 2^t with t <= la + lb, every product and every sum the model forms (module comment: group
  * sums in double, one f32 rounding per accumulate step) is a multiple of 2^t (an f32 rounding
  * of a multiple of 2^t is one too). With -100 <= t, A and B elements f32 normals or zero, and
- * p = K * max|A| * max|B|:
+ * p = K * max|A| * max|B| and pg = kpl * max|A| * max|B|:
+ * - pg < 2^(t + 23), whatever C holds: every product and partial sum of one K group is a
+ *   multiple of 2^t below 2^(t + 23), so each group sum is exact in f32 (and is the model's
+ *   double sum), and the model's accumulate step, one f32 rounding of the exact D + sum, is one
+ *   IEEE f32 addition: mf_gexact (emu_mfma_core.h) computes the group sums in f32 (16 lanes per
+ *   AVX-512 FMA) and adds each to D, with no widening, round-to-odd add or narrowing per group
+ *   and no pass over C. Full-precision f16 within one binade at kpl 4 (11-bit significands:
+ *   four products below 2^24), bf16 and fp8 within a binade or two fall in it, rounding or
+ *   not; it is tried first (it also covers the next case's data, at about the same cost).
  * - |C| <= 2^(t + 22) and p < 2^(t + 21): every value is below 2^(t + 23) in magnitude, so it is
  *   exact in f32: no step rounds, and D is the exact C + A * B, which mf_exact
  *   (emu_mfma_core.h) computes in f32, 16 lanes per AVX-512 vector, K multiply-adds per element
@@ -605,16 +621,17 @@ mf_exact_for(unsigned mn, unsigned kpl)
  *   every double sum is exact and the fold's f32 rounding of the double sum is the one rounding
  *   of the exact sum: the rounding core with a plain add (mf_core_avx512e) instead of the
  *   round-to-odd pair. Full-precision data within a few binades falls in it.
- * Both are bit-identical to the rounding core by the argument above; NaN / Inf operands never
- * take them. mf_exact_t gives t and p from A and B (INT_MIN: not applicable; cached operands
- * only, kpl <= 8, unscaled), the C pass (mf_c_fits) says which bound C meets. It costs a pass
- * over C, so a thread that keeps failing it checks 1 MFMA in up to 64 (mf_x_skip); results
- * never depend on that, only speed. MXJIT_EMU_MFMA_EXACT=0 turns both off. */
+ * All are bit-identical to the rounding core by the argument above (a NaN result is stored
+ * as the canonical 0x7fc00000 in all); NaN / Inf elements of A or B never take them.
+ * mf_exact_t gives t, p and pg from A and B (INT_MIN: not applicable; cached operands only,
+ * kpl <= 8, unscaled), the C pass (mf_c_fits) says which bound C meets. It costs a pass over
+ * C, so a thread that keeps failing it checks 1 MFMA in up to 64 (mf_x_skip); results
+ * never depend on that, only speed. MXJIT_EMU_MFMA_EXACT=0 turns all three off. */
 static _Thread_local unsigned mf_x_skip, mf_x_wait;
 
 static int
 mf_exact_t(mf_rng *ra, const double *da, mf_rng *rb, const double *db, unsigned n, unsigned k,
-           double *p)
+           unsigned kpl, double *p, double *pg)
 {
    if (!ra->set)
       mf_range(da, n, ra);
@@ -629,6 +646,7 @@ mf_exact_t(mf_rng *ra, const double *da, mf_rng *rb, const double *db, unsigned 
    /* the callers compare p with 2^(t + 21) and 2^(t + 50): one bit of margin below the bounds
     * of the module comment, for the two roundings of p itself */
    *p = (double)k * ra->max * rb->max;
+   *pg = (double)kpl * ra->max * rb->max;
    return t < -100 ? INT_MIN : t;
 }
 
@@ -682,7 +700,7 @@ mfma(emu_wave *w, const emu_inst *in, unsigned mn, unsigned k, mf_type ta, mf_ty
          mf_x_skip--;
       } else {
          mf_x x = {.af = ga->f, .bf = gb->f, .a = da, .b = db};
-         x.t = mf_exact_t(ga, da, gb, db, k * mn, k, &x.p);
+         x.t = mf_exact_t(ga, da, gb, db, k * mn, k, kpl, &x.p, &x.pg);
          done = x.t != INT_MIN && mf_exact_for(mn, kpl)(&x, crow, drow);
          mf_x_wait = done ? 0 : mf_x_wait ? (mf_x_wait < 32 ? 2 * mf_x_wait : 64) : 1;
          mf_x_skip = mf_x_wait;

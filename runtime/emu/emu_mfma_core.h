@@ -287,6 +287,75 @@ MF_CAT(mf_exact_, MF_SUF)(unsigned mn, unsigned k, const float *af, const float 
       }
 }
 
+/* The group-exact regime (emu_mfma.c, mf_exact_t): A and B as for mf_exact, and every
+ * product and every partial sum of one K group (kpl products) is a multiple of 2^t below
+ * 2^(t + 23) in magnitude, so each group's sum p is exact in f32 (and the model's double sum is
+ * the same value); C is any f32 value. The model's step D = the f32 rounding of the exact
+ * D + p is then one IEEE f32 addition (round to nearest even, subnormals kept: the workers run
+ * in the default floating-point environment). Per element: for each K group in increasing
+ * order, p = a[k0] * b[k0], p += a[k] * b[k] for the rest of the group (each exact, fused or
+ * not; the first product is not added to a zero, so -0 stays -0 as in the model), then
+ * D = D + p; a NaN result is stored as the canonical 0x7fc00000 as the rounding core does.
+ * Half the rows of mf_exact per block: the group sums need registers of their own. */
+static inline __attribute__((always_inline, MF_ATTR)) void
+MF_CAT(mf_gexact_, MF_SUF)(unsigned mn, unsigned k, unsigned kpl, const float *af, const float *bf,
+                           const uint32_t *const *crow, uint32_t *const *drow)
+{
+#if defined(__clang__)
+#pragma clang fp contract(fast)
+#endif
+   typedef int32_t MF_CAT(mf_vxi_, MF_SUF) __attribute__((vector_size(4 * MF_XW)));
+   const unsigned xj = MF_XJ(mn), xi = MF_XI(mn) > 1 ? MF_XI(mn) / 2 : 1;
+   for (unsigned i0 = 0; i0 < mn; i0 += xi)
+      for (unsigned j0 = 0; j0 < mn; j0 += MF_XW * xj) {
+         MF_VX acc[8][4], sum[8][4], bv[4];
+#pragma GCC unroll 8
+         for (unsigned ri = 0; ri < xi; ri++)
+#pragma GCC unroll 4
+            for (unsigned rj = 0; rj < xj; rj++)
+               memcpy(&acc[ri][rj], crow[i0 + ri] + j0 + MF_XW * rj, sizeof(acc[ri][rj]));
+         for (unsigned k0 = 0; k0 < k; k0 += kpl) {
+#pragma GCC unroll 4
+            for (unsigned rj = 0; rj < xj; rj++)
+               memcpy(&bv[rj], bf + k0 * mn + j0 + MF_XW * rj, sizeof(bv[rj]));
+#pragma GCC unroll 8
+            for (unsigned ri = 0; ri < xi; ri++) {
+               float av = af[k0 * mn + i0 + ri];
+#pragma GCC unroll 4
+               for (unsigned rj = 0; rj < xj; rj++)
+                  sum[ri][rj] = av * bv[rj];
+            }
+#pragma GCC unroll 8
+            for (unsigned kk = k0 + 1; kk < k0 + kpl; kk++) {
+#pragma GCC unroll 4
+               for (unsigned rj = 0; rj < xj; rj++)
+                  memcpy(&bv[rj], bf + kk * mn + j0 + MF_XW * rj, sizeof(bv[rj]));
+#pragma GCC unroll 8
+               for (unsigned ri = 0; ri < xi; ri++) {
+                  float av = af[kk * mn + i0 + ri];
+#pragma GCC unroll 4
+                  for (unsigned rj = 0; rj < xj; rj++)
+                     sum[ri][rj] = sum[ri][rj] + av * bv[rj];
+               }
+            }
+#pragma GCC unroll 8
+            for (unsigned ri = 0; ri < xi; ri++)
+#pragma GCC unroll 4
+               for (unsigned rj = 0; rj < xj; rj++)
+                  acc[ri][rj] = acc[ri][rj] + sum[ri][rj];
+         }
+#pragma GCC unroll 8
+         for (unsigned ri = 0; ri < xi; ri++)
+#pragma GCC unroll 4
+            for (unsigned rj = 0; rj < xj; rj++) {
+               MF_CAT(mf_vxi_, MF_SUF) bits, nan = acc[ri][rj] != acc[ri][rj];
+               memcpy(&bits, &acc[ri][rj], sizeof(bits));
+               bits = (bits & ~nan) | (0x7fc00000 & nan);
+               memcpy(drow[i0 + ri] + j0 + MF_XW * rj, &bits, sizeof(bits));
+            }
+      }
+}
+
 /* 1 when every element of C (rows crow[0 .. mn-1]) is a multiple of 2^t and at most 2^(t + 22)
  * in magnitude (-100 <= t <= 0): c * 2^-t is then an integer of at most 22 bits, exact in f32
  * (no overflow: the magnitude bound is checked on the bits, so an Inf or a large c fails it

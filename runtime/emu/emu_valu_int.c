@@ -24,6 +24,25 @@
       return MXJIT_OK; \
    }
 
+/* OP32 of the integer add/sub ops with a VOP3 clamp bit: EXPR reads it as CLAMP, a constant
+ * in each of the two lane loops (one test per instruction, and both loops vectorize). */
+#define OP32C(fn, EXPR) \
+   mxjit_status fn(emu_wave *w, const emu_inst *in) \
+   { \
+      VALU_GATHER_OR_RETURN(io, K2); \
+      if (in->clamp) { \
+         enum { CLAMP = 1 }; \
+         for (unsigned l = 0; l < EMU_WAVE; l++) \
+            io.d[l] = (uint32_t)(EXPR); \
+      } else { \
+         enum { CLAMP = 0 }; \
+         for (unsigned l = 0; l < EMU_WAVE; l++) \
+            io.d[l] = (uint32_t)(EXPR); \
+      } \
+      valu_store(w, in, &io, 32); \
+      return MXJIT_OK; \
+   }
+
 /* Defines a lane-wise op whose 64-bit result is EXPR of A64, B, C64. */
 #define OP64(fn, kinds, EXPR) \
    mxjit_status fn(emu_wave *w, const emu_inst *in) \
@@ -159,23 +178,23 @@ perm_b32(uint32_t s0, uint32_t s1, uint32_t s2)
 
 /* Unsigned add/sub with the VOP3 clamp bit: saturate instead of wrapping. */
 static inline uint32_t
-addu_clamp(const emu_inst *in, uint32_t a, uint32_t b)
+addu_clamp(bool clamp, uint32_t a, uint32_t b)
 {
    uint64_t s = (uint64_t)a + b;
-   return in->clamp && s > 0xffffffffu ? 0xffffffffu : (uint32_t)s;
+   return clamp && s > 0xffffffffu ? 0xffffffffu : (uint32_t)s;
 }
 
 static inline uint32_t
-subu_clamp(const emu_inst *in, uint32_t a, uint32_t b)
+subu_clamp(bool clamp, uint32_t a, uint32_t b)
 {
-   return in->clamp && b > a ? 0 : a - b;
+   return clamp && b > a ? 0 : a - b;
 }
 
 static inline uint32_t
-addi_clamp(const emu_inst *in, uint32_t a, uint32_t b)
+addi_clamp(bool clamp, uint32_t a, uint32_t b)
 {
    int64_t s = (int64_t)(int32_t)a + (int32_t)b;
-   if (in->clamp)
+   if (clamp)
       s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
    return (uint32_t)s;
 }
@@ -198,11 +217,11 @@ OP32(valu_ffbl_b32, K1, A ? (uint32_t)__builtin_ctz(A) : 0xffffffffu)
 OP32(valu_ffbh_i32, K1, ffbh_i32(A))
 OP64(valu_mov_b64, VK(VK_B64, VK_NONE, VK_NONE), A64)
 
-OP32(valu_add_u32, K2, addu_clamp(in, A, B))
-OP32(valu_sub_u32, K2, subu_clamp(in, A, B))
-OP32(valu_subrev_u32, K2, subu_clamp(in, B, A))
-OP32(valu_add_i32, K2, addi_clamp(in, A, B))
-OP32(valu_sub_i32, K2, addi_clamp(in, A, (uint32_t)-(int64_t)(int32_t)B))
+OP32C(valu_add_u32, addu_clamp(CLAMP, A, B))
+OP32C(valu_sub_u32, subu_clamp(CLAMP, A, B))
+OP32C(valu_subrev_u32, subu_clamp(CLAMP, B, A))
+OP32C(valu_add_i32, addi_clamp(CLAMP, A, B))
+OP32C(valu_sub_i32, addi_clamp(CLAMP, A, (uint32_t)-(int64_t)(int32_t)B))
 OP32(valu_mul_i32_i24, K2, (int64_t)i24(A) * i24(B))
 OP32(valu_mul_hi_i32_i24, K2, ((int64_t)i24(A) * i24(B)) >> 32)
 OP32(valu_mul_u32_u24, K2, (uint64_t)u24(A) * u24(B))

@@ -186,7 +186,7 @@ host_moe_a16w4_stage2(const host_moe_a16w4_args *p, char *err, size_t errlen)
       if (tok >= p->ntokens || slot >= p->topk)
          continue; /* padding of the sorted list */
       int64_t e = p->expert_ids[i / p->block_m];
-      const uint16_t *arow = p->a + (tok * p->topk + slot) * kd;
+      const uint16_t *arow = host_moe_a16w4_arow(p, tok, slot);
       double rw = p->sorted_weights[i];
       for (int64_t n = 0; n < nd; n++) {
          const uint8_t *wq = p->w + (e * nd + n) * (kd / 2);

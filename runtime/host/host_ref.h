@@ -214,9 +214,12 @@ int host_grouped_gemm_fp8_wgrad_acc(const uint8_t *lhs, host_fmt fl, float sl,
  *      out[t][n] = bf16( Σ_{valid i: token(i) = t} w_i · (Σ_k a[t][slot(i)][k]·W[e(i)][n][k]
  *                                                          + bias[e(i)][n]) )
  *    with the whole sum in fp64 (exact products) and a single rounding; tokens with no row
- *    get +0. A kernel that accumulates with bf16 atomics is compared with a tolerance. */
+ *    get +0. A kernel that accumulates with bf16 atomics is compared with a tolerance.
+ *  - a_tok_stride, a_row_stride: a's strides in elements between tokens and between slots;
+ *    both 0 for a compact a (topk · inter, inter). host_moe_a16w4_arow gives a row. */
 typedef struct host_moe_a16w4_args {
    const uint16_t *a;
+   int64_t a_tok_stride, a_row_stride;
    const uint8_t *w, *ws;
    const float *bias;
    const int32_t *sorted_ids, *expert_ids;
@@ -225,5 +228,13 @@ typedef struct host_moe_a16w4_args {
    uint16_t *out;
 } host_moe_a16w4_args;
 int host_moe_a16w4_stage2(const host_moe_a16w4_args *p, char *err, size_t errlen);
+/** Row a[tok][slot] of p's a (its strides, or compact when they are 0). */
+static inline const uint16_t *
+host_moe_a16w4_arow(const host_moe_a16w4_args *p, int64_t tok, int64_t slot)
+{
+   if (!p->a_row_stride)
+      return p->a + (tok * p->topk + slot) * p->inter;
+   return p->a + tok * p->a_tok_stride + slot * p->a_row_stride;
+}
 
 #endif /* HOST_REF_H */

@@ -204,14 +204,44 @@ eh_first_ws_hazard(const eh_kernel *k, char *msg, size_t msglen)
       st = emu_kernel_decode(kern, msg, msglen);
    free(h);
    if (st == MXJIT_OK) {
-      emu_ws_state ws;
+      /* Three ways to one verdict per instruction: the scheduler's (prepared instructions,
+       * filtered inline walk), the full walk (every record that starts a pair, as before the
+       * filter), and unprepared copies of the instructions on a second state (derived on
+       * use). Any disagreement is reported as -3. */
+      emu_ws_state ws, ws_u;
       memset(&ws, 0, sizeof(ws));
+      memset(&ws_u, 0, sizeof(ws_u));
       emu_ws_set_target(&ws, target);
+      emu_ws_set_target(&ws_u, target);
       at = -1;
+      char full_msg[512], u_msg[512];
       for (unsigned i = 0; i < kern->ninsts && at < 0; i++) {
-         if (!emu_ws_check(&ws, &kern->insts[i], msg, msglen))
+         const emu_inst *in = &kern->insts[i];
+         emu_inst u = *in;
+         u.ws_ready = 0;
+         full_msg[0] = u_msg[0] = 0;
+         bool full = emu_ws_check_full(&ws, in, full_msg, sizeof(full_msg));
+         bool unprep = emu_ws_check(&ws_u, &u, u_msg, sizeof(u_msg));
+         if (!in->ws_ready) {
+            snprintf(msg, msglen, "instruction %u (%s) was not prepared by emu_kernel_decode", i,
+                     in->text);
+            at = -3;
+            break;
+         }
+         if (!emu_ws_check(&ws, in, msg, msglen))
             at = (int)i;
-         emu_ws_issue(&ws, &kern->insts[i]);
+         if ((at < 0) != full || full != unprep ||
+             (!full && (strcmp(msg, full_msg) != 0 || strcmp(msg, u_msg) != 0))) {
+            snprintf(msg, msglen,
+                     "wait-state checker paths disagree at instruction %u (%s): inline %s, "
+                     "full walk %s (%s), unprepared %s (%s)",
+                     i, in->text, at < 0 ? "ok" : "reported", full ? "ok" : "reported", full_msg,
+                     unprep ? "ok" : "reported", u_msg);
+            at = -3;
+            break;
+         }
+         emu_ws_issue(&ws, in);
+         emu_ws_issue(&ws_u, &u);
       }
    }
    if (mod)

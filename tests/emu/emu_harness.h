@@ -58,7 +58,9 @@ mxjit_status eh_run64(const eh_kernel *k, uint32_t out[64], const void *in, size
 /** Assembles k (no buffers) for k->target, decodes it and walks its instructions in program
  *  order through the software wait-state checker (emu_ws_check / emu_ws_issue, as the scheduler
  *  calls them). Returns the index of the first instruction reported (its message in msg), -1
- *  when none is, or -2 when the kernel does not assemble, load or decode (the reason in msg). */
+ *  when none is, -2 when the kernel does not assemble, load or decode (the reason in msg), or
+ *  -3 when the scheduler's filtered check, the full walk over every record and the path of
+ *  unprepared instructions disagree on an instruction (emu_hazard_ws.h; details in msg). */
 int eh_first_ws_hazard(const eh_kernel *k, char *msg, size_t msglen);
 
 /** The assembly text eh_run would assemble (malloc'd; for debugging failing tests). */

@@ -82,8 +82,13 @@ o_elem(const uint32_t *buf, unsigned lane, unsigned kpl, unsigned j, int type)
  * {0, +-1} and C = +-(2^24 + even) (sums round, the regime must refuse: |C| > 2^22) next to
  * C = +-2^22 and +-(2^22 - small) (at the regime's bound); O_MID, full-precision elements in
  * [1/4, 2) (f16) / [1/2, 2) (bf16) and C = multiples of 2^-24 below 2^20: sums round, but every
- * double sum of the model is exact (the AVX-512 core's plain-add regime, emu_mfma.c). */
-enum { O_WIDE, O_SHORT, O_EDGE, O_MID };
+ * double sum of the model is exact (the AVX-512 core's plain-add regime, emu_mfma.c); O_GRP,
+ * full-precision elements in [1, 2) (and a few +-0) with C spread like O_WIDE's plus NaN, +-Inf,
+ * a subnormal, -0 and +-FLT_MAX: every K group's sum is exact in f32 when kpl * 2 * 2 * 2^t <
+ * 2^(t + 23) scaled, i.e. f16 at kpl 4 (products of 11-bit significands below 2^22, four of them
+ * below 2^24) and bf16 and fp8 at any kpl here, so emu_mfma.c's group-exact regime takes them
+ * (f16 at kpl 8 is refused and goes through the rounding core); the accumulate steps round. */
+enum { O_WIDE, O_SHORT, O_EDGE, O_MID, O_GRP };
 static int o_mode;
 
 static uint16_t
@@ -112,6 +117,12 @@ o_word(uint64_t *s, int type)
       if (o_mode == O_MID)
          v = type == O_BF16 ? (r & 0x807fu) | ((126u + r % 2u) << 7)
                             : (r & 0x83ffu) | ((13u + r % 3u) << 10);
+      else if (o_mode == O_GRP && (r >> 24) % 16 == 0)
+         v = type == O_FP8_FNUZ ? 0u : r & 0x8000u; /* +-0 (FNUZ has no -0: 0x80 is NaN) */
+      else if (o_mode == O_GRP)
+         v = type == O_BF16  ? (r & 0x807fu) | (127u << 7)
+             : type == O_F16 ? (r & 0x83ffu) | (15u << 10)
+                             : (r & 0x87u) | (8u << 3);
       else if (o_mode != O_WIDE)
          v = o_small16(s, type);
       else if (type == O_BF16)
@@ -156,6 +167,12 @@ order_case(const char *target, const char *mnem, unsigned mn, unsigned k, int ty
          c = (r >> 20) & 1 ? -c : c;
       }
       memcpy(&o_out[i], &c, 4);
+   }
+   if (o_mode == O_GRP) { /* C: NaN (signalling), +-Inf, a subnormal, -0, +-FLT_MAX */
+      static const uint32_t sp[] = {0x7fa00001u, 0x7f800000u, 0xff800000u, 0x00000123u,
+                                    0x80000000u, 0x7f7fffffu, 0xff7fffffu};
+      for (unsigned q = 0; q < sizeof(sp) / sizeof(sp[0]); q++)
+         o_out[(5 * q + 3) % (nregs * 64)] = sp[q];
    }
    if (o_mode == O_SHORT) { /* row 5 of A all -0, column 7 of B positive, C[5][7] = -0 */
       unsigned per = 2, half = 16;
@@ -276,6 +293,26 @@ Test(emu_mfma_order, exact_regime_short_edge_and_mid_data)
          order_case("gfx950", "v_mfma_f32_32x32x16_bf16", 32, 16, O_BF16, seed);
          order_case("gfx950", "v_mfma_f32_16x16x32_f16", 16, 32, O_F16, seed);
       }
+   }
+   o_mode = O_WIDE;
+}
+
+/* emu_mfma.c's group-exact regime against the model (O_GRP): each K group's sum in f32, one f32
+ * addition per accumulate step, on data whose accumulate steps round and on C values at the
+ * edges (NaN -> 0x7fc00000, Inf, subnormal, -0, FLT_MAX). Run at every host ISA level by ctest;
+ * MXJIT_EMU_MFMA_EXACT=0 sends the same data through the rounding core. */
+Test(emu_mfma_order, group_exact_regime)
+{
+   o_mode = O_GRP;
+   for (uint64_t seed = 31; seed <= 32; seed++) {
+      order_case("gfx942", "v_mfma_f32_16x16x16_bf16", 16, 16, O_BF16, seed);
+      order_case("gfx942", "v_mfma_f32_16x16x16_f16", 16, 16, O_F16, seed);
+      order_case("gfx942", "v_mfma_f32_32x32x8_f16", 32, 8, O_F16, seed);
+      order_case("gfx942", "v_mfma_f32_32x32x8_bf16", 32, 8, O_BF16, seed);
+      order_case("gfx950", "v_mfma_f32_32x32x16_bf16", 32, 16, O_BF16, seed);
+      order_case("gfx950", "v_mfma_f32_16x16x32_f16", 16, 32, O_F16, seed);
+      order_case("gfx942", "v_mfma_f32_16x16x32_fp8_fp8", 16, 32, O_FP8_FNUZ, seed);
+      order_case("gfx942", "v_mfma_f32_32x32x16_fp8_fp8", 32, 16, O_FP8_FNUZ, seed);
    }
    o_mode = O_WIDE;
 }

@@ -177,3 +177,21 @@ Test(fp4_decode, pk_add_bf16_gfx950)
 {
    check_pk_add(&jt_gfx950);
 }
+
+/* The atomic is gated on the target's capability bit, not its name: a target without
+ * JT_CAP_PK_ADD_BF16 gets the sticky MXJIT_ERR_UNSUPPORTED naming it. */
+Test(fp4_decode, pk_add_bf16_needs_capability)
+{
+   struct jt_target t = jt_gfx950;
+   t.caps &= ~(uint32_t)JT_CAP_PK_ADD_BF16;
+   jb_builder *b = jb_builder_create(&t, "pk");
+   const jb_arg args[] = {{"out", JB_GLOBAL_PTR}};
+   jb_kernel(b, "pk", args, 1, .wg_size = 64);
+   cr_expect(!jb_has_pk_add_bf16(b));
+   jb_global_atomic_pk_add_bf16(b, jb_arg_val(b, 0), jb_imm_i64(b, 0), jb_imm_u32(b, 0));
+   cr_expect_eq(jb_status(b), MXJIT_ERR_UNSUPPORTED);
+   jb_builder_destroy(b);
+   b = jb_builder_create(&jt_gfx942, "pk");
+   cr_expect(jb_has_pk_add_bf16(b));
+   jb_builder_destroy(b);
+}

@@ -691,6 +691,25 @@ depths_and_variants(const char *target)
       snprintf(tag, sizeof(tag), "%s depth %u vec 1 (wgrad)", target, depth);
       check_case(&c1, &p1, depth, tag);
    }
+   /* xpose (gfx942's pick for p/q-contiguous operands: transposed through VGPRs, written
+    * k-contiguous) at every depth: NN forward and dgrad with K and N tails, wgrad with its
+    * skewed groups; a variant per depth (persistent at odd depths), bk 128 at depth 2 */
+   for (unsigned depth = 1; depth <= 4 && !strcmp(target, "gfx942"); depth++) {
+      struct tpl_gg_params px = point(64, 64, depth == 2 ? 128 : 64, depth, 4, depth - 1);
+      px.xpose = 1;
+      char tag[96];
+      gcase cx = tail_case(target, MXJIT_GEMM_FWD, depth & 1 ? 3 : 0, 400 + depth);
+      cx.layout = MXJIT_B_KN;
+      snprintf(tag, sizeof(tag), "%s depth %u xpose (NN fwd, K tail)", target, depth);
+      check_case(&cx, &px, depth + 7, tag);
+      cx = tail_case(target, MXJIT_GEMM_WGRAD, depth & 1 ? 5 : 0, 410 + depth);
+      snprintf(tag, sizeof(tag), "%s depth %u xpose (wgrad)", target, depth);
+      check_case(&cx, &px, depth + 11, tag);
+      if (depth == 3) {
+         cx = tail_case(target, MXJIT_GEMM_DGRAD, 0, 420);
+         check_case(&cx, &px, 5, "gfx942 depth 3 xpose (dgrad of NT)");
+      }
+   }
    /* the wide tiles: 16-byte loads where the target has them, bk 128 (two k chunks) */
    gcase c = {.target = target,
               .pass = MXJIT_GEMM_FWD,
@@ -761,9 +780,11 @@ Test(grouped_gemm, no_lds_bank_conflicts, .timeout = 600)
 {
    static const struct {
       const char *target;
-      unsigned bm, bn, vec;
-   } tiles[] = {{"gfx942", 64, 64, 4},   {"gfx942", 128, 128, 4},  {"gfx942", 256, 128, 4},
-                {"gfx950", 64, 128, 16}, {"gfx950", 128, 128, 16}, {"gfx950", 256, 256, 16}};
+      unsigned bm, bn, vec, xpose;
+   } tiles[] = {
+       {"gfx942", 64, 64, 4, 0},   {"gfx942", 128, 128, 4, 0},  {"gfx942", 256, 128, 4, 0},
+       {"gfx950", 64, 128, 16, 0}, {"gfx950", 128, 128, 16, 0}, {"gfx950", 256, 256, 16, 0},
+       {"gfx942", 64, 64, 4, 1},   {"gfx942", 128, 128, 4, 1},  {"gfx942", 256, 128, 4, 1}};
    static const struct {
       mxjit_gemm_pass pass;
       mxjit_b_layout layout;
@@ -773,6 +794,9 @@ Test(grouped_gemm, no_lds_bank_conflicts, .timeout = 600)
                {MXJIT_GEMM_WGRAD, MXJIT_B_NK}};
    for (unsigned t = 0; t < sizeof(tiles) / sizeof(tiles[0]); t++) {
       for (unsigned l = 0; l < sizeof(lays) / sizeof(lays[0]); l++) {
+         /* xpose transposes the p/q-contiguous operands: NN, dgrad of NT, wgrad (not NT) */
+         if (tiles[t].xpose && l == 0)
+            continue;
          gcase c = {.target = tiles[t].target,
                     .pass = lays[l].pass,
                     .layout = lays[l].layout,
@@ -782,9 +806,10 @@ Test(grouped_gemm, no_lds_bank_conflicts, .timeout = 600)
                     .k = 256,
                     .seed = 50 + t * 4 + l};
          struct tpl_gg_params p = point(tiles[t].bm, tiles[t].bn, 64, 2, tiles[t].vec, 0);
+         p.xpose = tiles[t].xpose;
          char tag[96];
-         snprintf(tag, sizeof(tag), "%s %ux%u pass %d layout %d", c.target, p.bm, p.bn, (int)c.pass,
-                  (int)c.layout);
+         snprintf(tag, sizeof(tag), "%s %ux%u pass %d layout %d xpose %u", c.target, p.bm, p.bn,
+                  (int)c.pass, (int)c.layout, p.xpose);
          mxjit_ctx *ctx = kt_emu_ctx(c.target, 0);
          gdata d;
          uint16_t *out;
@@ -912,6 +937,166 @@ Test(grouped_gemm, static_checks_ocp_gfx942)
    const rt_lkernel *k;
    cr_assert_eq(rt_kernel_get(ctx, &tpl_grouped_gemm_fp8, &p, &k), MXJIT_ERR_UNSUPPORTED);
    cr_assert(strstr(mxjit_ctx_last_error(ctx), "natively"), "%s", mxjit_ctx_last_error(ctx));
+   mxjit_ctx_destroy(ctx);
+}
+
+/* ---- xpose: gfx942's p/q-contiguous operands, transposed once per workgroup ---------------
+ * Issue 11 §4's goal for the main loop: <= 0.5 non-MFMA VALU wave-instructions per MFMA, 0 LDS
+ * bank conflicts, no scratch, at the tiles the op picks. Measured as `mxjit bench --gemm-loop`
+ * does (tools/cmd_bench_gemm.c): one tile with 4 and with 12 stages of K; the difference of the
+ * two launches' counters is 8 steady-state iterations of 4 waves (prologue, tile search and
+ * epilogue cancel). */
+static void
+loop_counts(const char *target, mxjit_gemm_pass pass, const struct tpl_gg_params *p, double *valu,
+            double *mfma, uint64_t *conflicts)
+{
+   rt_counters cnt[2];
+   for (int i = 0; i < 2; i++) {
+      int64_t kk = (i ? 12 : 4) * p->bk;
+      gcase c = {.target = target, .pass = pass, .ng = 1, .seed = 70 + (uint64_t)i};
+      if (pass == MXJIT_GEMM_WGRAD) { /* dB = dOutᵀ A: p = dOut's n, q = A's k, K = rows */
+         c.layout = MXJIT_B_NK, c.lens[0] = kk, c.n = p->bm, c.k = p->bn;
+      } else { /* NN forward: B (1, K, N) n-contiguous */
+         c.layout = MXJIT_B_KN, c.lens[0] = p->bm, c.n = p->bn, c.k = kk;
+      }
+      mxjit_ctx *ctx = kt_emu_ctx(target, 0);
+      gdata d;
+      uint16_t *out;
+      cr_assert_eq(run(ctx, &c, p, &d, &out), MXJIT_OK, "%s", d.msg);
+      rt_device *dev = rt_ctx_device(ctx);
+      dev->ops->last_counters(dev, &cnt[i]);
+      cr_expect_eq(compare(&c, &d, out, "loop_counts"), 0u);
+      free(out);
+      free_case(ctx, &d);
+      mxjit_ctx_destroy(ctx);
+   }
+   *valu = (double)(cnt[1].valu - cnt[0].valu) / 32;
+   *mfma = (double)(cnt[1].mfma - cnt[0].mfma) / 32;
+   *conflicts = cnt[1].lds_bank_conflicts;
+}
+
+Test(grouped_gemm, xpose_loop_budget_gfx942, .timeout = 600)
+{
+   /* the op's picks: NN and wgrad at 128 x 128 (M per group or p below 256) and 256 x 128 */
+   const struct jt_target *t942 = jt_lookup("gfx942"), *t950 = jt_lookup("gfx950");
+   for (unsigned n = 0; n < 4; n++) {
+      unsigned wg = n & 1, big = n >> 1;
+      struct tpl_gg_problem pr = {.mode = wg,
+                                  .l_kc = !wg,
+                                  .r_kc = 0,
+                                  .num_xcd = 8,
+                                  .align = 16,
+                                  .m_total = wg ? 4096 : (big ? 4096 : 1024),
+                                  .ngroups = 8,
+                                  .p = big ? 4096 : 128,
+                                  .q = 1536,
+                                  .kc = 4096,
+                                  .ld_l = wg ? (big ? 4096 : 128) : 4096,
+                                  .ld_r = 1536};
+      struct tpl_gg_params p;
+      tpl_grouped_gemm_fp8.pick(t942, &pr, &p);
+      const char *what = wg ? "wgrad" : "NN";
+      cr_assert_eq(p.xpose, 1u, "gfx942 %s: the pick must transpose at staging", what);
+      cr_assert_eq(p.bm, big ? 256u : 128u, "gfx942 %s: bm %u", what, p.bm);
+      cr_assert_eq(p.bn, 128u, "gfx942 %s: bn %u", what, p.bn);
+      struct tpl_gg_params p950;
+      tpl_grouped_gemm_fp8.pick(t950, &pr, &p950);
+      cr_assert_eq(p950.xpose, 0u, "gfx950 %s reads transposed from LDS (ds_read_b64_tr_b8)", what);
+      double valu, mfma;
+      uint64_t conflicts;
+      p.persistent = 0;
+      loop_counts("gfx942", wg ? MXJIT_GEMM_WGRAD : MXJIT_GEMM_FWD, &p, &valu, &mfma, &conflicts);
+      cr_log_info("gfx942 %s %ux%u xpose: %.1f VALU / %.1f MFMA = %.3f per iteration", what, p.bm,
+                  p.bn, valu, mfma, valu / mfma);
+      cr_assert_eq(mfma, p.bm * p.bn / 512.0, "%s: %.1f MFMAs per iteration", what, mfma);
+      cr_assert_leq(valu / mfma, 0.5, "gfx942 %s %ux%u: %.3f non-MFMA VALU per MFMA (goal 0.5)",
+                    what, p.bm, p.bn, valu / mfma);
+      cr_assert_eq(conflicts, 0u, "gfx942 %s %ux%u: %llu LDS bank-conflict cycles", what, p.bm,
+                   p.bn, (unsigned long long)conflicts);
+      p.l_kc = pr.l_kc, p.r_kc = pr.r_kc;
+      mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0);
+      const rt_lkernel *k;
+      cr_assert_eq(rt_kernel_get(ctx, &tpl_grouped_gemm_fp8, &p, &k), MXJIT_OK, "%s",
+                   mxjit_ctx_last_error(ctx));
+      cr_assert_eq(k->meta.private_segment_size, 0u, "%s: scratch", what);
+      cr_assert_leq(k->meta.vgpr_count, big ? 512u : 256u, "%s: %u VGPR+AGPR", what,
+                    k->meta.vgpr_count);
+      char *isa = isa_of("gfx942", &p);
+      cr_assert_null(strstr(isa, "ds_read_u8"), "%s: byte gathers left", what);
+      cr_assert(strstr(isa, "ds_write_b16_d16_hi"), "%s: no high-half writes", what);
+      free(isa);
+      mxjit_ctx_destroy(ctx);
+   }
+}
+
+/* NN forward (B (G, K, N) n-contiguous) through the op on gfx942 (xpose) with B's rows 8 MiB
+ * apart: rows 512.. of expert 0 and all of expert 1 lie past 4 GiB, K = 600 ends mid-stage and
+ * N = 72 mid-tile. The per-stage i64 rebase and the stage view's bound (the tail) are both
+ * exercised; only the rows used are touched (the emulator's buffers are lazily zero). */
+Test(grouped_gemm, nn_xpose_past_4gb, .timeout = 300)
+{
+   const int64_t pitch = INT64_C(8) << 20, k = 600, n = 72, lens[2] = {100, 90}, mt = 190;
+   mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0);
+   size_t bbytes = (size_t)((2 * k - 1) * pitch + n);
+   mxjit_devptr db;
+   if (mxjit_malloc(ctx, bbytes, &db)) {
+      mxjit_ctx_destroy(ctx);
+      cr_skip_test("the emulator could not reserve %zu bytes on this host", bbytes);
+   }
+   uint64_t s = 5;
+   uint8_t *ha = malloc((size_t)(mt * k)), *hb = malloc((size_t)(2 * k * n));
+   for (int64_t i = 0; i < mt * k; i++)
+      ha[i] = rand_code(MXJIT_DTYPE_E4M3FNUZ, &s);
+   for (int64_t i = 0; i < 2 * k * n; i++)
+      hb[i] = rand_code(MXJIT_DTYPE_E4M3FNUZ, &s);
+   for (int64_t r = 0; r < 2 * k; r++)
+      cr_assert_eq(mxjit_memcpy_h2d(ctx, db + (uint64_t)(r * pitch), hb + r * n, (size_t)n), 0);
+   cr_assert_geq((uint64_t)(512 * pitch), UINT64_C(1) << 32);
+   int64_t offs[3] = {0, lens[0], mt};
+   float sa = 0.5f, sb = 0.25f;
+   mxjit_grouped_gemm_fp8_args a = {
+       .size = sizeof(a), .pass = MXJIT_GEMM_FWD, .b_layout = MXJIT_B_KN, .ngroups = 2};
+   a.a = (mxjit_tensor){.dtype = MXJIT_DTYPE_E4M3FNUZ, .ndim = 2, .shape = {mt, k}};
+   a.a.data = kt_to_dev(ctx, ha, (size_t)(mt * k));
+   a.b = (mxjit_tensor){.dtype = MXJIT_DTYPE_E4M3FNUZ,
+                        .ndim = 3,
+                        .shape = {2, k, n},
+                        .stride = {k * pitch, pitch, 1},
+                        .data = db};
+   a.a_scale_inv = kt_to_dev(ctx, &sa, 4);
+   a.b_scale_inv = kt_to_dev(ctx, &sb, 4);
+   a.group_offs = kt_to_dev(ctx, offs, sizeof(offs));
+   a.out = kt_dev_fill(ctx, (size_t)(mt * n) * 2, OUT_FILL);
+   struct tpl_gg_problem pr;
+   uint64_t io[6];
+   cr_assert_eq(rt_op_gg_problem(ctx, "test", &a, &pr, io), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   struct tpl_gg_params pk;
+   tpl_grouped_gemm_fp8.pick(jt_lookup("gfx942"), &pr, &pk);
+   cr_assert_eq(pk.xpose, 1u, "the op's pick must take the xpose path here");
+   cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   uint16_t *out = (uint16_t *)kt_take(ctx, a.out, (size_t)(mt * n) * 2);
+   unsigned bad = 0;
+   for (int64_t r = 0; r < mt; r++) {
+      int64_t e = r >= lens[0];
+      for (int64_t j = 0; j < n; j++) {
+         double sum = 0, abs_sum = 0;
+         for (int64_t kk = 0; kk < k; kk++) {
+            double t = dec(MXJIT_DTYPE_E4M3FNUZ, ha[r * k + kk]) *
+                       dec(MXJIT_DTYPE_E4M3FNUZ, hb[(e * k + kk) * n + j]);
+            sum += t, abs_sum += fabs(t);
+         }
+         double exact = sum * 0.125, got = host_bf16_to_f32(out[r * n + j]);
+         int ex;
+         frexp(exact, &ex);
+         double tol = 2 * ldexp(1, ex - 8) + (double)k * ldexp(1, -24) * abs_sum * 0.125;
+         if (!(fabs(got - exact) <= tol) && bad++ < 5)
+            cr_log_error("row %lld col %lld: %g, exact %g", (long long)r, (long long)j, got, exact);
+      }
+   }
+   cr_expect_eq(bad, 0, "%u elements outside the tolerance", bad);
+   free(out), free(ha), free(hb);
+   mxjit_free(ctx, a.a.data), mxjit_free(ctx, db);
    mxjit_ctx_destroy(ctx);
 }
 
@@ -1048,50 +1233,57 @@ Test(grouped_gemm, wgrad_rows_past_4gb, .timeout = 300)
                                .l_bytes = (int64_t)bytes,
                                .r_bytes = (int64_t)bytes};
    size_t ob = (size_t)(2 * p * q) * 2;
-   uint64_t io[6] = {dl,
-                     dr,
-                     kt_dev_fill(ctx, ob, OUT_FILL),
-                     kt_to_dev(ctx, offs, sizeof(offs)),
-                     kt_to_dev(ctx, &sl, 4),
-                     kt_to_dev(ctx, &sr, 4)};
-   const tpl_family *f = &tpl_grouped_gemm_fp8;
-   struct tpl_gg_params pp = point(64, 64, 64, 3, 4, 0);
-   pp.mode = 1, pp.l_kc = pp.r_kc = 0, pp.fmt_l = 1, pp.fmt_r = 0;
-   char msg[256];
-   cr_assert_eq(tpl_validate(f, &pr, &pp, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
-   const rt_lkernel *kern;
-   cr_assert_eq(rt_kernel_get(ctx, f, &pp, &kern), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   uint64_t vals[TPL_MAX_KARGS];
-   uint8_t ka[TPL_MAX_KARGS * 8];
-   f->kernargs(&pr, &pp, io, vals);
-   size_t kn = tpl_kargs_write(f, vals, ka, sizeof(ka));
-   tpl_grid g;
-   f->grid(&pr, &pp, &g);
-   cr_assert_eq(rt_kernel_launch(ctx, kern, g.grid, g.block, ka, kn, NULL), MXJIT_OK, "%s",
-                mxjit_ctx_last_error(ctx));
-   uint16_t *out = (uint16_t *)kt_take(ctx, io[2], ob);
-   unsigned bad = 0;
-   for (int64_t gi = 0; gi < 2; gi++) {
-      for (int64_t i = 0; i < p; i++) {
-         for (int64_t j = 0; j < q; j++) {
-            double sum = 0, abs_sum = 0;
-            for (int64_t m = offs[gi]; m < offs[gi + 1]; m++) {
-               double t = dec(MXJIT_DTYPE_E5M2FNUZ, hl[m * p + i]) *
-                          dec(MXJIT_DTYPE_E4M3FNUZ, hr[m * q + j]);
-               sum += t, abs_sum += fabs(t);
+   /* xpose 0: loads-to-LDS and byte gathers; 1: gfx942's pick, VGPR loads whose stage view
+    * ends at the group's last row (the tail bound is the resource's) */
+   for (unsigned xpose = 0; xpose < 2; xpose++) {
+      uint64_t io[6] = {dl,
+                        dr,
+                        kt_dev_fill(ctx, ob, OUT_FILL),
+                        kt_to_dev(ctx, offs, sizeof(offs)),
+                        kt_to_dev(ctx, &sl, 4),
+                        kt_to_dev(ctx, &sr, 4)};
+      const tpl_family *f = &tpl_grouped_gemm_fp8;
+      struct tpl_gg_params pp = point(64, 64, 64, 3, 4, 0);
+      pp.mode = 1, pp.l_kc = pp.r_kc = 0, pp.fmt_l = 1, pp.fmt_r = 0, pp.xpose = xpose;
+      char msg[256];
+      cr_assert_eq(tpl_validate(f, &pr, &pp, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+      const rt_lkernel *kern;
+      cr_assert_eq(rt_kernel_get(ctx, f, &pp, &kern), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+      uint64_t vals[TPL_MAX_KARGS];
+      uint8_t ka[TPL_MAX_KARGS * 8];
+      f->kernargs(&pr, &pp, io, vals);
+      size_t kn = tpl_kargs_write(f, vals, ka, sizeof(ka));
+      tpl_grid g;
+      f->grid(&pr, &pp, &g);
+      cr_assert_eq(rt_kernel_launch(ctx, kern, g.grid, g.block, ka, kn, NULL), MXJIT_OK, "%s",
+                   mxjit_ctx_last_error(ctx));
+      uint16_t *out = (uint16_t *)kt_take(ctx, io[2], ob);
+      unsigned bad = 0;
+      for (int64_t gi = 0; gi < 2; gi++) {
+         for (int64_t i = 0; i < p; i++) {
+            for (int64_t j = 0; j < q; j++) {
+               double sum = 0, abs_sum = 0;
+               for (int64_t m = offs[gi]; m < offs[gi + 1]; m++) {
+                  double t = dec(MXJIT_DTYPE_E5M2FNUZ, hl[m * p + i]) *
+                             dec(MXJIT_DTYPE_E4M3FNUZ, hr[m * q + j]);
+                  sum += t, abs_sum += fabs(t);
+               }
+               double exact = sum, got = host_bf16_to_f32(out[(gi * p + i) * q + j]);
+               int ex;
+               frexp(exact, &ex);
+               double tol = 2 * ldexp(1, ex - 8) + 310 * ldexp(1, -24) * abs_sum;
+               if (!(fabs(got - exact) <= tol) && bad++ < 5)
+                  cr_log_error("xpose %u group %lld dB(%lld, %lld): %g, exact %g", xpose,
+                               (long long)gi, (long long)i, (long long)j, got, exact);
             }
-            double exact = sum, got = host_bf16_to_f32(out[(gi * p + i) * q + j]);
-            int ex;
-            frexp(exact, &ex);
-            double tol = 2 * ldexp(1, ex - 8) + 310 * ldexp(1, -24) * abs_sum;
-            if (!(fabs(got - exact) <= tol) && bad++ < 5)
-               cr_log_error("group %lld dB(%lld, %lld): %g, exact %g", (long long)gi, (long long)i,
-                            (long long)j, got, exact);
          }
       }
+      cr_expect_eq(bad, 0, "xpose %u: %u elements outside the tolerance", xpose, bad);
+      free(out);
+      for (int i = 3; i < 6; i++)
+         mxjit_free(ctx, io[i]);
    }
-   cr_expect_eq(bad, 0, "%u elements outside the tolerance", bad);
-   free(out), free(hl), free(hr);
+   free(hl), free(hr);
    mxjit_free(ctx, dl), mxjit_free(ctx, dr);
    mxjit_ctx_destroy(ctx);
 }

@@ -8,8 +8,9 @@
  * rows, the buffers sized tokens * topk + E * (block_m - 1) rounded up to block_m.
  * Default: every pick point over tokens {1, 2, 4, 8, 33} x top-k {4, 8} on both targets, a
  * seeded sample of legal params with tile tails, split-K, bias and epilogue variants, shuffled
- * wave order; the active-block launch count; bad routing input. MXJIT_SWEEP_ALL=1 runs every
- * legal param point of the sample problems.
+ * wave order; the active-block launch count; bad routing input; a strided a (issue #13 item
+ * 6: sampled strided points, ABI-2 op calls, its main-loop budget). MXJIT_SWEEP_ALL=1 runs
+ * every legal param point of the sample problems.
  */
 #include "jt.h"
 #include "kt_common.h"
@@ -30,6 +31,11 @@ static const char *const targets[] = {"gfx942", "gfx950"};
  * issue #12's goal, 1.0 (measured 0.992 = 127 per 128 MFMAs since session 7). */
 #define MOE_LOOP_BUDGET_GFX950 1.0
 #define MOE_LOOP_BUDGET_GFX942 2.83
+/* The same loop of the strided-a kernel (BENCHMARKS.md "Row-strided a"): the same MFMAs and,
+ * on gfx950, the same instructions (0.992 / 2.842 measured since the merge with the
+ * load-to-LDS fill) */
+#define MOE_LOOP_BUDGET_STRIDED_GFX950 1.0
+#define MOE_LOOP_BUDGET_STRIDED_GFX942 2.85
 
 typedef struct moe_case {
    int64_t tokens, topk, experts, model_dim, inter, block_m;
@@ -176,6 +182,8 @@ reference(const moe_data *d, host_moe_a16w4_args *h)
 typedef struct dev_args {
    mxjit_moe_a16w4_args a;
    mxjit_devptr nvp;
+   int64_t a_tok, a_row; /* a's strides (elements) for launch_params; 0, 0: compact */
+   mxjit_devptr a_base;  /* to_device_strided: the allocation a->a points into */
 } dev_args;
 
 static void
@@ -184,6 +192,8 @@ to_device(mxjit_ctx *ctx, const moe_data *d, int32_t nv, dev_args *da)
    const moe_case *c = &d->c;
    int64_t kpad = host_shuffle_scale_a16w4_kpad(c->inter / 32);
    da->nvp = kt_to_dev(ctx, &nv, 4);
+   da->a_tok = da->a_row = 0;
+   da->a_base = 0;
    da->a = (mxjit_moe_a16w4_args){
        .a = kt_to_dev(ctx, d->a, 2 * (size_t)(c->tokens * c->topk * c->inter)),
        .w = kt_to_dev(ctx, d->wsh, (size_t)(c->experts * c->model_dim * c->inter / 2)),
@@ -205,12 +215,37 @@ to_device(mxjit_ctx *ctx, const moe_data *d, int32_t nv, dev_args *da)
    };
 }
 
+/* to_device with a strided a: row (t, s) at element t * tok + s * row, off bytes into its
+ * buffer; the padding between rows and the bytes before off are 0x7f7f (bf16 3.4e38: read, it
+ * turns the sums into Inf or wrecks them). */
+static void
+to_device_strided(mxjit_ctx *ctx, const moe_data *d, int32_t nv, dev_args *da, int64_t row,
+                  int64_t tok, uint64_t off)
+{
+   const moe_case *c = &d->c;
+   to_device(ctx, d, nv, da);
+   mxjit_free(ctx, da->a.a);
+   size_t n = off + 2 * (size_t)((c->tokens - 1) * tok + (c->topk - 1) * row + c->inter);
+   uint8_t *buf = malloc(n);
+   memset(buf, 0x7f, n);
+   for (int64_t t = 0; t < c->tokens; t++)
+      for (int64_t k = 0; k < c->topk; k++)
+         memcpy(buf + off + 2 * (size_t)(t * tok + k * row), d->a + (t * c->topk + k) * c->inter,
+                2 * (size_t)c->inter);
+   da->a_base = kt_to_dev(ctx, buf, n);
+   free(buf);
+   da->a.a = da->a_base + off;
+   da->a_tok = tok;
+   da->a_row = row;
+}
+
 static uint16_t *
 take_out(mxjit_ctx *ctx, dev_args *da)
 {
    const mxjit_moe_a16w4_args *a = &da->a;
    uint16_t *out = (uint16_t *)kt_take(ctx, a->out, 2 * (size_t)(a->tokens * a->model_dim));
-   mxjit_free(ctx, a->a), mxjit_free(ctx, a->w), mxjit_free(ctx, a->w_scale);
+   mxjit_free(ctx, da->a_base ? da->a_base : a->a), mxjit_free(ctx, a->w);
+   mxjit_free(ctx, a->w_scale);
    if (a->bias)
       mxjit_free(ctx, a->bias);
    mxjit_free(ctx, a->sorted_ids), mxjit_free(ctx, a->expert_ids);
@@ -226,7 +261,8 @@ launch_params(mxjit_ctx *ctx, const dev_args *da, const struct tpl_moe_a16w4_par
 {
    const mxjit_moe_a16w4_args *a = &da->a;
    struct tpl_moe_a16w4_problem pr = {a->tokens, a->topk,    a->experts, a->model_dim,
-                                      a->inter,  a->nsorted, a->block_m, a->bias != 0};
+                                      a->inter,  a->nsorted, a->block_m, a->bias != 0,
+                                      da->a_tok, da->a_row};
    char ser[200], vmsg[256];
    const tpl_family *f = &tpl_moe_a16w4;
    tpl_params_serialize(f, p, ser, sizeof(ser));
@@ -267,7 +303,8 @@ expect_close(const moe_data *d, const host_moe_a16w4_args *h, const uint16_t *re
 {
    char why[320] = "";
    struct tpl_moe_a16w4_problem pr = {d->c.tokens, d->c.topk,  d->c.experts, d->c.model_dim,
-                                      d->c.inter,  d->nsorted, d->c.block_m, d->c.bias};
+                                      d->c.inter,  d->nsorted, d->c.block_m, d->c.bias,
+                                      0,           0};
    int64_t bad = rt_moe_a16w4_compare(h, ref, out, tpl_moe_a16w4_kper(&pr, p), why, sizeof(why));
    cr_expect_eq(bad, -1, "%s (tokens %lld topk %lld E %lld d %lld i %lld bm %lld bias %d): %s",
                 what, (long long)d->c.tokens, (long long)d->c.topk, (long long)d->c.experts,
@@ -314,23 +351,32 @@ Test(moe_a16w4, pick_points_tokens_topk)
 
 /* The LDS variant reads A through 32-bit offsets: at 4 GB of A (64 Ki tokens x top-8 x 4096
  * x 2 bytes) validate refuses lds = 1 saying so, and the pick takes the register variant; one
- * byte-row less of tokens and the 128-row LDS point stays. */
+ * token less and the 128-row LDS point stays. A strided a counts its span, rows x pitch: with
+ * 64 Ki elements per token (half of it padding) 32769 tokens reach 4 GB - 8 KB where the
+ * compact rows (2 GB) would not; 32768 stay below. */
 Test(moe_a16w4, lds_needs_a_below_4gb)
 {
+   static const struct {
+      int64_t tokens, a_tok, a_row;
+      bool big;
+   } c[] = {{65536, 0, 0, true},
+            {65535, 0, 0, false},
+            {32769, 65536, 4096, true},
+            {32768, 65536, 4096, false}};
    for (unsigned ti = 0; ti < 2; ti++)
-      for (int64_t tokens = 65536; tokens >= 65535; tokens--) {
-         int64_t ns = (tokens * 8 + 16 * 127 + 127) / 128 * 128;
-         struct tpl_moe_a16w4_problem pr = {tokens, 8, 16, 1024, 4096, ns, 128, 0};
+      for (unsigned i = 0; i < 4; i++) {
+         int64_t tokens = c[i].tokens, ns = (tokens * 8 + 16 * 127 + 127) / 128 * 128;
+         struct tpl_moe_a16w4_problem pr = {tokens, 8,   16, 1024,       4096,
+                                            ns,     128, 0,  c[i].a_tok, c[i].a_row};
          struct tpl_moe_a16w4_params p;
          tpl_moe_a16w4.pick(jt_lookup(targets[ti]), &pr, &p);
          char msg[256] = "";
-         cr_expect_eq(tpl_validate(&tpl_moe_a16w4, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s",
-                      msg);
-         bool big = tokens == 65536;
-         cr_expect_eq(p.lds, big ? 0u : 1u, "%s tokens %lld: lds = %u", targets[ti],
-                      (long long)tokens, p.lds);
+         cr_expect_eq(tpl_validate(&tpl_moe_a16w4, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+         bool big = c[i].big;
+         cr_expect_eq(p.lds, big ? 0u : 1u, "%s tokens %lld a_tok %lld: lds = %u", targets[ti],
+                      (long long)tokens, (long long)c[i].a_tok, p.lds);
          cr_expect_eq(p.tile_m, big ? 32u : 128u);
-         struct tpl_moe_a16w4_params q = {128, 256, 128, 4, 1, 16, 1, 2, 1};
+         struct tpl_moe_a16w4_params q = {128, 256, 128, 4, 1, 16, 1, 2, 1, c[i].a_row != 0};
          mxjit_status st = tpl_validate(&tpl_moe_a16w4, &pr, &q, msg, sizeof(msg));
          cr_expect_eq(st, big ? MXJIT_ERR_INVALID_ARG : MXJIT_OK, "%s", msg);
          if (big)
@@ -351,8 +397,8 @@ Test(moe_a16w4, pick_validates)
             for (unsigned k = 0; k < 4; k++)
                for (int64_t topk = 1; topk <= 8; topk *= 8) {
                   int64_t ns = (toks[k] * topk + 16 * (bms[b] - 1) + bms[b] - 1) / bms[b] * bms[b];
-                  struct tpl_moe_a16w4_problem pr = {toks[k],   topk, 16,     256,
-                                                     inters[i], ns,   bms[b], 1};
+                  struct tpl_moe_a16w4_problem pr = {toks[k], topk,   16, 256, inters[i],
+                                                     ns,      bms[b], 1,  0,   0};
                   struct tpl_moe_a16w4_params p;
                   tpl_moe_a16w4.pick(jt_lookup(targets[ti]), &pr, &p);
                   char msg[256] = "", ser[200];
@@ -381,7 +427,7 @@ static_sweep(const char *target)
 {
    const tpl_family *f = &tpl_moe_a16w4;
    const struct jt_target *jt = jt_lookup(target);
-   struct tpl_moe_a16w4_problem pr = {64, 8, 16, 512, 3072, 16 * 128 + 512, 128, 1};
+   struct tpl_moe_a16w4_problem pr = {64, 8, 16, 512, 3072, 16 * 128 + 512, 128, 1, 0, 0};
    struct tpl_moe_a16w4_params p, *pts = malloc(sizeof(*pts) * 8192);
    unsigned np = 0;
    for (unsigned i = 0; i < f->nparams; i++)
@@ -457,6 +503,23 @@ next_params(struct tpl_moe_a16w4_params *p, const tpl_family *f)
    return false;
 }
 
+/* The points legal for pr (kmfma 32 only with k32: gfx950), in the table's order; at most max. */
+static unsigned
+legal_points(const struct tpl_moe_a16w4_problem *pr, bool k32, struct tpl_moe_a16w4_params *pts,
+             unsigned max)
+{
+   const tpl_family *f = &tpl_moe_a16w4;
+   struct tpl_moe_a16w4_params p;
+   unsigned np = 0;
+   for (unsigned i = 0; i < f->nparams; i++)
+      memcpy((char *)&p + f->params[i].offset, &f->params[i].allowed[0], 4);
+   do {
+      if (tpl_validate(f, pr, &p, NULL, 0) == MXJIT_OK && (p.kmfma == 16 || k32) && np < max)
+         pts[np++] = p;
+   } while (next_params(&p, f));
+   return np;
+}
+
 static void
 sweep(const char *target, bool all, unsigned sample_per_case)
 {
@@ -469,17 +532,10 @@ sweep(const char *target, bool all, unsigned sample_per_case)
       host_moe_a16w4_args h;
       uint16_t *ref = reference(&d, &h);
       struct tpl_moe_a16w4_problem pr = {c->tokens, c->topk,   c->experts, c->model_dim,
-                                         c->inter,  d.nsorted, c->block_m, c->bias};
-      /* the legal points for this problem and target */
-      struct tpl_moe_a16w4_params p, pts[4096];
-      unsigned np = 0;
-      for (unsigned i = 0; i < f->nparams; i++)
-         memcpy((char *)&p + f->params[i].offset, &f->params[i].allowed[0], 4);
-      do {
-         if (tpl_validate(f, &pr, &p, NULL, 0) == MXJIT_OK &&
-             (p.kmfma == 16 || strcmp(target, "gfx950") == 0) && np < 4096)
-            pts[np++] = p;
-      } while (next_params(&p, f));
+                                         c->inter,  d.nsorted, c->block_m, c->bias,
+                                         0,         0};
+      struct tpl_moe_a16w4_params pts[4096];
+      unsigned np = legal_points(&pr, strcmp(target, "gfx950") == 0, pts, 4096);
       cr_assert_gt(np, 0u);
       uint64_t s = c->seed * 977 + (uint64_t)target[5];
       unsigned n = all ? np : sample_per_case;
@@ -553,8 +609,8 @@ Test(moe_a16w4, lds_loop_step_parity)
                                           .atomic = 1,
                                           .stage = 2,
                                           .lds = 1};
-         struct tpl_moe_a16w4_problem pr = {c.tokens, c.topk,    c.experts, c.model_dim,
-                                            c.inter,  d.nsorted, c.block_m, c.bias};
+         struct tpl_moe_a16w4_problem pr = {c.tokens,  c.topk,    c.experts, c.model_dim, c.inter,
+                                            d.nsorted, c.block_m, c.bias,    0,           0};
          char msg[256] = "";
          cr_assert_eq(tpl_validate(&tpl_moe_a16w4, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
          mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 7 + pi);
@@ -585,10 +641,12 @@ Test(moe_a16w4, lds_loop_step_parity)
  * tail steps and the epilogue cancel. Returns non-MFMA wave-instructions per MFMA; *mfma: MFMAs
  * per wave and step. Both launches are also checked against the reference. */
 static double
-loop_cost(const char *target, double *mfma, struct tpl_moe_a16w4_params *pp)
+loop_cost(const char *target, double *mfma, struct tpl_moe_a16w4_params *pp, bool strided)
 {
-   struct tpl_moe_a16w4_problem pk = {64, 4, 8, 512, 3072, 64 * 4 + 8 * 127 + 127, 128, 0};
+   struct tpl_moe_a16w4_problem pk = {64, 4, 8, 512, 3072, 64 * 4 + 8 * 127 + 127, 128, 0, 0, 0};
    pk.nsorted = pk.nsorted / 128 * 128;
+   if (strided) /* a rows 8 elements apart more than inter, tokens 8 more than that */
+      pk.a_row_stride = pk.inter + 8, pk.a_tok_stride = pk.topk * pk.a_row_stride + 8;
    tpl_moe_a16w4.pick(jt_lookup(target), &pk, pp);
    pp->k_batch = 1;
    rt_counters c[2];
@@ -600,7 +658,10 @@ loop_cost(const char *target, double *mfma, struct tpl_moe_a16w4_params *pp)
       uint16_t *ref = reference(&d, &h);
       mxjit_ctx *ctx = kt_emu_ctx(target, 3);
       dev_args da;
-      to_device(ctx, &d, (int32_t)d.nv, &da);
+      if (strided)
+         to_device_strided(ctx, &d, (int32_t)d.nv, &da, mc.inter + 8, mc.inter + 16, 64);
+      else
+         to_device(ctx, &d, (int32_t)d.nv, &da);
       launch_params(ctx, &da, pp, &c[i]);
       uint16_t *out = take_out(ctx, &da);
       expect_close(&d, &h, ref, out, pp, target);
@@ -629,27 +690,32 @@ loop_cost(const char *target, double *mfma, struct tpl_moe_a16w4_params *pp)
 
 /* The budget the picked 128-row loop meets today (BENCHMARKS.md "A16W4 MoE stage 2"): a change
  * that adds instructions to the steady-state K step fails here. Issue #12's goal is 1.0 on
- * gfx950 (met since session 7: 0.992). */
+ * gfx950 (met since session 7: 0.992). The strided-a variant (issue #13 item 6) changes only
+ * per-tile row addresses; its loop has the same MFMAs and its own budget (gfx942's register
+ * allocation differs). */
 Test(moe_a16w4, main_loop_budget, .timeout = 600)
 {
    static const struct {
       const char *target;
       double budget;
       unsigned mfma;
-   } t[] = {{"gfx950", MOE_LOOP_BUDGET_GFX950, 128}, {"gfx942", MOE_LOOP_BUDGET_GFX942, 256}};
-   for (unsigned i = 0; i < 2; i++) {
+   } t[] = {{"gfx950", MOE_LOOP_BUDGET_GFX950, 128},
+            {"gfx942", MOE_LOOP_BUDGET_GFX942, 256},
+            {"gfx950", MOE_LOOP_BUDGET_STRIDED_GFX950, 128},
+            {"gfx942", MOE_LOOP_BUDGET_STRIDED_GFX942, 256}};
+   for (unsigned i = 0; i < 4; i++) {
       double mfma;
       struct tpl_moe_a16w4_params p;
-      double r = loop_cost(t[i].target, &mfma, &p);
-      cr_expect(p.tile_m == 128 && p.lds == 1 && p.tile_n / p.waves == 64,
+      double r = loop_cost(t[i].target, &mfma, &p, i >= 2);
+      cr_expect(p.tile_m == 128 && p.lds == 1 && p.tile_n / p.waves == 64 && p.strided == (i >= 2),
                 "%s: the pick is no longer the 128 x 64-per-wave LDS point this budget is for",
                 t[i].target);
       cr_expect_eq(mfma, (double)t[i].mfma, "%s: %.2f MFMA per wave and K step, want %u",
                    t[i].target, mfma, t[i].mfma);
       cr_expect_leq(r, t[i].budget,
-                    "%s: main loop %.3f non-MFMA wave-instructions per MFMA, "
+                    "%s%s: main loop %.3f non-MFMA wave-instructions per MFMA, "
                     "budget %.3f",
-                    t[i].target, r, t[i].budget);
+                    t[i].target, i >= 2 ? " strided a" : "", r, t[i].budget);
    }
 }
 
@@ -672,7 +738,7 @@ Test(moe_a16w4, only_active_blocks_launch)
          mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 5);
          dev_args da;
          to_device(ctx, &d, (int32_t)d.nv, &da);
-         struct tpl_moe_a16w4_params p = {32, 64, 128, 2, kb, 16, 1, 2, kb != 2};
+         struct tpl_moe_a16w4_params p = {32, 64, 128, 2, kb, 16, 1, 2, kb != 2, 0};
          rt_counters cnt;
          launch_params(ctx, &da, &p, &cnt);
          cr_expect_eq(cnt.workgroups, 8u * 1u * kb, "%s k_batch %u: %llu workgroups launched",
@@ -717,7 +783,7 @@ Test(moe_a16w4, bad_routing_defined)
       mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 9);
       dev_args da;
       to_device(ctx, &d, nv, &da);
-      struct tpl_moe_a16w4_params p = {32, 64, 128, 2, 2, 16, 1, 2, ti};
+      struct tpl_moe_a16w4_params p = {32, 64, 128, 2, 2, 16, 1, 2, ti, 0};
       rt_counters cnt;
       launch_params(ctx, &da, &p, &cnt);
       uint16_t *out = take_out(ctx, &da);
@@ -744,6 +810,202 @@ Test(moe_a16w4, bad_routing_defined)
       free(eid);
       free_data(&d);
       mxjit_ctx_destroy(ctx);
+   }
+}
+
+/* ---- a strided a (issue #13 item 6) ------------------------------------------------------ */
+
+/* Explicit params, both targets: a seeded sample of legal strided = 1 points per sample problem
+ * (both variants, split-K, tile tails), a with row and token strides above the compact ones at a
+ * byte offset, the padding 0x7f7f: within the tolerance of the reference, and the very bytes of
+ * the same point's compact kernel (strided = 0) launched with the same wave order. */
+Test(moe_a16w4, strided_a_params, .timeout = 1200)
+{
+   const tpl_family *f = &tpl_moe_a16w4;
+   unsigned ran = 0;
+   for (unsigned ti = 0; ti < 2; ti++)
+      for (unsigned ci = 0; ci < sizeof(sample_cases) / sizeof(sample_cases[0]); ci += 2) {
+         const moe_case *c = &sample_cases[ci];
+         moe_data d;
+         make_data(c, &d);
+         host_moe_a16w4_args h;
+         uint16_t *ref = reference(&d, &h);
+         int64_t row = c->inter + 24, tok = c->topk * row + 40;
+         struct tpl_moe_a16w4_problem pr = {c->tokens, c->topk,   c->experts, c->model_dim,
+                                            c->inter,  d.nsorted, c->block_m, c->bias,
+                                            tok,       row};
+         struct tpl_moe_a16w4_params pts[4096];
+         unsigned np = legal_points(&pr, ti == 1, pts, 4096);
+         cr_assert_gt(np, 0u);
+         uint64_t s = c->seed * 131 + ti;
+         for (unsigned i = 0; i < 2; i++) {
+            struct tpl_moe_a16w4_params ps = pts[kt_rand(&s) % np], pc = ps;
+            cr_assert_eq(ps.strided, 1u);
+            pc.strided = 0;
+            uint64_t seed = kt_rand(&s) | 1;
+            uint16_t *out[2];
+            for (unsigned v = 0; v < 2; v++) {
+               mxjit_ctx *ctx = kt_emu_ctx(targets[ti], seed);
+               dev_args da;
+               rt_counters cnt;
+               if (v)
+                  to_device_strided(ctx, &d, (int32_t)d.nv, &da, row, tok, 96);
+               else
+                  to_device(ctx, &d, (int32_t)d.nv, &da);
+               launch_params(ctx, &da, v ? &ps : &pc, &cnt);
+               out[v] = take_out(ctx, &da);
+               mxjit_ctx_destroy(ctx);
+            }
+            char what[256];
+            int k = snprintf(what, sizeof(what), "%s strided a ", targets[ti]);
+            tpl_params_serialize(f, &ps, what + k, sizeof(what) - (size_t)k);
+            expect_close(&d, &h, ref, out[1], &ps, what);
+            size_t ob = 2 * (size_t)(c->tokens * c->model_dim);
+            cr_expect_eq(memcmp(out[0], out[1], ob), 0, "%s: not the compact kernel's bytes", what);
+            cr_log_info("moe_a16w4 %s", what);
+            free(out[0]);
+            free(out[1]);
+            ran++;
+         }
+         free(ref);
+         free_data(&d);
+      }
+   cr_log_info("moe_a16w4 strided a: %u points", ran);
+}
+
+/* Through the op with ABI-2 tensors, both targets, check mode on (the op compares with the host
+ * reference reading a with its strides) and on the host device: a (tokens, topk, inter) with
+ * row and token strides at a byte offset, padding 0x7f7f, gives the compact ABI-1 call's bytes;
+ * topk 1 (a token stride only), the LDS and the register variant. A strided out is refused by
+ * name, an innermost stride is refused, ABI 1 stays compact. */
+static void
+strided_op_case(const char *target, const moe_case *c, int64_t row, int64_t tok, uint64_t off)
+{
+   moe_data d;
+   make_data(c, &d);
+   uint16_t *out[2];
+   size_t ob = 2 * (size_t)(c->tokens * c->model_dim);
+   for (unsigned v = 0; v < 2; v++) {
+      mxjit_ctx *ctx = target ? kt_emu_ctx(target, 5) : kt_host_ctx();
+      if (target)
+         ctx->check = 1;
+      dev_args da;
+      if (v)
+         to_device_strided(ctx, &d, (int32_t)d.nv, &da, row, tok, off);
+      else
+         to_device(ctx, &d, (int32_t)d.nv, &da);
+      if (!target) { /* the host reads the plain layouts */
+         mxjit_free(ctx, da.a.w), mxjit_free(ctx, da.a.w_scale);
+         da.a.w = kt_to_dev(ctx, d.w, (size_t)(c->experts * c->model_dim * c->inter / 2));
+         da.a.w_scale = kt_to_dev(ctx, d.ws, (size_t)(c->experts * c->model_dim * c->inter / 32));
+         da.a.preshuffled = 0;
+      }
+      const mxjit_moe_a16w4_args *a = &da.a;
+      mxjit_status st;
+      if (!v) {
+         st = mxjit_moe_a16w4_stage2(ctx, NULL, a);
+      } else {
+         int64_t wsb =
+             target ? c->experts * c->model_dim * host_shuffle_scale_a16w4_kpad(c->inter / 32)
+                    : c->experts * c->model_dim * c->inter / 32;
+         mxjit_moe_a16w4_args_v2 a2 = {
+             .size = sizeof(a2),
+             .a = {.data = da.a_base,
+                   .ndim = 3,
+                   .dtype = MXJIT_DTYPE_BF16,
+                   .shape = {c->tokens, c->topk, c->inter},
+                   .stride = {tok, row, 1},
+                   .byte_offset = off},
+             .w = {.data = a->w,
+                   .ndim = 3,
+                   .dtype = MXJIT_DTYPE_E2M1X2,
+                   .shape = {c->experts, c->model_dim, c->inter / 2}},
+             .w_scale = {.data = a->w_scale, .ndim = 1, .dtype = MXJIT_DTYPE_E8M0, .shape = {wsb}},
+             .bias = {.data = a->bias,
+                      .ndim = a->bias ? 2 : 0,
+                      .dtype = MXJIT_DTYPE_F32,
+                      .shape = {c->experts, c->model_dim}},
+             .preshuffled = a->preshuffled,
+             .sorted_ids = {.data = a->sorted_ids,
+                            .ndim = 1,
+                            .dtype = MXJIT_DTYPE_I32,
+                            .shape = {d.nsorted}},
+             .expert_ids = {.data = a->expert_ids,
+                            .ndim = 1,
+                            .dtype = MXJIT_DTYPE_I32,
+                            .shape = {d.nsorted / c->block_m}},
+             .sorted_weights = {.data = a->sorted_weights,
+                                .ndim = 1,
+                                .dtype = MXJIT_DTYPE_F32,
+                                .shape = {d.nsorted}},
+             .num_valid_ids = {.data = a->num_valid_ids,
+                               .ndim = 1,
+                               .dtype = MXJIT_DTYPE_I32,
+                               .shape = {1}},
+             .block_m = c->block_m,
+             .out = {.data = a->out,
+                     .ndim = 2,
+                     .dtype = MXJIT_DTYPE_BF16,
+                     .shape = {c->tokens, c->model_dim}},
+         };
+         st = mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&a2);
+         cr_assert_eq(st, MXJIT_OK, "%s: %s", target ? target : "host", mxjit_ctx_last_error(ctx));
+         /* refusals, on the same call */
+         mxjit_moe_a16w4_args_v2 bad = a2;
+         bad.out.stride[0] = c->model_dim + 8;
+         bad.out.stride[1] = 1;
+         cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&bad),
+                      MXJIT_ERR_INVALID_ARG_STRIDE);
+         cr_expect(strstr(mxjit_ctx_last_error(ctx), "args.out.stride[0]"), "%s",
+                   mxjit_ctx_last_error(ctx));
+         bad = a2;
+         bad.a.stride[2] = 2;
+         cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&bad),
+                      MXJIT_ERR_INVALID_ARG_STRIDE);
+         cr_expect(strstr(mxjit_ctx_last_error(ctx), "args.a.stride[2] = 2: the innermost"), "%s",
+                   mxjit_ctx_last_error(ctx));
+         bad = a2;
+         bad.a.stride[1] = c->inter - 1;
+         if (c->topk > 1) {
+            cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&bad),
+                         MXJIT_ERR_INVALID_ARG_STRIDE);
+            cr_expect(strstr(mxjit_ctx_last_error(ctx), "args.a.stride[1]"), "%s",
+                      mxjit_ctx_last_error(ctx));
+         }
+         bad = a2;
+         bad.a.stride[0] = (c->topk > 1 ? c->topk * row : c->inter) - 1;
+         if (c->tokens > 1) {
+            cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&bad),
+                         MXJIT_ERR_INVALID_ARG_STRIDE);
+            cr_expect(strstr(mxjit_ctx_last_error(ctx), "args.a.stride[0]"), "%s",
+                      mxjit_ctx_last_error(ctx));
+         }
+      }
+      cr_assert_eq(st, MXJIT_OK, "%s: %s", target ? target : "host", mxjit_ctx_last_error(ctx));
+      out[v] = take_out(ctx, &da);
+      mxjit_ctx_destroy(ctx);
+   }
+   cr_expect_eq(memcmp(out[0], out[1], ob), 0,
+                "%s (tokens %lld topk %lld bm %lld): the strided a gives other bytes",
+                target ? target : "host", (long long)c->tokens, (long long)c->topk,
+                (long long)c->block_m);
+   free(out[0]);
+   free(out[1]);
+   free_data(&d);
+}
+
+Test(moe_a16w4, strided_a_op_abi2, .timeout = 600)
+{
+   static const moe_case cs[] = {
+       {6, 4, 8, 64, 256, 32, 1, 71},   /* register variant (tile_m 32) */
+       {40, 2, 4, 64, 256, 128, 0, 72}, /* LDS variant (tile_m 128) */
+       {5, 1, 4, 64, 128, 16, 1, 73},   /* top-1: the token stride alone, plain stores */
+   };
+   for (unsigned i = 0; i < 3; i++) {
+      int64_t row = cs[i].inter + 8 * (i + 1), tok = cs[i].topk * row + 16;
+      for (unsigned ti = 0; ti < 2; ti++)
+         strided_op_case(targets[ti], &cs[i], row, tok, 32 + 16 * i);
+      strided_op_case(NULL, &cs[i], row, tok, 2);
    }
 }
 
@@ -819,8 +1081,8 @@ Test(moe_a16w4, cli_run_on_emu, .timeout = 300)
       cr_assert_eq(fread(out, 1, ob, f), ob);
       fclose(f);
       /* the CLI's context picks params itself: the same pick as this problem's */
-      struct tpl_moe_a16w4_problem pr = {c.tokens, c.topk,    c.experts, c.model_dim,
-                                         c.inter,  d.nsorted, c.block_m, 1};
+      struct tpl_moe_a16w4_problem pr = {c.tokens,  c.topk,    c.experts, c.model_dim, c.inter,
+                                         d.nsorted, c.block_m, 1,         0,           0};
       struct tpl_moe_a16w4_params p;
       tpl_moe_a16w4.pick(jt_lookup(targets[ti]), &pr, &p);
       expect_close(&d, &h, ref, out, &p, targets[ti]);

@@ -3,8 +3,9 @@
  * op called with mxjit_tensor operands on the host and emu devices gives the bytes of its
  * ABI-1 call (which the op and kernel tests compare with the host reference and the golden
  * vectors) and, for the exact ops, the host reference's bytes on the emulator; operands at a
- * byte_offset and with a row stride above the row length; a non-unit innermost stride, a
- * strided compact-only operand, a wrong output size and a foreign device are refused with
+ * byte_offset and with a row stride above the row length (the layout ops' inputs too, with
+ * the padding poisoned: ABI 2 only, rt_strides); a non-unit innermost stride, a strided output
+ * or layout-defined buffer, a wrong output size and a foreign device are refused with
  * messages naming the operand; dry runs without pointers; DLPack DLTensor mapping.
  */
 #undef MXJIT_ABI
@@ -540,6 +541,200 @@ Test(ops_abi2, layout_ops_emu)
    layout_ops_on(MXJIT_DEVICE_EMU);
 }
 
+/* A strided copy of mats (rows, cols) matrices of es-byte elements from the compact src: rows
+ * ld elements apart, matrices bd apart, at byte offset off; everything else (the padding, the
+ * bytes before off) is 0x7f, a poison that changes every op's result if it is read. */
+static mxjit_devptr
+strided_up(mxjit_ctx *ctx, const void *src, int64_t mats, int64_t rows, int64_t cols, int es,
+           int64_t ld, int64_t bd, uint64_t off)
+{
+   size_t n = off + (size_t)(((mats - 1) * bd + (rows - 1) * ld + cols) * es);
+   uint8_t *tmp = malloc(n);
+   memset(tmp, 0x7f, n);
+   for (int64_t m = 0; m < mats; m++)
+      for (int64_t r = 0; r < rows; r++)
+         memcpy(tmp + off + (size_t)((m * bd + r * ld) * es),
+                (const uint8_t *)src + (size_t)((m * rows + r) * cols * es), (size_t)(cols * es));
+   mxjit_devptr p = up(ctx, tmp, n);
+   free(tmp);
+   return p;
+}
+
+/* A tensor view of strided_up's copy: ndim 2 (rows, cols) or 3 (mats, rows, cols). */
+static mxjit_tensor
+tstrided(mxjit_devptr p, mxjit_dtype dt, int ndim, int64_t mats, int64_t rows, int64_t cols,
+         int64_t ld, int64_t bd, uint64_t off)
+{
+   mxjit_tensor t = ndim == 3 ? tens(p, dt, 3, mats, rows, cols) : tens(p, dt, 2, rows, cols, 0);
+   t.byte_offset = off;
+   t.stride[ndim - 1] = 1;
+   t.stride[ndim - 2] = ld;
+   if (ndim == 3)
+      t.stride[0] = bd;
+   return t;
+}
+
+/* The layout ops' inputs with a row stride (3D: and a matrix stride) at a byte offset, padding
+ * poisoned, give the bytes of the compact ABI-1 call (host); emu has no kernels for them and
+ * says so for both forms alike. */
+static void
+layout_strided_on(mxjit_device_kind kind)
+{
+   mxjit_ctx *ctx = make_ctx(kind);
+   static uint8_t src[16384];
+   for (unsigned i = 0; i < sizeof(src); i++)
+      src[i] = (uint8_t)(i * 37 + 11);
+   inbuf c = in_pair(ctx, src, sizeof(src), 0); /* v1: the compact input */
+   mxjit_status st1, st2;
+
+   /* to_blocked of (3, 130, 7) at row stride 9, matrices 130 * 9 + 5 apart, offset 3 */
+   size_t bb = 3 * (size_t)host_blocked_size(130, 7);
+   outbuf bo = out_pair(ctx, bb, 3);
+   mxjit_to_blocked_args_v1 b1 =
+       MXJIT_ARGS(mxjit_to_blocked_args_v1, .s = c.v1, .out = bo.v1, .batch = 3, .h = 130, .w = 7);
+   mxjit_devptr sb = strided_up(ctx, src, 3, 130, 7, 1, 9, 130 * 9 + 5, 3);
+   mxjit_to_blocked_args b2 = MXJIT_ARGS(
+       mxjit_to_blocked_args, .s = tstrided(sb, MXJIT_DTYPE_E8M0, 3, 3, 130, 7, 9, 130 * 9 + 5, 3),
+       .out = tout(&bo, MXJIT_DTYPE_U8, 1, (int64_t)bb, 0, 0));
+   st1 = mxjit_to_blocked(ctx, NULL, V1(&b1));
+   st2 = mxjit_to_blocked(ctx, NULL, &b2);
+   SAME_STATUS(st1, st2, ctx);
+   if (st2 == MXJIT_OK)
+      same_bytes(ctx, "row-strided to_blocked out", &bo);
+   size_t qb = 0;
+   cr_assert_eq(mxjit_to_blocked_size(&b2, &qb), MXJIT_OK);
+   cr_assert_eq(qb, bb);
+   /* M-groups of a 2D (200, 6) at row stride 11 */
+   int64_t offs[2] = {70, 200};
+   inbuf go = in_pair(ctx, offs, sizeof(offs), 8);
+   size_t gb = (size_t)(200 + 128 * 2) * 4 * 2;
+   outbuf gout = out_pair(ctx, gb, 0);
+   mxjit_to_blocked_args_v1 g1 =
+       MXJIT_ARGS(mxjit_to_blocked_args_v1, .s = c.v1, .out = gout.v1, .batch = 1, .h = 200, .w = 6,
+                  .groups = MXJIT_GROUPS_M, .offs = go.v1, .ngroups = 2);
+   mxjit_devptr sg = strided_up(ctx, src, 1, 200, 6, 1, 11, 0, 0);
+   mxjit_to_blocked_args g2 =
+       MXJIT_ARGS(mxjit_to_blocked_args, .s = tstrided(sg, MXJIT_DTYPE_U8, 2, 1, 200, 6, 11, 0, 0),
+                  .out = tout(&gout, MXJIT_DTYPE_U8, 1, (int64_t)gb, 0, 0),
+                  .groups = MXJIT_GROUPS_M, .offs = tin(&go, MXJIT_DTYPE_I64, 1, 2, 0, 0));
+   st1 = mxjit_to_blocked(ctx, NULL, V1(&g1));
+   st2 = mxjit_to_blocked(ctx, NULL, &g2);
+   SAME_STATUS(st1, st2, ctx);
+   if (st2 == MXJIT_OK)
+      same_bytes(ctx, "row-strided M-grouped to_blocked out", &gout);
+
+   /* e8m0_shuffle of (300, 10) at row stride 13, offset 5 */
+   size_t eb = (size_t)host_e8m0_shuffle_size(300, 10);
+   outbuf eo = out_pair(ctx, eb, 7);
+   mxjit_e8m0_shuffle_args_v1 e1 =
+       MXJIT_ARGS(mxjit_e8m0_shuffle_args_v1, .s = c.v1, .out = eo.v1, .m = 300, .n = 10);
+   mxjit_devptr se = strided_up(ctx, src, 1, 300, 10, 1, 13, 0, 5);
+   mxjit_e8m0_shuffle_args e2 = MXJIT_ARGS(
+       mxjit_e8m0_shuffle_args, .s = tstrided(se, MXJIT_DTYPE_U8, 2, 1, 300, 10, 13, 0, 5),
+       .out = tout(&eo, MXJIT_DTYPE_U8, 2, (int64_t)eb / 8, 8, 0));
+   st1 = mxjit_e8m0_shuffle(ctx, NULL, V1(&e1));
+   st2 = mxjit_e8m0_shuffle(ctx, NULL, &e2);
+   SAME_STATUS(st1, st2, ctx);
+   if (st2 == MXJIT_OK)
+      same_bytes(ctx, "row-strided e8m0_shuffle out", &eo);
+
+   /* shuffle_weight, both directions: u8 (2, 32, 64) at row stride 72, matrices 32 * 72 + 16
+    * apart; bf16 (2, 2, 32, 64) whose two leading dims nest over a row stride of 70 */
+   for (int inv = 0; inv < 2; inv++) {
+      outbuf wo = out_pair(ctx, 2 * 32 * 64, 16);
+      mxjit_shuffle_weight_args_v1 w1 =
+          MXJIT_ARGS(mxjit_shuffle_weight_args_v1,
+                     .w = {.data = c.v1, .dtype = MXJIT_DTYPE_U8, .ndim = 3, .shape = {2, 32, 64}},
+                     .out = wo.v1, .inverse = inv);
+      mxjit_devptr sw = strided_up(ctx, src, 2, 32, 64, 1, 72, 32 * 72 + 16, 64);
+      mxjit_shuffle_weight_args w2 =
+          MXJIT_ARGS(mxjit_shuffle_weight_args,
+                     .w = tstrided(sw, MXJIT_DTYPE_U8, 3, 2, 32, 64, 72, 32 * 72 + 16, 64),
+                     .out = tout(&wo, MXJIT_DTYPE_U8, 3, 2, 32, 64), .inverse = inv);
+      st1 = mxjit_shuffle_weight(ctx, NULL, V1(&w1));
+      st2 = mxjit_shuffle_weight(ctx, NULL, &w2);
+      SAME_STATUS(st1, st2, ctx);
+      if (st2 == MXJIT_OK)
+         same_bytes(
+             ctx, inv ? "row-strided shuffle_weight inverse out" : "row-strided shuffle_weight out",
+             &wo);
+   }
+   enum { LDW = 70, MW = 32 * LDW + 6 }; /* 4 matrices of (32, 64) bf16 */
+   outbuf w4o = out_pair(ctx, 4 * 32 * 64 * 2, 2);
+   mxjit_shuffle_weight_args_v1 w41 = MXJIT_ARGS(
+       mxjit_shuffle_weight_args_v1,
+       .w = {.data = c.v1, .dtype = MXJIT_DTYPE_BF16, .ndim = 4, .shape = {2, 2, 32, 64}},
+       .out = w4o.v1);
+   mxjit_devptr sw4 = strided_up(ctx, src, 4, 32, 64, 2, LDW, MW, 2);
+   mxjit_shuffle_weight_args w42 = MXJIT_ARGS(mxjit_shuffle_weight_args,
+                                              .w = {.data = sw4,
+                                                    .dtype = MXJIT_DTYPE_BF16,
+                                                    .ndim = 4,
+                                                    .shape = {2, 2, 32, 64},
+                                                    .stride = {2 * MW, MW, LDW, 1},
+                                                    .byte_offset = 2},
+                                              .out = {.data = w4o.v2,
+                                                      .dtype = MXJIT_DTYPE_BF16,
+                                                      .ndim = 4,
+                                                      .shape = {2, 2, 32, 64},
+                                                      .byte_offset = 2});
+   st1 = mxjit_shuffle_weight(ctx, NULL, V1(&w41));
+   st2 = mxjit_shuffle_weight(ctx, NULL, &w42);
+   SAME_STATUS(st1, st2, ctx);
+   if (st2 == MXJIT_OK)
+      same_bytes(ctx, "4D row-strided shuffle_weight out", &w4o);
+   /* leading dims that do not nest are refused, naming the stride */
+   w42.w.stride[0] = 2 * MW + 1;
+   st2 = mxjit_shuffle_weight(ctx, NULL, &w42);
+   cr_assert_eq(st2, MXJIT_ERR_INVALID_ARG_STRIDE, "%s", mxjit_ctx_last_error(ctx));
+   cr_assert(strstr(mxjit_ctx_last_error(ctx), "args.w.stride[0]"), "%s",
+             mxjit_ctx_last_error(ctx));
+
+   /* shuffle_weight_a16w4 (2, 32, 64) at row stride 80, matrices 32 * 80 + 7 apart; and
+    * shuffle_scale_a16w4 (2, 32, 10) at row stride 12 */
+   outbuf ao = out_pair(ctx, 2 * 32 * 64, 0);
+   mxjit_shuffle_a16w4_args_v1 a1 =
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args_v1, .src = c.v1, .out = ao.v1, .e = 2, .n = 32, .k = 64);
+   mxjit_devptr sa = strided_up(ctx, src, 2, 32, 64, 1, 80, 32 * 80 + 7, 1);
+   mxjit_shuffle_a16w4_args a2 =
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args,
+                  .src = tstrided(sa, MXJIT_DTYPE_U8, 3, 2, 32, 64, 80, 32 * 80 + 7, 1),
+                  .out = tout(&ao, MXJIT_DTYPE_U8, 1, 2 * 32 * 64, 0, 0));
+   st1 = mxjit_shuffle_weight_a16w4(ctx, NULL, V1(&a1));
+   st2 = mxjit_shuffle_weight_a16w4(ctx, NULL, &a2);
+   SAME_STATUS(st1, st2, ctx);
+   if (st2 == MXJIT_OK)
+      same_bytes(ctx, "row-strided shuffle_weight_a16w4 out", &ao);
+   size_t scb = 2 * 32 * (size_t)host_shuffle_scale_a16w4_kpad(10);
+   outbuf so = out_pair(ctx, scb, 2);
+   mxjit_shuffle_a16w4_args_v1 s1 =
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args_v1, .src = c.v1, .out = so.v1, .e = 2, .n = 32, .k = 10);
+   mxjit_devptr ss = strided_up(ctx, src, 2, 32, 10, 1, 12, 32 * 12, 0);
+   mxjit_shuffle_a16w4_args s2 =
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args,
+                  .src = tstrided(ss, MXJIT_DTYPE_E8M0, 3, 2, 32, 10, 12, 32 * 12, 0),
+                  .out = tout(&so, MXJIT_DTYPE_E8M0, 1, (int64_t)scb, 0, 0));
+   st1 = mxjit_shuffle_scale_a16w4(ctx, NULL, V1(&s1));
+   st2 = mxjit_shuffle_scale_a16w4(ctx, NULL, &s2);
+   SAME_STATUS(st1, st2, ctx);
+   if (st2 == MXJIT_OK)
+      same_bytes(ctx, "row-strided shuffle_scale_a16w4 out", &so);
+   if (kind == MXJIT_DEVICE_HOST)
+      cr_assert_eq(st2, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   else
+      cr_assert_eq(st2, MXJIT_ERR_UNSUPPORTED, "%s", mxjit_ctx_last_error(ctx));
+   mxjit_ctx_destroy(ctx);
+}
+
+Test(ops_abi2, layout_ops_row_strided_inputs_host)
+{
+   layout_strided_on(MXJIT_DEVICE_HOST);
+}
+Test(ops_abi2, layout_ops_row_strided_inputs_emu)
+{
+   layout_strided_on(MXJIT_DEVICE_EMU);
+}
+
 static void
 gemms_on(mxjit_device_kind kind)
 {
@@ -714,15 +909,64 @@ Test(ops_abi2, bad_descriptors_are_refused_by_name)
    c.out.device_type = MXJIT_DL_CPU;
    cr_assert_eq(mxjit_scaled_copy(ctx, NULL, &c), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
 
-   /* a compact-only operand with a row stride: said, not copied */
+   /* the layout ops' inputs take a row stride (never a non-unit innermost one, nor one below
+    * the row length); their outputs, and the inverse direction's layout-defined input, are
+    * compact by design: said, not copied */
    mxjit_e8m0_shuffle_args e =
        MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = tens(x, MXJIT_DTYPE_U8, 2, 4, 8, 0),
-                  .out = tens(out, MXJIT_DTYPE_U8, 1, 256 * 8, 0, 0));
+                  .out = tens(out, MXJIT_DTYPE_U8, 2, 256, 8, 0));
+   e.s.stride[0] = 16;
+   e.s.stride[1] = 1;
+   cr_assert_eq(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   e.s.stride[1] = 2;
+   REFUSED(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_ERR_INVALID_ARG_STRIDE,
+           "args.s.stride[1] = 2: the innermost dimension must be contiguous");
+   e.s.stride[0] = 7;
+   e.s.stride[1] = 1;
+   REFUSED(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_ERR_INVALID_ARG_STRIDE,
+           "args.s.stride[0] = 7 is below the row length 8");
+   e.s.stride[0] = e.s.stride[1] = 0;
+   e.out.stride[0] = 16;
+   e.out.stride[1] = 1;
+   REFUSED(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_ERR_INVALID_ARG_STRIDE,
+           "args.out.stride[0] = 16, but e8m0_shuffle writes (or reads) out whole, compact "
+           "row-major (stride 8 here): outputs and layout-defined buffers take no strides");
+   e.inverse = 1; /* s is the shuffled input now, out the (m, n) output */
+   REFUSED(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_ERR_INVALID_ARG_STRIDE,
+           "args.out.stride[0] = 16, but e8m0_shuffle writes (or reads) out whole");
+   e.out.stride[0] = e.out.stride[1] = 0;
+   mxjit_tensor eo = e.out;
+   e.out = e.s;
+   e.s = tens(x, MXJIT_DTYPE_U8, 2, 256, 8, 0);
    e.s.stride[0] = 16;
    e.s.stride[1] = 1;
    REFUSED(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_ERR_INVALID_ARG_STRIDE,
-           "args.s.stride[0] = 16, but e8m0_shuffle reads and writes s compact row-major");
-   e.s.stride[0] = e.s.stride[1] = 0;
+           "args.s.stride[0] = 16, but e8m0_shuffle writes (or reads) s whole");
+   e.inverse = 0;
+   e.s = e.out;
+   e.out = eo;
+   e.out.ndim = 1;
+   e.out.shape[0] = 256 * 8;
+   e.out.shape[1] = 0;
+   /* the A16W4 shuffles: a strided out names out; a 3D src whose matrices overlap names the
+    * stride */
+   mxjit_shuffle_a16w4_args sw =
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = tens(x, MXJIT_DTYPE_U8, 3, 2, 32, 64),
+                  .out = tens(out, MXJIT_DTYPE_U8, 3, 2, 32, 64));
+   sw.out.stride[0] = 32 * 80;
+   sw.out.stride[1] = 80;
+   sw.out.stride[2] = 1;
+   REFUSED(mxjit_shuffle_weight_a16w4(ctx, NULL, &sw), MXJIT_ERR_INVALID_ARG_STRIDE,
+           "args.out.stride[1] = 80, but shuffle_weight_a16w4 writes (or reads) out whole");
+   memset(sw.out.stride, 0, sizeof(sw.out.stride));
+   sw.src.stride[0] = 32 * 80 - 1;
+   sw.src.stride[1] = 80;
+   sw.src.stride[2] = 1;
+   REFUSED(mxjit_shuffle_weight_a16w4(ctx, NULL, &sw), MXJIT_ERR_INVALID_ARG_STRIDE,
+           "args.src.stride[0] = 2559 is below rows · row stride = 32 · 80");
+   sw.src.stride[0] = 32 * 80;
+   cr_assert_eq(mxjit_shuffle_weight_a16w4(ctx, NULL, &sw), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
    /* an output of the wrong size names both sizes */
    e.out.shape[0] = 256 * 8 - 1;
    REFUSED(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_ERR_INVALID_ARG_SHAPE,
