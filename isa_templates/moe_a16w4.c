@@ -32,11 +32,14 @@
  * D rows are never read (a padding row's A may hold anything: row i of D depends only on
  * row i of A). Columns past model_dim read 0 (buffer bounds) and store nothing.
  * i64: the weight and scale resources are rebased to the expert and n tile (jb_srd_rebase);
- * activation and output addresses are 64-bit.
+ * output addresses are 64-bit, and so are the register variant's activation addresses; the
+ * LDS variant reads A through one resource with 32-bit offsets (A's span below 4 GB: validate;
+ * the pick takes the register variant beyond).
  * Strided a (param strided, problem a_row_stride != 0; issue #13 item 6): row (token, slot)
  * starts at element token · a_tok + slot · a_row (kargs appended last, so the compact kernels
- * load what they did); only the per-tile row addresses change (tpl_moe_a16w4_arow), the K
- * loops read each row's inter elements as before and never the padding between rows.
+ * load what they did); only the per-tile row addresses change (tpl_moe_a16w4_arow, also the
+ * LDS fill's per-lane offsets), the K loops read each row's inter elements as before and never
+ * the padding between rows.
  * K tails: the a16w4 layout needs inter % 128 == 0; tile_k = 256 needs inter % 256 == 0, so
  * every K step is whole and the split-K ranges are multiples of the step.
  */
@@ -49,7 +52,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_MOE_A16W4_VERSION 5
+#define TPL_MOE_A16W4_VERSION 6
 
 TPL_KARG_TABLE(moe_kargs, MOE_KARGS);
 
@@ -74,6 +77,21 @@ static int64_t
 k_chunks(const struct tpl_moe_a16w4_problem *pr)
 {
    return pr->inter / 128;
+}
+
+/* The LDS variant addresses A through one buffer resource with 32-bit offsets (gfx950's
+ * load-to-LDS fill: moe_a16w4_lds.c): A's span (rows x pitch: tokens x topk x inter compact,
+ * (tokens - 1) x a_tok + (topk - 1) x a_row + inter strided; elements of 2 bytes) must stay
+ * below 4 GB (a few KB of the resource sit before it). The register variant has 64-bit A
+ * addresses. */
+static bool
+a_fits_32(const struct tpl_moe_a16w4_problem *pr)
+{
+   double span = (double)pr->tokens * pr->topk * pr->inter;
+   if (pr->a_row_stride && pr->tokens > 0)
+      span = (double)(pr->tokens - 1) * pr->a_tok_stride +
+             (double)(pr->topk - 1) * pr->a_row_stride + (double)pr->inter;
+   return span * 2 <= 4294967296.0 - 8192;
 }
 
 /* 128-K chunks per K batch: a multiple of the step (tile_k / 128); even for the LDS variant,
@@ -172,6 +190,10 @@ moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
             "(register variant: 4 per MFMA tile, per staged K step 16 per row tile and 5 per "
             "column tile, at most 192; LDS variant: at most 240 besides the accumulators): it "
             "would spill; use fewer tiles per wave, tile_k = 128 or stage = 1";
+   else if (p->lds && !a_fits_32(pr))
+      why = "the LDS variant's A offsets are 32-bit: A's span (rows x pitch x 2 bytes: tokens x "
+            "topk x inter, or strided (tokens - 1) x a_tok + (topk - 1) x a_row + inter) must be "
+            "below 4 GB - 8 KB; use lds = 0";
    else if ((double)pr->model_dim * (pr->inter / 2) >= 4294967296.0)
       why = "one expert's weights must be below 4 GB (32-bit offsets after the rebase)";
    if (!why)
@@ -183,7 +205,8 @@ moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
 
 /* Heuristic (every point it returns validates and compiles without scratch: test
  * moe_a16w4::pick_validates). tile_m = the largest of 128/64/32/16 dividing block_m (every
- * tile of an active block then holds valid rows). 64- and 128-row tiles: the LDS variant,
+ * tile of an active block then holds valid rows; 32 when A reaches 4 GB, see a_fits_32).
+ * 64- and 128-row tiles: the LDS variant,
  * four waves sharing the A tile, up to 4 column tiles per wave (the decode of a weight chunk
  * feeds tile_m / 16 row tiles, an A fragment nsub column tiles), tile_k 128. 16- and 32-row
  * tiles (few tokens per expert: the weights dominate): every lane loads its own A fragments,
@@ -201,6 +224,8 @@ moe_pick(const struct jt_target *t, const void *problem, void *params)
                : pr->block_m % 64 == 0 ? 64
                : pr->block_m % 32 == 0 ? 32
                                        : 16;
+   if (p->tile_m >= 64 && !a_fits_32(pr)) /* A of 4 GB or more: the register variant */
+      p->tile_m = 32;
    p->kmfma = jt_has(t, JT_CAP_MFMA_BF16_K2) ? 32 : 16;
    p->stage = 2;
    if (p->tile_m >= 64) {

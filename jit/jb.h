@@ -348,6 +348,9 @@ typedef struct jb_lds_dma_opts {
    bool glc, nontemporal;
    jb_val mask;   /* i1 per lane; false -> out of range: the lane's LDS bytes become 0 */
    unsigned slot; /* LDS pipeline slot of the destination, 0 = none */
+   int32_t ioff;  /* the instruction's offset, added to the global (buffer) address AND to
+                   * the LDS destination (M0 + ioff + l * bytes): global -4096..4095,
+                   * buffer 0..4095 (inside the bounds check, as voff) */
 } jb_lds_dma_opts;
 /** Load-to-LDS (buffer_load_* ... lds): lane l copies `bytes` from the buffer at voff (+ soffset)
  *  to LDS at lds + l * bytes, i.e. the wave fills one contiguous span of 64 * bytes. lds must be
@@ -357,6 +360,10 @@ typedef struct jb_lds_dma_opts {
 void jb_buffer_load_lds_(jb_builder *b, jb_val srd, jb_val voff, jb_val lds, jb_lds_dma_opts o);
 #define jb_buffer_load_lds(b, srd, voff, lds, ...)                                                 \
    jb_buffer_load_lds_((b), (srd), (voff), (lds), (jb_lds_dma_opts){.bytes = __VA_ARGS__})
+/** lds made wave-uniform (readfirstlane): computed once outside a loop, the M0 values of the
+ *  loads-to-LDS inside it stay in SGPRs (the loads' own readfirstlane folds into this one;
+ *  without it LLVM may keep the loop-invariant address in a VGPR and read it back each time). */
+jb_val jb_lds_uniform(jb_builder *b, jb_val lds);
 /** The same through a 64-bit address per lane (global_load_lds_*): lane l copies from
  *  base + off (off i64 or i32 per lane). No bounds: the caller keeps addresses in range. */
 void jb_global_load_lds_(jb_builder *b, jb_val base, jb_val off, jb_val lds, jb_lds_dma_opts o);

@@ -96,9 +96,32 @@ check_dma(jb_builder *b, const char *op, jb_val lds, const jb_lds_dma_opts *o)
 static LLVMValueRef
 uniform_lds(jb_builder *b, jb_val lds)
 {
+   /* already made uniform (jb_lds_uniform): a second readfirstlane would need the value back
+    * in a VGPR at every use */
+   if (LLVMIsAIntToPtrInst(lds.v)) {
+      LLVMValueRef c = LLVMGetOperand(lds.v, 0);
+      size_t n = 0;
+      if (LLVMIsACallInst(c) && LLVMGetCalledValue(c) &&
+          !strcmp(LLVMGetValueName2(LLVMGetCalledValue(c), &n), "llvm.amdgcn.readfirstlane.i32"))
+         return lds.v;
+   }
    LLVMValueRef i = LLVMBuildPtrToInt(b->llb, lds.v, b->t.i32, "");
    i = jb_intrinsic_(b, "llvm.amdgcn.readfirstlane.i32", b->t.i32, &i, 1);
    return LLVMBuildIntToPtr(b->llb, i, b->t.ptr3, "");
+}
+
+jb_val
+jb_lds_uniform(jb_builder *b, jb_val lds)
+{
+   if (!jb_ok(b))
+      return lds;
+   if (lds.t.kind != JB_KIND_PTR || lds.t.as != 3) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "jb_lds_uniform: needs an LDS pointer");
+      return lds;
+   }
+   jb_val r = lds;
+   r.v = uniform_lds(b, lds);
+   return r;
 }
 
 /* Cache-policy bits (aux): bit 0 sc0 (glc), bit 1 nt, as the raw buffer loads (jb_mem.c). */
@@ -119,6 +142,11 @@ jb_buffer_load_lds_(jb_builder *b, jb_val srd, jb_val voff, jb_val lds, jb_lds_d
       jb_error(b, MXJIT_ERR_INVALID_ARG, "%s: needs an SRD and i32 offsets", op);
       return;
    }
+   if (o.ioff < 0 || o.ioff > 4095) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "%s: instruction offset %d is not in 0..4095", op,
+               (int)o.ioff);
+      return;
+   }
    if (o.mask.v) /* the bound idiom of jb_mem.c: steer the lane out of every view under 2 GB */
       voff = jb_select(b, o.mask, voff, jb_imm_u32(b, 0x80000000u));
    LLVMValueRef zero = LLVMConstInt(b->t.i32, 0, 0);
@@ -127,7 +155,7 @@ jb_buffer_load_lds_(jb_builder *b, jb_val srd, jb_val voff, jb_val lds, jb_lds_d
                         LLVMConstInt(b->t.i32, o.bytes, 0),
                         voff.v,
                         o.soffset.v ? o.soffset.v : zero,
-                        zero,
+                        LLVMConstInt(b->t.i32, (uint32_t)o.ioff, 0),
                         dma_aux(b, &o)};
    LLVMValueRef c = jb_intrinsic_(b, "llvm.amdgcn.raw.ptr.buffer.load.lds", b->t.void_, a, 7);
    jb_set_lds_slot_(b, c, o.slot);
@@ -147,9 +175,14 @@ jb_global_load_lds_(jb_builder *b, jb_val base, jb_val off, jb_val lds, jb_lds_d
                op);
       return;
    }
+   if (o.ioff < -4096 || o.ioff > 4095) {
+      jb_error(b, MXJIT_ERR_INVALID_ARG, "%s: instruction offset %d is not in -4096..4095", op,
+               (int)o.ioff);
+      return;
+   }
    LLVMValueRef p = LLVMBuildGEP2(b->llb, b->t.i8, base.v, (LLVMValueRef[]){off.v}, 1, "");
    LLVMValueRef a[5] = {p, uniform_lds(b, lds), LLVMConstInt(b->t.i32, o.bytes, 0),
-                        LLVMConstInt(b->t.i32, 0, 0), dma_aux(b, &o)};
+                        LLVMConstInt(b->t.i32, (uint32_t)o.ioff, 1), dma_aux(b, &o)};
    LLVMValueRef c = jb_intrinsic_(b, "llvm.amdgcn.global.load.lds", b->t.void_, a, 5);
    jb_set_lds_slot_(b, c, o.slot);
 }

@@ -120,6 +120,25 @@ Test(jb_pipe, refusals_name_the_fix)
    cr_assert_eq(jb_status(b), MXJIT_ERR_INVALID_ARG);
    cr_assert(strstr(jb_message(b), "sub-dword"), "%s", jb_message(b));
    jb_builder_destroy(b);
+   /* instruction offsets outside the encodings: buffer 0..4095, global -4096..4095 */
+   for (unsigned g = 0; g < 2; g++) {
+      b = jb_builder_create(&jt_gfx950, "x");
+      jb_kernel(b, "x", args, 1, .wg_size = 64);
+      lds = jb_lds_alloc(b, 1024, 16);
+      if (g)
+         jb_global_load_lds(b, jb_arg_val(b, 0), jb_imm_i64(b, 0), lds, 16, .ioff = -4100);
+      else
+         jb_buffer_load_lds(b, jb_srd(b, jb_arg_val(b, 0), jb_imm_i64(b, 64)), jb_imm_u32(b, 0),
+                            lds, 16, .ioff = -16);
+      cr_assert_eq(jb_status(b), MXJIT_ERR_INVALID_ARG);
+      cr_assert(strstr(jb_message(b), g ? "-4096..4095" : "0..4095"), "%s", jb_message(b));
+      jb_builder_destroy(b);
+   }
+   b = jb_builder_create(&jt_gfx950, "x");
+   jb_kernel(b, "x", args, 1, .wg_size = 64);
+   jb_lds_uniform(b, jb_arg_val(b, 0));
+   cr_assert_eq(jb_status(b), MXJIT_ERR_INVALID_ARG);
+   jb_builder_destroy(b);
    b = jb_builder_create(&jt_gfx950, "x");
    jb_kernel(b, "x", args, 1, .wg_size = 64);
    jb_iglp_opt(b, 9);

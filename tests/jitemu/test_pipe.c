@@ -6,6 +6,7 @@
  *    read ANOTHER wave's span; masked lanes land zeros. The same kernel without the explicit
  *    vmcnt wait must be refused by the emulator's load-to-LDS hazard check (LLVM's additive
  *    waits cover only the reading wave's own loads): the KERNELS.md §3 trap in miniature.
+ *    The instruction offset (.ioff) moves the global and LDS addresses together.
  * 2. LDS slots: two loads-to-LDS into slots 1 and 2, then a read of slot 1: LLVM waits
  *    vmcnt(1) (the slot-2 load stays in flight), not vmcnt(0).
  * 3. Counted loops (uniform induction variable, zero trips, unroll hints), dynamic LDS, kernel
@@ -15,6 +16,7 @@
 #include "jitemu_util.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +127,71 @@ Test(pipe, global_load_lds_4)
 Test(pipe, global_load_lds_16_gfx950)
 {
    check_dma(16, true);
+}
+
+/* The instruction offset of a load-to-LDS moves both addresses (.ioff): lane l copies src at
+ * 1024 + l * bytes to LDS at 2048 + ioff + l * bytes, through a per-lane offset that subtracts
+ * ioff and an M0 made uniform once (jb_lds_uniform) for two loads in a loop; the LDS is read
+ * back at the shifted place. Buffer form ioff 512, global form ioff -1024 (negative). */
+static void
+check_dma_ioff(unsigned bytes, bool global)
+{
+   int32_t ioff = global ? -1024 : 512;
+   for (unsigned ti = 0; ti < 2; ti++) {
+      const struct jt_target *t = je_targets[ti];
+      if (bytes > 4 && !jt_has(t, JT_CAP_LDS_DMA16))
+         continue;
+      jb_builder *b = jb_builder_create(t, "ioff");
+      const jb_arg args[] = {{"src", JB_GLOBAL_PTR}, {"out", JB_GLOBAL_PTR}};
+      jb_kernel(b, "ioff", args, 2, .wg_size = 64, .exact_wg = true);
+      jb_val lane = jb_and_imm(b, jb_workitem_id(b, 0), 63);
+      jb_val lds = jb_lds_alloc(b, 4096, 16);
+      jb_val m0 = jb_lds_uniform(b, jb_ptr_add(b, lds, jb_imm_u32(b, 2048)));
+      jb_val voff = jb_iadd_imm(b, jb_imul_imm(b, lane, bytes), 1024 - ioff);
+      jb_for *f = jb_push_for(b, jb_imm_u32(b, 0), jb_imm_u32(b, 2), .unroll = 1);
+      if (global)
+         jb_global_load_lds(b, jb_arg_val(b, 0), jb_zext(b, voff, JB_I64), m0, bytes,
+                            .ioff = ioff);
+      else
+         jb_buffer_load_lds(b, jb_srd(b, jb_arg_val(b, 0), jb_imm_i64(b, SRC_BYTES)), voff, m0,
+                            bytes, .ioff = ioff);
+      jb_pop_for(b, f);
+      jb_waitcnt(b, 0, JB_WAIT_ANY);
+      for (unsigned d = 0; d < bytes / 4; d++) {
+         jb_val o = jb_iadd_imm(b, jb_imul_imm(b, lane, bytes), 4 * d);
+         jb_val v = jb_lds_load(b, lds, jb_iadd_imm(b, o, 2048 + ioff), JB_I32);
+         jb_global_store(b, v, jb_arg_val(b, 1), jb_zext(b, o, JB_I64));
+      }
+      je_kernel k;
+      char *as = NULL;
+      cr_assert_eq(je_build(b, "ioff", 1, &k, &as), MXJIT_OK, "%s: %s", t->name, k.msg);
+      char want[32];
+      snprintf(want, sizeof(want), "offset:%d", (int)ioff);
+      cr_assert(strstr(as, want), "%s: no %s in\n%s", t->name, want, as);
+      uint8_t src[SRC_BYTES];
+      for (unsigned i = 0; i < SRC_BYTES; i++)
+         src[i] = (uint8_t)(i * 13 + 5);
+      uint64_t ds = je_alloc(&k, src, SRC_BYTES), dout = je_alloc(&k, NULL, 64 * bytes);
+      je_arg(&k, 0, &ds, 8);
+      je_arg(&k, 1, &dout, 8);
+      cr_assert_eq(je_launch(&k, 1, 64), MXJIT_OK, "%s: %s", t->name, k.msg);
+      const uint8_t *out = je_host(&k, dout, 64 * bytes);
+      for (unsigned i = 0; i < 64 * bytes; i++)
+         cr_assert_eq(out[i], src[1024 + i], "%s %u bytes %s: out[%u] = %u, want %u", t->name,
+                      bytes, global ? "global" : "buffer", i, out[i], src[1024 + i]);
+      je_destroy(&k);
+   }
+}
+
+Test(pipe, load_lds_ioff_4)
+{
+   check_dma_ioff(4, false);
+   check_dma_ioff(4, true);
+}
+Test(pipe, load_lds_ioff_16_gfx950)
+{
+   check_dma_ioff(16, false);
+   check_dma_ioff(16, true);
 }
 
 /* Two stages in flight in slots 1 and 2; reading slot 1 must wait for one load, not both. */
