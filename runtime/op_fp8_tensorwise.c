@@ -21,8 +21,10 @@
 #include <string.h>
 
 /* x as rows: a compact x is one flat run (*ld = 0, *cols = 0); a strided one is rows of
- * *cols elements at a row stride *ld > cols (the leading dims must nest: stride[i] =
- * stride[i+1] * shape[i+1]; the innermost stride 1). Extent-1 dims take any stride. */
+ * *cols elements at a row stride *ld > cols, the stride of the innermost leading dim of
+ * extent > 1 (the leading dims must nest: stride[i] = stride[j] * shape[j], j the next leading
+ * dim of extent != 1; the innermost stride 1). Extent-1 dims take any stride: taking one as the
+ * row stride read (rows - 1) * it elements (fuzz_api's class of op_mxfp4.c's flatten). */
 static mxjit_status
 x_rows(mxjit_ctx *ctx, const char *op, const mxjit_tensor *t, int64_t *cols, int64_t *ld)
 {
@@ -49,18 +51,24 @@ x_rows(mxjit_ctx *ctx, const char *op, const mxjit_tensor *t, int64_t *cols, int
                       "%s: args.x.stride[%d] = %" PRId64 "; the innermost dim must have stride 1 "
                       "(a row stride is taken, a column stride is not)",
                       op, n - 1, t->stride[n - 1]);
-   int64_t c = t->shape[n - 1], r = n >= 2 ? t->stride[n - 2] : 0;
-   for (int i = 0; i < n - 2; i++)
+   int64_t c = t->shape[n - 1], r = c; /* every leading dim of extent 1: one row */
+   for (int i = n - 2, j = -1; i >= 0; i--) {
+      if (t->shape[i] == 1)
+         continue;
+      if (j < 0)
+         r = t->stride[i];
       /* |stride| bounded first: the product must not overflow */
-      if (t->shape[i] != 1 && t->shape[i + 1] > 0 &&
-          (t->stride[i + 1] > (INT64_C(1) << 50) / t->shape[i + 1] || t->stride[i + 1] < 0 ||
-           t->stride[i] != t->stride[i + 1] * t->shape[i + 1]))
+      else if (t->shape[j] > 0 &&
+               (t->stride[j] > (INT64_C(1) << 50) / t->shape[j] || t->stride[j] < 0 ||
+                t->stride[i] != t->stride[j] * t->shape[j]))
          return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
                          "%s: args.x.stride[%d] = %" PRId64
                          " is not stride[%d] * shape[%d] = %" PRId64 " * %" PRId64
                          ": the leading dims of x must nest to be read as rows "
                          "(pass a 2D view with a row stride instead)",
-                         op, i, t->stride[i], i + 1, i + 1, t->stride[i + 1], t->shape[i + 1]);
+                         op, i, t->stride[i], j, j, t->stride[j], t->shape[j]);
+      j = i;
+   }
    if (n < 2 || r < c || r > (INT64_C(1) << 50))
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
                       "%s: args.x row stride %" PRId64 " is below the row length %" PRId64

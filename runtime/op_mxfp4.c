@@ -179,8 +179,11 @@ device_path(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxf
 }
 
 /* x (D1, ..., Dn) is the 2D (D1 ... Dn-1, Dn) (KERNELS.md §2): leading dims whose strides
- * nest (stride[i] = stride[i+1] * shape[i+1]) fold into one row stride. Shapes the checks
- * would refuse anyway (negative, too many dims) are left for them to name. */
+ * nest (stride[i] = stride[j] * shape[j], j the next leading dim of size > 1) fold into one
+ * row stride, that of the innermost leading dim of size > 1. A dim of size 1 steps over
+ * nothing: its stride may hold anything and is ignored (taking it as the row stride read
+ * (rows - 1) * it elements of x: fuzz_api, ASan). Shapes the checks would refuse anyway
+ * (negative, too many dims) are left for them to name. */
 static mxjit_status
 flatten(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *in,
         mxjit_mxfp4_quant_args *out)
@@ -199,22 +202,31 @@ flatten(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *in,
    for (int i = 0; i < n - 1; i++)
       if (__builtin_mul_overflow(rows, t->shape[i], &rows))
          return MXJIT_OK;
-   for (int i = 0; !zero && rows && i < n - 2; i++)
+   int inner = -1; /* the innermost leading dim of size > 1; its stride steps over rows */
+   for (int i = n - 2; i >= 0 && inner < 0; i--)
+      if (t->shape[i] != 1)
+         inner = i;
+   for (int i = inner - 1, j = inner; !zero && rows && i >= 0; i--) {
+      if (t->shape[i] == 1)
+         continue;
       /* |stride| bounded both ways first: a large negative one overflowed the product (UBSan,
        * fuzz_api) */
-      if (t->shape[i + 1] > 1 && (t->stride[i + 1] > (INT64_C(1) << 50) / t->shape[i + 1] ||
-                                  t->stride[i + 1] < -((INT64_C(1) << 50) / t->shape[i + 1]) ||
-                                  t->stride[i] != t->stride[i + 1] * t->shape[i + 1]))
+      if (t->stride[j] > (INT64_C(1) << 50) / t->shape[j] ||
+          t->stride[j] < -((INT64_C(1) << 50) / t->shape[j]) ||
+          t->stride[i] != t->stride[j] * t->shape[j])
          return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
                          "%s: args.x.stride[%d] = %" PRId64
                          " is not stride[%d] * shape[%d] = %" PRId64 " * %" PRId64
                          ": the leading dims of a %dD x must nest to be read as "
                          "rows (pass a 2D view with a row stride instead)",
-                         op, i, t->stride[i], i + 1, i + 1, t->stride[i + 1], t->shape[i + 1], n);
+                         op, i, t->stride[i], j, j, t->stride[j], t->shape[j], n);
+      j = i;
+   }
    out->x.ndim = 2;
    out->x.shape[0] = rows;
    out->x.shape[1] = t->shape[n - 1];
-   out->x.stride[0] = zero ? 0 : t->stride[n - 2];
+   /* all leading dims of size 1: one row, whatever their strides say */
+   out->x.stride[0] = zero ? 0 : inner < 0 ? t->shape[n - 1] : t->stride[inner];
    out->x.stride[1] = zero ? 0 : t->stride[n - 1];
    for (int i = 2; i < MXJIT_MAX_DIMS; i++)
       out->x.shape[i] = out->x.stride[i] = 0;
