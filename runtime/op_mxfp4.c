@@ -222,11 +222,20 @@ flatten(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *in,
                          op, i, t->stride[i], j, j, t->stride[j], t->shape[j], n);
       j = i;
    }
+   /* all leading dims of size 1: one row, whatever their strides say */
+   int64_t ld = inner >= 0 ? t->stride[inner] : t->shape[n - 1] ? t->shape[n - 1] : 1;
+   /* a broadcast x (row and element strides 0, another stride not) must stay visible to the
+    * 2D checks: strides all 0 there mean compact, which read rows · K elements of a
+    * one-element x (fuzz_api, ASan) */
+   if (!zero && ld == 0 && t->stride[n - 1] == 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                      "%s: args.x.stride[%d] and stride[%d] are 0 (a broadcast x): rows would "
+                      "overlap; pass a compact or row-strided x",
+                      op, inner, n - 1);
    out->x.ndim = 2;
    out->x.shape[0] = rows;
    out->x.shape[1] = t->shape[n - 1];
-   /* all leading dims of size 1: one row, whatever their strides say */
-   out->x.stride[0] = zero ? 0 : inner < 0 ? t->shape[n - 1] : t->stride[inner];
+   out->x.stride[0] = zero ? 0 : ld;
    out->x.stride[1] = zero ? 0 : t->stride[n - 1];
    for (int i = 2; i < MXJIT_MAX_DIMS; i++)
       out->x.shape[i] = out->x.stride[i] = 0;

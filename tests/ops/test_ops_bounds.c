@@ -378,3 +378,24 @@ Test(ops_bounds, extent_1_dims_take_any_stride_and_are_not_read_as_rows)
                    siw);
    }
 }
+
+/* fuzz_api (tests/fuzz/api/regress_mxfp4_broadcast_rows, ASan): a 3D x (1, 64, 64) with
+ * strides (11, 0, 0) is a broadcast of one element; flattened to the 2D (64, 64) with strides
+ * (0, 0) it read as compact, 8 KiB from a 2-byte x. It is refused naming the strides, and so
+ * is the 4D (1, 1, 64, 64) with strides (3, 0, 0, 0), which nested before. */
+Test(ops_bounds, mxfp4_broadcast_x_is_not_flattened_to_compact)
+{
+   uint8_t *x = before_guard(2);
+   static uint8_t q[4096], s[256];
+   const mxjit_tensor ts[2] = {
+       {.data = DP(x), .dtype = MXJIT_DTYPE_BF16, .ndim = 3, .shape = {1, 64, 64},
+        .stride = {11, 0, 0}},
+       {.data = DP(x), .dtype = MXJIT_DTYPE_BF16, .ndim = 4, .shape = {1, 1, 64, 64},
+        .stride = {3, 0, 0, 0}}};
+   for (int i = 0; i < 2; i++) {
+      mxjit_mxfp4_quant_args a = MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = ts[i], .rowwise = 1,
+                                            .q_row = DP(q), .s_row = DP(s));
+      expect_msg(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_STRIDE,
+                 "are 0 (a broadcast x)", "mxfp4 broadcast x");
+   }
+}
