@@ -187,6 +187,13 @@ Test(ops_bounds, long_dims_beside_an_empty_one_return_at_once, .timeout = 10)
    cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    q3.scale_layout = MXJIT_SCALES_BLOCKED; /* regress_mx3d_blocked_empty_experts */
    cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   /* regress_mx3d_blocked_size_overflow: with E = 0, N = 2^40 and K = 2^33 pass the element
+    * bound, and the per-expert blocked size 128·⌈K/128⌉·4·⌈(N/32)/4⌉ overflowed int64
+    * (UBSan: this fails under make test-asan) */
+   q3.x.shape[0] = 0;
+   q3.x.shape[1] = big;
+   q3.x.shape[2] = INT64_C(1) << 33;
+   cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    mxjit_mx_quant_args q0 =
        MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0,
                   .x = {.data = DP(in), .dtype = MXJIT_DTYPE_F32, .ndim = 2, .shape = {big, 0}},
