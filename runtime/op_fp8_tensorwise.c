@@ -58,9 +58,8 @@ x_rows(mxjit_ctx *ctx, const char *op, const mxjit_tensor *t, int64_t *cols, int
       if (j < 0)
          r = t->stride[i];
       /* |stride| bounded first: the product must not overflow */
-      else if (t->shape[j] > 0 &&
-               (t->stride[j] > (INT64_C(1) << 50) / t->shape[j] || t->stride[j] < 0 ||
-                t->stride[i] != t->stride[j] * t->shape[j]))
+      else if (t->shape[j] > 0 && (t->stride[j] > (INT64_C(1) << 50) / t->shape[j] ||
+                                   t->stride[j] < 0 || t->stride[i] != t->stride[j] * t->shape[j]))
          return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
                          "%s: args.x.stride[%d] = %" PRId64
                          " is not stride[%d] * shape[%d] = %" PRId64 " * %" PRId64

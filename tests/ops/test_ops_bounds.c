@@ -169,8 +169,7 @@ Test(ops_bounds, to_blocked_huge_batch_of_empty_matrices_returns_at_once, .timeo
          mxjit_to_blocked_args a =
              MXJIT_ARGS(mxjit_to_blocked_args, .batch = (INT64_C(1) << 40) - 1, .h = hw[i][0],
                         .w = hw[i][1], .inverse = inv, .s = DP(in), .out = DP(out));
-         cr_expect_eq(mxjit_to_blocked(ctx, NULL, &a), MXJIT_OK, "%s",
-                      mxjit_ctx_last_error(ctx));
+         cr_expect_eq(mxjit_to_blocked(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
       }
 }
 
@@ -311,9 +310,9 @@ mxfp4_like_2d(const mxjit_tensor *x, const uint8_t *x2d, const char *what)
    static uint8_t got[4][2048], want[4][2048];
    memset(got, 0xA5, sizeof(got));
    memset(want, 0x5A, sizeof(want));
-   mxjit_mxfp4_quant_args a = MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = *x, .rowwise = 1,
-                                         .colwise = 1, .q_row = DP(got[0]), .s_row = DP(got[1]),
-                                         .q_col = DP(got[2]), .s_col = DP(got[3]));
+   mxjit_mxfp4_quant_args a =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = *x, .rowwise = 1, .colwise = 1, .q_row = DP(got[0]),
+                  .s_row = DP(got[1]), .q_col = DP(got[2]), .s_col = DP(got[3]));
    cr_assert_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_OK, "%s: %s", what,
                 mxjit_ctx_last_error(ctx));
    a.x = (mxjit_tensor){.data = DP(x2d), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 64}};
@@ -335,19 +334,28 @@ Test(ops_bounds, extent_1_dims_take_any_stride_and_are_not_read_as_rows)
    /* (64, 1, 64) compact but stride[1] = 4096: the row stride is stride[0] = 64 */
    uint16_t *x = before_guard(sizeof(x2d));
    memcpy(x, x2d, sizeof(x2d));
-   mxjit_tensor t3 = {.data = DP(x), .dtype = MXJIT_DTYPE_BF16, .ndim = 3, .shape = {64, 1, 64},
+   mxjit_tensor t3 = {.data = DP(x),
+                      .dtype = MXJIT_DTYPE_BF16,
+                      .ndim = 3,
+                      .shape = {64, 1, 64},
                       .stride = {64, 4096, 1}};
    mxfp4_like_2d(&t3, (const uint8_t *)x2d, "mxfp4 (64,1,64) stride[1] 4096");
    /* (2, 1, 32, 64): stride[1] = 7 must not be checked for nesting either */
-   mxjit_tensor t4 = {.data = DP(x), .dtype = MXJIT_DTYPE_BF16, .ndim = 4,
-                      .shape = {2, 1, 32, 64}, .stride = {2048, 7, 64, 1}};
+   mxjit_tensor t4 = {.data = DP(x),
+                      .dtype = MXJIT_DTYPE_BF16,
+                      .ndim = 4,
+                      .shape = {2, 1, 32, 64},
+                      .stride = {2048, 7, 64, 1}};
    mxfp4_like_2d(&t4, (const uint8_t *)x2d, "mxfp4 (2,1,32,64) stride[1] 7");
    /* every leading dim of extent 1: one row, whatever its stride */
-   mxjit_tensor t1 = {.data = DP(x + 63 * 64), .dtype = MXJIT_DTYPE_BF16, .ndim = 3,
-                      .shape = {1, 1, 64}, .stride = {3, 100000, 1}};
+   mxjit_tensor t1 = {.data = DP(x + 63 * 64),
+                      .dtype = MXJIT_DTYPE_BF16,
+                      .ndim = 3,
+                      .shape = {1, 1, 64},
+                      .stride = {3, 100000, 1}};
    static uint8_t q1[32], s1[2];
-   mxjit_mxfp4_quant_args a1 = MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = t1, .rowwise = 1,
-                                          .q_row = DP(q1), .s_row = DP(s1));
+   mxjit_mxfp4_quant_args a1 =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = t1, .rowwise = 1, .q_row = DP(q1), .s_row = DP(s1));
    cr_expect_eq(mxjit_mxfp4_quantize(ctx, NULL, &a1), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    munmap(guard_map, guard_pages * guard_page);
    guard_map = NULL;
@@ -359,17 +367,22 @@ Test(ops_bounds, extent_1_dims_take_any_stride_and_are_not_read_as_rows)
       memcpy(xp + r * 80, x2d + r * 64, 64 * 2);
    uint16_t *gx = before_guard((63 * 80 + 64) * 2);
    memcpy(gx, xp, (63 * 80 + 64) * 2);
-   const mxjit_tensor tw[2] = {
-       {.data = DP(gx), .dtype = MXJIT_DTYPE_BF16, .ndim = 4, .shape = {2, 1, 32, 64},
-        .stride = {2560, 9999, 80, 1}},
-       {.data = DP(gx), .dtype = MXJIT_DTYPE_BF16, .ndim = 4, .shape = {64, 1, 1, 64},
-        .stride = {80, 80, 9999, 1}}};
+   const mxjit_tensor tw[2] = {{.data = DP(gx),
+                                .dtype = MXJIT_DTYPE_BF16,
+                                .ndim = 4,
+                                .shape = {2, 1, 32, 64},
+                                .stride = {2560, 9999, 80, 1}},
+                               {.data = DP(gx),
+                                .dtype = MXJIT_DTYPE_BF16,
+                                .ndim = 4,
+                                .shape = {64, 1, 1, 64},
+                                .stride = {80, 80, 9999, 1}}};
    static uint8_t q[4096], qw[4096];
    static float si, siw;
-   mxjit_fp8_tensorwise_args w = MXJIT_ARGS(
-       mxjit_fp8_tensorwise_args,
-       .x = {.data = DP(x2d), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 64}},
-       .fp8 = MXJIT_DTYPE_E4M3, .q = DP(qw), .scale_inv = DP(&siw));
+   mxjit_fp8_tensorwise_args w =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args,
+                  .x = {.data = DP(x2d), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 64}},
+                  .fp8 = MXJIT_DTYPE_E4M3, .q = DP(qw), .scale_inv = DP(&siw));
    cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &w), MXJIT_OK, "%s",
                 mxjit_ctx_last_error(ctx));
    for (int i = 0; i < 2; i++) {
@@ -381,8 +394,7 @@ Test(ops_bounds, extent_1_dims_take_any_stride_and_are_not_read_as_rows)
       cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &w), MXJIT_OK, "fp8 %d: %s", i,
                    mxjit_ctx_last_error(ctx));
       cr_expect_arr_eq(q, qw, 4096, "fp8 tensorwise %d: q differs from the 2D view", i);
-      cr_expect_eq(memcmp(&si, &siw, 4), 0, "fp8 tensorwise %d: scale_inv %g, want %g", i, si,
-                   siw);
+      cr_expect_eq(memcmp(&si, &siw, 4), 0, "fp8 tensorwise %d: scale_inv %g, want %g", i, si, siw);
    }
 }
 
@@ -394,11 +406,16 @@ Test(ops_bounds, mxfp4_broadcast_x_is_not_flattened_to_compact)
 {
    uint8_t *x = before_guard(2);
    static uint8_t q[4096], s[256];
-   const mxjit_tensor ts[2] = {
-       {.data = DP(x), .dtype = MXJIT_DTYPE_BF16, .ndim = 3, .shape = {1, 64, 64},
-        .stride = {11, 0, 0}},
-       {.data = DP(x), .dtype = MXJIT_DTYPE_BF16, .ndim = 4, .shape = {1, 1, 64, 64},
-        .stride = {3, 0, 0, 0}}};
+   const mxjit_tensor ts[2] = {{.data = DP(x),
+                                .dtype = MXJIT_DTYPE_BF16,
+                                .ndim = 3,
+                                .shape = {1, 64, 64},
+                                .stride = {11, 0, 0}},
+                               {.data = DP(x),
+                                .dtype = MXJIT_DTYPE_BF16,
+                                .ndim = 4,
+                                .shape = {1, 1, 64, 64},
+                                .stride = {3, 0, 0, 0}}};
    for (int i = 0; i < 2; i++) {
       mxjit_mxfp4_quant_args a = MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = ts[i], .rowwise = 1,
                                             .q_row = DP(q), .s_row = DP(s));

@@ -452,8 +452,7 @@ Test(rt_tune, hostile_sweeps_fail_clearly)
    expect_bad(HEAD "grid: {waves: [1]}\nconstraints: ['(waves <= 4']\n" PROB, "expected ')'");
    /* fuzz_config (regress_sweep_nested_paren_at_end): the outer '(' stepped over the end of
     * the string after the inner one failed (ASan: this fails under make test-asan) */
-   expect_bad(HEAD "grid: {waves: [1]}\nconstraints: ['((8']\n" PROB,
-              "expected ')' at offset 3");
+   expect_bad(HEAD "grid: {waves: [1]}\nconstraints: ['((8']\n" PROB, "expected ')' at offset 3");
    expect_bad(HEAD "grid: {waves: [1]}\nproblems: []\n", "problems must be a non-empty list");
    expect_bad(HEAD "grid: {waves: [1]}\nproblems:\n  - {name: 'a b', class: c, shape: [1], "
                    "run: x}\n",
