@@ -450,9 +450,14 @@ Test(rt_tune, hostile_sweeps_fail_clearly)
               "bad.yaml:4:15: constraint \"waves * lod <= 4\": 'lod' is not a parameter");
    expect_bad(HEAD "grid: {waves: [1]}\nconstraints: ['waves 4']\n" PROB, "expected a comparison");
    expect_bad(HEAD "grid: {waves: [1]}\nconstraints: ['(waves <= 4']\n" PROB, "expected ')'");
-   /* fuzz_config (regress_sweep_nested_paren_at_end): the outer '(' stepped over the end of
-    * the string after the inner one failed (ASan: this fails under make test-asan) */
-   expect_bad(HEAD "grid: {waves: [1]}\nconstraints: ['((8']\n" PROB, "expected ')' at offset 3");
+   /* fuzz_config (regress_sweep_nested_paren_at_end): each '(' around a failed inner
+    * expression stepped one byte further past the end of the string; 100 of them pass any
+    * slack in libyaml's buffer (ASan: this fails under make test-asan without the fix) */
+   char deep[512] = HEAD "grid: {waves: [1]}\nconstraints: ['";
+   size_t dn = strlen(deep);
+   memset(deep + dn, '(', 100);
+   snprintf(deep + dn + 100, sizeof(deep) - dn - 100, "8']\n" PROB);
+   expect_bad(deep, "expected ')' at offset 101");
    expect_bad(HEAD "grid: {waves: [1]}\nproblems: []\n", "problems must be a non-empty list");
    expect_bad(HEAD "grid: {waves: [1]}\nproblems:\n  - {name: 'a b', class: c, shape: [1], "
                    "run: x}\n",
