@@ -279,13 +279,34 @@ kc_os_write_atomic(kc_cache *c, const char *path, const void *buf, size_t size)
    return err ? err : kc_os_commit(c, tmp, path);
 }
 
+static int
+hex_digit(char ch)
+{
+   return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+}
+
 void
 kc_os_scan(const char *dir, unsigned first, unsigned max_shards, kc_scan_fn fn, void *user)
 {
    char shard[4096], path[4096];
+   /* one readdir of the root says which of the 256 shards exist: a sparse cache (a fresh one,
+    * a test's, fuzz_cache's) costs one lookup, not 256 failed opendirs per scan */
+   uint8_t present[32];
+   DIR *root = opendir(dir);
+   memset(present, root ? 0 : 0xff, sizeof(present)); /* unlistable (mode 0311): try all */
+   for (struct dirent *de; root && (de = readdir(root));) {
+      int hi = hex_digit(de->d_name[0]), lo = hi < 0 ? -1 : hex_digit(de->d_name[1]);
+      unsigned s = (unsigned)(hi * 16 + lo);
+      if (lo >= 0 && de->d_name[2] == 0)
+         present[s >> 3] |= (uint8_t)(1u << (s & 7));
+   }
+   if (root)
+      closedir(root);
    unsigned nonempty = 0;
    for (unsigned i = 0; i < 256 && nonempty < max_shards; i++) {
       unsigned s = (first + i) & 255;
+      if (!(present[s >> 3] & (1u << (s & 7))))
+         continue;
       if (snprintf(shard, sizeof(shard), "%s/%02x", dir, s) >= (int)sizeof(shard))
          return;
       DIR *d = opendir(shard);

@@ -21,8 +21,10 @@
 #include <string.h>
 
 /* x as rows: a compact x is one flat run (*ld = 0, *cols = 0); a strided one is rows of
- * *cols elements at a row stride *ld > cols (the leading dims must nest: stride[i] =
- * stride[i+1] * shape[i+1]; the innermost stride 1). Extent-1 dims take any stride. */
+ * *cols elements at a row stride *ld > cols, the stride of the innermost leading dim of
+ * extent > 1 (the leading dims must nest: stride[i] = stride[j] * shape[j], j the next leading
+ * dim of extent != 1; the innermost stride 1). Extent-1 dims take any stride: taking one as the
+ * row stride read (rows - 1) * it elements (fuzz_api's class of op_mxfp4.c's flatten). */
 static mxjit_status
 x_rows(mxjit_ctx *ctx, const char *op, const mxjit_tensor *t, int64_t *cols, int64_t *ld)
 {
@@ -49,10 +51,16 @@ x_rows(mxjit_ctx *ctx, const char *op, const mxjit_tensor *t, int64_t *cols, int
                       "%s: args.x.stride[%d] = %" PRId64 "; the innermost dim must have stride 1 "
                       "(a row stride is taken, a column stride is not)",
                       op, n - 1, t->stride[n - 1]);
+   /* every leading dim of extent 1: one row (rt_op_nest leaves r 0 then) */
    int64_t c = t->shape[n - 1], r = 0;
    mxjit_status st;
    if (n >= 2 && (st = rt_op_nest(ctx, op, "x", t, n - 2, &r)) != MXJIT_OK)
       return st;
+   int lead = 0;
+   for (int i = 0; i < n - 1; i++)
+      lead |= t->shape[i] != 1;
+   if (!lead)
+      r = c;
    if (n < 2 || r < c || r > (INT64_C(1) << 50))
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
                       "%s: args.x row stride %" PRId64 " is below the row length %" PRId64

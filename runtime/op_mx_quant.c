@@ -344,8 +344,10 @@ layout_scales(const mxjit_mx_quant_args *a, const mx_geom *g, const uint8_t *pla
    } else if (a->scale_layout == MXJIT_SCALES_SHUFFLED) {
       host_e8m0_shuffle(plain, g->srows, g->scols, out);
    } else if (a->kind == MXJIT_MX_3D) {
-      /* per expert over S_e[k][nb]; a 32x32 tile scale covers its 32 k rows (§4.3) */
-      int64_t nb = g->scols, kt = g->k / g->tile, bs = host_blocked_size(g->k, nb);
+      /* per expert over S_e[k][nb]; a 32x32 tile scale covers its 32 k rows (§4.3). With
+       * E = 0, K·N is not bounded by the element check: no size then (fuzz_api, UBSan) */
+      int64_t nb = g->scols, kt = g->k / g->tile;
+      int64_t bs = g->e && g->k && nb ? host_blocked_size(g->k, nb) : 0;
       for (int64_t e = 0; g->k && nb && e < g->e; e++) { /* empty experts: host_mx.c */
          for (int64_t k = 0; k < g->k; k++)
             for (int64_t b = 0; b < nb; b++)

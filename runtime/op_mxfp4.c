@@ -179,7 +179,10 @@ device_path(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxf
 }
 
 /* x (D1, ..., Dn) is the 2D (D1 ... Dn-1, Dn) (KERNELS.md §2): leading dims whose strides
- * nest (rt_op_nest) fold into one row stride. Shapes the checks would refuse anyway
+ * nest (rt_op_nest: stride[i] = stride[j] * shape[j], j the next leading dim of extent > 1)
+ * fold into one row stride, that of the innermost leading dim of extent > 1. A dim of extent 1
+ * steps over nothing: its stride may hold anything and is ignored (taking it as the row stride
+ * read (rows - 1) * it elements of x: fuzz_api, ASan). Shapes the checks would refuse anyway
  * (negative, too many dims) are left for them to name. */
 static mxjit_status
 flatten(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *in,
@@ -199,14 +202,27 @@ flatten(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *in,
    for (int i = 0; i < n - 1; i++)
       if (__builtin_mul_overflow(rows, t->shape[i], &rows))
          return MXJIT_OK;
+   int inner = -1; /* the innermost leading dim of extent > 1; its stride steps over rows */
+   for (int i = n - 2; i >= 0 && inner < 0; i--)
+      if (t->shape[i] != 1)
+         inner = i;
    mxjit_status st;
    if (!zero && rows && (st = rt_op_nest(ctx, op, "x", t, n - 2, &ld)) != MXJIT_OK)
       return st;
+   /* all leading dims of extent 1: one row, whatever their strides say */
+   ld = inner >= 0 ? t->stride[inner] : t->shape[n - 1] ? t->shape[n - 1] : 1;
+   /* a broadcast x (row and element strides 0, another stride not) must stay visible to the
+    * 2D checks: strides all 0 there mean compact, which read rows · K elements of a
+    * one-element x (fuzz_api, ASan) */
+   if (!zero && ld == 0 && t->stride[n - 1] == 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                      "%s: args.x.stride[%d] and stride[%d] are 0 (a broadcast x): rows would "
+                      "overlap; pass a compact or row-strided x",
+                      op, inner, n - 1);
    out->x.ndim = 2;
    out->x.shape[0] = rows;
    out->x.shape[1] = t->shape[n - 1];
-   /* one row (or none): any row stride; the row-major one */
-   out->x.stride[0] = zero ? 0 : ld ? ld : t->shape[n - 1];
+   out->x.stride[0] = zero ? 0 : ld;
    out->x.stride[1] = zero ? 0 : t->stride[n - 1];
    for (int i = 2; i < MXJIT_MAX_DIMS; i++)
       out->x.shape[i] = out->x.stride[i] = 0;

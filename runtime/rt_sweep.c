@@ -67,8 +67,10 @@ atom(struct lex *l)
    if (*l->p == '(') {
       l->p++;
       struct rt_expr *e = sum(l);
+      if (!e) /* named by sum; l->p may be at the end: stepping over a ')' there read past it */
+         return NULL;
       skip(l);
-      if (e && *l->p != ')') {
+      if (*l->p != ')') {
          snprintf(l->err, sizeof(l->err), "expected ')' at offset %d", (int)(l->p - l->s));
          expr_free(e);
          return NULL;

@@ -12,8 +12,12 @@ shift || true
 SECS=${FUZZ_SECONDS:-60}
 # FUZZ_RUNS=N: N executions per target with a fixed seed instead of a time budget, so the CI
 # smoke is the same run every time (a time budget would explore differently on a loaded
-# machine and could find something new in CI that a local run did not).
+# machine and could find something new in CI that a local run did not). FUZZ_SEED=0 with it
+# picks a random seed (a long run to a count: FUZZ_RUNS=10000000 FUZZ_SEED=0).
+# FUZZ_NICE=19: run the targets at that niceness (background runs beside other work).
 RUNS=${FUZZ_RUNS:-}
+SEED=${FUZZ_SEED:-1}
+NICE=(); [ -n "${FUZZ_NICE:-}" ] && NICE=(nice -n "$FUZZ_NICE")
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(api cli config cache emu_load)
 mkdir -p "$BUILD/artifacts" "$BUILD/logs"
@@ -29,11 +33,13 @@ for t in "${targets[@]}"; do
   [ "$t" = cli ] && extra+=(-close_fd_mask=3)
   log="$BUILD/logs/$t.log"
   budget=(-max_total_time="$SECS")
-  [ -n "$RUNS" ] && budget=(-runs="$RUNS" -seed=1)
-  "$BUILD/fuzz_$t" "${budget[@]}" -timeout=25 -rss_limit_mb=2560 -max_len=65536 \
+  [ -n "$RUNS" ] && budget=(-runs="$RUNS" -seed="$SEED")
+  t0=$(date +%s)
+  "${NICE[@]}" "$BUILD/fuzz_$t" "${budget[@]}" -timeout=25 -rss_limit_mb=2560 -max_len=65536 \
       -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/${t}-" "${extra[@]}" \
       "$corpus" "$PWD/tests/fuzz/$t" >"$log" 2>&1
   rc=$?
+  wall=$(($(date +%s) - t0))
   runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log" | tail -1)
   secs=$(sed -nE 's/^stat::.*total_time.*: *([0-9]+)/\1/p' "$log" | tail -1)
   n=$(ls "$corpus" | wc -l)
@@ -43,7 +49,7 @@ for t in "${targets[@]}"; do
     grep -E "^==[0-9]+==ERROR|runtime error|ALARM|out-of-memory|SUMMARY|Test unit written" "$log" | head -5
   else
     how="in ${SECS}s"
-    [ -n "$RUNS" ] && how="(seed 1)"
+    [ -n "$RUNS" ] && how="(seed $SEED) in ${wall}s"
     echo "fuzz $t: ${runs:-?} executions $how, 0 crashes, corpus $n + seeds"
   fi
 done

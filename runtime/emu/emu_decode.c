@@ -833,13 +833,55 @@ decode_one(LLVMDisasmContextRef dc, const struct emu_kernel *k, uint32_t pc, emu
    bits_vector(in, e, d0, d1, name);
 }
 
+/* One disassembler per target for the process, made on first use and kept: creating one
+ * builds LLVM's MC tables (~60 us, the decoding of ~30 instructions), once per kernel before;
+ * fuzz_emu_load decodes a kernel per input. An LLVM context is not thread-safe: it is used
+ * under dis_lock. A process that names more targets than dis_ctx holds gets a fresh context
+ * each time (emu_device_create admits two). */
+static pthread_mutex_t dis_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+   char target[16];
+   LLVMDisasmContextRef dc;
+} dis_ctx[4];
+
+/* Returns the target's disassembler with dis_lock held (released by dis_put), or NULL. */
+static LLVMDisasmContextRef
+dis_get(const char *target)
+{
+   pthread_mutex_lock(&dis_lock);
+   unsigned i = 0;
+   while (i < 4 && dis_ctx[i].dc && strcmp(dis_ctx[i].target, target) != 0)
+      i++;
+   if (i < 4 && dis_ctx[i].dc)
+      return dis_ctx[i].dc;
+   LLVMDisasmContextRef dc = LLVMCreateDisasmCPUFeatures("amdgcn-amd-amdhsa", target,
+                                                         "+sramecc,-xnack", NULL, 0, NULL, NULL);
+   if (dc && i < 4 && strlen(target) < sizeof(dis_ctx[i].target)) {
+      snprintf(dis_ctx[i].target, sizeof(dis_ctx[i].target), "%s", target);
+      dis_ctx[i].dc = dc;
+   }
+   if (!dc)
+      pthread_mutex_unlock(&dis_lock);
+   return dc;
+}
+
+static void
+dis_put(LLVMDisasmContextRef dc)
+{
+   bool kept = false;
+   for (unsigned i = 0; i < 4; i++)
+      kept |= dis_ctx[i].dc == dc;
+   if (!kept)
+      LLVMDisasmDispose(dc);
+   pthread_mutex_unlock(&dis_lock);
+}
+
 mxjit_status
 emu_decode_kernel(struct emu_kernel *k, const char *target, char *msg, size_t len)
 {
    emu_ops_init();
    jc_init_once();
-   LLVMDisasmContextRef dc = LLVMCreateDisasmCPUFeatures("amdgcn-amd-amdhsa", target,
-                                                         "+sramecc,-xnack", NULL, 0, NULL, NULL);
+   LLVMDisasmContextRef dc = dis_get(target);
    if (!dc) {
       snprintf(msg, len, "emu: LLVM has no AMDGPU disassembler for %s", target);
       return MXJIT_ERR_INTERNAL;
@@ -850,7 +892,7 @@ emu_decode_kernel(struct emu_kernel *k, const char *target, char *msg, size_t le
    size_t pool_cap = (size_t)cap * 48 + 256, pool_len = 0;
    k->strings = malloc(pool_cap);
    if (!k->insts || !k->pc_index || !k->strings) {
-      LLVMDisasmDispose(dc);
+      dis_put(dc);
       snprintf(msg, len, "emu: out of memory decoding kernel '%s'", k->name);
       return MXJIT_ERR_NOMEM;
    }
@@ -876,7 +918,7 @@ emu_decode_kernel(struct emu_kernel *k, const char *target, char *msg, size_t le
       k->pc_index[pc / 4] = (int32_t)k->ninsts++;
       pc += in->size;
    }
-   LLVMDisasmDispose(dc);
+   dis_put(dc);
    if (!text_off) {
       snprintf(msg, len, "emu: out of memory decoding kernel '%s'", k->name);
       return MXJIT_ERR_NOMEM;

@@ -61,7 +61,10 @@ run_bytes(mxjit_ctx *ctx, const struct tpl_mx_problem *pr, const void *x, size_t
       char ser[200];
       tpl_params_serialize(f, params, ser, sizeof(ser));
       cr_assert_eq(k->meta.private_segment_size, 0u, "%s %s spills to scratch", f->name, ser);
-      const uint64_t io[] = {dx, a.q, a.s};
+      /* every slot the kernargs read (offs too: 0, ungrouped); {dx, q, s} was one short and
+       * the kernargs read past it (ASan stack-buffer-overflow under make test-asan) */
+      const uint64_t io[] = {
+          [TPL_MX_IO_X] = dx, [TPL_MX_IO_Q] = a.q, [TPL_MX_IO_S] = a.s, [TPL_MX_IO_OFFS] = 0};
       uint64_t vals[TPL_MAX_KARGS];
       uint8_t ka[TPL_MAX_KARGS * 8];
       f->kernargs(pr, params, io, vals);

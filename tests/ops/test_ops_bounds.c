@@ -2,7 +2,8 @@
  * test_ops_bounds.c — argument checks that must hold for any bit pattern a caller passes: an
  * ndim past MXJIT_MAX_DIMS is refused without reading past shape[] (the args sit at the end of
  * a page followed by an inaccessible one), and sizes that overflow 64 bits (huge ngroups,
- * GEMM outputs of 2^100 elements) are refused instead of wrapping.
+ * GEMM outputs of 2^100 elements) are refused instead of wrapping; a dim of extent 1 with any
+ * stride is not read as a row stride (x ends at an inaccessible page).
  */
 #include "mxjit.h"
 
@@ -14,7 +15,7 @@
 
 static mxjit_ctx *ctx;
 static void *guard_map;
-static size_t guard_page;
+static size_t guard_page, guard_pages;
 
 static void
 setup(void)
@@ -28,7 +29,7 @@ teardown(void)
 {
    mxjit_ctx_destroy(ctx);
    if (guard_map)
-      munmap(guard_map, 2 * guard_page);
+      munmap(guard_map, guard_pages * guard_page);
    guard_map = NULL;
 }
 
@@ -43,11 +44,13 @@ static void *
 before_guard(size_t size)
 {
    guard_page = (size_t)sysconf(_SC_PAGESIZE);
-   guard_map =
-       mmap(NULL, 2 * guard_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+   guard_pages = (size + guard_page - 1) / guard_page + 1;
+   guard_map = mmap(NULL, guard_pages * guard_page, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
    cr_assert_neq(guard_map, MAP_FAILED);
-   cr_assert_eq(mprotect((uint8_t *)guard_map + guard_page, guard_page, PROT_NONE), 0);
-   return (uint8_t *)guard_map + guard_page - size;
+   uint8_t *end = (uint8_t *)guard_map + (guard_pages - 1) * guard_page;
+   cr_assert_eq(mprotect(end, guard_page, PROT_NONE), 0);
+   return end - size;
 }
 
 static void
@@ -166,8 +169,7 @@ Test(ops_bounds, to_blocked_huge_batch_of_empty_matrices_returns_at_once, .timeo
          mxjit_to_blocked_args a =
              MXJIT_ARGS(mxjit_to_blocked_args, .batch = (INT64_C(1) << 40) - 1, .h = hw[i][0],
                         .w = hw[i][1], .inverse = inv, .s = DP(in), .out = DP(out));
-         cr_expect_eq(mxjit_to_blocked(ctx, NULL, &a), MXJIT_OK, "%s",
-                      mxjit_ctx_last_error(ctx));
+         cr_expect_eq(mxjit_to_blocked(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
       }
 }
 
@@ -183,6 +185,13 @@ Test(ops_bounds, long_dims_beside_an_empty_one_return_at_once, .timeout = 10)
        .elem = MXJIT_DTYPE_E4M3, .q = DP(out), .s = DP(out + 2048));
    cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    q3.scale_layout = MXJIT_SCALES_BLOCKED; /* regress_mx3d_blocked_empty_experts */
+   cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   /* regress_mx3d_blocked_size_overflow: with E = 0, N = 2^40 and K = 2^33 pass the element
+    * bound, and the per-expert blocked size 128·⌈K/128⌉·4·⌈(N/32)/4⌉ overflowed int64
+    * (UBSan: this fails under make test-asan) */
+   q3.x.shape[0] = 0;
+   q3.x.shape[1] = big;
+   q3.x.shape[2] = INT64_C(1) << 33;
    cr_expect_eq(mxjit_mxfp8_quantize(ctx, NULL, &q3), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    mxjit_mx_quant_args q0 =
        MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0,
@@ -279,4 +288,138 @@ Test(ops_bounds, grouped_gemm_output_of_2_100_elements_is_refused)
    a.b.shape[2] = 1 << 20;
    expect_msg(mxjit_grouped_gemm_fp8(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_SHAPE, "2^50",
               "fwd 2^60 outputs");
+}
+
+/* fuzz_api (tests/fuzz/api/regress_mxfp4_extent1_row_stride, ASan heap-buffer-overflow in
+ * rt_op_mx_host): a dim of extent 1 may have any stride (mxjit.h), but mxfp4_quantize took
+ * stride[ndim-2] as the row stride of a flattened x even when that dim had extent 1, and read
+ * (rows - 1) * it elements; fp8_tensorwise_quantize did the same for a dim of extent 1 above
+ * the row dim. x ends at an inaccessible page here; the results must equal those of the
+ * compact 2D view of the same elements, byte for byte. */
+static void
+bf16_rows(uint16_t *x, int64_t rows, int64_t cols, int64_t ld)
+{
+   for (int64_t r = 0; r < rows; r++)
+      for (int64_t c = 0; c < cols; c++)
+         x[r * ld + c] = (uint16_t)(0x3c00 + ((r * 37 + c * 11) % 512)); /* 2^-7 .. ~2^2 */
+}
+
+static void
+mxfp4_like_2d(const mxjit_tensor *x, const uint8_t *x2d, const char *what)
+{
+   static uint8_t got[4][2048], want[4][2048];
+   memset(got, 0xA5, sizeof(got));
+   memset(want, 0x5A, sizeof(want));
+   mxjit_mxfp4_quant_args a =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = *x, .rowwise = 1, .colwise = 1, .q_row = DP(got[0]),
+                  .s_row = DP(got[1]), .q_col = DP(got[2]), .s_col = DP(got[3]));
+   cr_assert_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_OK, "%s: %s", what,
+                mxjit_ctx_last_error(ctx));
+   a.x = (mxjit_tensor){.data = DP(x2d), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 64}};
+   a.q_row = DP(want[0]);
+   a.s_row = DP(want[1]);
+   a.q_col = DP(want[2]);
+   a.s_col = DP(want[3]);
+   cr_assert_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   /* q 64x64/2 bytes, s 64x2 plain bytes per side; the rest untouched by both */
+   const size_t n[4] = {2048, 128, 2048, 128};
+   for (int i = 0; i < 4; i++)
+      cr_expect_arr_eq(got[i], want[i], n[i], "%s: output %d differs from the 2D view", what, i);
+}
+
+Test(ops_bounds, extent_1_dims_take_any_stride_and_are_not_read_as_rows)
+{
+   static uint16_t x2d[64 * 64];
+   bf16_rows(x2d, 64, 64, 64);
+   /* (64, 1, 64) compact but stride[1] = 4096: the row stride is stride[0] = 64 */
+   uint16_t *x = before_guard(sizeof(x2d));
+   memcpy(x, x2d, sizeof(x2d));
+   mxjit_tensor t3 = {.data = DP(x),
+                      .dtype = MXJIT_DTYPE_BF16,
+                      .ndim = 3,
+                      .shape = {64, 1, 64},
+                      .stride = {64, 4096, 1}};
+   mxfp4_like_2d(&t3, (const uint8_t *)x2d, "mxfp4 (64,1,64) stride[1] 4096");
+   /* (2, 1, 32, 64): stride[1] = 7 must not be checked for nesting either */
+   mxjit_tensor t4 = {.data = DP(x),
+                      .dtype = MXJIT_DTYPE_BF16,
+                      .ndim = 4,
+                      .shape = {2, 1, 32, 64},
+                      .stride = {2048, 7, 64, 1}};
+   mxfp4_like_2d(&t4, (const uint8_t *)x2d, "mxfp4 (2,1,32,64) stride[1] 7");
+   /* every leading dim of extent 1: one row, whatever its stride */
+   mxjit_tensor t1 = {.data = DP(x + 63 * 64),
+                      .dtype = MXJIT_DTYPE_BF16,
+                      .ndim = 3,
+                      .shape = {1, 1, 64},
+                      .stride = {3, 100000, 1}};
+   static uint8_t q1[32], s1[2];
+   mxjit_mxfp4_quant_args a1 =
+       MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = t1, .rowwise = 1, .q_row = DP(q1), .s_row = DP(s1));
+   cr_expect_eq(mxjit_mxfp4_quantize(ctx, NULL, &a1), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   munmap(guard_map, guard_pages * guard_page);
+   guard_map = NULL;
+
+   /* fp8 tensorwise, rows padded to 80: (2, 1, 32, 64) strides (2560, 9999, 80, 1) reads rows
+    * at 80, and (32, 1, 1, 64) strides (80, 80, 9999, 1) too (stride[2] is of extent 1) */
+   static uint16_t xp[64 * 80];
+   for (int64_t r = 0; r < 64; r++)
+      memcpy(xp + r * 80, x2d + r * 64, 64 * 2);
+   uint16_t *gx = before_guard((63 * 80 + 64) * 2);
+   memcpy(gx, xp, (63 * 80 + 64) * 2);
+   const mxjit_tensor tw[2] = {{.data = DP(gx),
+                                .dtype = MXJIT_DTYPE_BF16,
+                                .ndim = 4,
+                                .shape = {2, 1, 32, 64},
+                                .stride = {2560, 9999, 80, 1}},
+                               {.data = DP(gx),
+                                .dtype = MXJIT_DTYPE_BF16,
+                                .ndim = 4,
+                                .shape = {64, 1, 1, 64},
+                                .stride = {80, 80, 9999, 1}}};
+   static uint8_t q[4096], qw[4096];
+   static float si, siw;
+   mxjit_fp8_tensorwise_args w =
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args,
+                  .x = {.data = DP(x2d), .dtype = MXJIT_DTYPE_BF16, .ndim = 2, .shape = {64, 64}},
+                  .fp8 = MXJIT_DTYPE_E4M3, .q = DP(qw), .scale_inv = DP(&siw));
+   cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &w), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   for (int i = 0; i < 2; i++) {
+      memset(q, 0xA5, sizeof(q));
+      si = -1;
+      w.x = tw[i];
+      w.q = DP(q);
+      w.scale_inv = DP(&si);
+      cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &w), MXJIT_OK, "fp8 %d: %s", i,
+                   mxjit_ctx_last_error(ctx));
+      cr_expect_arr_eq(q, qw, 4096, "fp8 tensorwise %d: q differs from the 2D view", i);
+      cr_expect_eq(memcmp(&si, &siw, 4), 0, "fp8 tensorwise %d: scale_inv %g, want %g", i, si, siw);
+   }
+}
+
+/* fuzz_api (tests/fuzz/api/regress_mxfp4_broadcast_rows, ASan): a 3D x (1, 64, 64) with
+ * strides (11, 0, 0) is a broadcast of one element; flattened to the 2D (64, 64) with strides
+ * (0, 0) it read as compact, 8 KiB from a 2-byte x. It is refused naming the strides, and so
+ * is the 4D (1, 1, 64, 64) with strides (3, 0, 0, 0), which nested before. */
+Test(ops_bounds, mxfp4_broadcast_x_is_not_flattened_to_compact)
+{
+   uint8_t *x = before_guard(2);
+   static uint8_t q[4096], s[256];
+   const mxjit_tensor ts[2] = {{.data = DP(x),
+                                .dtype = MXJIT_DTYPE_BF16,
+                                .ndim = 3,
+                                .shape = {1, 64, 64},
+                                .stride = {11, 0, 0}},
+                               {.data = DP(x),
+                                .dtype = MXJIT_DTYPE_BF16,
+                                .ndim = 4,
+                                .shape = {1, 1, 64, 64},
+                                .stride = {3, 0, 0, 0}}};
+   for (int i = 0; i < 2; i++) {
+      mxjit_mxfp4_quant_args a = MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = ts[i], .rowwise = 1,
+                                            .q_row = DP(q), .s_row = DP(s));
+      expect_msg(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_STRIDE,
+                 "are 0 (a broadcast x)", "mxfp4 broadcast x");
+   }
 }

@@ -18,6 +18,14 @@
 #error "MXJIT_SOURCE_DIR comes from the build"
 #endif
 
+/* Under make test-asan the library is built with ASan + UBSan: a program linked to it must be
+ * too, or the ASan runtime is not first in the library list and the program aborts. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SAN_CFLAGS " -fsanitize=address,undefined"
+#else
+#define SAN_CFLAGS ""
+#endif
+
 Test(rt_abi, abi1_program_runs_against_this_library)
 {
    char exe[128], cmd[2048], line[256] = "";
@@ -27,7 +35,7 @@ Test(rt_abi, abi1_program_runs_against_this_library)
    snprintf(libdir, sizeof(libdir), "%s", lib);
    *strrchr(libdir, '/') = '\0';
    snprintf(cmd, sizeof(cmd),
-            "cc -std=c17 -Wall -Werror -I%s/tests/runtime/abi -o %s "
+            "cc -std=c17 -Wall -Werror" SAN_CFLAGS " -I%s/tests/runtime/abi -o %s "
             "%s/tests/runtime/abi/abi1_prog.c %s -Wl,-rpath,%s",
             MXJIT_SOURCE_DIR, exe, MXJIT_SOURCE_DIR, lib, libdir);
    if (system(cmd) != 0)
@@ -87,7 +95,8 @@ Test(rt_abi, abi1_source_builds_with_mxjit_abi_1)
    snprintf(libdir, sizeof(libdir), "%s", lib);
    *strrchr(libdir, '/') = '\0';
    snprintf(cmd, sizeof(cmd),
-            "cc -std=c11 -Wall -Werror -DMXJIT_ABI=1 -I%s/include -o %s %s %s -Wl,-rpath,%s",
+            "cc -std=c11 -Wall -Werror" SAN_CFLAGS " -DMXJIT_ABI=1 -I%s/include -o %s %s %s "
+            "-Wl,-rpath,%s",
             MXJIT_SOURCE_DIR, exe, src, lib, libdir);
    if (system("cc --version >/dev/null 2>&1") != 0)
       cr_skip_test("no C compiler to build the ABI-1 source");

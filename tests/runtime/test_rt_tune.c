@@ -166,7 +166,8 @@ Test(rt_tune, rejects_what_cannot_run_and_writes_a_loadable_table, .timeout = 12
    char msg[1024] = "", why[300];
    cr_assert_eq(rt_config_load_file(at("a.tuned.yaml"), &jt_gfx950, &c, msg, sizeof(msg)), MXJIT_OK,
                 "%s", msg);
-   uint8_t p[64];
+   _Alignas(8) uint8_t p[256]; /* 64 was short of tpl_mx_params (68 bytes): ASan */
+   cr_assert_leq(tpl_mxfp8_dim0.params_size, sizeof(p));
    tpl_params_default(&tpl_mxfp8_dim0, p);
    cr_assert_eq(rt_config_select(c, &tpl_mxfp8_dim0, "bf16:e4m3:floor:plain", (int64_t[]){64, 96},
                                  2, p, why, sizeof(why)),
@@ -282,7 +283,8 @@ Test(rt_tune, shipped_examples_load)
                 MXJIT_OK, "%s", msg);
    cr_assert_eq(s->nprob, 2u);
    cr_assert_eq(s->ncand, 12u);
-   uint8_t p[64];
+   _Alignas(8) uint8_t p[256]; /* 64 was short of tpl_mx_params (68 bytes): ASan */
+   cr_assert_leq(tpl_mxfp8_dim0.params_size, sizeof(p));
    char why[256];
    unsigned ok = 0;
    for (uint64_t i = 0; i < s->ncand; i++)
@@ -364,7 +366,8 @@ Test(rt_tune, device_metric_on_the_fake_gpu, .timeout = 120)
    char msg[1024] = "", why[300];
    cr_assert_eq(rt_config_load_file(at("d.tuned.yaml"), &jt_gfx950, &c, msg, sizeof(msg)), MXJIT_OK,
                 "%s", msg);
-   uint8_t p[64];
+   _Alignas(8) uint8_t p[256]; /* 64 was short of tpl_mx_params (68 bytes): ASan */
+   cr_assert_leq(tpl_mxfp8_dim0.params_size, sizeof(p));
    tpl_params_default(&tpl_mxfp8_dim0, p);
    cr_assert_eq(rt_config_select(c, &tpl_mxfp8_dim0, "bf16:e4m3:floor:plain", (int64_t[]){64, 128},
                                  2, p, why, sizeof(why)),
@@ -447,6 +450,14 @@ Test(rt_tune, hostile_sweeps_fail_clearly)
               "bad.yaml:4:15: constraint \"waves * lod <= 4\": 'lod' is not a parameter");
    expect_bad(HEAD "grid: {waves: [1]}\nconstraints: ['waves 4']\n" PROB, "expected a comparison");
    expect_bad(HEAD "grid: {waves: [1]}\nconstraints: ['(waves <= 4']\n" PROB, "expected ')'");
+   /* fuzz_config (regress_sweep_nested_paren_at_end): each '(' around a failed inner
+    * expression stepped one byte further past the end of the string; 100 of them pass any
+    * slack in libyaml's buffer (ASan: this fails under make test-asan without the fix) */
+   char deep[512] = HEAD "grid: {waves: [1]}\nconstraints: ['";
+   size_t dn = strlen(deep);
+   memset(deep + dn, '(', 100);
+   snprintf(deep + dn + 100, sizeof(deep) - dn - 100, "8']\n" PROB);
+   expect_bad(deep, "expected ')' at offset 101");
    expect_bad(HEAD "grid: {waves: [1]}\nproblems: []\n", "problems must be a non-empty list");
    expect_bad(HEAD "grid: {waves: [1]}\nproblems:\n  - {name: 'a b', class: c, shape: [1], "
                    "run: x}\n",
