@@ -1029,6 +1029,34 @@ Test(grouped_gemm, xpose_loop_budget_gfx942, .timeout = 600)
    }
 }
 
+/* The > 4 GB tests' check: rows below m0 use expert 0's B, the rest expert 1's; B is [E][K][N]
+ * (b_kc 0) or [E][N][K] (b_kc 1); out = (sum of q_a q_b) * 0.125 within NUMERICS §6.3's
+ * tolerance (2 bf16 ulp + K 2^-24 sum of |terms|). */
+static void
+check_two_experts(const uint16_t *out, const uint8_t *ha, const uint8_t *hb, int64_t mt,
+                  int64_t n, int64_t k, int64_t m0, mxjit_dtype dt, int b_kc)
+{
+   unsigned bad = 0;
+   for (int64_t r = 0; r < mt; r++) {
+      int64_t e = r >= m0;
+      for (int64_t j = 0; j < n; j++) {
+         double sum = 0, abs_sum = 0;
+         for (int64_t kk = 0; kk < k; kk++) {
+            double t = dec(dt, ha[r * k + kk]) *
+                       dec(dt, hb[b_kc ? (e * n + j) * k + kk : (e * k + kk) * n + j]);
+            sum += t, abs_sum += fabs(t);
+         }
+         double exact = sum * 0.125, got = host_bf16_to_f32(out[r * n + j]);
+         int ex;
+         frexp(exact, &ex);
+         double tol = 2 * ldexp(1, ex - 8) + (double)k * ldexp(1, -24) * abs_sum * 0.125;
+         if (!(fabs(got - exact) <= tol) && bad++ < 5)
+            cr_log_error("row %lld col %lld: %g, exact %g", (long long)r, (long long)j, got, exact);
+      }
+   }
+   cr_expect_eq(bad, 0, "%u elements outside the tolerance", bad);
+}
+
 /* NN forward (B (G, K, N) n-contiguous) through the op on gfx942 (xpose) with B's rows 8 MiB
  * apart: rows 512.. of expert 0 and all of expert 1 lie past 4 GiB, K = 600 ends mid-stage and
  * N = 72 mid-tile. The per-stage i64 rebase and the stage view's bound (the tail) are both
@@ -1076,25 +1104,7 @@ Test(grouped_gemm, nn_xpose_past_4gb, .timeout = 300)
    cr_assert_eq(pk.xpose, 1u, "the op's pick must take the xpose path here");
    cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    uint16_t *out = (uint16_t *)kt_take(ctx, a.out, (size_t)(mt * n) * 2);
-   unsigned bad = 0;
-   for (int64_t r = 0; r < mt; r++) {
-      int64_t e = r >= lens[0];
-      for (int64_t j = 0; j < n; j++) {
-         double sum = 0, abs_sum = 0;
-         for (int64_t kk = 0; kk < k; kk++) {
-            double t = dec(MXJIT_DTYPE_E4M3FNUZ, ha[r * k + kk]) *
-                       dec(MXJIT_DTYPE_E4M3FNUZ, hb[(e * k + kk) * n + j]);
-            sum += t, abs_sum += fabs(t);
-         }
-         double exact = sum * 0.125, got = host_bf16_to_f32(out[r * n + j]);
-         int ex;
-         frexp(exact, &ex);
-         double tol = 2 * ldexp(1, ex - 8) + (double)k * ldexp(1, -24) * abs_sum * 0.125;
-         if (!(fabs(got - exact) <= tol) && bad++ < 5)
-            cr_log_error("row %lld col %lld: %g, exact %g", (long long)r, (long long)j, got, exact);
-      }
-   }
-   cr_expect_eq(bad, 0, "%u elements outside the tolerance", bad);
+   check_two_experts(out, ha, hb, mt, n, k, lens[0], MXJIT_DTYPE_E4M3FNUZ, 0);
    free(out), free(ha), free(hb);
    mxjit_free(ctx, a.a.data), mxjit_free(ctx, db);
    mxjit_ctx_destroy(ctx);
@@ -1168,25 +1178,7 @@ Test(grouped_gemm, operands_past_4gb, .timeout = 300)
    cr_assert_eq(rt_kernel_launch(ctx, kern, g.grid, g.block, ka, kn, NULL), MXJIT_OK, "%s",
                 mxjit_ctx_last_error(ctx));
    uint16_t *out = (uint16_t *)kt_take(ctx, io[2], (size_t)(mt * n) * 2);
-   unsigned bad = 0;
-   for (int64_t r = 0; r < mt; r++) {
-      int64_t e = r >= lens[0];
-      for (int64_t j = 0; j < n; j++) {
-         double sum = 0, abs_sum = 0;
-         for (int64_t kk = 0; kk < k; kk++) {
-            double t = dec(MXJIT_DTYPE_E4M3, ha[r * k + kk]) *
-                       dec(MXJIT_DTYPE_E4M3, hb[(e * n + j) * k + kk]);
-            sum += t, abs_sum += fabs(t);
-         }
-         double exact = sum * 0.125, got = host_bf16_to_f32(out[r * n + j]);
-         int ex;
-         frexp(exact, &ex);
-         double tol = 2 * ldexp(1, ex - 8) + (double)k * ldexp(1, -24) * abs_sum * 0.125;
-         if (!(fabs(got - exact) <= tol) && bad++ < 5)
-            cr_log_error("row %lld col %lld: %g, exact %g", (long long)r, (long long)j, got, exact);
-      }
-   }
-   cr_expect_eq(bad, 0, "%u elements outside the tolerance", bad);
+   check_two_experts(out, ha, hb, mt, n, k, lens[0], MXJIT_DTYPE_E4M3, 1);
    free(out), free(ha), free(hb);
    mxjit_free(ctx, da), mxjit_free(ctx, db);
    mxjit_ctx_destroy(ctx);
