@@ -18,6 +18,7 @@ enum {
    ELF_ET_DYN = 3,
    ELF_EM_AMDGPU = 224,
    ELF_SHT_SYMTAB = 2,
+   ELF_SHT_STRTAB = 3,
    ELF_SHT_NOBITS = 8,
    ELF_SHT_DYNSYM = 11,
    EF_AMDGPU_MACH = 0xff,
@@ -191,6 +192,11 @@ load_kernels(const elf_view *e, emu_module *m, char *msg, size_t len)
       if (link == 0 || link >= e->shnum)
          continue;
       const uint8_t *strh = elf_shdr(e, link);
+      /* only a STRTAB's bytes were checked to lie in the file (elf_open skips NOBITS): a
+       * symbol table linked to anything else names nothing (fuzz_emu_load: strnlen at a
+       * NOBITS section's unchecked offset) */
+      if (rd32(strh + 4) != ELF_SHT_STRTAB)
+         continue;
       const char *strtab = (const char *)e->b + rd64(strh + 24);
       uint64_t strsize = rd64(strh + 32);
       uint64_t off = rd64(sh + 24), n = rd64(sh + 32) / 24;

@@ -215,3 +215,54 @@ Test(emu_load, corrupt_code_objects_never_crash)
    emu_device_destroy(dev);
    free(h);
 }
+
+/* A symbol table whose linked string table is a NOBITS section (its offset and size are never
+ * checked against the file, so here they point far outside it) names no kernel: the load is
+ * refused or finds none, and reads nothing outside the code object (fuzz_emu_load found a
+ * strnlen at such an offset). */
+Test(emu_load, symtab_linked_to_nobits_names_nothing)
+{
+   eh_kernel k = {.body = "  s_endpgm\n"};
+   char *src = eh_source(&k, 1);
+   void *h = NULL;
+   size_t hs = 0;
+   char msg[1024];
+   cr_assert_eq(jc_assemble_hsaco(&jt_gfx942, src, &h, &hs, msg, sizeof(msg)), MXJIT_OK, "%s",
+                msg);
+   free(src);
+   uint8_t *b = h;
+   uint64_t shoff;
+   uint16_t shentsize, shnum;
+   memcpy(&shoff, b + 0x28, 8);
+   memcpy(&shentsize, b + 0x3a, 2);
+   memcpy(&shnum, b + 0x3c, 2);
+   unsigned changed = 0;
+   for (unsigned i = 1; i < shnum; i++) {
+      uint8_t *sh = b + shoff + (uint64_t)i * shentsize;
+      uint32_t type, link;
+      memcpy(&type, sh + 4, 4);
+      memcpy(&link, sh + 40, 4);
+      if ((type != 2 && type != 11) || link == 0 || link >= shnum)
+         continue;
+      uint8_t *strh = b + shoff + (uint64_t)link * shentsize;
+      uint32_t nobits = 8;
+      uint64_t far = UINT64_C(1) << 46, size = 4096;
+      memcpy(strh + 4, &nobits, 4);
+      memcpy(strh + 24, &far, 8);
+      memcpy(strh + 32, &size, 8);
+      changed++;
+   }
+   cr_assert_gt(changed, 0u, "no symbol table in the code object");
+   emu_device *dev;
+   cr_assert_eq(emu_device_create(&(emu_options){._ = 0, .target = "gfx942"}, &dev), MXJIT_OK);
+   emu_module *m = NULL;
+   if (emu_module_load(dev, h, hs, &m) == MXJIT_OK) {
+      emu_kernel *kk = NULL;
+      cr_expect_neq(emu_kernel_get(m, "eh_kernel", &kk), MXJIT_OK);
+      emu_module_unload(m);
+   } else {
+      cr_expect(strncmp(emu_last_error(dev), "emu: ", 5) == 0, "%s", emu_last_error(dev));
+   }
+   emu_device_destroy(dev);
+   free(h);
+}
