@@ -57,7 +57,7 @@ mxjit_status rt_op_begin_args(mxjit_ctx *ctx, const char *op, const void *args, 
  *  declares `rt_strides rs`, all 0 (compact) unless an ABI-2 call gave strides. */
 #define RT_OP_BEGIN_RS(st, ctx, op, args, type, rs)                                                \
    type rt_args_copy_;                                                                             \
-   rt_strides rs = {0, 0};                                                                         \
+   rt_strides rs = {0};                                                                            \
    mxjit_status st = rt_op_begin_args((ctx), (op), (args), #type, &rt_args_copy_,                  \
                                       sizeof(type), RT_ABI1_##type, &rs);                          \
    if (st == MXJIT_OK)                                                                             \

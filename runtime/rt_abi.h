@@ -62,6 +62,14 @@ enum {
  *  (bd is then 0 too). */
 typedef struct rt_strides {
    int64_t ld, bd;
+   /** The outputs written by rows (mxjit.h item "Tensors": q, plain scales, a GEMM's out, an
+    *  inverse layout op's matrix), whose _v1 members are bare pointers: per output, in the
+    *  op's own slot order (each op's RT_OUT_* comment), its row stride ld and matrix stride
+    *  bd in elements of its dtype, as rt_abi2.c's t_outrows fills them (bd: the stride of
+    *  the op's outer dim, rows · ld for a 2D view of a 3D problem). ld == 0: compact. */
+   struct rt_ostride {
+      int64_t ld, bd;
+   } out[4];
 } rt_strides;
 
 /** Reads the caller's struct `in` (its leading uint32_t size) into `out` of the library's

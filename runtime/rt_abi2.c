@@ -322,6 +322,64 @@ t_rows(conv *c, const char *name, const mxjit_tensor_v2 *t, int nmin, int nmax,
    return MXJIT_OK;
 }
 
+/* a·b·c, or -1 when it passes 2^62 (the size is then not compared; the op refuses the dims) */
+static int64_t
+mul3(int64_t a, int64_t b, int64_t c)
+{
+   int64_t r;
+   if (__builtin_mul_overflow(a, b, &r) || __builtin_mul_overflow(r, c, &r) ||
+       r > (INT64_C(1) << 62))
+      return -1;
+   return r;
+}
+
+/* An output the op writes by rows (a plain matrix: a quantized q, plain scales, a GEMM's or
+ * an inverse layout op's out): mats matrices of rows x cols elements (cols in bytes; every
+ * dtype of dts has the size of the first). Compact, it is t_out of mats · rows · cols bytes.
+ * With strides, t_rows's checks apply (innermost contiguous, row stride >= the row length,
+ * nesting leading dims) and the tensor must be the matrix itself: its last dim cols
+ * elements, and either 2D (mats · rows, cols) or its second-to-last dim rows and its leading
+ * dims mats in all; then c->rs->out[slot] gets the row stride and the stride between matrices
+ * (rows · ld for a 2D view). rows < 0: the op refuses the call's geometry itself, so only
+ * t_out's checks run. A context call without c->rs is an op that takes no output strides. */
+static mxjit_status __attribute__((unused)) /* until the ops take output strides */
+t_outrows(conv *c, int slot, const char *name, const mxjit_tensor_v2 *t, const mxjit_dtype *dts,
+          int ndt, int64_t mats, int64_t rows, int64_t cols, mxjit_devptr *addr)
+{
+   int64_t want, bytes = rows < 0 ? -1 : mul3(mats, rows, cols);
+   if (absent(t) || noncompact_dim(t, &want) < 0 || rows < 0)
+      return t_out(c, name, t, dts, ndt, bytes, addr);
+   if (c->ctx && !c->rs)
+      return t_out(c, name, t, dts, ndt, bytes, addr); /* refuses the strides */
+   rt_strides *in = c->rs, o = {0};
+   c->rs = &o; /* t_rows's (ld, bd) are the input's slot: keep that */
+   mxjit_status st = t_rows(c, name, t, 0, MXJIT_MAX_DIMS, dts, ndt, addr);
+   c->rs = in;
+   if (st != MXJIT_OK)
+      return st;
+   int n = t->ndim, es = rt_op_dtype_size(dts[0]);
+   int64_t lead = n >= 2 && t->shape[n - 1] ? t_numel(t) / t->shape[n - 1] : 0;
+   int fits = bytes >= 0 && n >= 2 && t->shape[n - 1] * es == cols &&
+              (n == 2 ? t->shape[0] == mats * rows : t->shape[n - 2] == rows && lead == mats * rows);
+   if (!fits) {
+      char three[96] = "";
+      if (mats > 1)
+         snprintf(three, sizeof(three), " or (%" PRId64 ", %" PRId64 ", %" PRId64 ")", mats, rows,
+                  cols / es);
+      return FAIL(MXJIT_ERR_INVALID_ARG_SHAPE,
+                  "%s: args.%s has strides, so it must have this call's %s shape: (%" PRId64
+                  ", %" PRId64 ")%s elements of %s; pass that shape (or a contiguous tensor of "
+                  "%" PRId64 " bytes)",
+                  c->fn, name, name, mats * rows, cols / es, three, mxjit_dtype_name(dts[0]),
+                  bytes);
+   }
+   if (in && o.ld) { /* o.ld is 0 only for an empty matrix: nothing is written */
+      in->out[slot].ld = o.ld;
+      in->out[slot].bd = n == 2 ? rows * o.ld : o.bd;
+   }
+   return MXJIT_OK;
+}
+
 /* An optional I64 (n) offsets operand: absent gives 0 pointer and 0 groups. */
 static mxjit_status
 t_offs(conv *c, const char *name, const mxjit_tensor_v2 *t, mxjit_devptr *addr, int64_t *n)
@@ -335,17 +393,6 @@ t_offs(conv *c, const char *name, const mxjit_tensor_v2 *t, mxjit_devptr *addr, 
    if (st == MXJIT_OK)
       *n = t->shape[0];
    return st;
-}
-
-/* a·b·c, or -1 when it passes 2^62 (the size is then not compared; the op refuses the dims) */
-static int64_t
-mul3(int64_t a, int64_t b, int64_t c)
-{
-   int64_t r;
-   if (__builtin_mul_overflow(a, b, &r) || __builtin_mul_overflow(r, c, &r) ||
-       r > (INT64_C(1) << 62))
-      return -1;
-   return r;
 }
 
 #define TRY(x)                                                                                     \
