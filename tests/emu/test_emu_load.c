@@ -175,20 +175,31 @@ Test(emu_load, kernarg_preload)
    free(h);
 }
 
+/* The harness's code object (eh_source) of one kernel body assembled for gfx942 into *h (the
+ * caller frees it), and a gfx942 emulator device to load it on. */
+static emu_device *
+gfx942_object(const char *body, void **h, size_t *hs)
+{
+   eh_kernel k = {.body = body};
+   char *src = eh_source(&k, 1);
+   char msg[1024];
+   *h = NULL;
+   *hs = 0;
+   cr_assert_eq(jc_assemble_hsaco(&jt_gfx942, src, h, hs, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+   free(src);
+   emu_device *dev;
+   cr_assert_eq(emu_device_create(&(emu_options){._ = 0, .target = "gfx942"}, &dev), MXJIT_OK);
+   return dev;
+}
+
 /* Corrupted code objects (single-byte changes anywhere, truncations) are refused or decoded
  * without crashing; whatever loads can be listed. */
 Test(emu_load, corrupt_code_objects_never_crash)
 {
-   eh_kernel k = {.body = "  s_load_dword s40, s[0:1], 0x0\n  s_waitcnt lgkmcnt(0)\n"};
-   char *src = eh_source(&k, 1);
-   void *h = NULL;
-   size_t hs = 0;
-   char msg[1024];
-   cr_assert_eq(jc_assemble_hsaco(&jt_gfx942, src, &h, &hs, msg, sizeof(msg)), MXJIT_OK, "%s",
-                msg);
-   free(src);
-   emu_device *dev;
-   cr_assert_eq(emu_device_create(&(emu_options){._ = 0, .target = "gfx942"}, &dev), MXJIT_OK);
+   void *h;
+   size_t hs;
+   emu_device *dev =
+       gfx942_object("  s_load_dword s40, s[0:1], 0x0\n  s_waitcnt lgkmcnt(0)\n", &h, &hs);
    uint8_t *copy = malloc(hs);
    uint32_t rng = 12345;
    unsigned loaded = 0;
@@ -222,14 +233,9 @@ Test(emu_load, corrupt_code_objects_never_crash)
  * strnlen at such an offset). */
 Test(emu_load, symtab_linked_to_nobits_names_nothing)
 {
-   eh_kernel k = {.body = "  s_endpgm\n"};
-   char *src = eh_source(&k, 1);
-   void *h = NULL;
-   size_t hs = 0;
-   char msg[1024];
-   cr_assert_eq(jc_assemble_hsaco(&jt_gfx942, src, &h, &hs, msg, sizeof(msg)), MXJIT_OK, "%s",
-                msg);
-   free(src);
+   void *h;
+   size_t hs;
+   emu_device *dev = gfx942_object("  s_endpgm\n", &h, &hs);
    uint8_t *b = h;
    uint64_t shoff;
    uint16_t shentsize, shnum;
@@ -253,8 +259,6 @@ Test(emu_load, symtab_linked_to_nobits_names_nothing)
       changed++;
    }
    cr_assert_gt(changed, 0u, "no symbol table in the code object");
-   emu_device *dev;
-   cr_assert_eq(emu_device_create(&(emu_options){._ = 0, .target = "gfx942"}, &dev), MXJIT_OK);
    emu_module *m = NULL;
    if (emu_module_load(dev, h, hs, &m) == MXJIT_OK) {
       emu_kernel *kk = NULL;
