@@ -506,10 +506,11 @@ typedef enum mxjit_blocked_groups {
 /** to_blocked / from_blocked of E8M0 scales (§4.4-4.5). s is U8/E8M0 (h, w) or (batch, h, w)
  *  (per-expert blocking, expert stride 128·⌈h/128⌉·4·⌈w/4⌉); out the blocked buffer
  *  (mxjit_to_blocked_size bytes). inverse = 1 runs from_blocked (GROUPS_NONE only): out is the
- *  blocked input and s the output, whose shape still gives (batch, h, w). offs: I64 (ngroups)
- *  (the _v1 struct: an int64[ngroups] device array; batch 0 means 1). ABI 2: the input s may
- *  have a row stride >= w (3D: a batch stride >= h · row stride); out, and s of inverse = 1,
- *  are compact. */
+ *  blocked input and s the output, whose shape still gives (batch, h, w) (the _v1 struct
+ *  the other way round, as mxjit_e8m0_shuffle: s the blocked input, out the matrix). offs:
+ *  I64 (ngroups) (the _v1 struct: an int64[ngroups] device array; batch 0 means 1). ABI 2:
+ *  the input s may have a row stride >= w (3D: a batch stride >= h · row stride); out, and s
+ *  of inverse = 1, are compact. */
 typedef struct mxjit_to_blocked_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor_v2 s, out;

@@ -516,7 +516,7 @@ to_blocked(conv *c, const mxjit_to_blocked_args_v2 *a, mxjit_to_blocked_args_v1 
    o->groups = a->groups;
    o->inverse = a->inverse;
    /* s: the plain input (row and 3D batch strides taken), or inverse's compact output */
-   TRY(a->inverse ? t_outmat(c, "s", &a->s, 2, 3, u8s, 2, &o->s)
+   TRY(a->inverse ? t_outmat(c, "s", &a->s, 2, 3, u8s, 2, &o->out)
                   : t_rows(c, "s", &a->s, 2, 3, u8s, 2, &o->s));
    int n = a->s.ndim;
    o->batch = n == 3 ? a->s.shape[0] : 1;
@@ -529,7 +529,9 @@ to_blocked(conv *c, const mxjit_to_blocked_args_v2 *a, mxjit_to_blocked_args_v1 
       probe.offs = 8;
    size_t bytes;
    int known = mxjit_to_blocked_size(&probe, &bytes) == MXJIT_OK;
-   return t_out(c, "out", &a->out, u8s, 2, known ? (int64_t)bytes : -1, &o->out);
+   /* inverse: the _v1 struct reads the blocked input from s and writes the matrix to out */
+   return t_out(c, "out", &a->out, u8s, 2, known ? (int64_t)bytes : -1,
+                a->inverse ? &o->s : &o->out);
 }
 
 static mxjit_status
