@@ -325,9 +325,12 @@ typedef struct mxjit_tensor_v1 {
  *  3D: an expert stride >= rows · row stride), shuffle_weight w (either direction; leading
  *  dims that nest, their stride >= rows · row stride), read through a temporary compact host
  *  copy. These last take strides in ABI 2 only (their ABI-1 members are bare pointers, or
- *  compact for shuffle_weight w). Every other operand must be compact row-major (strides all
- *  0 or equal to the row-major ones): outputs (their bytes are the op's layout), the
- *  layout-defined inputs of the inverse layout ops, and operands whose kernel takes no row
+ *  compact for shuffle_weight w), and so does the plain matrix the inverse layout ops write
+ *  (to_blocked s, e8m0_shuffle out, shuffle_weight out in w's dtype, the a16w4 shuffles'
+ *  out; 3D: an expert stride): it must then have the call's shape, and only its elements are
+ *  written, never the padding between rows. Every other operand must be compact row-major
+ *  (strides all 0 or equal to the row-major ones): outputs (their bytes are the op's layout),
+ *  the layout-defined buffers of the layout ops, and operands whose kernel takes no row
  *  stride; a strided one is refused with MXJIT_ERR_INVALID_ARG_STRIDE naming it and saying
  *  so (pass a contiguous tensor); nothing is copied into device memory behind the caller's
  *  back.
@@ -509,8 +512,9 @@ typedef enum mxjit_blocked_groups {
  *  blocked input and s the output, whose shape still gives (batch, h, w) (the _v1 struct
  *  the other way round, as mxjit_e8m0_shuffle: s the blocked input, out the matrix). offs:
  *  I64 (ngroups) (the _v1 struct: an int64[ngroups] device array; batch 0 means 1). ABI 2:
- *  the input s may have a row stride >= w (3D: a batch stride >= h · row stride); out, and s
- *  of inverse = 1, are compact. */
+ *  s, the input or inverse = 1's output, may have a row stride >= w (3D: a batch stride >= h
+ *  · row stride; an output's padding is never written); out, the blocked buffer, is compact
+ *  (its layout is the format). */
 typedef struct mxjit_to_blocked_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor_v2 s, out;
@@ -535,8 +539,8 @@ MXJIT_API mxjit_status mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream,
 
 /** aiter e8m0_shuffle (§5.1): s U8/E8M0 (m, n) → out (256·⌈m/256⌉, 8·⌈n/8⌉) bytes, padding
  *  0. inverse = 1: s is the shuffled input and out the (m, n) unshuffled view; in ABI 2 the
- *  (m, n) operand's shape gives m and n (s forward, out inverse), and s forward may have a
- *  row stride >= n; the rest is compact. */
+ *  (m, n) operand's shape gives m and n (s forward, out inverse), and it may have a row
+ *  stride >= n (an output's padding is never written); the shuffled buffer is compact. */
 typedef struct mxjit_e8m0_shuffle_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor_v2 s, out;
@@ -555,7 +559,8 @@ MXJIT_API mxjit_status mxjit_e8m0_shuffle(mxjit_ctx *ctx, mxjit_stream stream,
 /** aiter shuffle_weight, layout (16,16) (§5.2): w (..., N, Kb), 1-byte dtypes (u8, fp8,
  *  E2M1X2: Kb counts bytes) or bf16/f16; N % 16 == 0, Kb % 32 == 0. out has w's shape,
  *  compact. ABI 2: w may have a row stride >= Kb, and leading dims that nest at a stride >=
- *  N · row stride (ABI 1: w compact). */
+ *  N · row stride (ABI 1: w compact); so may out with inverse = 1 (the plain weight; strided
+ *  only in w's dtype, its padding never written). */
 typedef struct mxjit_shuffle_weight_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor_v2 w, out; /**< out: w's dtype (or U8) and byte size */
@@ -575,8 +580,8 @@ MXJIT_API mxjit_status mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream,
  *  (gate_up: N % 32 == 0, rows [gate(N/2), up(N/2)]), Kp % 64 == 0. out has w's size.
  *  ABI 2: src and out tensors, 1-byte dtypes; the unshuffled operand (src, or out with
  *  inverse = 1) is (E, N, k) or (N, k) (E = 1) and gives the dims; the other holds the op's
- *  bytes. src forward may have a row stride >= k (3D: an expert stride >= N · row stride);
- *  out, and src of inverse = 1, are compact. */
+ *  bytes. The unshuffled operand may have a row stride >= k (3D: an expert stride >= N · row
+ *  stride; as out, its padding is never written); the shuffled one is compact. */
 typedef struct mxjit_shuffle_a16w4_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor_v2 src, out;

@@ -6,9 +6,15 @@
  * members): the plain input of the forward direction (to_blocked s, e8m0_shuffle s, the a16w4
  * shuffles' src) and shuffle_weight's w, with a 3D matrix stride where the input is 3D. These
  * ops prepare layouts on the host, so a strided input is gathered into a compact copy (one
- * pass, the input's size in host memory) that the references read. Outputs, and the
- * layout-defined inputs of the inverse direction, are compact by design (rt_abi2.c refuses
- * strides there with a message naming the operand).
+ * pass, the input's size in host memory) that the references read.
+ * The plain matrix the inverse direction writes (to_blocked's s — the _v1 struct's out —,
+ * e8m0_shuffle's out, shuffle_weight's out, the a16w4 shuffles' out) takes a row stride too
+ * (3D: a matrix stride; ABI 2 only): output slot OUT_MAT (0, the only one) of rt_strides.out,
+ * which rt_abi2.c's layout_mat / shuffle_weight fill. The reference writes a compact copy
+ * whose rows are then copied out (scatter), so the padding between rows is never touched.
+ * The layout-defined buffers — the forward outputs (blocked, shuffled, padded) and the
+ * inverse direction's inputs they are read back from — are compact by design: their layout
+ * is the format (rt_abi2.c refuses strides there with a message naming the operand).
  */
 #include "op_int.h"
 
@@ -35,17 +41,39 @@ check_dims(mxjit_ctx *ctx, const char *op, const char *names, const int64_t *v, 
    return MXJIT_OK;
 }
 
-/* Bytes from an input's first element to one past its last: mats matrices of rows x cols
- * elements of es bytes, compact or at rs's strides. The dims are bounded (check_dims, and
- * rt_abi2.c bounds the strided span by 2^52 elements). */
+enum { OUT_MAT = 0 }; /* rt_strides.out slot of the inverse direction's plain matrix */
+
+/* Bytes from the first element to one past the last of mats matrices of rows x cols elements
+ * of es bytes, compact (ld 0) or at row stride ld and matrix stride bd (elements). The dims
+ * are bounded (check_dims, and rt_abi2.c bounds a strided span by 2^52 elements); the
+ * arithmetic is checked all the same (UINT64_MAX, which overlaps everything, when it wraps). */
+static uint64_t
+span(int64_t ld, int64_t bd, int64_t mats, int64_t rows, int64_t cols, int es)
+{
+   uint64_t v, r;
+   if (mats <= 0 || rows <= 0 || cols <= 0)
+      return 0;
+   if (!ld)
+      ld = cols, bd = rows * cols;
+   if (__builtin_mul_overflow((uint64_t)(mats - 1), (uint64_t)bd, &v) ||
+       __builtin_mul_overflow((uint64_t)(rows - 1), (uint64_t)ld, &r) ||
+       __builtin_add_overflow(v, r, &v) || __builtin_add_overflow(v, (uint64_t)cols, &v) ||
+       __builtin_mul_overflow(v, (uint64_t)es, &v))
+      return UINT64_MAX;
+   return v;
+}
+
+/* The input's span (its strides: rs->ld, rs->bd) and the inverse output's (rs->out[OUT_MAT]) */
 static uint64_t
 in_span(const rt_strides *rs, int64_t mats, int64_t rows, int64_t cols, int es)
 {
-   if (mats <= 0 || rows <= 0 || cols <= 0)
-      return 0;
-   if (!rs->ld)
-      return (uint64_t)(mats * rows * cols * es);
-   return (uint64_t)((mats - 1) * rs->bd + (rows - 1) * rs->ld + cols) * (uint64_t)es;
+   return span(rs->ld, rs->bd, mats, rows, cols, es);
+}
+
+static uint64_t
+out_span(const rt_strides *rs, int64_t mats, int64_t rows, int64_t cols, int es)
+{
+   return span(rs->out[OUT_MAT].ld, rs->out[OUT_MAT].bd, mats, rows, cols, es);
 }
 
 /* The host view of such an input: p itself when compact, else a compact copy gathered row by
@@ -71,6 +99,43 @@ gather(mxjit_ctx *ctx, const char *op, const char *name, mxjit_devptr p, const r
          memcpy(*tmp + (size_t)(m * rows + r) * row, src + (size_t)((m * rs->bd + r * rs->ld) * es),
                 row);
    return *tmp;
+}
+
+/* Where the reference writes the inverse direction's plain matrix p: p itself when compact,
+ * else a compact temporary (*tmp, which scatter copies into p and frees). NULL when out of
+ * memory (message set). */
+static uint8_t *
+out_begin(mxjit_ctx *ctx, const char *op, const char *name, mxjit_devptr p, const rt_strides *rs,
+          int64_t mats, int64_t rows, int64_t cols, int es, uint8_t **tmp)
+{
+   *tmp = NULL;
+   if (!rs->out[OUT_MAT].ld || mats * rows * cols == 0)
+      return RT_HOST_PTR(p);
+   int64_t n = mats * rows * cols * es;
+   *tmp = malloc((size_t)n);
+   if (!*tmp)
+      rt_error(ctx, MXJIT_ERR_NOMEM,
+               "%s: out of host memory for the row-strided args.%s (a compact copy of %" PRId64
+               " bytes)", op, name, n);
+   return *tmp;
+}
+
+/* Copies out_begin's compact temporary (if any) row by row into p at its strides, touching
+ * nothing between rows, and frees it. */
+static void
+scatter(mxjit_devptr p, const rt_strides *rs, int64_t mats, int64_t rows, int64_t cols, int es,
+        uint8_t *tmp)
+{
+   if (!tmp)
+      return;
+   const struct rt_ostride *o = &rs->out[OUT_MAT];
+   uint8_t *dst = RT_HOST_PTR(p);
+   size_t row = (size_t)(cols * es);
+   for (int64_t m = 0; m < mats; m++)
+      for (int64_t r = 0; r < rows; r++)
+         memcpy(dst + (size_t)((m * o->bd + r * o->ld) * es), tmp + (size_t)(m * rows + r) * row,
+                row);
+   free(tmp);
 }
 
 /* ---- to_blocked ------------------------------------------------------------------------ */
@@ -144,7 +209,7 @@ mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_to_blocked_arg
       st = rt_op_check_disjoint(ctx, op, "s", args->s,
                                 args->inverse ? nb : in_span(&rs, batch, args->h, args->w, 1),
                                 "out", args->out,
-                                args->inverse ? (uint64_t)(batch * args->h * args->w) : nb);
+                                args->inverse ? out_span(&rs, batch, args->h, args->w, 1) : nb);
    if (st != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
@@ -153,7 +218,14 @@ mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_to_blocked_arg
    const uint8_t *s = gather(ctx, op, "s", args->s, &rs, batch, args->h, args->w, 1, &tmp);
    if (!s)
       return MXJIT_ERR_NOMEM;
-   uint8_t *out = RT_HOST_PTR(args->out);
+   uint8_t *otmp; /* inverse: a row-strided out, written compact then scattered */
+   uint8_t *out = args->inverse ? out_begin(ctx, op, "out", args->out, &rs, batch, args->h,
+                                            args->w, 1, &otmp)
+                                : (otmp = NULL, RT_HOST_PTR(args->out));
+   if (!out) {
+      free(tmp);
+      return MXJIT_ERR_NOMEM;
+   }
    char msg[256] = "";
    int rc = 0;
    if (args->groups == MXJIT_GROUPS_M)
@@ -173,6 +245,7 @@ mxjit_to_blocked(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_to_blocked_arg
             host_to_blocked(s + b * ps, args->h, args->w, out + b * bs);
       }
    }
+   scatter(args->out, &rs, batch, args->h, args->w, 1, otmp);
    free(tmp);
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG, msg) : MXJIT_OK;
 }
@@ -192,15 +265,21 @@ mxjit_e8m0_shuffle(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_e8m0_shuffle
        (st = rt_op_check_ptr(ctx, op, "out", args->out, 1)) != MXJIT_OK)
       return st;
    uint64_t big = (uint64_t)host_e8m0_shuffle_size(args->m, args->n);
-   uint64_t small = (uint64_t)(args->m * args->n);
    if ((st = rt_op_check_disjoint(ctx, op, "s", args->s,
                                   args->inverse ? big : in_span(&rs, 1, args->m, args->n, 1), "out",
-                                  args->out, args->inverse ? small : big)) != MXJIT_OK)
+                                  args->out,
+                                  args->inverse ? out_span(&rs, 1, args->m, args->n, 1) : big)) !=
+       MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
       return rt_op_no_kernel(ctx, op);
    if (args->inverse) {
-      host_e8m0_unshuffle(RT_HOST_PTR(args->s), args->m, args->n, RT_HOST_PTR(args->out));
+      uint8_t *otmp,
+          *out = out_begin(ctx, op, "out", args->out, &rs, 1, args->m, args->n, 1, &otmp);
+      if (!out)
+         return MXJIT_ERR_NOMEM;
+      host_e8m0_unshuffle(RT_HOST_PTR(args->s), args->m, args->n, out);
+      scatter(args->out, &rs, 1, args->m, args->n, 1, otmp);
       return MXJIT_OK;
    }
    uint8_t *tmp; /* a row-strided s, gathered */
@@ -239,8 +318,9 @@ mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_shuffle_we
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
                       "%s: args.w is (..., N = %" PRId64 ", Kb = %" PRId64
                       "); the 16x16 layout needs N %% 16 == 0 and Kb %% 32 == 0", op, n, kb);
+   /* out: the inverse's plain weight may be row-strided (rt_abi2.c: the forward's is not) */
    if ((st = rt_op_check_disjoint(ctx, op, "w", args->w.data, in_span(&rs, batch, n, kb, es),
-                                  "out", args->out, (uint64_t)(numel * es))) != MXJIT_OK)
+                                  "out", args->out, out_span(&rs, batch, n, kb, es))) != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
       return rt_op_no_kernel(ctx, op);
@@ -248,9 +328,17 @@ mxjit_shuffle_weight(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_shuffle_we
    const uint8_t *w = gather(ctx, op, "w", args->w.data, &rs, batch, n, kb, es, &tmp);
    if (!w)
       return MXJIT_ERR_NOMEM;
+   uint8_t *otmp, *out = out_begin(ctx, op, "out", args->out, &rs, batch, n, kb, es, &otmp);
+   if (!out) {
+      free(tmp);
+      return MXJIT_ERR_NOMEM;
+   }
    char msg[256] = "";
-   int rc = host_shuffle_weight(w, batch, n, kb, es, args->inverse != 0, RT_HOST_PTR(args->out),
-                                msg, sizeof(msg));
+   int rc = host_shuffle_weight(w, batch, n, kb, es, args->inverse != 0, out, msg, sizeof(msg));
+   if (rc)
+      free(otmp);
+   else
+      scatter(args->out, &rs, batch, n, kb, es, otmp);
    free(tmp);
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG_SHAPE, msg) : MXJIT_OK;
 }
@@ -286,9 +374,9 @@ mxjit_shuffle_weight_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
    const int64_t dims[3] = {args->e, args->n, args->k};
    if ((st = check_dims(ctx, op, "e, n, k", dims, 3)) != MXJIT_OK)
       return st;
-   uint64_t n = (uint64_t)(args->e * args->n * args->k);
-   if ((st = a16w4_common(ctx, op, args, in_span(&rs, args->e, args->n, args->k, 1), n)) !=
-       MXJIT_OK)
+   /* both hold e·n·k bytes; the plain one (src forward, out inverse) may have strides */
+   if ((st = a16w4_common(ctx, op, args, in_span(&rs, args->e, args->n, args->k, 1),
+                          out_span(&rs, args->e, args->n, args->k, 1))) != MXJIT_OK)
       return st;
    if (args->n <= 0 || args->k <= 0 || args->n % (args->gate_up ? 32 : 16) || args->k % 64)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
@@ -301,9 +389,16 @@ mxjit_shuffle_weight_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
    const uint8_t *src = gather(ctx, op, "src", args->src, &rs, args->e, args->n, args->k, 1, &tmp);
    if (!src)
       return MXJIT_ERR_NOMEM;
+   uint8_t *otmp, *out = out_begin(ctx, op, "out", args->out, &rs, args->e, args->n, args->k, 1,
+                                   &otmp);
+   if (!out) {
+      free(tmp);
+      return MXJIT_ERR_NOMEM;
+   }
    char msg[256] = "";
    host_shuffle_weight_a16w4(src, args->e, args->n, args->k, args->gate_up, args->inverse != 0,
-                             RT_HOST_PTR(args->out), msg, sizeof(msg));
+                             out, msg, sizeof(msg));
+   scatter(args->out, &rs, args->e, args->n, args->k, 1, otmp);
    free(tmp);
    return MXJIT_OK;
 }
@@ -323,11 +418,11 @@ mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_SHAPE,
                       "%s: args (e = %" PRId64 ", n = %" PRId64 ", k = %" PRId64
                       ") need n %% 32 == 0 and k >= 1", op, args->e, args->n, args->k);
-   uint64_t plain = (uint64_t)(args->e * args->n * args->k);
    uint64_t shuf = (uint64_t)(args->e * args->n * host_shuffle_scale_a16w4_kpad(args->k));
    if ((st = a16w4_common(ctx, op, args,
                           args->inverse ? shuf : in_span(&rs, args->e, args->n, args->k, 1),
-                          args->inverse ? plain : shuf)) != MXJIT_OK)
+                          args->inverse ? out_span(&rs, args->e, args->n, args->k, 1) : shuf)) !=
+       MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
       return rt_op_no_kernel(ctx, op);
@@ -335,9 +430,19 @@ mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream stream,
    const uint8_t *src = gather(ctx, op, "src", args->src, &rs, args->e, args->n, args->k, 1, &tmp);
    if (!src)
       return MXJIT_ERR_NOMEM;
+   uint8_t *otmp, *out = out_begin(ctx, op, "out", args->out, &rs, args->e, args->n, args->k, 1,
+                                   &otmp);
+   if (!out) {
+      free(tmp);
+      return MXJIT_ERR_NOMEM;
+   }
    char msg[256] = "";
    int rc = host_shuffle_scale_a16w4(src, args->e, args->n, args->k, args->gate_up,
-                                     args->inverse != 0, RT_HOST_PTR(args->out), msg, sizeof(msg));
+                                     args->inverse != 0, out, msg, sizeof(msg));
+   if (rc)
+      free(otmp);
+   else
+      scatter(args->out, &rs, args->e, args->n, args->k, 1, otmp);
    free(tmp);
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG_SHAPE, msg) : MXJIT_OK;
 }

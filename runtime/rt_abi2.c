@@ -216,19 +216,6 @@ t_out(conv *c, const char *name, const mxjit_tensor_v2 *t, const mxjit_dtype *dt
    return MXJIT_OK;
 }
 
-/* The (m, n) matrix an inverse layout op writes: compact, one of dts. */
-static mxjit_status
-t_outmat(conv *c, const char *name, const mxjit_tensor_v2 *t, int nmin, int nmax,
-         const mxjit_dtype *dts, int ndt, mxjit_devptr *addr)
-{
-   mxjit_status st = t_common(c, name, t, nmin, nmax, addr);
-   if (st == MXJIT_OK)
-      st = t_compact_as(c, name, t, 1);
-   if (st == MXJIT_OK)
-      st = t_dtype(c, name, t, dts, ndt);
-   return st;
-}
-
 /* One F32 element (ndim 0, or every extent 1). */
 static mxjit_status
 t_scalar(conv *c, const char *name, const mxjit_tensor_v2 *t, mxjit_devptr *addr)
@@ -342,7 +329,7 @@ mul3(int64_t a, int64_t b, int64_t c)
  * dims mats in all; then c->rs->out[slot] gets the row stride and the stride between matrices
  * (rows · ld for a 2D view). rows < 0: the op refuses the call's geometry itself, so only
  * t_out's checks run. A context call without c->rs is an op that takes no output strides. */
-static mxjit_status __attribute__((unused)) /* until the ops take output strides */
+static mxjit_status
 t_outrows(conv *c, int slot, const char *name, const mxjit_tensor_v2 *t, const mxjit_dtype *dts,
           int ndt, int64_t mats, int64_t rows, int64_t cols, mxjit_devptr *addr)
 {
@@ -358,7 +345,9 @@ t_outrows(conv *c, int slot, const char *name, const mxjit_tensor_v2 *t, const m
    if (st != MXJIT_OK)
       return st;
    int n = t->ndim, es = rt_op_dtype_size(dts[0]);
-   int64_t lead = n >= 2 && t->shape[n - 1] ? t_numel(t) / t->shape[n - 1] : 0;
+   int64_t lead = 1; /* the rows of all matrices (not numel / cols: cols may be 0) */
+   for (int i = 0; i < n - 1; i++)
+      lead *= t->shape[i]; /* bounded by t_common, or 0 */
    int fits = bytes >= 0 && n >= 2 && t->shape[n - 1] * es == cols &&
               (n == 2 ? t->shape[0] == mats * rows : t->shape[n - 2] == rows && lead == mats * rows);
    if (!fits) {
@@ -509,15 +498,33 @@ mxfp4(conv *c, const mxjit_mxfp4_quant_args_v2 *a, mxjit_mxfp4_quant_args_v1 *o)
    return MXJIT_OK;
 }
 
+/* The plain matrix of a layout op (op_layout.c): the input of the forward direction (t_rows),
+ * or the (mats, rows, cols) matrix the inverse direction writes, which takes a row stride and,
+ * 3D, a matrix stride like an input (t_outrows, output slot 0 of op_layout.c); its ndim
+ * (nmin..nmax) and shape give the dims. cols counts 1-byte elements. */
+static mxjit_status
+layout_mat(conv *c, int inverse, const char *name, const mxjit_tensor_v2 *t, int nmin, int nmax,
+           const mxjit_dtype *dts, int ndt, mxjit_devptr *addr)
+{
+   if (!inverse)
+      return t_rows(c, name, t, nmin, nmax, dts, ndt, addr);
+   mxjit_status st = t_common(c, name, t, nmin, nmax, addr);
+   if (st != MXJIT_OK)
+      return st;
+   int n = t->ndim;
+   int64_t rows = t->shape[n - 2], cols = t->shape[n - 1], mats = n == 3 ? t->shape[0] : 1;
+   return t_outrows(c, 0, name, t, dts, ndt, mats, rows, cols, addr);
+}
+
 static mxjit_status
 to_blocked(conv *c, const mxjit_to_blocked_args_v2 *a, mxjit_to_blocked_args_v1 *o)
 {
    mxjit_status st;
    o->groups = a->groups;
    o->inverse = a->inverse;
-   /* s: the plain input (row and 3D batch strides taken), or inverse's compact output */
-   TRY(a->inverse ? t_outmat(c, "s", &a->s, 2, 3, u8s, 2, &o->out)
-                  : t_rows(c, "s", &a->s, 2, 3, u8s, 2, &o->s));
+   /* s: the plain matrix, input or inverse's output (row and 3D batch strides taken); out,
+    * the blocked buffer (inverse: the input), is compact: its layout is the format */
+   TRY(layout_mat(c, a->inverse, "s", &a->s, 2, 3, u8s, 2, a->inverse ? &o->out : &o->s));
    int n = a->s.ndim;
    o->batch = n == 3 ? a->s.shape[0] : 1;
    o->h = a->s.shape[n - 2];
@@ -543,7 +550,7 @@ e8m0_shuffle(conv *c, const mxjit_e8m0_shuffle_args_v2 *a, mxjit_e8m0_shuffle_ar
    const mxjit_tensor_v2 *mat = a->inverse ? &a->out : &a->s, *buf = a->inverse ? &a->s : &a->out;
    const char *mn = a->inverse ? "out" : "s", *bn = a->inverse ? "s" : "out";
    mxjit_devptr *mp = a->inverse ? &o->out : &o->s, *bp = a->inverse ? &o->s : &o->out;
-   TRY(a->inverse ? t_outmat(c, mn, mat, 2, 2, u8s, 2, mp) : t_rows(c, mn, mat, 2, 2, u8s, 2, mp));
+   TRY(layout_mat(c, a->inverse, mn, mat, 2, 2, u8s, 2, mp));
    o->m = mat->shape[0];
    o->n = mat->shape[1];
    return t_out(c, bn, buf, u8s, 2, host_e8m0_shuffle_size(o->m, o->n), bp);
@@ -562,7 +569,16 @@ shuffle_weight(conv *c, const mxjit_shuffle_weight_args_v2 *a, mxjit_shuffle_wei
    memset(o->w.stride, 0, sizeof(o->w.stride));
    const mxjit_dtype od[] = {a->w.dtype, MXJIT_DTYPE_U8};
    int es = rt_op_dtype_size(a->w.dtype);
-   return t_out(c, "out", &a->out, od, 2, es ? t_numel(&a->w) * es : -1, &o->out);
+   if (!a->inverse) /* the shuffled layout: compact */
+      return t_out(c, "out", &a->out, od, 2, es ? t_numel(&a->w) * es : -1, &o->out);
+   /* inverse: out is the plain (..., n, kb) weight, row-strided (its leading dims nesting) in
+    * w's dtype; the u8 view of a 2-byte w only compact (the op's strides count w's elements) */
+   int nd = a->w.ndim, ok = es && nd >= 2 && nd <= MXJIT_MAX_DIMS;
+   int64_t n = ok ? a->w.shape[nd - 2] : 0, kb = ok ? a->w.shape[nd - 1] : 0;
+   int64_t numel = t_numel(&a->w), mats = numel && n && kb ? numel / (n * kb) : 0;
+   int64_t want;
+   int ndt = es == 1 || noncompact_dim(&a->out, &want) < 0 ? 2 : 1;
+   return t_outrows(c, 0, "out", &a->out, od, ndt, mats, ok ? n : -1, kb * es, &o->out);
 }
 
 static mxjit_status
@@ -577,8 +593,7 @@ shuffle_a16w4(conv *c, const mxjit_shuffle_a16w4_args_v2 *a, mxjit_shuffle_a16w4
    const char *mn = a->inverse ? "out" : "src", *bn = a->inverse ? "src" : "out";
    mxjit_devptr *mp = a->inverse ? &o->out : &o->src, *bp = a->inverse ? &o->src : &o->out;
    const mxjit_dtype bytes1[] = {MXJIT_DTYPE_U8, MXJIT_DTYPE_E2M1X2, MXJIT_DTYPE_E8M0};
-   TRY(a->inverse ? t_outmat(c, mn, mat, 2, 3, bytes1, 3, mp)
-                  : t_rows(c, mn, mat, 2, 3, bytes1, 3, mp));
+   TRY(layout_mat(c, a->inverse, mn, mat, 2, 3, bytes1, 3, mp));
    int n = mat->ndim;
    o->e = n == 3 ? mat->shape[0] : 1;
    o->n = mat->shape[n - 2];
