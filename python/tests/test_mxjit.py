@@ -237,6 +237,56 @@ class Binding(unittest.TestCase):
         self.assertIn("args.out.stride[0] = 32", cm.exception.message)
         self.assertIn("compact row-major", cm.exception.message)
 
+    def test_layout_inverse_into_strided_views(self):
+        # the layout ops' inverse writes its plain matrix into a view of a wider array (a
+        # column slice): the view gets the compact call's bytes, every other byte (the
+        # sentinel) survives; host device (these ops have no emulator kernels)
+        rng = np.random.default_rng(RNG_SEED)
+        SENT = 0xA5
+
+        def into(wide, sl, run, plain):
+            before = wide.copy()
+            ref = np.zeros_like(wide[sl])
+            run(ref)
+            self.assertEqual(ref.tobytes(), plain.tobytes(), "the round trip is the identity")
+            run(wide[sl])
+            self.assertEqual(np.ascontiguousarray(wide[sl]).tobytes(), ref.tobytes())
+            rest = wide.copy()
+            rest[sl] = before[sl]
+            self.assertEqual(rest.tobytes(), before.tobytes(), "wrote outside the view")
+
+        s = rng.integers(0, 255, (3, 130, 7), dtype=np.uint8)
+        blk = np.zeros(3 * 256 * 8, np.uint8)
+        self.host.to_blocked(s=s, out=blk)
+        into(np.full((3, 130, 16), SENT, np.uint8), np.s_[:, :, 3:10],
+             lambda v: self.host.to_blocked(s=v, out=blk, inverse=1), s)
+        s = rng.integers(0, 255, (300, 10), dtype=np.uint8)
+        sh = np.zeros(512 * 16, np.uint8)
+        self.host.e8m0_shuffle(s=s, out=sh)
+        into(np.full((300, 24), SENT, np.uint8), np.s_[:, 5:15],
+             lambda v: self.host.e8m0_shuffle(s=sh, out=v, inverse=1), s)
+        w = rng.integers(0, 255, (2, 32, 64), dtype=np.uint8)
+        ws = np.zeros_like(w)
+        self.host.shuffle_weight(w=mxjit.Tensor(w, "u8"), out=ws)
+        into(np.full((2, 32, 80), SENT, np.uint8), np.s_[:, :, 8:72],
+             lambda v: self.host.shuffle_weight(w=mxjit.Tensor(ws, "u8"), out=v, inverse=1), w)
+        wb = bf16(rng.standard_normal((32, 64)))
+        wbs = np.zeros_like(wb)
+        self.host.shuffle_weight(w=mxjit.Tensor(wb, "bf16"), out=mxjit.Tensor(wbs, "bf16"))
+        into(np.full((32, 96), SENT * 0x101, np.uint16), np.s_[:, 16:80],
+             lambda v: self.host.shuffle_weight(w=mxjit.Tensor(wbs, "bf16"),
+                                                out=mxjit.Tensor(v, "bf16"), inverse=1), wb)
+        src = rng.integers(0, 255, (2, 32, 64), dtype=np.uint8)
+        out = np.zeros(2 * 32 * 64, np.uint8)
+        self.host.shuffle_weight_a16w4(src=src, out=out)
+        into(np.full((2, 32, 96), SENT, np.uint8), np.s_[:, :, 32:96],
+             lambda v: self.host.shuffle_weight_a16w4(src=out, out=v, inverse=1), src)
+        src = rng.integers(100, 140, (64, 10), dtype=np.uint8)
+        out = np.zeros(64 * 16, np.uint8)
+        self.host.shuffle_scale_a16w4(src=src, out=out)
+        into(np.full((64, 12), SENT, np.uint8), np.s_[:, 2:12],
+             lambda v: self.host.shuffle_scale_a16w4(src=out, out=v, inverse=1), src)
+
     def test_prepare_then_no_compiles(self):
         with mxjit.Context(device="emu", no_disk_cache=True) as ctx:
             x = mxjit.Tensor.spec((128, 64), "bf16")
