@@ -260,9 +260,8 @@ wave_begin(jb_builder *b, const struct tpl_mx_params *p, jb_val row0, jb_val col
    w->s_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_s), s_off, jb_arg_val(b, KA_s_bytes));
    w->xrow_b = jb_trunc(b, jb_imul_imm(b, ldx, es), JB_I32);
    w->qrow_b = jb_trunc(b, ldq, JB_I32);
-   w->srow_b = p->scales == TPL_MX_SCALES_BLOCKED
-                   ? jb_imm_u32(b, 16)
-                   : jb_trunc(b, jb_arg_val(b, KA_ld_s), JB_I32);
+   w->srow_b = p->scales == TPL_MX_SCALES_BLOCKED ? jb_imm_u32(b, 16)
+                                                  : jb_trunc(b, jb_arg_val(b, KA_ld_s), JB_I32);
    jb_val rem = jb_trunc(b, jb_smin(b, jb_isub(b, k, col0), jb_imm_i64(b, 1 << 30)), JB_I32);
    /* blocked scales have K/32 padded to 4 columns: those blocks write their zero scales */
    jb_val kp = p->scales == TPL_MX_SCALES_BLOCKED

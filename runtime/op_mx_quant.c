@@ -6,8 +6,9 @@
  * Output strides (mxjit.h "Tensors", ABI 2 only): q is always a plain matrix and takes a row
  * stride (3d also an expert stride); s takes them when scale_layout is MXJIT_SCALES_PLAIN.
  * Blocked and shuffled scales are layout-defined (their bytes are the format) and stay
- * compact. The op writes exactly the logical elements, never the bytes between rows. Slots of
- * rt_strides.out, in elements (= bytes: every output element here is one byte):
+ * compact. The op writes exactly the logical elements, never the bytes between rows. The
+ * strides arrive in rt_strides.out[MX_OUT_Q / MX_OUT_S], in elements (= bytes: every output
+ * element here is one byte); out_shape says which matrices they step over.
  */
 #include "op_int.h"
 #include "rt_run.h"
@@ -20,7 +21,7 @@
 
 #define ERR(st, ...) (ctx ? rt_error(ctx, (st), __VA_ARGS__) : (st))
 
-/* rt_strides.out slots; rt_abi2.c's mx_quant fills them in this order */
+/* rt_strides.out slots: q, and the scales when they are plain (rt_abi2.c's mx_quant) */
 enum { MX_OUT_Q, MX_OUT_S };
 
 typedef struct mx_geom {
@@ -32,7 +33,7 @@ typedef struct mx_geom {
    int tile;             /* 3D scale_block_k */
    int fp4;
    size_t q_bytes, s_bytes;
-   /* the outputs as plain matrices (mx_out_shape): mats x rows x cols bytes at row stride
+   /* the outputs as plain matrices (out_shape): mats x rows x cols bytes at row stride
     * ld and matrix stride bd (0: compact), spanning q_span / s_span bytes from their base */
    int64_t ld_q, bd_q, ld_s, bd_s;
    uint64_t q_span, s_span;
@@ -231,8 +232,8 @@ compute_sizes(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_g
 
 /* The plain matrices the op writes (slot MX_OUT_Q or MX_OUT_S), in bytes: dim0 q (M, K) and
  * s (M, K/32); dim1 q (K, M) and s (K, M/32); 3d q (E, K, N) and s (E, N/32, K / tile). E2M1X2
- * (the sizes query only) packs two elements in a byte. Shared with rt_abi2.c's converter
- * through mx_out_shape_of. */
+ * (the sizes query only) packs two elements in a byte. rt_abi2.c's converter reads them
+ * through rt_op_mx_out_shape. */
 static void
 out_shape(const mxjit_mx_quant_args *a, const mx_geom *g, int slot, int64_t *mats, int64_t *rows,
           int64_t *cols)
@@ -263,9 +264,9 @@ out_span(mxjit_ctx *ctx, const char *op, const char *name, int64_t mats, int64_t
        __builtin_mul_overflow(rows - 1, ld, &part) || __builtin_add_overflow(v, part, &v) ||
        __builtin_add_overflow(v, cols, &v) || v > (INT64_C(1) << 52))
       return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
-                 "%s: args.%s's strides (row %" PRId64 ", matrix %" PRId64 ") do not fit its %" PRId64
-                 " x %" PRId64 " x %" PRId64 " bytes (rows would overlap or the span passes "
-                 "2^52)",
+                 "%s: args.%s's strides (row %" PRId64 ", matrix %" PRId64
+                 ") do not fit its %" PRId64 " x %" PRId64 " x %" PRId64
+                 " bytes (rows would overlap or the span passes 2^52)",
                  op, name, ld, bd, mats, rows, cols);
    *span = (uint64_t)v;
    return MXJIT_OK;

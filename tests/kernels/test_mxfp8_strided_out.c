@@ -68,8 +68,8 @@ buf_bytes(const so_out *o, int64_t mats, int64_t rows, int64_t cols, size_t comp
 }
 
 static mxjit_tensor_v2
-view(mxjit_devptr base, mxjit_dtype dt, const so_out *o, int64_t mats, int64_t rows,
-     int64_t cols, size_t compact, int plain)
+view(mxjit_devptr base, mxjit_dtype dt, const so_out *o, int64_t mats, int64_t rows, int64_t cols,
+     size_t compact, int plain)
 {
    mxjit_tensor_v2 t = {.data = base, .dtype = dt, .byte_offset = (uint64_t)o->off};
    if (!plain) { /* layout-defined: a flat compact buffer */
@@ -94,11 +94,11 @@ view(mxjit_devptr base, mxjit_dtype dt, const so_out *o, int64_t mats, int64_t r
 static mxjit_mx_quant_args_v2
 args_of(const so_case *c, mxjit_devptr x)
 {
-   mxjit_mx_quant_args_v2 a = MXJIT_ARGS(
-       mxjit_mx_quant_args_v2, .kind = c->kind,
-       .x = {.data = x, .dtype = c->f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16},
-       .mode = MXJIT_SCALE_RCEIL, .elem = MXJIT_DTYPE_E4M3, .scale_layout = c->layout,
-       .scale_block_k = c->tile32 ? 32 : 0);
+   mxjit_mx_quant_args_v2 a =
+       MXJIT_ARGS(mxjit_mx_quant_args_v2, .kind = c->kind,
+                  .x = {.data = x, .dtype = c->f32 ? MXJIT_DTYPE_F32 : MXJIT_DTYPE_BF16},
+                  .mode = MXJIT_SCALE_RCEIL, .elem = MXJIT_DTYPE_E4M3, .scale_layout = c->layout,
+                  .scale_block_k = c->tile32 ? 32 : 0);
    if (c->kind == MXJIT_MX_3D) {
       a.x.ndim = 3;
       a.x.shape[0] = c->e, a.x.shape[1] = c->m, a.x.shape[2] = c->k;
@@ -115,8 +115,8 @@ sizes(const so_case *c, size_t *qb, size_t *sb)
 {
    mxjit_mx_quant_args_v2 a = args_of(c, 0);
    if (c->ngroups)
-      a.offs = (mxjit_tensor_v2){
-          .data = 8, .dtype = MXJIT_DTYPE_I64, .ndim = 1, .shape = {c->ngroups}};
+      a.offs =
+          (mxjit_tensor_v2){.data = 8, .dtype = MXJIT_DTYPE_I64, .ndim = 1, .shape = {c->ngroups}};
    cr_assert_eq(mxjit_mx_quant_sizes((const void *)&a, qb, sb), MXJIT_OK, "%s", c->name);
 }
 
@@ -160,8 +160,8 @@ run(mxjit_ctx *ctx, const so_case *c, const void *x, int strided, so_result *r)
 
 /* What the strided buffer must hold: poison, and the compact bytes ref in the view's rows. */
 static uint8_t *
-expected(const so_out *o, int64_t mats, int64_t rows, int64_t cols, const uint8_t *ref,
-         size_t n, size_t compact)
+expected(const so_out *o, int64_t mats, int64_t rows, int64_t cols, const uint8_t *ref, size_t n,
+         size_t compact)
 {
    uint8_t *w = malloc(n + 1);
    memset(w, POISON, n);
@@ -182,7 +182,8 @@ same(const char *tag, const char *what, const uint8_t *got, const uint8_t *want,
    for (size_t i = 0; i < n; i++)
       if (got[i] != want[i])
          cr_assert_fail("%s: %s buffer byte %zu of %zu is 0x%02x, want 0x%02x%s", tag, what, i, n,
-                        got[i], want[i], want[i] == POISON ? " (padding, must stay untouched)" : "");
+                        got[i], want[i],
+                        want[i] == POISON ? " (padding, must stay untouched)" : "");
 }
 
 /* c on the host device and the emulator (both targets), strided, against the compact host
@@ -398,8 +399,7 @@ Test(mxfp8_strided_out, check_mode, .timeout = 300)
    for (unsigned i = 0; i < 2; i++) {
       mxjit_ctx *ctx = NULL;
       cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_EMU,
-                                                .target = "gfx950", .no_disk_cache = 1,
-                                                .check = 1),
+                                                .target = "gfx950", .no_disk_cache = 1, .check = 1),
                                     &ctx),
                    MXJIT_OK);
       size_t n = (size_t)(cs[i].e * cs[i].m * cs[i].k);
@@ -418,8 +418,8 @@ Test(mxfp8_strided_out, check_mode, .timeout = 300)
 #define REFUSED(call, status, text)                                                                \
    do {                                                                                            \
       mxjit_status st_ = (call);                                                                   \
-      cr_assert_eq(st_, (status), "status %d: %s", (int)st_, mxjit_ctx_last_error(ctx));          \
-      cr_assert(strstr(mxjit_ctx_last_error(ctx), (text)), "message: %s",                         \
+      cr_assert_eq(st_, (status), "status %d: %s", (int)st_, mxjit_ctx_last_error(ctx));           \
+      cr_assert(strstr(mxjit_ctx_last_error(ctx), (text)), "message: %s",                          \
                 mxjit_ctx_last_error(ctx));                                                        \
    } while (0)
 
@@ -457,8 +457,7 @@ Test(mxfp8_strided_out, refusals)
    /* overlaps through the strides: s inside q's padding, q's rows across x */
    a.s.data = q;
    a.s.byte_offset = K + 4;
-   REFUSED(mxjit_mxfp8_quantize(ctx, NULL, pa), MXJIT_ERR_INVALID_ARG_ALIAS,
-           "args.q [0x");
+   REFUSED(mxjit_mxfp8_quantize(ctx, NULL, pa), MXJIT_ERR_INVALID_ARG_ALIAS, "args.q [0x");
    a.s.data = s;
    a.s.byte_offset = 0;
    a.q.data = x;
@@ -469,11 +468,8 @@ Test(mxfp8_strided_out, refusals)
    cr_assert_eq(mxjit_mxfp8_quantize(ctx, NULL, pa), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    /* blocked scales are layout-defined: their strides are still refused */
    a.scale_layout = MXJIT_SCALES_BLOCKED;
-   a.s = (mxjit_tensor_v2){.data = s,
-                           .dtype = MXJIT_DTYPE_E8M0,
-                           .ndim = 2,
-                           .shape = {128, 4},
-                           .stride = {8, 1}};
+   a.s = (mxjit_tensor_v2){
+       .data = s, .dtype = MXJIT_DTYPE_E8M0, .ndim = 2, .shape = {128, 4}, .stride = {8, 1}};
    REFUSED(mxjit_mxfp8_quantize(ctx, NULL, pa), MXJIT_ERR_INVALID_ARG_STRIDE,
            "args.s.stride[0] = 8, but mxfp8_quantize writes (or reads) s whole, compact "
            "row-major (stride 4 here): outputs and layout-defined buffers take no strides");
@@ -488,8 +484,8 @@ Test(mxfp8_strided_out, refusals)
  * stepped over, so it must not be read as a row stride (it was: x (1, K) with stride (1, 1)
  * or (0, 1) was refused as "below the row length"). */
 static void
-extent_one_on(mxjit_ctx *ctx, mxjit_ctx *host, mxjit_mx_kind kind, int64_t e, int64_t m,
-              int64_t k, const int64_t *stride, const char *tag)
+extent_one_on(mxjit_ctx *ctx, mxjit_ctx *host, mxjit_mx_kind kind, int64_t e, int64_t m, int64_t k,
+              const int64_t *stride, const char *tag)
 {
    size_t n = (size_t)(e * m * k);
    uint16_t *hx = malloc(n * 2 + 2);
@@ -505,8 +501,10 @@ extent_one_on(mxjit_ctx *ctx, mxjit_ctx *host, mxjit_mx_kind kind, int64_t e, in
       mxjit_mx_quant_args_v2 a = args_of(&sc, x);
       if (!w) /* the host reference reads x compact */
          memcpy(a.x.stride, stride, sizeof(int64_t) * (size_t)a.x.ndim);
-      a.q = (mxjit_tensor_v2){.data = q, .dtype = MXJIT_DTYPE_U8, .ndim = 1, .shape = {(int64_t)qb}};
-      a.s = (mxjit_tensor_v2){.data = s, .dtype = MXJIT_DTYPE_U8, .ndim = 1, .shape = {(int64_t)sb}};
+      a.q =
+          (mxjit_tensor_v2){.data = q, .dtype = MXJIT_DTYPE_U8, .ndim = 1, .shape = {(int64_t)qb}};
+      a.s =
+          (mxjit_tensor_v2){.data = s, .dtype = MXJIT_DTYPE_U8, .ndim = 1, .shape = {(int64_t)sb}};
       cr_assert_eq(mxjit_mxfp8_quantize(c, NULL, (const void *)&a), MXJIT_OK, "%s: %s", tag,
                    mxjit_ctx_last_error(c));
       out[w][0] = kt_take(c, q, qb);
