@@ -333,7 +333,9 @@ typedef struct mxjit_tensor_v1 {
  *  the layout-defined buffers of the layout ops, and operands whose kernel takes no row
  *  stride; a strided one is refused with MXJIT_ERR_INVALID_ARG_STRIDE naming it and saying
  *  so (pass a contiguous tensor); nothing is copied into device memory behind the caller's
- *  back.
+ *  back. Strided outputs (ABI 2): mxfp8_quantize q and plain scales take a row stride (3d
+ *  also an expert stride); such an output must have the call's shape (below) and only its
+ *  logical bytes are written, never those between its rows.
  *
  *  Shapes: inputs give the op its dims (documented per op). An output is checked for its
  *  dtype and its size: numel · element size must be exactly the bytes the op documents for
@@ -443,8 +445,13 @@ typedef struct mxjit_mx_quant_args_v2 {
    mxjit_dtype elem;
    mxjit_scale_layout scale_layout;
    int scale_block_k;    /**< 3D only: 1 (0 means 1) or 32 */
-   mxjit_tensor_v2 q;    /**< output, dtype elem or U8 */
-   mxjit_tensor_v2 s;    /**< output scales, dtype E8M0 or U8 */
+   /** output, dtype elem or U8; a row stride taken: dim0 (M, K), dim1 (K, M), 3d (E, K, N)
+    *  or (E·K, N) with an expert stride (strided, it must have that shape) */
+   mxjit_tensor_v2 q;
+   /** output scales, dtype E8M0 or U8; MXJIT_SCALES_PLAIN takes a row stride as q does:
+    *  dim0 (M, K/32), dim1 (K, M/32), 3d (E, N/32, K/scale_block_k); blocked and shuffled
+    *  scales are layout-defined, compact */
+   mxjit_tensor_v2 s;
    mxjit_tensor_v2 offs; /**< I64 (ngroups) end offsets, or absent (all 0) */
 } mxjit_mx_quant_args_v2;
 typedef struct mxjit_mx_quant_args_v1 {

@@ -25,7 +25,7 @@ const tpl_param tpl_mx_param_table[] = {TPL_MX_PARAMS(AS_PARAM)};
 const unsigned tpl_mx_nparams = sizeof(tpl_mx_param_table) / sizeof(tpl_mx_param_table[0]);
 _Static_assert(sizeof(tpl_mx_param_table) / sizeof(tpl_mx_param_table[0]) == TPL_MX_NPARAMS,
                "TPL_MX_NPARAMS must count TPL_MX_PARAMS");
-_Static_assert(sizeof(struct tpl_mx_problem) == 6 * 8 + 8 * 4, "tpl_mx_problem has padding");
+_Static_assert(sizeof(struct tpl_mx_problem) == 10 * 8 + 8 * 4, "tpl_mx_problem has padding");
 
 static const char *const mode_names[] = {"floor", "rceil", "ceil", "even"};
 static const char *const scales_names[] = {"plain", "blocked", "shuffled"};

@@ -22,6 +22,10 @@ struct tpl_mx_problem {
    int64_t e, m, k;
    int64_t ld_x;    /* row stride of x (>= k) */
    int64_t ld_e;    /* 3d: expert stride of x (>= m * ld_x); 0 for 2D */
+   /* Output strides in bytes (= elements), 0: compact. q: row stride (dim0 >= k; dim1 and
+    * 3d, whose q rows are k, >= m) and 3d expert stride; plain scales likewise. Kernargs:
+    * the kernels take the pitches whatever they are (compact: the row length). */
+   int64_t ld_q, bd_q, ld_s, bd_s;
    int64_t ngroups; /* token groups (offs: end offsets, §4.5); 0: none */
    uint32_t kind;   /* enum tpl_mx_kind */
    uint32_t in_f32; /* 0 bf16, 1 f32 */

@@ -17,6 +17,9 @@
  * 32-bit offsets from the tensor base (rebase = 0: no 64-bit remainders, readfirstlane or
  * clamps). Blocked scales cover M rounded up to 128 rows: the extra
  * rows read nothing and write scale 0, which is the layout's padding.
+ * Output pitches are kernargs: q's row stride ld_q (>= K) and, for plain scales, theirs ld_s
+ * (>= K/32), so a strided output is the compact kernel with other values; nothing between
+ * the rows is written (stores are masked to the logical columns).
  */
 #include "mx_common.h"
 
@@ -27,13 +30,14 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_MXFP8_DIM0_VERSION 2
+#define TPL_MXFP8_DIM0_VERSION 3
 
 #define MXFP8_DIM0_KARGS(X)                                                                        \
    X(x, PTR)                                                                                       \
    X(q, PTR)                                                                                       \
    X(s, PTR)                                                                                       \
-   X(offs, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(s_rows, I64) X(s_bytes, I64) X(ngroups, I64)
+   X(offs, PTR) X(m, I64) X(k, I64) X(ld_q, I64) X(q_bytes, I64) X(ld_x, I64) X(s_rows, I64)       \
+   X(s_bytes, I64) X(ld_s, I64) X(ngroups, I64)
 TPL_KARG_ENUM(MXFP8_DIM0_KARGS);
 TPL_KARG_TABLE(dim0_kargs, MXFP8_DIM0_KARGS);
 
@@ -72,14 +76,30 @@ scale_cols(const struct tpl_mx_problem *pr)
    return pr->scales == TPL_MX_SCALES_BLOCKED ? (w + 3) / 4 * 4 : w;
 }
 
-/* Bytes from each tensor's base to its last byte (x, q, s): what rebase = 0 must address. */
+/* The output pitches in bytes: q's rows, and plain scales' rows (blocked: unused, K/32). */
+static int64_t
+ld_q(const struct tpl_mx_problem *pr)
+{
+   return pr->ld_q ? pr->ld_q : pr->k;
+}
+
+static int64_t
+ld_s(const struct tpl_mx_problem *pr)
+{
+   return pr->ld_s && pr->scales == TPL_MX_SCALES_PLAIN ? pr->ld_s : pr->k / 32;
+}
+
+/* Bytes from each tensor's base to its last byte (x, q, s): what rebase = 0 must address,
+ * and the ends of the q and scale views (strided: the last row ends at its last element). */
 static void
 spans(const struct tpl_mx_problem *pr, int64_t *bytes)
 {
    int64_t es = pr->in_f32 ? 4 : 2;
    bytes[0] = pr->m && pr->k ? ((pr->m - 1) * pr->ld_x + pr->k) * es : 0;
-   bytes[1] = pr->m * pr->k;
+   bytes[1] = pr->m && pr->k ? (pr->m - 1) * ld_q(pr) + pr->k : 0;
    bytes[2] = scale_rows(pr) * scale_cols(pr);
+   if (pr->ld_s && pr->scales == TPL_MX_SCALES_PLAIN && pr->m && pr->k >= 32)
+      bytes[2] = (pr->m - 1) * pr->ld_s + pr->k / 32;
 }
 
 static const char *const span_names[] = {"x", "q", "the scales"};
@@ -111,7 +131,8 @@ dim0_validate(const void *problem, const void *params, char *msg, size_t msglen)
    else if (p->sstore == 4 && pr->scales == TPL_MX_SCALES_PLAIN && (pr->k / 32) % 4)
       why = "4-byte scale stores need K/32 % 4 == 0 with plain scales (rows start unaligned)";
    else if ((double)(p->rows - 1) * pr->ld_x * esize(p) >= 2147483648.0 ||
-            (double)(p->rows - 1) * pr->k >= 2147483648.0)
+            (double)(p->rows - 1) * ld_q(pr) >= 2147483648.0 ||
+            (double)(p->rows - 1) * ld_s(pr) >= 2147483648.0)
       why = "a wave's rows must lie within 2 GB of its first (32-bit row offsets); use rows = 1";
    if (!why) {
       int64_t b[3];
@@ -140,7 +161,10 @@ dim0_pick(const struct jt_target *t, const void *problem, void *params)
    p->chunk = 2;
    p->unroll = 1;
    p->waves = 4;
-   p->rows = (double)4 * pr->ld_x * esize(p) < 2147483648.0 ? 4 : 1;
+   p->rows = (double)4 * pr->ld_x * esize(p) < 2147483648.0 &&
+                     (double)4 * ld_q(pr) < 2147483648.0 && (double)4 * ld_s(pr) < 2147483648.0
+                 ? 4
+                 : 1;
    p->depth = 1;
    p->sstore = pr->scales == TPL_MX_SCALES_BLOCKED || (pr->k / 32) % 4 == 0 ? 4 : 1;
    int64_t b[3];
@@ -175,7 +199,12 @@ dim0_kernargs(const void *problem, const void *params, const uint64_t *io, uint6
    v[KA_k] = (uint64_t)pr->k;
    v[KA_ld_x] = (uint64_t)pr->ld_x;
    v[KA_s_rows] = (uint64_t)scale_rows(pr);
-   v[KA_s_bytes] = (uint64_t)(scale_rows(pr) * scale_cols(pr));
+   int64_t b[3];
+   spans(pr, b);
+   v[KA_s_bytes] = (uint64_t)b[2];
+   v[KA_q_bytes] = (uint64_t)b[1];
+   v[KA_ld_q] = (uint64_t)ld_q(pr);
+   v[KA_ld_s] = (uint64_t)ld_s(pr);
 }
 
 /* ---- kernel ----------------------------------------------------------------------------- */
@@ -186,7 +215,7 @@ struct wave_view {
    jb_val x_srd, q_srd, s_srd;
    jb_val lane;
    jb_val row0, col0;     /* i64, uniform */
-   jb_val xrow_b, qrow_b; /* i32, uniform: bytes between rows of x and of q */
+   jb_val xrow_b, qrow_b; /* i32, uniform: bytes between rows of x and of q (ld_q) */
    jb_val srow_b;         /* i32, uniform: bytes between rows of the scales (plain) */
    jb_val col_ok[4];      /* i1: chunk u of this lane lies before K */
    jb_val scol_ok[4];     /* i1: chunk u's block has a scale column (K/32, padded if blocked) */
@@ -215,8 +244,9 @@ wave_begin(jb_builder *b, const struct tpl_mx_params *p, jb_val row0, jb_val col
    jb_val x_last = jb_imul_imm(b, jb_iadd(b, jb_imul(b, jb_iadd_imm(b, m, -1), ldx), k), es);
    w->x_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_x),
                           jb_imul_imm(b, jb_iadd(b, jb_imul(b, row0, ldx), col0), es), x_last);
-   w->q_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_q), jb_iadd(b, jb_imul(b, row0, k), col0),
-                          jb_imul(b, m, k));
+   jb_val ldq = jb_arg_val(b, KA_ld_q);
+   w->q_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_q), jb_iadd(b, jb_imul(b, row0, ldq), col0),
+                          jb_arg_val(b, KA_q_bytes));
    jb_val kb0 = jb_lshr_imm(b, col0, 5), w32 = jb_lshr_imm(b, k, 5);
    jb_val s_off;
    if (p->groups) {
@@ -225,12 +255,13 @@ wave_begin(jb_builder *b, const struct tpl_mx_params *p, jb_val row0, jb_val col
       jb_val wp = jb_shl_imm(b, jb_lshr_imm(b, jb_iadd_imm(b, w32, 3), 2), 2);
       s_off = jb_iadd(b, tpl_mx_blocked_row_off(b, row0, wp), jb_shl_imm(b, kb0, 7));
    } else {
-      s_off = jb_iadd(b, jb_imul(b, row0, w32), kb0);
+      s_off = jb_iadd(b, jb_imul(b, row0, jb_arg_val(b, KA_ld_s)), kb0);
    }
    w->s_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_s), s_off, jb_arg_val(b, KA_s_bytes));
    w->xrow_b = jb_trunc(b, jb_imul_imm(b, ldx, es), JB_I32);
-   w->qrow_b = jb_trunc(b, k, JB_I32);
-   w->srow_b = p->scales == TPL_MX_SCALES_BLOCKED ? jb_imm_u32(b, 16) : jb_trunc(b, w32, JB_I32);
+   w->qrow_b = jb_trunc(b, ldq, JB_I32);
+   w->srow_b = p->scales == TPL_MX_SCALES_BLOCKED ? jb_imm_u32(b, 16)
+                                                  : jb_trunc(b, jb_arg_val(b, KA_ld_s), JB_I32);
    jb_val rem = jb_trunc(b, jb_smin(b, jb_isub(b, k, col0), jb_imm_i64(b, 1 << 30)), JB_I32);
    /* blocked scales have K/32 padded to 4 columns: those blocks write their zero scales */
    jb_val kp = p->scales == TPL_MX_SCALES_BLOCKED
@@ -327,8 +358,9 @@ row_begin_grouped(jb_builder *b, const struct tpl_mx_params *p, const struct wav
    jb_val x_last = jb_imul_imm(b, jb_iadd(b, jb_imul(b, jb_iadd_imm(b, m, -1), ldx), k), es);
    r->x_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_x),
                           jb_imul_imm(b, jb_iadd(b, jb_imul(b, xrow, ldx), col0), es), x_last);
-   r->q_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_q), jb_iadd(b, jb_imul(b, xrow, k), col0),
-                          jb_imul(b, m, k));
+   r->q_srd = tpl_mx_view(b, p, jb_arg_val(b, KA_q),
+                          jb_iadd(b, jb_imul(b, xrow, jb_arg_val(b, KA_ld_q)), col0),
+                          jb_arg_val(b, KA_q_bytes));
    r->x_soff = jb_imm_u32(b, 0);
    r->q_soff = r->x_soff;
    /* the scale resource starts at the tensor: the row goes in soffset, by the blocked layout,

@@ -20,6 +20,12 @@
  * only columns past K); stores of lanes past K fall outside the q and scale views, and the
  * K-tail variant branches around a column's stores past K.
  *
+ * Output pitches are kernargs: q's row stride ld_q (>= M; 3d also its expert stride bd_q) and,
+ * for plain scales, theirs (ld_s, bd_s), so a strided output is the compact kernel with other
+ * values. The q and scale views end at the expert's (3d plain scales: the row's) last logical
+ * byte, so stores past K fall outside them as in the compact case: nothing between the rows
+ * is written.
+ *
  * Resources: each block's views start at the block and end where its data ends (empty for
  * blocks past M), built with 64-bit math (rebase = 1, any tensor size) or, for tensors of at
  * most 2^31 bytes, with 32-bit offsets from the tensor base (rebase = 0, tpl_mx_view).
@@ -33,7 +39,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_MXFP8_DIM1_VERSION 2
+#define TPL_MXFP8_DIM1_VERSION 3
 
 static const uint32_t b01[] = {0, 1};
 static const uint32_t d1_elem[] = {JB_E4M3, JB_E5M2};
@@ -59,7 +65,8 @@ static const tpl_param dim1_params[] = {DIM1_PARAMS(AS_PARAM)};
 /* clang-format off */
 #define MXFP8_DIM1_KARGS(X)                                                                        \
    X(x, PTR) X(q, PTR) X(s, PTR) X(m, I64) X(k, I64) X(ld_x, I64) X(ld_e, I64) X(k_rows, I64)     \
-   X(nblk, I64) X(s_bytes, I64) X(s_expert, I64) X(x_bytes, I64) X(offs, PTR) X(ngroups, I64)
+   X(nblk, I64) X(s_bytes, I64) X(s_expert, I64) X(x_bytes, I64) X(offs, PTR) X(ngroups, I64)    \
+   X(ld_q, I64) X(bd_q, I64) X(q_last, I64) X(ld_s, I64) X(bd_s, I64) X(s_last, I64)
 /* clang-format on */
 TPL_KARG_ENUM(MXFP8_DIM1_KARGS);
 TPL_KARG_TABLE(dim1_kargs, MXFP8_DIM1_KARGS);
@@ -130,6 +137,65 @@ s_expert(const struct tpl_mx_problem *pr)
    return pr->tile32 ? pr->m / 32 * (pr->k / 32) : pr->m / 32 * pr->k;
 }
 
+/* The outputs as matrices of bytes (mxfp8_quantize's strided outputs): q has k rows of m per
+ * expert; plain scales dim1 k rows of m/32, 3d m/32 rows of k (32x32 tiles: k/32). ld, bd:
+ * the row and expert strides (compact when the problem has none); last: one past an
+ * expert's last byte from its base (0 when empty). */
+static int64_t
+ld_q(const struct tpl_mx_problem *pr)
+{
+   return pr->ld_q ? pr->ld_q : pr->m;
+}
+
+static int64_t
+bd_q(const struct tpl_mx_problem *pr)
+{
+   return pr->ld_q ? pr->bd_q : pr->k * pr->m;
+}
+
+static int64_t
+q_last(const struct tpl_mx_problem *pr)
+{
+   return pr->k && pr->m ? (pr->k - 1) * ld_q(pr) + pr->m : 0;
+}
+
+static void
+s_dims(const struct tpl_mx_problem *pr, int64_t *rows, int64_t *cols)
+{
+   *rows = pr->kind == TPL_MX_3D ? pr->m / 32 : pr->k;
+   *cols = pr->kind != TPL_MX_3D ? pr->m / 32 : pr->tile32 ? pr->k / 32 : pr->k;
+}
+
+static bool
+s_strided(const struct tpl_mx_problem *pr)
+{
+   return pr->ld_s && pr->scales == TPL_MX_SCALES_PLAIN;
+}
+
+static int64_t
+ld_s(const struct tpl_mx_problem *pr)
+{
+   int64_t r, c;
+   s_dims(pr, &r, &c);
+   return s_strided(pr) ? pr->ld_s : c;
+}
+
+static int64_t
+bd_s(const struct tpl_mx_problem *pr)
+{
+   int64_t r, c;
+   s_dims(pr, &r, &c);
+   return s_strided(pr) ? pr->bd_s : r * c;
+}
+
+static int64_t
+s_last(const struct tpl_mx_problem *pr)
+{
+   int64_t r, c;
+   s_dims(pr, &r, &c);
+   return r && c ? (r - 1) * ld_s(pr) + c : 0;
+}
+
 /* Where the scale layout lets a lane store more than a byte at once: 4 consecutive blocks
  * (its rows loop) are 4 consecutive bytes in dim1 plain (aligned when M/32 % 4 == 0) and in
  * the blocked layout; in 3d plain (E, N/32, K) its c columns are c consecutive bytes (whole
@@ -151,8 +217,10 @@ spans(const struct tpl_mx_problem *pr, int64_t *bytes)
 {
    int64_t last = (pr->e - 1) * pr->ld_e + (pr->m - 1) * pr->ld_x + pr->k;
    bytes[0] = pr->m && pr->k && pr->e ? last * (pr->in_f32 ? 4 : 2) : 0;
-   bytes[1] = pr->e * pr->k * pr->m;
+   bytes[1] = pr->e && q_last(pr) ? (pr->e - 1) * bd_q(pr) + q_last(pr) : 0;
    bytes[2] = s_expert(pr) * pr->e;
+   if (s_strided(pr))
+      bytes[2] = pr->e && s_last(pr) ? (pr->e - 1) * bd_s(pr) + s_last(pr) : 0;
 }
 
 static const char *const span_names[] = {"x", "q", "the scales"};
@@ -167,6 +235,7 @@ dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
       return st;
    const char *why = NULL;
    unsigned c = cols(p);
+   int64_t wc = wave_cols(p), kr = (pr->k + wc - 1) / wc * wc;
    if (pr->kind == TPL_MX_DIM0 || pr->m % 32 || (pr->tile32 && pr->kind != TPL_MX_3D))
       why = "the problem is not a dim1 / 3d quantize with whole 32-row blocks";
    else if (c < 1 || (pr->tile32 && 32 % c))
@@ -194,6 +263,10 @@ dim1_validate(const void *problem, const void *params, char *msg, size_t msglen)
    else if ((double)32 * pr->ld_x * esize(p) >= 2147483648.0 ||
             (double)pr->k * pr->m >= 4294967296.0)
       why = "a 32-row block must span less than 2 GB and one expert's q less than 4 GB";
+   else if ((pr->ld_q && (double)kr * pr->ld_q >= 4294967296.0) ||
+            (s_strided(pr) && pr->kind != TPL_MX_3D && (double)kr * pr->ld_s >= 4294967296.0))
+      why = "a strided q (dim1 scales) must have its rows, K rounded up to a wave's columns, "
+            "within 4 GB (32-bit lane offsets, also of the masked lanes past K)";
    if (!why) {
       int64_t b[3];
       spans(pr, b);
@@ -277,6 +350,12 @@ dim1_kernargs(const void *problem, const void *params, const uint64_t *io, uint6
    v[KA_s_expert] = (uint64_t)s_expert(pr);
    int64_t last = (pr->e - 1) * pr->ld_e + (pr->m - 1) * pr->ld_x + pr->k;
    v[KA_x_bytes] = (uint64_t)(pr->m && pr->k && pr->e ? last * (pr->in_f32 ? 4 : 2) : 0);
+   v[KA_ld_q] = (uint64_t)ld_q(pr);
+   v[KA_bd_q] = (uint64_t)bd_q(pr);
+   v[KA_q_last] = (uint64_t)q_last(pr);
+   v[KA_ld_s] = (uint64_t)ld_s(pr);
+   v[KA_bd_s] = (uint64_t)bd_s(pr);
+   v[KA_s_last] = (uint64_t)s_last(pr);
 }
 
 /* ---- kernel ----------------------------------------------------------------------------- */
@@ -454,24 +533,27 @@ store_scales(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
       jb_buffer_store(b, val, srd, voff, .mask = in, .soffset = jb_imm_u32(b, 16 * j));
       return;
    }
-   jb_val kdim = jb_arg_val(b, KA_k), nb = jb_lshr_imm(b, jb_arg_val(b, KA_m), 5);
+   jb_val lds = jb_arg_val(b, KA_ld_s);
    if (!p->is3d) {
-      /* dim1 (K, M/32): byte k * (M/32) + mb; 4-byte stores take blocks mb..mb+3 of a row */
-      jb_val base = jb_iadd(b, jb_imul(b, L->k0, nb), mb0);
+      /* dim1 (K, M/32) at row stride ld_s: byte k * ld_s + mb; 4-byte stores take blocks
+       * mb..mb+3 of a row */
+      jb_val base = jb_iadd(b, jb_imul(b, L->k0, lds), mb0);
       jb_val srd = tpl_mx_view(b, p, jb_arg_val(b, KA_s), base,
-                               jb_select(b, k->in, jb_imul(b, kdim, nb), base));
-      jb_val nb32 = jb_trunc(b, nb, JB_I32);
-      jb_buffer_store(b, val, srd, jb_imul(b, kk, nb32), .mask = ok,
-                      .soffset = jb_imul_imm(b, nb32, j));
+                               jb_select(b, k->in, jb_arg_val(b, KA_s_last), base));
+      jb_val ld32 = jb_trunc(b, lds, JB_I32);
+      jb_buffer_store(b, val, srd, jb_imul(b, kk, ld32), .mask = ok,
+                      .soffset = jb_imul_imm(b, ld32, j));
       return;
    }
-   /* 3d (E, N/32, K) or, with 32x32 tiles, (E, N/32, K/32): the row of block (e, mb) */
-   jb_val row = jb_iadd(b, jb_imul(b, L->e, nb), mb);
+   /* 3d (E, N/32, K) or, with 32x32 tiles, (E, N/32, K/32), rows ld_s and experts bd_s
+    * apart: the row of block (e, mb), its view ending at the row's last byte */
+   jb_val kdim = jb_arg_val(b, KA_k);
+   jb_val row = jb_iadd(b, jb_imul(b, L->e, jb_arg_val(b, KA_bd_s)), jb_imul(b, mb, lds));
    jb_val len = p->tile32 ? jb_lshr_imm(b, kdim, 5) : kdim;
    jb_val k0 = p->tile32 ? jb_lshr_imm(b, L->k0, 5) : L->k0;
-   jb_val base = jb_iadd(b, jb_imul(b, row, len), k0);
+   jb_val base = jb_iadd(b, row, k0);
    jb_val srd = tpl_mx_view(b, p, jb_arg_val(b, KA_s), base,
-                            jb_select(b, k->in, jb_imul(b, jb_iadd_imm(b, row, 1), len), base));
+                            jb_select(b, k->in, jb_iadd(b, row, len), base));
    if (p->tile32) {
       if (j)
          return; /* the tile's one byte goes with column 0 */
@@ -492,14 +574,14 @@ block_finish(jb_builder *b, const struct tpl_mx_params *p, const struct lanes *L
              const struct blk *k, unsigned i, jb_val *word)
 {
    unsigned c = cols(p), lm = lanes_m(p);
-   /* q (K, M) per expert: row k = k0 + kk + j holds this block's 32 bytes at mb * 32 */
-   jb_val m = jb_arg_val(b, KA_m), km = jb_imul(b, jb_arg_val(b, KA_k), m);
-   jb_val q_base =
-       jb_iadd(b, jb_imul(b, L->e, km), jb_iadd(b, jb_imul(b, L->k0, m), jb_shl_imm(b, k->mb, 5)));
-   jb_val q_end = jb_imul(b, jb_iadd_imm(b, L->e, 1), km); /* the expert's q ends here */
+   /* q (K, M) per expert, rows ld_q and experts bd_q apart: row k = k0 + kk + j holds this
+    * block's 32 bytes at mb * 32 */
+   jb_val ldq = jb_arg_val(b, KA_ld_q), eb = jb_imul(b, L->e, jb_arg_val(b, KA_bd_q));
+   jb_val q_base = jb_iadd(b, eb, jb_iadd(b, jb_imul(b, L->k0, ldq), jb_shl_imm(b, k->mb, 5)));
+   jb_val q_end = jb_iadd(b, eb, jb_arg_val(b, KA_q_last)); /* the expert's q ends here */
    jb_val q_srd =
        tpl_mx_view(b, p, jb_arg_val(b, KA_q), q_base, jb_select(b, k->in, q_end, q_base));
-   jb_val m32 = jb_trunc(b, m, JB_I32);
+   jb_val m32 = jb_trunc(b, ldq, JB_I32); /* bytes between q's rows */
    jb_type st = p->rpl >= 4 ? JB_TYPE(JB_KIND_INT, 32, p->rpl / 4) : JB_I16;
    jb_val q_lane = jb_iadd(b, jb_imul(b, L->kk, m32), jb_imul_imm(b, L->mg, p->rpl));
    jb_val sb[16] = {{0}}, tile_sb = {0};

@@ -122,6 +122,11 @@ mxjit_status rt_op_mx_plan(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_
                            const struct rt_plan **out);
 /** Runs a checked MX quantize on the host device. */
 mxjit_status rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a);
+/** mxjit_mxfp8_quantize's output `slot` (0 q, 1 plain scales: the rt_strides.out slots) as
+ *  mats matrices of rows x cols bytes (op_mx_quant.c says which); all -1 when a's geometry is
+ *  not valid. For rt_abi2.c's converter. */
+void rt_op_mx_out_shape(const mxjit_mx_quant_args *a, int slot, int64_t *mats, int64_t *rows,
+                        int64_t *cols);
 
 /* op_fp8_tensorwise.c */
 /** The two plans (amax, cast) the emu/hip device runs for this FP8 tensorwise quantize; only

@@ -2,6 +2,13 @@
  * op_mx_quant.c — mxjit_mxfp8_quantize and mxjit_mx_quant_sizes (NUMERICS.md §3-4,
  * KERNELS.md §1): argument checks, output geometry, and the host-device path, which runs the
  * scalar reference into plain scales and then lays them out (§4.4-4.5, §5.1).
+ *
+ * Output strides (mxjit.h "Tensors", ABI 2 only): q is always a plain matrix and takes a row
+ * stride (3d also an expert stride); s takes them when scale_layout is MXJIT_SCALES_PLAIN.
+ * Blocked and shuffled scales are layout-defined (their bytes are the format) and stay
+ * compact. The op writes exactly the logical elements, never the bytes between rows. The
+ * strides arrive in rt_strides.out[MX_OUT_Q / MX_OUT_S], in elements (= bytes: every output
+ * element here is one byte); out_shape says which matrices they step over.
  */
 #include "op_int.h"
 #include "rt_run.h"
@@ -14,6 +21,9 @@
 
 #define ERR(st, ...) (ctx ? rt_error(ctx, (st), __VA_ARGS__) : (st))
 
+/* rt_strides.out slots: q, and the scales when they are plain (rt_abi2.c's mx_quant) */
+enum { MX_OUT_Q, MX_OUT_S };
+
 typedef struct mx_geom {
    int64_t e, m, k;      /* 2D: e = 1, (m, k) = x; 3D: (e, m = N, k = K) */
    int64_t ld_x, ld_e;   /* row and (3D) expert strides of x in elements */
@@ -23,6 +33,10 @@ typedef struct mx_geom {
    int tile;             /* 3D scale_block_k */
    int fp4;
    size_t q_bytes, s_bytes;
+   /* the outputs as plain matrices (out_shape): mats x rows x cols bytes at row stride
+    * ld and matrix stride bd (0: compact), spanning q_span / s_span bytes from their base */
+   int64_t ld_q, bd_q, ld_s, bd_s;
+   uint64_t q_span, s_span;
 } mx_geom;
 
 static const char *
@@ -67,8 +81,13 @@ check_strides(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_g
    int64_t mk;
    if (__builtin_mul_overflow(g->m, g->k, &mk))
       mk = INT64_MAX;
-   g->ld_x = zero ? g->k : t->stride[n - 2];
-   g->ld_e = n == 3 ? (zero ? mk : t->stride[0]) : 0;
+   /* a dim of extent 1 is never stepped over: its stride says nothing (a framework's view of
+    * one row may carry 0, 1 or anything there), so it reads as the compact one */
+   g->ld_x = zero || g->m == 1 ? g->k : t->stride[n - 2];
+   int64_t mld;
+   if (__builtin_mul_overflow(g->m, g->ld_x, &mld))
+      mld = INT64_MAX;
+   g->ld_e = n == 3 ? (zero ? mk : g->e == 1 ? mld : t->stride[0]) : 0;
    g->strided = !zero && (g->ld_x != g->k || (n == 3 && g->ld_e != mk));
    if (!zero && t->stride[n - 1] != 1 && g->k > 1)
       return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
@@ -80,7 +99,8 @@ check_strides(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_g
                  "%s: args.x.stride[%d] = %" PRId64 " is below the row length %" PRId64
                  " (rows would overlap) or above 2^44",
                  op, n - 2, g->ld_x, g->k);
-   if (n == 3 && !zero && g->m && (g->ld_e / g->m < g->ld_x || g->ld_e > (INT64_C(1) << 50)))
+   if (n == 3 && !zero && g->m && g->e > 1 &&
+       (g->ld_e / g->m < g->ld_x || g->ld_e > (INT64_C(1) << 50)))
       return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
                  "%s: args.x.stride[0] = %" PRId64 " is below N (%" PRId64 ") * stride[1] (%"
                  PRId64 ") (experts would overlap) or above 2^50",
@@ -210,15 +230,99 @@ compute_sizes(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_g
    return MXJIT_OK;
 }
 
+/* The plain matrices the op writes (slot MX_OUT_Q or MX_OUT_S), in bytes: dim0 q (M, K) and
+ * s (M, K/32); dim1 q (K, M) and s (K, M/32); 3d q (E, K, N) and s (E, N/32, K / tile). E2M1X2
+ * (the sizes query only) packs two elements in a byte. rt_abi2.c's converter reads them
+ * through rt_op_mx_out_shape. */
+static void
+out_shape(const mxjit_mx_quant_args *a, const mx_geom *g, int slot, int64_t *mats, int64_t *rows,
+          int64_t *cols)
+{
+   int d0 = a->kind == MXJIT_MX_DIM0, d3 = a->kind == MXJIT_MX_3D;
+   *mats = g->e;
+   if (slot == MX_OUT_Q) {
+      *rows = d0 ? g->m : g->k;
+      *cols = (d0 ? g->k : g->m) / (g->fp4 ? 2 : 1);
+   } else {
+      *rows = d3 ? g->m / 32 : g->srows;
+      *cols = d3 ? g->k / g->tile : g->scols;
+   }
+}
+
+/* Bytes an output spans from its base with row stride ld and matrix stride bd (ld 0: the
+ * compact n bytes); 0 for an empty one. The strides come checked by rt_abi2.c (ld >= cols,
+ * bd >= rows · ld, the span under 2^52 elements), but the arithmetic is checked anyway. */
 static mxjit_status
-geometry(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geom *g)
+out_span(mxjit_ctx *ctx, const char *op, const char *name, int64_t mats, int64_t rows,
+         int64_t cols, int64_t ld, int64_t bd, uint64_t n, uint64_t *span)
+{
+   *span = n;
+   if (!ld || !mats || !rows || !cols)
+      return MXJIT_OK;
+   int64_t v, part;
+   if (ld < cols || (mats > 1 && bd / rows < ld) || __builtin_mul_overflow(mats - 1, bd, &v) ||
+       __builtin_mul_overflow(rows - 1, ld, &part) || __builtin_add_overflow(v, part, &v) ||
+       __builtin_add_overflow(v, cols, &v) || v > (INT64_C(1) << 52))
+      return ERR(MXJIT_ERR_INVALID_ARG_STRIDE,
+                 "%s: args.%s's strides (row %" PRId64 ", matrix %" PRId64
+                 ") do not fit its %" PRId64 " x %" PRId64 " x %" PRId64
+                 " bytes (rows would overlap or the span passes 2^52)",
+                 op, name, ld, bd, mats, rows, cols);
+   *span = (uint64_t)v;
+   return MXJIT_OK;
+}
+
+/* The output strides of an ABI-2 call (rs, NULL or all 0: compact) into g, with the spans. */
+static mxjit_status
+out_strides(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const rt_strides *rs,
+            mx_geom *g)
+{
+   int64_t mats, rows, cols;
+   g->ld_q = rs ? rs->out[MX_OUT_Q].ld : 0;
+   g->bd_q = rs ? rs->out[MX_OUT_Q].bd : 0;
+   /* only plain scales are a matrix (rt_abi2.c refuses strides on the others) */
+   int plain = a->scale_layout == MXJIT_SCALES_PLAIN;
+   g->ld_s = rs && plain ? rs->out[MX_OUT_S].ld : 0;
+   g->bd_s = rs && plain ? rs->out[MX_OUT_S].bd : 0;
+   out_shape(a, g, MX_OUT_Q, &mats, &rows, &cols);
+   mxjit_status st =
+       out_span(ctx, op, "q", mats, rows, cols, g->ld_q, g->bd_q, g->q_bytes, &g->q_span);
+   out_shape(a, g, MX_OUT_S, &mats, &rows, &cols);
+   if (st == MXJIT_OK)
+      st = out_span(ctx, op, "s", mats, rows, cols, g->ld_s, g->bd_s, g->s_bytes, &g->s_span);
+   return st;
+}
+
+static mxjit_status
+geometry_rs(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const rt_strides *rs,
+            mx_geom *g)
 {
    mxjit_status st = check_enums(ctx, op, a);
    if (st == MXJIT_OK)
       st = check_shape(ctx, op, a, g);
    if (st == MXJIT_OK)
       st = compute_sizes(ctx, op, a, g);
+   if (st == MXJIT_OK)
+      st = out_strides(ctx, op, a, rs, g);
    return st;
+}
+
+static mxjit_status
+geometry(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geom *g)
+{
+   return geometry_rs(ctx, op, a, NULL, g);
+}
+
+void
+rt_op_mx_out_shape(const mxjit_mx_quant_args *a, int slot, int64_t *mats, int64_t *rows,
+                   int64_t *cols)
+{
+   mx_geom g = {0};
+   *mats = *rows = *cols = -1;
+   if (check_enums(NULL, "mx_quant_sizes", a) == MXJIT_OK &&
+       check_shape(NULL, "mx_quant_sizes", a, &g) == MXJIT_OK &&
+       compute_sizes(NULL, "mx_quant_sizes", a, &g) == MXJIT_OK)
+      out_shape(a, &g, slot, mats, rows, cols);
 }
 
 mxjit_status
@@ -290,12 +394,14 @@ check_offs_values(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, 
    return MXJIT_OK;
 }
 
-/* rt_op_mx_check into *gp: the geometry it computed, for the device path of the same call. */
+/* rt_op_mx_check with the output strides rs (NULL: compact) into *gp: the geometry it
+ * computed, for the device path of the same call. */
 static mxjit_status
-mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geom *gp)
+mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const rt_strides *rs,
+         mx_geom *gp)
 {
    mx_geom g;
-   mxjit_status st = geometry(ctx, op, a, &g);
+   mxjit_status st = geometry_rs(ctx, op, a, rs, &g);
    const mxjit_dtype xdt[] = {MXJIT_DTYPE_BF16, MXJIT_DTYPE_F32};
    mxjit_tensor xc = a->x; /* strides were checked by geometry(): row strides are fine */
    memset(xc.stride, 0, sizeof(xc.stride));
@@ -309,12 +415,14 @@ mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, mx_geom *
       st = rt_op_check_ptr(ctx, op, "offs", a->offs, 8);
    /* only once x passed its checks: ndim may be anything before (shape[] has 4 entries) */
    uint64_t xb = st == MXJIT_OK ? (uint64_t)g.x_span * (uint64_t)rt_op_dtype_size(a->x.dtype) : 0;
+   /* strided outputs: their whole spans, so no byte of one lies between the rows of another
+    * (conservative: q and s interleaved row by row in one buffer are refused too) */
    if (st == MXJIT_OK)
-      st = rt_op_check_disjoint(ctx, op, "x", a->x.data, xb, "q", a->q, g.q_bytes);
+      st = rt_op_check_disjoint(ctx, op, "x", a->x.data, xb, "q", a->q, g.q_span);
    if (st == MXJIT_OK)
-      st = rt_op_check_disjoint(ctx, op, "x", a->x.data, xb, "s", a->s, g.s_bytes);
+      st = rt_op_check_disjoint(ctx, op, "x", a->x.data, xb, "s", a->s, g.s_span);
    if (st == MXJIT_OK)
-      st = rt_op_check_disjoint(ctx, op, "q", a->q, g.q_bytes, "s", a->s, g.s_bytes);
+      st = rt_op_check_disjoint(ctx, op, "q", a->q, g.q_span, "s", a->s, g.s_span);
    if (st == MXJIT_OK && a->offs && mxjit_ctx_device(ctx) == MXJIT_DEVICE_HOST)
       st = check_offs_values(ctx, op, a, &g);
    *gp = g;
@@ -326,7 +434,7 @@ rt_op_mx_check(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, siz
                size_t *s_bytes)
 {
    mx_geom g;
-   mxjit_status st = mx_check(ctx, op, a, &g);
+   mxjit_status st = mx_check(ctx, op, a, NULL, &g);
    if (st == MXJIT_OK && q_bytes)
       *q_bytes = g.q_bytes;
    if (st == MXJIT_OK && s_bytes)
@@ -415,6 +523,55 @@ rt_op_mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a)
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INTERNAL, msg) : MXJIT_OK;
 }
 
+/* Copies mats matrices of rows x cols bytes from src (row stride sld, matrix stride sbd) to
+ * dst (dld, dbd); ld 0 is compact (cols, rows · cols). */
+static void
+copy_rows(uint8_t *dst, int64_t dld, int64_t dbd, const uint8_t *src, int64_t sld, int64_t sbd,
+          int64_t mats, int64_t rows, int64_t cols)
+{
+   if (!dld)
+      dld = cols, dbd = rows * cols;
+   if (!sld)
+      sld = cols, sbd = rows * cols;
+   for (int64_t e = 0; cols && e < mats; e++)
+      for (int64_t r = 0; r < rows; r++)
+         memcpy(dst + e * dbd + r * dld, src + e * sbd + r * sld, (size_t)cols);
+}
+
+/* The host device with strided outputs (g from mx_check): the reference writes compact
+ * temporaries, whose rows are copied out, so no byte between the rows is touched. */
+static mxjit_status
+mx_host(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const mx_geom *g)
+{
+   if (!g->ld_q && !g->ld_s)
+      return rt_op_mx_host(ctx, op, a);
+   uint8_t *cq = g->ld_q ? malloc(g->q_bytes + 1) : NULL;
+   uint8_t *cs = g->ld_s ? malloc(g->s_bytes + 1) : NULL;
+   if ((g->ld_q && !cq) || (g->ld_s && !cs)) {
+      free(cq);
+      free(cs);
+      return ERR(MXJIT_ERR_NOMEM, "%s: out of host memory for the strided outputs' rows", op);
+   }
+   mxjit_mx_quant_args h = *a;
+   if (cq)
+      h.q = (mxjit_devptr)(uintptr_t)cq;
+   if (cs)
+      h.s = (mxjit_devptr)(uintptr_t)cs;
+   mxjit_status st = rt_op_mx_host(ctx, op, &h);
+   int64_t mats, rows, cols;
+   if (st == MXJIT_OK && cq) {
+      out_shape(a, g, MX_OUT_Q, &mats, &rows, &cols);
+      copy_rows(RT_HOST_PTR(a->q), g->ld_q, g->bd_q, cq, 0, 0, mats, rows, cols);
+   }
+   if (st == MXJIT_OK && cs) {
+      out_shape(a, g, MX_OUT_S, &mats, &rows, &cols);
+      copy_rows(RT_HOST_PTR(a->s), g->ld_s, g->bd_s, cs, 0, 0, mats, rows, cols);
+   }
+   free(cq);
+   free(cs);
+   return st;
+}
+
 /* ---- device path: the problem, the family, the generic runner -------------------------- */
 
 static mxjit_status
@@ -440,6 +597,10 @@ mx_problem(mxjit_ctx *ctx, const char *op, const mxjit_mx_quant_args *a, const m
                                     [MXJIT_SCALE_EVEN] = JB_SCALE_EVEN};
    pr->mode = modes[a->mode];
    pr->tile32 = g->tile == 32;
+   pr->ld_q = g->ld_q;
+   pr->bd_q = g->ld_q ? g->bd_q : 0;
+   pr->ld_s = g->ld_s;
+   pr->bd_s = g->ld_s ? g->bd_s : 0;
    if (g->fp4)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_DTYPE,
                       "%s: e2m1x2 runs through mxjit_mxfp4_quantize (the mxfp4 family)", op);
@@ -505,28 +666,38 @@ rt_op_mx_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit
 }
 
 /* Check mode (MXJIT_CHECK=1): the inputs come back to the host, the host reference runs on
- * them, and the kernel's outputs must match byte for byte. */
-mxjit_status
-rt_op_mx_verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mx_quant_args *a)
+ * them, and the kernel's outputs must match byte for byte (strided outputs: their logical
+ * bytes, gathered from the rows; g from mx_check). */
+static mxjit_status
+mx_verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mx_quant_args *a,
+          const mx_geom *gp)
 {
-   mx_geom g;
-   mxjit_status st = geometry(ctx, op, a, &g);
-   if (st != MXJIT_OK)
-      return st;
+   const mx_geom g = *gp;
+   mxjit_status st = MXJIT_OK;
    size_t xb = (size_t)g.x_span * (size_t)rt_op_dtype_size(a->x.dtype);
    size_t ob = (size_t)a->ngroups * 8;
    uint8_t *hx = malloc(xb + 1), *hq = malloc(g.q_bytes + 1), *hs = calloc(1, g.s_bytes + 1);
    uint8_t *dq = malloc(g.q_bytes + 1), *ds = malloc(g.s_bytes + 1), *ho = malloc(ob + 1);
-   if (!hx || !hq || !hs || !dq || !ds || !ho) {
+   uint8_t *rq = g.ld_q ? malloc(g.q_span + 1) : dq, *rs = g.ld_s ? malloc(g.s_span + 1) : ds;
+   if (!hx || !hq || !hs || !dq || !ds || !ho || !rq || !rs) {
       st = rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
       goto done;
    }
    if ((st = mxjit_synchronize(ctx, stream)) != MXJIT_OK ||
        (st = mxjit_memcpy_d2h(ctx, hx, a->x.data, xb)) != MXJIT_OK ||
        (a->offs && (st = mxjit_memcpy_d2h(ctx, ho, a->offs, ob)) != MXJIT_OK) ||
-       (st = mxjit_memcpy_d2h(ctx, dq, a->q, g.q_bytes)) != MXJIT_OK ||
-       (st = mxjit_memcpy_d2h(ctx, ds, a->s, g.s_bytes)) != MXJIT_OK)
+       (st = mxjit_memcpy_d2h(ctx, rq, a->q, g.q_span)) != MXJIT_OK ||
+       (st = mxjit_memcpy_d2h(ctx, rs, a->s, g.s_span)) != MXJIT_OK)
       goto done;
+   int64_t mats, rows, cols;
+   if (g.ld_q) {
+      out_shape(a, &g, MX_OUT_Q, &mats, &rows, &cols);
+      copy_rows(dq, 0, 0, rq, g.ld_q, g.bd_q, mats, rows, cols);
+   }
+   if (g.ld_s) {
+      out_shape(a, &g, MX_OUT_S, &mats, &rows, &cols);
+      copy_rows(ds, 0, 0, rs, g.ld_s, g.bd_s, mats, rows, cols);
+   }
    mxjit_mx_quant_args h = *a;
    h.x.data = (mxjit_devptr)(uintptr_t)hx;
    h.q = (mxjit_devptr)(uintptr_t)hq;
@@ -552,6 +723,10 @@ rt_op_mx_verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit
                     "the host reference (a miscompile or a device fault; please report it)",
                     op, d, ds[d], hs[d]);
 done:
+   if (rq != dq)
+      free(rq);
+   if (rs != ds)
+      free(rs);
    free(hx);
    free(hq);
    free(hs);
@@ -562,22 +737,30 @@ done:
 }
 
 mxjit_status
+rt_op_mx_verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mx_quant_args *a)
+{
+   mx_geom g;
+   mxjit_status st = geometry(ctx, op, a, &g);
+   return st == MXJIT_OK ? mx_verify(ctx, stream, op, a, &g) : st;
+}
+
+mxjit_status
 mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mx_quant_args *args)
 {
    const char *op = "mxfp8_quantize";
    RT_OP_DEFAULT_FENV;
-   RT_OP_BEGIN(st, ctx, op, args, mxjit_mx_quant_args);
+   RT_OP_BEGIN_RS(st, ctx, op, args, mxjit_mx_quant_args, rs);
    if (st != MXJIT_OK)
       return st;
    if (args->elem == MXJIT_DTYPE_E2M1X2)
       return rt_error(ctx, MXJIT_ERR_INVALID_ARG_DTYPE,
                       "%s: args.elem is e2m1x2; use mxjit_mxfp4_quantize for MXFP4", op);
    mx_geom g; /* computed once: the checks' geometry is the problem's (host cost per call) */
-   if ((st = mx_check(ctx, op, args, &g)) != MXJIT_OK)
+   if ((st = mx_check(ctx, op, args, &rs, &g)) != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) == MXJIT_DEVICE_HOST)
-      return rt_op_mx_host(ctx, op, args);
+      return mx_host(ctx, op, args, &g);
    if ((st = mx_device(ctx, stream, op, args, &g)) != MXJIT_OK)
       return st;
-   return ctx->check ? rt_op_mx_verify(ctx, stream, op, args) : MXJIT_OK;
+   return ctx->check ? mx_verify(ctx, stream, op, args, &g) : MXJIT_OK;
 }

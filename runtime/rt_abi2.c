@@ -449,9 +449,17 @@ mx_quant(conv *c, const mxjit_mx_quant_args_v2 *a, mxjit_mx_quant_args_v1 *o)
       probe.offs = 8; /* a dry run's absent pointer: size the groups anyway */
    int known = mxjit_mx_quant_sizes(&probe, &qb, &sb) == MXJIT_OK;
    const mxjit_dtype qd[] = {a->elem, MXJIT_DTYPE_U8};
-   TRY(t_out(c, "q", &a->q, qd, 2, known ? (int64_t)qb : -1, &o->q));
-   TRY(t_out(c, "s", &a->s, u8s, 2, known ? (int64_t)sb : -1, &o->s));
-   return MXJIT_OK;
+   /* q is a plain matrix (op_mx_quant.c's slot 0), and so are plain scales (slot 1); blocked
+    * and shuffled scales are layout-defined: compact, t_out */
+   int64_t mats = -1, rows = -1, cols = -1;
+   if (known)
+      rt_op_mx_out_shape(&probe, 0, &mats, &rows, &cols);
+   TRY(t_outrows(c, 0, "q", &a->q, qd, 2, mats, rows, cols, &o->q));
+   if (a->scale_layout != MXJIT_SCALES_PLAIN)
+      return t_out(c, "s", &a->s, u8s, 2, known ? (int64_t)sb : -1, &o->s);
+   if (known)
+      rt_op_mx_out_shape(&probe, 1, &mats, &rows, &cols);
+   return t_outrows(c, 1, "s", &a->s, u8s, 2, mats, rows, cols, &o->s);
 }
 
 static mxjit_status
