@@ -342,7 +342,7 @@ mul3(int64_t a, int64_t b, int64_t c)
  * dims mats in all; then c->rs->out[slot] gets the row stride and the stride between matrices
  * (rows · ld for a 2D view). rows < 0: the op refuses the call's geometry itself, so only
  * t_out's checks run. A context call without c->rs is an op that takes no output strides. */
-static mxjit_status __attribute__((unused)) /* until the ops take output strides */
+static mxjit_status
 t_outrows(conv *c, int slot, const char *name, const mxjit_tensor_v2 *t, const mxjit_dtype *dts,
           int ndt, int64_t mats, int64_t rows, int64_t cols, mxjit_devptr *addr)
 {
@@ -672,7 +672,8 @@ moe_a16w4(conv *c, const mxjit_moe_a16w4_args_v2 *a, mxjit_moe_a16w4_args_v1 *o)
    TRY(t_out(c, "expert_ids", &a->expert_ids, i32, 1, nblk < 0 ? -1 : nblk * 4, &o->expert_ids));
    TRY(t_out(c, "sorted_weights", &a->sorted_weights, f32, 1, o->nsorted * 4, &o->sorted_weights));
    TRY(t_out(c, "num_valid_ids", &a->num_valid_ids, i32, 1, 4, &o->num_valid_ids));
-   return t_out(c, "out", &a->out, bf16, 1, mul3(o->tokens, o->model_dim, 2), &o->out);
+   /* out (tokens, model_dim) written by rows: a row stride (slot 0, op_moe_a16w4.c MOE_OUT) */
+   return t_outrows(c, 0, "out", &a->out, bf16, 1, 1, o->tokens, 2 * o->model_dim, &o->out);
 }
 
 /* ---- the table rt_args_in consults ----------------------------------------------------- */
