@@ -13,7 +13,7 @@
  * out may have a row stride (ABI 2 only, rt_strides.out[MOE_OUT]; issue #13 item 6): token t's
  * row at element t · ld (ld >= model_dim; 2D (tokens, model_dim), or 3D (1, tokens,
  * model_dim)). Exactly the tokens x model_dim logical elements are written, the padding between
- * rows never: the zeroing pre-pass clears row by row, the kernel's epilogue takes the pitch as
+ * rows never: the zeroing pre-pass clears the rows only (zero_out), the kernel's epilogue takes the pitch as
  * its ld_out karg (every kernel: model_dim when compact), the host reference writes a compact
  * temporary that is copied out by rows, and check mode compares the logical elements only.
  * The other operands are compact: the weights and scales are layout-defined (preshuffled
@@ -237,13 +237,19 @@ problem_of(const mxjit_moe_a16w4_args *a, const rt_strides *rs, struct tpl_moe_a
 }
 
 /* Zeroes out's logical rows on the op's stream (so it is ordered after the caller's earlier
- * work on a non-blocking stream: hipMemset is not), one memset when compact, one per token
- * row when strided: the padding between rows is the caller's and never written. */
+ * work on a non-blocking stream: hipMemset is not), one memset when compact; strided, one 2D
+ * memset where the device has it (hip), else one per token row: the padding between rows is
+ * the caller's and never written. */
 static mxjit_status
 zero_out(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_moe_a16w4_args *a, const rt_strides *rs)
 {
    rt_device *dev = rt_ctx_device(ctx);
    int64_t ld = out_ld(a, rs), rows = ld == a->model_dim ? 1 : a->tokens;
+   if (rows > 1 && dev->ops->memset2d_async) {
+      mxjit_status st = dev->ops->memset2d_async(dev, a->out, 2 * (size_t)ld, 0,
+                                                 2 * (size_t)a->model_dim, (size_t)rows, stream);
+      return st ? rt_error_from_device(ctx, st) : MXJIT_OK;
+   }
    size_t n = (size_t)(2 * a->model_dim * (ld == a->model_dim ? a->tokens : 1));
    for (int64_t t = 0; t < rows; t++) {
       mxjit_devptr p = a->out + 2 * (uint64_t)(t * ld);

@@ -289,10 +289,13 @@ Test(rt_hip, moe_a16w4_zeroes_out_on_the_callers_stream)
    unlink(lib);
 }
 
-/* A row-strided out (ABI 2, issue #13 item 6): each of its rows zeroed on the caller's stream
- * (one hipMemsetAsync per token row), the padding between and after the rows untouched. */
-Test(rt_hip, moe_a16w4_strided_out_zeroes_only_rows)
+/* A row-strided out (ABI 2, issue #13 item 6): its rows zeroed on the caller's stream, with
+ * one hipMemset2DAsync at the row pitch, or without it (no2d: a runtime that lacks it) one
+ * hipMemsetAsync per token row; the padding between and after the rows untouched. */
+static void
+moe_strided_out_zeroing(bool no2d)
 {
+   fake_cflags = no2d ? "-DFAKE_NO_MEMSET2D" : "";
    build_fake_arch(1, "gfx950:sramecc+:xnack-");
    mxjit_ctx *ctx = NULL;
    cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP,
@@ -332,7 +335,11 @@ Test(rt_hip, moe_a16w4_strided_out_zeroes_only_rows)
                 mxjit_ctx_last_error(ctx));
    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
    cr_assert_not_null(h);
-   cr_expect_eq(*(int *)dlsym(h, "fake_memset_async_calls"), T);
+   cr_expect_eq(*(int *)dlsym(h, "fake_memset_async_calls"), no2d ? T : 0);
+   if (!no2d) {
+      cr_expect_eq(*(int *)dlsym(h, "fake_memset2d_calls"), 1);
+      cr_expect_eq(*(size_t *)dlsym(h, "fake_memset2d_pitch"), (size_t)LD * 2);
+   }
    cr_expect_eq(*(void **)dlsym(h, "fake_memset_stream"), stream);
    uint16_t back[T * LD];
    cr_assert_eq(mxjit_memcpy_d2h(ctx, back, out, sizeof(back)), MXJIT_OK);
@@ -342,4 +349,14 @@ Test(rt_hip, moe_a16w4_strided_out_zeroes_only_rows)
    dlclose(h);
    mxjit_ctx_destroy(ctx);
    unlink(lib);
+}
+
+Test(rt_hip, moe_a16w4_strided_out_zeroes_only_rows)
+{
+   moe_strided_out_zeroing(false);
+}
+
+Test(rt_hip, moe_a16w4_strided_out_zeroes_only_rows_without_2d)
+{
+   moe_strided_out_zeroing(true);
 }
