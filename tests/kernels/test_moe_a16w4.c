@@ -9,7 +9,9 @@
  * Default: every pick point over tokens {1, 2, 4, 8, 33} x top-k {4, 8} on both targets, a
  * seeded sample of legal params with tile tails, split-K, bias and epilogue variants, shuffled
  * wave order; the active-block launch count; bad routing input; a strided a (issue #13 item
- * 6: sampled strided points, ABI-2 op calls, its main-loop budget). MXJIT_SWEEP_ALL=1 runs
+ * 6: sampled strided points, ABI-2 op calls, its main-loop budget); a row-strided out (same
+ * item: explicit points and ABI-2 op calls, its padding poisoned with 0xa5 and checked byte for
+ * byte, the rows equal to the compact out's bytes). MXJIT_SWEEP_ALL=1 runs
  * every legal param point of the sample problems.
  */
 #include "jt.h"
