@@ -320,7 +320,8 @@ typedef struct mxjit_tensor_v1 {
  *  dims that nest); grouped_gemm_fp8 a and b (3D b also an expert stride >= rows · row
  *  stride); fp8_tensorwise_quantize x (any ndim >= 2, leading dims that nest; q stays
  *  compact); moe_a16w4_stage2 a (a token stride stride[0] >= topk · stride[1] and a row
- *  stride stride[1] >= inter); the layout ops' inputs, which run on the host device: to_blocked
+ *  stride stride[1] >= inter) and out (a row stride >= model_dim; the padding between its
+ *  rows is never written); the layout ops' inputs, which run on the host device: to_blocked
  *  s and e8m0_shuffle s, shuffle_weight_a16w4 / shuffle_scale_a16w4 src (forward direction;
  *  3D: an expert stride >= rows · row stride), shuffle_weight w (either direction; leading
  *  dims that nest, their stride >= rows · row stride), read through a temporary compact host
@@ -734,8 +735,11 @@ MXJIT_API mxjit_status mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream strea
  *  (nsorted) gives nsorted; w_scale, expert_ids, sorted_weights, num_valid_ids, bias (absent,
  *  or (E, model_dim)) and out are checked by dtype and size. a may be strided (a slice of a
  *  bigger buffer): stride[2] = 1, stride[1] >= inter (between a token's slots), stride[0] >=
- *  topk · stride[1] (between tokens); the padding is never read. Everything else is compact
- *  (ABI 1: a compact too). */
+ *  topk · stride[1] (between tokens); the padding is never read. out may have a row stride
+ *  (a slice of a wider buffer): shape (tokens, model_dim) (or (1, tokens, model_dim)),
+ *  stride[ndim-1] = 1, stride[ndim-2] >= model_dim; only its rows are written (zeroed and
+ *  accumulated), the padding never, and it must not overlap an input's span. Everything
+ *  else is compact (ABI 1: a and out compact too). */
 typedef struct mxjit_moe_a16w4_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_tensor_v2 a, w, w_scale, bias;

@@ -40,6 +40,10 @@
  * load what they did); only the per-tile row addresses change (tpl_moe_a16w4_arow, also the
  * LDS fill's per-lane offsets), the K loops read each row's inter elements as before and never
  * the padding between rows.
+ * Strided out (issue #13 item 6): token t's output row starts at element t · ld_out, a karg
+ * (appended last; model_dim for a compact out), so every kernel takes any pitch >= model_dim
+ * and the epilogue's row address multiplies by ld_out where it multiplied by model_dim: the K
+ * loops are untouched and nothing is stored between rows (the op zeroes only the rows).
  * K tails: the a16w4 layout needs inter % 128 == 0; tile_k = 256 needs inter % 256 == 0, so
  * every K step is whole and the split-K ranges are multiples of the step.
  */
@@ -52,7 +56,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_MOE_A16W4_VERSION 6
+#define TPL_MOE_A16W4_VERSION 7
 
 TPL_KARG_TABLE(moe_kargs, MOE_KARGS);
 
@@ -174,6 +178,8 @@ moe_validate(const void *problem, const void *params, char *msg, size_t msglen)
    else if (pr->a_row_stride &&
             (pr->a_row_stride < pr->inter || pr->a_tok_stride < pr->topk * pr->a_row_stride))
       why = "a strided a needs a_row_stride >= inter and a_tok_stride >= topk * a_row_stride";
+   else if (pr->out_ld && pr->out_ld < pr->model_dim)
+      why = "a strided out needs out_ld >= model_dim";
    else if (p->lds && p->stage != 2)
       why = "the LDS variant is always a ping-pong (stage = 2)";
    else if (p->lds && 2u * p->tile_m * 256 * (p->tile_k / 128) > 65536)
@@ -288,6 +294,7 @@ moe_kernargs(const void *problem, const void *params, const uint64_t *io, uint64
    v[KA_kper] = (uint64_t)kper(pr, p);
    v[KA_a_tok] = (uint64_t)pr->a_tok_stride;
    v[KA_a_row] = (uint64_t)pr->a_row_stride;
+   v[KA_ld_out] = (uint64_t)(pr->out_ld ? pr->out_ld : pr->model_dim);
 }
 
 static void
@@ -405,7 +412,7 @@ col_bias(jb_builder *b, const struct moe_wave *mw, const struct tile *t, unsigne
 }
 
 /* requires: the accumulators of row tile ms, the column biases, the rows' tokens, validity
- * and weights. produces: the row tile's bf16 pairs stored or added.
+ * and weights. produces: the row tile's bf16 pairs stored or added at row tok · ld_out.
  * Lanes l, l ^ 1 hold columns c, c + 1 (c even) of the same rows: the even lane keeps rows
  * 0, 1 of the pair, the odd lane rows 2, 3, and each sends the other the rows it keeps (DPP),
  * every lane active. Then one branch per kept row (both lanes of a pair agree): the row's
@@ -435,7 +442,8 @@ epilogue(jb_builder *b, const struct tpl_moe_a16w4_params *p, const struct moe_w
    for (unsigned j = 0; j < 2; j++) {
       jb_val rtok = jb_select(b, mw->odd, tok[2 + j], tok[j]);
       jb_val rok = jb_select(b, mw->odd, ok[2 + j], ok[j]);
-      jb_val row_off = jb_shl_imm(b, jb_iadd(b, jb_imul(b, rtok, md), ceven), 1);
+      jb_val row_off =
+          jb_shl_imm(b, jb_iadd(b, jb_imul(b, rtok, jb_arg_val(b, KA_ld_out)), ceven), 1);
       jb_if *st = jb_push_if(b, rok);
       for (unsigned ns = 0; ns < mw->nsub; ns++) {
          jb_val in = jb_cmp(b, JB_SLT, jb_iadd_imm(b, mw->col0, 16 * ns), md); /* uniform */

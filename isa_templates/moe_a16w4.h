@@ -14,11 +14,15 @@
  *  and inter % 128 == 0; nsorted % block_m == 0. a_tok_stride, a_row_stride: a's strides in
  *  elements between tokens and between the slots of a token (row a[t][s] starts at element
  *  t · a_tok_stride + s · a_row_stride; a_row_stride >= inter, a_tok_stride >= topk ·
- *  a_row_stride); both 0 for a compact a (the row-major (topk · inter, inter)). */
+ *  a_row_stride); both 0 for a compact a (the row-major (topk · inter, inter)). out_ld: out's
+ *  row stride in elements, token t's row at element t · out_ld (issue #13 item 6); 0 for a
+ *  compact out. It is a karg whatever its value (the compact kernel gets model_dim): no param,
+ *  so one kernel serves every pitch and the compact code is unchanged. */
 struct tpl_moe_a16w4_problem {
    int64_t tokens, topk, experts, model_dim, inter, nsorted, block_m;
    int64_t has_bias; /* 0 or 1 */
    int64_t a_tok_stride, a_row_stride;
+   int64_t out_ld; /* out's row stride in elements (>= model_dim); 0: compact (model_dim) */
 };
 
 /** Parameters (every field uint32_t, table order = serialization order). */

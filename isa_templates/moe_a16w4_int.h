@@ -29,7 +29,8 @@
    X(model_dim, I64)                                                                               \
    X(inter, I64)                                                                                   \
    X(nsorted, I64)                                                                                 \
-   X(block_m, I64) X(has_bias, I32) X(grid_m, I32) X(kper, I32) X(a_tok, I64) X(a_row, I64)
+   X(block_m, I64)                                                                                 \
+   X(has_bias, I32) X(grid_m, I32) X(kper, I32) X(a_tok, I64) X(a_row, I64) X(ld_out, I64)
 TPL_KARG_ENUM(MOE_KARGS);
 
 #define MAX_MSUB 8 /* tile_m / 16 */

@@ -74,6 +74,8 @@ struct hip_api {
    hip_errstr_fn errstr;
    hip_props_fn get_props;
    hip_attr_fn get_attr;
+   /* optional (NULL: row by row with hipMemsetAsync) */
+   hip_err (*memset2d)(void *dst, size_t pitch, int v, size_t width, size_t rows, hip_stream s);
 };
 
 typedef struct hip_device {
@@ -249,6 +251,21 @@ hip_memset_async(rt_device *dev, mxjit_devptr dst, int v, size_t n, mxjit_stream
 }
 
 static mxjit_status
+hip_memset2d_async(rt_device *dev, mxjit_devptr dst, size_t pitch, int v, size_t width, size_t rows,
+                   mxjit_stream s)
+{
+   hip_device *h = (hip_device *)dev;
+   hip_err e = 0;
+   if (h->api.memset2d) {
+      ON_DEVICE(h, e, h->api.memset2d((void *)(uintptr_t)dst, pitch, v, width, rows, s));
+      return e ? hip_fail(h, MXJIT_ERR_DEVICE, "hipMemset2DAsync", e) : MXJIT_OK;
+   }
+   for (size_t r = 0; r < rows && !e; r++)
+      ON_DEVICE(h, e, h->api.hipMemsetAsync((void *)(uintptr_t)(dst + r * pitch), v, width, s));
+   return e ? hip_fail(h, MXJIT_ERR_DEVICE, "hipMemsetAsync", e) : MXJIT_OK;
+}
+
+static mxjit_status
 hip_synchronize(rt_device *dev, mxjit_stream s)
 {
    hip_device *h = (hip_device *)dev;
@@ -322,6 +339,7 @@ static const rt_device_ops hip_ops = {
    .copy_d2h = hip_copy_d2h,
    .memset = hip_memset,
    .memset_async = hip_memset_async,
+   .memset2d_async = hip_memset2d_async,
    .synchronize = hip_synchronize,
    .time_launches = hip_time_launches,
 };
@@ -359,6 +377,7 @@ resolve(hip_device *h, const char *libname, char *msg, size_t msglen)
 #undef X
    *(void **)&h->api.errstr = dlsym(h->lib, "hipGetErrorString");
    *(void **)&h->api.get_attr = dlsym(h->lib, "hipDeviceGetAttribute");
+   *(void **)&h->api.memset2d = dlsym(h->lib, "hipMemset2DAsync");
    *(void **)&h->api.get_props = dlsym(h->lib, "hipGetDevicePropertiesR0600");
    if (!h->api.get_props)
       *(void **)&h->api.get_props = dlsym(h->lib, "hipGetDeviceProperties");

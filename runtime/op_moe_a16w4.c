@@ -10,6 +10,14 @@
  * a may be strided (ABI 2 only: the ABI-1 struct has a bare pointer; rt_strides): row
  * a[t][s] at element t · rs.bd + s · rs.ld. The host reference reads it with the strides, the
  * kernel's strided variant takes them as kargs (problem a_tok_stride / a_row_stride).
+ * out may have a row stride (ABI 2 only, rt_strides.out[MOE_OUT]; issue #13 item 6): token t's
+ * row at element t · ld (ld >= model_dim; 2D (tokens, model_dim), or 3D (1, tokens,
+ * model_dim)). Exactly the tokens x model_dim logical elements are written, the padding between
+ * rows never: the zeroing pre-pass clears the rows only (zero_out), the kernel's epilogue takes the pitch as
+ * its ld_out karg (every kernel: model_dim when compact), the host reference writes a compact
+ * temporary that is copied out by rows, and check mode compares the logical elements only.
+ * The other operands are compact: the weights and scales are layout-defined (preshuffled
+ * a16w4), the routing buffers and the bias flat vectors.
  */
 #include "op_int.h"
 
@@ -20,6 +28,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The op's output slots in rt_strides.out (t_outrows in rt_abi2.c): out alone. */
+enum { MOE_OUT };
 
 static mxjit_status
 check_sizes(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a)
@@ -67,6 +78,28 @@ a_span(const mxjit_moe_a16w4_args *a, const rt_strides *rs)
    return 2 * (uint64_t)((a->tokens - 1) * rs->bd + (a->topk - 1) * rs->ld + a->inter);
 }
 
+/* out's row stride in elements: model_dim when compact. */
+static int64_t
+out_ld(const mxjit_moe_a16w4_args *a, const rt_strides *rs)
+{
+   return rs->out[MOE_OUT].ld ? rs->out[MOE_OUT].ld : a->model_dim;
+}
+
+/* Bytes from out's first element to one past its last, (tokens - 1) · ld + model_dim elements
+ * (0 without tokens); -1 when that passes 2^62 (t_outrows bounds a strided span by 2^52
+ * elements: never, unless a caller bypasses it). */
+static int64_t
+out_span(const mxjit_moe_a16w4_args *a, const rt_strides *rs)
+{
+   int64_t n;
+   if (!a->tokens)
+      return 0;
+   if (__builtin_mul_overflow(a->tokens - 1, out_ld(a, rs), &n) ||
+       __builtin_add_overflow(n, a->model_dim, &n) || n > (INT64_C(1) << 61))
+      return -1;
+   return 2 * n;
+}
+
 static mxjit_status
 check_ptrs(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a, const rt_strides *rs)
 {
@@ -81,8 +114,45 @@ check_ptrs(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a, const 
        (st = rt_op_check_ptr(ctx, op, "out", a->out, 2)) ||
        (a->bias && (st = rt_op_check_ptr(ctx, op, "bias", a->bias, 4))))
       return st;
-   uint64_t ob = (uint64_t)(2 * a->tokens * a->model_dim);
-   return rt_op_check_disjoint(ctx, op, "a", a->a, a_span(a, rs), "out", a->out, ob);
+   int64_t os = out_span(a, rs);
+   if (os < 0)
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                      "%s: args.out spans more than 2^61 elements with its row stride %" PRId64
+                      "; split the problem",
+                      op, out_ld(a, rs));
+   /* out against every input, over the spans (a strided out's rows interleaved with an
+    * input's bytes count as an overlap: conservative, and never refuses disjoint buffers) */
+   uint64_t em = (uint64_t)(a->experts * a->model_dim), ns = (uint64_t)a->nsorted;
+   uint64_t sb = a->preshuffled ? em * 8 * (uint64_t)((a->inter + 255) / 256)
+                                : em * (uint64_t)(a->inter / 32);
+   const struct {
+      const char *name;
+      mxjit_devptr p;
+      uint64_t n;
+   } in[] = {
+       {"a", a->a, a_span(a, rs)},
+       {"w", a->w, em * (uint64_t)(a->inter / 2)},
+       {"w_scale", a->w_scale, sb},
+       {"bias", a->bias, a->bias ? 4 * em : 0}, /* optional */
+       {"sorted_ids", a->sorted_ids, 4 * ns},
+       {"expert_ids", a->expert_ids, 4 * (ns / (uint64_t)a->block_m)},
+       {"sorted_weights", a->sorted_weights, 4 * ns},
+       {"num_valid_ids", a->num_valid_ids, 4},
+   };
+   for (unsigned i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+      if ((st = rt_op_check_disjoint(ctx, op, in[i].name, in[i].p, in[i].n, "out", a->out,
+                                     (uint64_t)os)))
+         return st;
+   return MXJIT_OK;
+}
+
+/* Copies the compact (tokens, model_dim) rows of src to out's rows at its row stride. */
+static void
+copy_rows(const mxjit_moe_a16w4_args *a, const rt_strides *rs, uint16_t *out, const uint16_t *src)
+{
+   int64_t ld = out_ld(a, rs);
+   for (int64_t t = 0; t < a->tokens; t++)
+      memcpy(out + t * ld, src + t * a->model_dim, 2 * (size_t)a->model_dim);
 }
 
 /* Host device: plain views of preshuffled operands (inverse shuffles, §5.3/5.4). */
@@ -106,6 +176,14 @@ run_host(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a, const rt
       ws = sp;
    }
    int32_t nv = *(const int32_t *)RT_HOST_PTR(a->num_valid_ids);
+   /* a strided out: the reference writes a compact temporary, copied out by rows */
+   uint16_t *tmp = NULL;
+   if (out_ld(a, rs) != a->model_dim &&
+       !(tmp = malloc(2 * (size_t)(a->tokens * a->model_dim) + 2))) {
+      free(wp);
+      free(sp);
+      return rt_error(ctx, MXJIT_ERR_NOMEM, "%s: out of host memory for the rows of out", op);
+   }
    host_moe_a16w4_args h = {
        .a = RT_HOST_PTR(a->a),
        .a_tok_stride = rs->bd,
@@ -124,10 +202,13 @@ run_host(mxjit_ctx *ctx, const char *op, const mxjit_moe_a16w4_args *a, const rt
        .nsorted = a->nsorted,
        .num_valid = nv,
        .block_m = a->block_m,
-       .out = RT_HOST_PTR(a->out),
+       .out = tmp ? tmp : RT_HOST_PTR(a->out),
    };
    char msg[256] = "";
    int rc = host_moe_a16w4_stage2(&h, msg, sizeof(msg));
+   if (!rc && tmp)
+      copy_rows(a, rs, RT_HOST_PTR(a->out), tmp);
+   free(tmp);
    free(wp);
    free(sp);
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG, msg) : MXJIT_OK;
@@ -151,6 +232,33 @@ problem_of(const mxjit_moe_a16w4_args *a, const rt_strides *rs, struct tpl_moe_a
       pr->a_tok_stride = rs->bd;
       pr->a_row_stride = rs->ld;
    }
+   if (rs && out_ld(a, rs) != a->model_dim) /* a compact pitch shares the compact plan */
+      pr->out_ld = out_ld(a, rs);
+}
+
+/* Zeroes out's logical rows on the op's stream (so it is ordered after the caller's earlier
+ * work on a non-blocking stream: hipMemset is not), one memset when compact; strided, one 2D
+ * memset where the device has it (hip), else one per token row: the padding between rows is
+ * the caller's and never written. */
+static mxjit_status
+zero_out(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_moe_a16w4_args *a, const rt_strides *rs)
+{
+   rt_device *dev = rt_ctx_device(ctx);
+   int64_t ld = out_ld(a, rs), rows = ld == a->model_dim ? 1 : a->tokens;
+   if (rows > 1 && dev->ops->memset2d_async) {
+      mxjit_status st = dev->ops->memset2d_async(dev, a->out, 2 * (size_t)ld, 0,
+                                                 2 * (size_t)a->model_dim, (size_t)rows, stream);
+      return st ? rt_error_from_device(ctx, st) : MXJIT_OK;
+   }
+   size_t n = (size_t)(2 * a->model_dim * (ld == a->model_dim ? a->tokens : 1));
+   for (int64_t t = 0; t < rows; t++) {
+      mxjit_devptr p = a->out + 2 * (uint64_t)(t * ld);
+      mxjit_status st = dev->ops->memset_async ? dev->ops->memset_async(dev, p, 0, n, stream)
+                                               : dev->ops->memset(dev, p, 0, n);
+      if (st != MXJIT_OK)
+         return rt_error_from_device(ctx, st);
+   }
+   return MXJIT_OK;
 }
 
 static mxjit_status
@@ -170,15 +278,10 @@ run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_moe_
                       op, a->block_m);
    struct tpl_moe_a16w4_problem pr;
    problem_of(a, rs, &pr);
-   /* The kernels accumulate into out: zero it on the op's stream, so the memset is ordered
-    * after the caller's earlier work on a non-blocking stream (hipMemset is not). */
-   rt_device *dev = rt_ctx_device(ctx);
-   size_t out_bytes = (size_t)(2 * a->tokens * a->model_dim);
-   mxjit_status st = dev->ops->memset_async
-                         ? dev->ops->memset_async(dev, a->out, 0, out_bytes, stream)
-                         : dev->ops->memset(dev, a->out, 0, out_bytes);
+   /* the kernels accumulate into out: its rows start at +0 (a dry run touches no memory) */
+   mxjit_status st = ctx->dry ? MXJIT_OK : zero_out(ctx, stream, a, rs);
    if (st != MXJIT_OK)
-      return rt_error_from_device(ctx, st);
+      return st;
    const uint64_t io[TPL_MOE_IO_COUNT] = {
        [TPL_MOE_IO_A] = a->a,
        [TPL_MOE_IO_W] = a->w,
@@ -273,15 +376,17 @@ verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_moe_a16w
    size_t wb = (size_t)(a->experts * a->model_dim * a->inter / 2);
    size_t sb = (size_t)(a->experts * a->model_dim * host_shuffle_scale_a16w4_kpad(a->inter / 32));
    size_t nb = (size_t)a->nsorted, ob = (size_t)(2 * a->tokens * a->model_dim);
+   size_t os = (size_t)out_span(a, rs); /* out as it lies: its logical rows are compared */
    size_t bb = a->bias ? (size_t)(4 * a->experts * a->model_dim) : 0;
    uint8_t *ha = malloc(ab + 1), *hw = malloc(wb + 1), *hs = malloc(sb + 1);
    int32_t *hsid = malloc(4 * nb + 4), *heid = malloc(4 * (nb / (size_t)a->block_m) + 4);
    float *hwt = malloc(4 * nb + 4), *hb = malloc(bb + 4);
-   uint16_t *href = malloc(ob + 2), *hout = malloc(ob + 2);
+   uint16_t *href = malloc(ob + 2), *hout = malloc(ob + 2), *hrows = malloc(os + 2);
    uint8_t *wp = malloc(wb + 1), *sp = malloc(sb + 1);
    int32_t nv = 0;
    mxjit_status st = MXJIT_OK;
-   if (!ha || !hw || !hs || !hsid || !heid || !hwt || !hb || !href || !hout || !wp || !sp) {
+   if (!ha || !hw || !hs || !hsid || !heid || !hwt || !hb || !href || !hout || !hrows || !wp ||
+       !sp) {
       st = rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
       goto done;
    }
@@ -295,8 +400,10 @@ verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_moe_a16w
        (st = mxjit_memcpy_d2h(ctx, hwt, a->sorted_weights, 4 * nb)) != MXJIT_OK ||
        (st = mxjit_memcpy_d2h(ctx, &nv, a->num_valid_ids, 4)) != MXJIT_OK ||
        (a->bias && (st = mxjit_memcpy_d2h(ctx, hb, a->bias, bb)) != MXJIT_OK) ||
-       (st = mxjit_memcpy_d2h(ctx, hout, a->out, ob)) != MXJIT_OK)
+       (st = mxjit_memcpy_d2h(ctx, hrows, a->out, os)) != MXJIT_OK)
       goto done;
+   for (int64_t t = 0; t < a->tokens; t++) /* the logical rows, compact */
+      memcpy(hout + t * a->model_dim, hrows + t * out_ld(a, rs), 2 * (size_t)a->model_dim);
    int64_t kp = a->inter / 2, ks = a->inter / 32;
    host_shuffle_weight_a16w4(hw, a->experts, a->model_dim, kp, 0, 1, wp, NULL, 0);
    host_shuffle_scale_a16w4(hs, a->experts, a->model_dim, ks, 0, 1, sp, NULL, 0);
@@ -341,7 +448,7 @@ verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_moe_a16w
                     msg);
 done:
    free(ha), free(hw), free(hs), free(hsid), free(heid), free(hwt), free(hb);
-   free(href), free(hout), free(wp), free(sp);
+   free(href), free(hout), free(hrows), free(wp), free(sp);
    return st;
 }
 

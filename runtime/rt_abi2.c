@@ -697,7 +697,8 @@ moe_a16w4(conv *c, const mxjit_moe_a16w4_args_v2 *a, mxjit_moe_a16w4_args_v1 *o)
    TRY(t_out(c, "expert_ids", &a->expert_ids, i32, 1, nblk < 0 ? -1 : nblk * 4, &o->expert_ids));
    TRY(t_out(c, "sorted_weights", &a->sorted_weights, f32, 1, o->nsorted * 4, &o->sorted_weights));
    TRY(t_out(c, "num_valid_ids", &a->num_valid_ids, i32, 1, 4, &o->num_valid_ids));
-   return t_out(c, "out", &a->out, bf16, 1, mul3(o->tokens, o->model_dim, 2), &o->out);
+   /* out (tokens, model_dim) written by rows: a row stride (slot 0, op_moe_a16w4.c MOE_OUT) */
+   return t_outrows(c, 0, "out", &a->out, bf16, 1, 1, o->tokens, 2 * o->model_dim, &o->out);
 }
 
 /* ---- the table rt_args_in consults ----------------------------------------------------- */

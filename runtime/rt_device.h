@@ -68,6 +68,11 @@ typedef struct rt_device_ops {
     * whose launches complete inside the call (emu, host): memset is then in order already. */
    mxjit_status (*memset_async)(rt_device *dev, mxjit_devptr dst, int v, size_t n,
                                 mxjit_stream s);
+   /* Optional: `rows` rows of `width` bytes, `pitch` bytes apart from dst, set to v (the bytes
+    * between rows untouched), ordered on stream s like memset_async (hip: one
+    * hipMemset2DAsync). NULL, like memset_async: the caller sets row by row with memset. */
+   mxjit_status (*memset2d_async)(rt_device *dev, mxjit_devptr dst, size_t pitch, int v,
+                                  size_t width, size_t rows, mxjit_stream s);
    mxjit_status (*synchronize)(rt_device *dev, mxjit_stream s);
    /* Optional (NULL if absent): counters of the last launch. */
    void (*last_counters)(rt_device *dev, rt_counters *out);

@@ -955,7 +955,7 @@ run_moe(mxjit_ctx *ctx, demo_row *row)
       };
       char why[320] = "";
       const rt_plan *plan = NULL;
-      struct tpl_moe_a16w4_problem pr = {A4_T, A4_K, A4_E, A4_D, A4_I, A4_NS, A4_BM, 1, 0, 0};
+      struct tpl_moe_a16w4_problem pr = {A4_T, A4_K, A4_E, A4_D, A4_I, A4_NS, A4_BM, 1, 0, 0, 0};
       if (host_moe_a16w4_stage2(&ha, why, sizeof(why)) || rt_op_moe_a16w4_plan(ctx, &a, &plan)) {
          snprintf(row->result, sizeof(row->result), "host reference / plan: %s", why);
       } else if (rt_moe_a16w4_compare(&ha, h->ref, h->out, tpl_moe_a16w4_kper(&pr, plan->params),

@@ -9,7 +9,9 @@
  * Default: every pick point over tokens {1, 2, 4, 8, 33} x top-k {4, 8} on both targets, a
  * seeded sample of legal params with tile tails, split-K, bias and epilogue variants, shuffled
  * wave order; the active-block launch count; bad routing input; a strided a (issue #13 item
- * 6: sampled strided points, ABI-2 op calls, its main-loop budget). MXJIT_SWEEP_ALL=1 runs
+ * 6: sampled strided points, ABI-2 op calls, its main-loop budget); a row-strided out (same
+ * item: explicit points and ABI-2 op calls, its padding poisoned with 0xa5 and checked byte for
+ * byte, the rows equal to the compact out's bytes). MXJIT_SWEEP_ALL=1 runs
  * every legal param point of the sample problems.
  */
 #include "jt.h"
@@ -184,6 +186,9 @@ typedef struct dev_args {
    mxjit_devptr nvp;
    int64_t a_tok, a_row; /* a's strides (elements) for launch_params; 0, 0: compact */
    mxjit_devptr a_base;  /* to_device_strided: the allocation a->a points into */
+   int64_t out_ld;       /* strided_out: out's row stride (elements); 0: compact */
+   mxjit_devptr out_base;
+   size_t out_bytes; /* strided_out: out_base's bytes */
 } dev_args;
 
 static void
@@ -192,8 +197,8 @@ to_device(mxjit_ctx *ctx, const moe_data *d, int32_t nv, dev_args *da)
    const moe_case *c = &d->c;
    int64_t kpad = host_shuffle_scale_a16w4_kpad(c->inter / 32);
    da->nvp = kt_to_dev(ctx, &nv, 4);
-   da->a_tok = da->a_row = 0;
-   da->a_base = 0;
+   da->a_tok = da->a_row = da->out_ld = 0;
+   da->a_base = da->out_base = 0;
    da->a = (mxjit_moe_a16w4_args){
        .a = kt_to_dev(ctx, d->a, 2 * (size_t)(c->tokens * c->topk * c->inter)),
        .w = kt_to_dev(ctx, d->wsh, (size_t)(c->experts * c->model_dim * c->inter / 2)),
@@ -239,11 +244,51 @@ to_device_strided(mxjit_ctx *ctx, const moe_data *d, int32_t nv, dev_args *da, i
    da->a_row = row;
 }
 
+/* out as a row-strided view (issue #13 item 6): token t's row at element t * ld, off bytes into
+ * a buffer whose every other byte (before off, between the rows, 64 after the last) is 0xa5. */
+static void
+strided_out(mxjit_ctx *ctx, dev_args *da, int64_t ld, uint64_t off)
+{
+   const mxjit_moe_a16w4_args *a = &da->a;
+   mxjit_free(ctx, a->out);
+   size_t span = a->tokens ? 2 * (size_t)((a->tokens - 1) * ld + a->model_dim) : 0;
+   da->out_bytes = off + span + 64;
+   da->out_base = kt_dev_fill(ctx, da->out_bytes, 0xa5);
+   da->a.out = da->out_base + off;
+   da->out_ld = ld;
+}
+
+/* out's logical rows, compact (malloc'd); a strided out's other bytes must still be 0xa5. */
+static uint16_t *
+take_rows(mxjit_ctx *ctx, dev_args *da)
+{
+   const mxjit_moe_a16w4_args *a = &da->a;
+   size_t rb = 2 * (size_t)a->model_dim;
+   if (!da->out_base)
+      return (uint16_t *)kt_take(ctx, a->out, rb * (size_t)a->tokens);
+   uint8_t *buf = kt_take(ctx, da->out_base, da->out_bytes),
+           *out = malloc(rb * (size_t)a->tokens + 2);
+   size_t off = (size_t)(a->out - da->out_base), pitch = 2 * (size_t)da->out_ld, bad = SIZE_MAX;
+   for (size_t i = 0; i < da->out_bytes && bad == SIZE_MAX; i++) {
+      bool logical = i >= off && (i - off) / pitch < (size_t)a->tokens && (i - off) % pitch < rb;
+      if (!logical && buf[i] != 0xa5)
+         bad = i;
+   }
+   cr_expect_eq(bad, SIZE_MAX,
+                "out's padding byte %zu (offset %zu, row stride %lld elements) is 0x%02x, not 0xa5",
+                bad, off, (long long)da->out_ld, bad == SIZE_MAX ? 0xa5 : buf[bad]);
+   for (int64_t t = 0; t < a->tokens; t++)
+      memcpy(out + (size_t)t * rb, buf + off + (size_t)t * pitch, rb);
+   free(buf);
+   da->out_base = 0;
+   return (uint16_t *)out;
+}
+
 static uint16_t *
 take_out(mxjit_ctx *ctx, dev_args *da)
 {
    const mxjit_moe_a16w4_args *a = &da->a;
-   uint16_t *out = (uint16_t *)kt_take(ctx, a->out, 2 * (size_t)(a->tokens * a->model_dim));
+   uint16_t *out = take_rows(ctx, da);
    mxjit_free(ctx, da->a_base ? da->a_base : a->a), mxjit_free(ctx, a->w);
    mxjit_free(ctx, a->w_scale);
    if (a->bias)
@@ -262,7 +307,7 @@ launch_params(mxjit_ctx *ctx, const dev_args *da, const struct tpl_moe_a16w4_par
    const mxjit_moe_a16w4_args *a = &da->a;
    struct tpl_moe_a16w4_problem pr = {a->tokens, a->topk,    a->experts, a->model_dim,
                                       a->inter,  a->nsorted, a->block_m, a->bias != 0,
-                                      da->a_tok, da->a_row};
+                                      da->a_tok, da->a_row,  da->out_ld};
    char ser[200], vmsg[256];
    const tpl_family *f = &tpl_moe_a16w4;
    tpl_params_serialize(f, p, ser, sizeof(ser));
@@ -274,7 +319,10 @@ launch_params(mxjit_ctx *ctx, const dev_args *da, const struct tpl_moe_a16w4_par
                  k->meta.vgpr_count);
    cr_assert_eq(k->meta.group_segment_size, p->lds ? 2u * p->tile_m * p->tile_k * 2 : 0u,
                 "%s: %u bytes of LDS", ser, k->meta.group_segment_size);
-   cr_assert_eq(mxjit_memset(ctx, a->out, 0, 2 * (size_t)(a->tokens * a->model_dim)), MXJIT_OK);
+   for (int64_t t = 0; t < (da->out_ld ? a->tokens : 1); t++) /* the rows only, as the op */
+      cr_assert_eq(mxjit_memset(ctx, a->out + 2 * (uint64_t)(t * da->out_ld), 0,
+                                2 * (size_t)(a->model_dim * (da->out_ld ? 1 : a->tokens))),
+                   MXJIT_OK);
    const uint64_t io[TPL_MOE_IO_COUNT] = {
        a->a,          a->w,          a->w_scale,        a->bias,
        a->sorted_ids, a->expert_ids, a->sorted_weights, a->num_valid_ids,
@@ -302,9 +350,17 @@ expect_close(const moe_data *d, const host_moe_a16w4_args *h, const uint16_t *re
              const uint16_t *out, const struct tpl_moe_a16w4_params *p, const char *what)
 {
    char why[320] = "";
-   struct tpl_moe_a16w4_problem pr = {d->c.tokens, d->c.topk,  d->c.experts, d->c.model_dim,
-                                      d->c.inter,  d->nsorted, d->c.block_m, d->c.bias,
-                                      0,           0};
+   struct tpl_moe_a16w4_problem pr = {d->c.tokens,
+                                      d->c.topk,
+                                      d->c.experts,
+                                      d->c.model_dim,
+                                      d->c.inter,
+                                      d->nsorted,
+                                      d->c.block_m,
+                                      d->c.bias,
+                                      0,
+                                      0,
+                                      0};
    int64_t bad = rt_moe_a16w4_compare(h, ref, out, tpl_moe_a16w4_kper(&pr, p), why, sizeof(why));
    cr_expect_eq(bad, -1, "%s (tokens %lld topk %lld E %lld d %lld i %lld bm %lld bias %d): %s",
                 what, (long long)d->c.tokens, (long long)d->c.topk, (long long)d->c.experts,
@@ -366,8 +422,8 @@ Test(moe_a16w4, lds_needs_a_below_4gb)
    for (unsigned ti = 0; ti < 2; ti++)
       for (unsigned i = 0; i < 4; i++) {
          int64_t tokens = c[i].tokens, ns = (tokens * 8 + 16 * 127 + 127) / 128 * 128;
-         struct tpl_moe_a16w4_problem pr = {tokens, 8,   16, 1024,       4096,
-                                            ns,     128, 0,  c[i].a_tok, c[i].a_row};
+         struct tpl_moe_a16w4_problem pr = {tokens, 8, 16,         1024,       4096, ns,
+                                            128,    0, c[i].a_tok, c[i].a_row, 0};
          struct tpl_moe_a16w4_params p;
          tpl_moe_a16w4.pick(jt_lookup(targets[ti]), &pr, &p);
          char msg[256] = "";
@@ -397,8 +453,8 @@ Test(moe_a16w4, pick_validates)
             for (unsigned k = 0; k < 4; k++)
                for (int64_t topk = 1; topk <= 8; topk *= 8) {
                   int64_t ns = (toks[k] * topk + 16 * (bms[b] - 1) + bms[b] - 1) / bms[b] * bms[b];
-                  struct tpl_moe_a16w4_problem pr = {toks[k], topk,   16, 256, inters[i],
-                                                     ns,      bms[b], 1,  0,   0};
+                  struct tpl_moe_a16w4_problem pr = {toks[k], topk, 16, 256, inters[i], ns,
+                                                     bms[b],  1,    0,  0,   0};
                   struct tpl_moe_a16w4_params p;
                   tpl_moe_a16w4.pick(jt_lookup(targets[ti]), &pr, &p);
                   char msg[256] = "", ser[200];
@@ -427,7 +483,7 @@ static_sweep(const char *target)
 {
    const tpl_family *f = &tpl_moe_a16w4;
    const struct jt_target *jt = jt_lookup(target);
-   struct tpl_moe_a16w4_problem pr = {64, 8, 16, 512, 3072, 16 * 128 + 512, 128, 1, 0, 0};
+   struct tpl_moe_a16w4_problem pr = {64, 8, 16, 512, 3072, 16 * 128 + 512, 128, 1, 0, 0, 0};
    struct tpl_moe_a16w4_params p, *pts = malloc(sizeof(*pts) * 8192);
    unsigned np = 0;
    for (unsigned i = 0; i < f->nparams; i++)
@@ -533,7 +589,7 @@ sweep(const char *target, bool all, unsigned sample_per_case)
       uint16_t *ref = reference(&d, &h);
       struct tpl_moe_a16w4_problem pr = {c->tokens, c->topk,   c->experts, c->model_dim,
                                          c->inter,  d.nsorted, c->block_m, c->bias,
-                                         0,         0};
+                                         0,         0,         0};
       struct tpl_moe_a16w4_params pts[4096];
       unsigned np = legal_points(&pr, strcmp(target, "gfx950") == 0, pts, 4096);
       cr_assert_gt(np, 0u);
@@ -609,8 +665,9 @@ Test(moe_a16w4, lds_loop_step_parity)
                                           .atomic = 1,
                                           .stage = 2,
                                           .lds = 1};
-         struct tpl_moe_a16w4_problem pr = {c.tokens,  c.topk,    c.experts, c.model_dim, c.inter,
-                                            d.nsorted, c.block_m, c.bias,    0,           0};
+         struct tpl_moe_a16w4_problem pr = {c.tokens, c.topk,    c.experts, c.model_dim,
+                                            c.inter,  d.nsorted, c.block_m, c.bias,
+                                            0,        0,         0};
          char msg[256] = "";
          cr_assert_eq(tpl_validate(&tpl_moe_a16w4, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
          mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 7 + pi);
@@ -643,7 +700,7 @@ Test(moe_a16w4, lds_loop_step_parity)
 static double
 loop_cost(const char *target, double *mfma, struct tpl_moe_a16w4_params *pp, bool strided)
 {
-   struct tpl_moe_a16w4_problem pk = {64, 4, 8, 512, 3072, 64 * 4 + 8 * 127 + 127, 128, 0, 0, 0};
+   struct tpl_moe_a16w4_problem pk = {64, 4, 8, 512, 3072, 64 * 4 + 8 * 127 + 127, 128, 0, 0, 0, 0};
    pk.nsorted = pk.nsorted / 128 * 128;
    if (strided) /* a rows 8 elements apart more than inter, tokens 8 more than that */
       pk.a_row_stride = pk.inter + 8, pk.a_tok_stride = pk.topk * pk.a_row_stride + 8;
@@ -833,7 +890,7 @@ Test(moe_a16w4, strided_a_params, .timeout = 1200)
          int64_t row = c->inter + 24, tok = c->topk * row + 40;
          struct tpl_moe_a16w4_problem pr = {c->tokens, c->topk,   c->experts, c->model_dim,
                                             c->inter,  d.nsorted, c->block_m, c->bias,
-                                            tok,       row};
+                                            tok,       row,       0};
          struct tpl_moe_a16w4_params pts[4096];
          unsigned np = legal_points(&pr, ti == 1, pts, 4096);
          cr_assert_gt(np, 0u);
@@ -873,13 +930,77 @@ Test(moe_a16w4, strided_a_params, .timeout = 1200)
    cr_log_info("moe_a16w4 strided a: %u points", ran);
 }
 
+/* ---- a strided out (issue #13 item 6) ---------------------------------------------------- */
+
+/* Explicit params, both targets: out a row-strided view at a byte offset, its padding 0xa5 (the
+ * rows zeroed as the op does, the kernel's ld_out karg the pitch): the padding byte for byte
+ * untouched, the rows the very bytes of the same point with a compact out (same wave order)
+ * and within the tolerance of the reference. The register and LDS variants, split-K, plain
+ * stores (top-1), column tails (model_dim not a multiple of tile_n: a wave wholly past it),
+ * row tails (tokens x topk not a multiple of tile_m), and a strided a and out together. */
+Test(moe_a16w4, strided_out_params, .timeout = 600)
+{
+   static const struct {
+      moe_case c;
+      struct tpl_moe_a16w4_params p; /* kmfma 16 on gfx942, 32 on gfx950 */
+      int64_t pad;                   /* ld = model_dim + pad */
+      bool strided_a;
+   } pts[] = {
+       {{6, 4, 8, 96, 256, 32, 1, 81}, {32, 64, 128, 2, 2, 16, 1, 2, 0, 0}, 8, false},
+       {{40, 2, 4, 160, 256, 64, 0, 82}, {64, 128, 128, 2, 1, 16, 1, 2, 1, 0}, 32, false},
+       {{5, 1, 4, 64, 128, 16, 1, 83}, {16, 32, 128, 2, 1, 16, 0, 1, 0, 0}, 1, false},
+       {{7, 4, 8, 96, 256, 32, 1, 84}, {32, 128, 256, 2, 1, 16, 1, 1, 0, 1}, 24, true},
+   };
+   for (unsigned i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+      moe_data d;
+      make_data(&pts[i].c, &d);
+      host_moe_a16w4_args h;
+      uint16_t *ref = reference(&d, &h);
+      int64_t row = d.c.inter + 8, tok = d.c.topk * row + 16;
+      for (unsigned ti = 0; ti < 2; ti++) {
+         struct tpl_moe_a16w4_params p = pts[i].p;
+         p.kmfma = ti ? 32 : 16;
+         uint16_t *out[2];
+         for (unsigned v = 0; v < 2; v++) {
+            mxjit_ctx *ctx = kt_emu_ctx(targets[ti], 11 + i);
+            dev_args da;
+            if (pts[i].strided_a)
+               to_device_strided(ctx, &d, (int32_t)d.nv, &da, row, tok, 48);
+            else
+               to_device(ctx, &d, (int32_t)d.nv, &da);
+            if (v)
+               strided_out(ctx, &da, d.c.model_dim + pts[i].pad, 2 * (uint64_t)(i + 1));
+            rt_counters cnt;
+            launch_params(ctx, &da, &p, &cnt);
+            out[v] = take_out(ctx, &da);
+            mxjit_ctx_destroy(ctx);
+         }
+         char what[256];
+         int k = snprintf(what, sizeof(what), "%s strided out (pad %lld) ", targets[ti],
+                          (long long)pts[i].pad);
+         tpl_params_serialize(&tpl_moe_a16w4, &p, what + k, sizeof(what) - (size_t)k);
+         expect_close(&d, &h, ref, out[1], &p, what);
+         cr_expect_eq(memcmp(out[0], out[1], 2 * (size_t)(d.c.tokens * d.c.model_dim)), 0,
+                      "%s: not the compact out's bytes", what);
+         free(out[0]);
+         free(out[1]);
+      }
+      free(ref);
+      free_data(&d);
+   }
+}
+
 /* Through the op with ABI-2 tensors, both targets, check mode on (the op compares with the host
  * reference reading a with its strides) and on the host device: a (tokens, topk, inter) with
  * row and token strides at a byte offset, padding 0x7f7f, gives the compact ABI-1 call's bytes;
- * topk 1 (a token stride only), the LDS and the register variant. A strided out is refused by
- * name, an innermost stride is refused, ABI 1 stays compact. */
+ * topk 1 (a token stride only), the LDS and the register variant. With out_ld, out too is a
+ * row-strided view (2D, or 3D (1, tokens, model_dim) with out_3d) at byte offset out_off, its
+ * padding 0xa5 untouched (take_rows). Refused: an out row stride below model_dim, a strided
+ * out of another shape, an out whose span overlaps a's, a strided layout-defined w_scale, a
+ * non-unit innermost stride, overlapping rows of a; ABI 1 stays compact. */
 static void
-strided_op_case(const char *target, const moe_case *c, int64_t row, int64_t tok, uint64_t off)
+strided_op_case(const char *target, const moe_case *c, int64_t row, int64_t tok, uint64_t off,
+                int64_t out_ld, uint64_t out_off, bool out_3d)
 {
    moe_data d;
    make_data(c, &d);
@@ -894,6 +1015,8 @@ strided_op_case(const char *target, const moe_case *c, int64_t row, int64_t tok,
          to_device_strided(ctx, &d, (int32_t)d.nv, &da, row, tok, off);
       else
          to_device(ctx, &d, (int32_t)d.nv, &da);
+      if (v && out_ld)
+         strided_out(ctx, &da, out_ld, out_off);
       if (!target) { /* the host reads the plain layouts */
          mxjit_free(ctx, da.a.w), mxjit_free(ctx, da.a.w_scale);
          da.a.w = kt_to_dev(ctx, d.w, (size_t)(c->experts * c->model_dim * c->inter / 2));
@@ -948,16 +1071,69 @@ strided_op_case(const char *target, const moe_case *c, int64_t row, int64_t tok,
                      .dtype = MXJIT_DTYPE_BF16,
                      .shape = {c->tokens, c->model_dim}},
          };
+         if (out_ld && out_3d)
+            a2.out = (mxjit_tensor_v2){.data = da.out_base,
+                                       .byte_offset = out_off,
+                                       .ndim = 3,
+                                       .dtype = MXJIT_DTYPE_BF16,
+                                       .shape = {1, c->tokens, c->model_dim},
+                                       .stride = {c->tokens * out_ld, out_ld, 1}};
+         else if (out_ld)
+            a2.out = (mxjit_tensor_v2){.data = da.out_base,
+                                       .byte_offset = out_off,
+                                       .ndim = 2,
+                                       .dtype = MXJIT_DTYPE_BF16,
+                                       .shape = {c->tokens, c->model_dim},
+                                       .stride = {out_ld, 1}};
+         if (target && out_ld) { /* supports it, and a dry run zeroes nothing (take_rows) */
+            mxjit_moe_a16w4_args_v2 dry = a2;
+            dry.out.data = 0; /* (an address the zeroing would fault on) */
+            cr_expect_eq(mxjit_supports(ctx, MXJIT_OP_MOE_A16W4_STAGE2, &dry), MXJIT_OK, "%s",
+                         mxjit_ctx_last_error(ctx));
+         }
          st = mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&a2);
          cr_assert_eq(st, MXJIT_OK, "%s: %s", target ? target : "host", mxjit_ctx_last_error(ctx));
-         /* refusals, on the same call */
+         /* refusals, on the same call (none writes a byte: take_rows checks the padding) */
+         int on = a2.out.ndim; /* out's row stride is stride[on - 2] */
          mxjit_moe_a16w4_args_v2 bad = a2;
-         bad.out.stride[0] = c->model_dim + 8;
-         bad.out.stride[1] = 1;
-         cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&bad),
-                      MXJIT_ERR_INVALID_ARG_STRIDE);
-         cr_expect(strstr(mxjit_ctx_last_error(ctx), "args.out.stride[0]"), "%s",
-                   mxjit_ctx_last_error(ctx));
+         bad.out.stride[on - 2] = c->model_dim - 1;
+         bad.out.stride[on - 1] = 1;
+         char want[96];
+         snprintf(want, sizeof(want), "args.out.stride[%d] = %lld is below the row length", on - 2,
+                  (long long)(c->model_dim - 1));
+         if (c->tokens > 1) {
+            cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&bad),
+                         MXJIT_ERR_INVALID_ARG_STRIDE);
+            cr_expect(strstr(mxjit_ctx_last_error(ctx), want), "%s", mxjit_ctx_last_error(ctx));
+         }
+         if (out_ld && c->tokens) {
+            bad = a2; /* a strided out must be the call's (tokens, model_dim) */
+            bad.out.shape[on - 1] = c->model_dim - 32;
+            cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&bad),
+                         MXJIT_ERR_INVALID_ARG_SHAPE);
+            cr_expect(strstr(mxjit_ctx_last_error(ctx), "args.out has strides, so it must have "
+                                                        "this call's out shape"),
+                      "%s", mxjit_ctx_last_error(ctx));
+            bad = a2; /* out's rows at out_ld from inside a's first row gap */
+            bad.out.data = da.a_base;
+            bad.out.byte_offset = off + 2 * (uint64_t)c->inter;
+            cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&bad),
+                         MXJIT_ERR_INVALID_ARG_ALIAS);
+            cr_expect(strstr(mxjit_ctx_last_error(ctx), "args.a ["), "%s",
+                      mxjit_ctx_last_error(ctx));
+            bad = a2; /* the preshuffled scales are layout-defined: compact only */
+            int64_t em = c->experts * c->model_dim;
+            bad.w_scale.ndim = 2;
+            bad.w_scale.shape[0] = em;
+            bad.w_scale.shape[1] = wsb / em;
+            bad.w_scale.stride[0] = wsb / em + 16;
+            bad.w_scale.stride[1] = 1;
+            cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&bad),
+                         MXJIT_ERR_INVALID_ARG_STRIDE);
+            cr_expect(strstr(mxjit_ctx_last_error(ctx),
+                             "outputs and layout-defined buffers take no strides"),
+                      "%s", mxjit_ctx_last_error(ctx));
+         }
          bad = a2;
          bad.a.stride[2] = 2;
          cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&bad),
@@ -966,7 +1142,7 @@ strided_op_case(const char *target, const moe_case *c, int64_t row, int64_t tok,
                    mxjit_ctx_last_error(ctx));
          bad = a2;
          bad.a.stride[1] = c->inter - 1;
-         if (c->topk > 1) {
+         if (c->topk > 1 && c->tokens) {
             cr_expect_eq(mxjit_moe_a16w4_stage2(ctx, NULL, (const void *)&bad),
                          MXJIT_ERR_INVALID_ARG_STRIDE);
             cr_expect(strstr(mxjit_ctx_last_error(ctx), "args.a.stride[1]"), "%s",
@@ -982,11 +1158,11 @@ strided_op_case(const char *target, const moe_case *c, int64_t row, int64_t tok,
          }
       }
       cr_assert_eq(st, MXJIT_OK, "%s: %s", target ? target : "host", mxjit_ctx_last_error(ctx));
-      out[v] = take_out(ctx, &da);
+      out[v] = take_out(ctx, &da); /* a strided out: its padding checked */
       mxjit_ctx_destroy(ctx);
    }
    cr_expect_eq(memcmp(out[0], out[1], ob), 0,
-                "%s (tokens %lld topk %lld bm %lld): the strided a gives other bytes",
+                "%s (tokens %lld topk %lld bm %lld): the strided a / out gives other bytes",
                 target ? target : "host", (long long)c->tokens, (long long)c->topk,
                 (long long)c->block_m);
    free(out[0]);
@@ -1004,8 +1180,35 @@ Test(moe_a16w4, strided_a_op_abi2, .timeout = 600)
    for (unsigned i = 0; i < 3; i++) {
       int64_t row = cs[i].inter + 8 * (i + 1), tok = cs[i].topk * row + 16;
       for (unsigned ti = 0; ti < 2; ti++)
-         strided_op_case(targets[ti], &cs[i], row, tok, 32 + 16 * i);
-      strided_op_case(NULL, &cs[i], row, tok, 2);
+         strided_op_case(targets[ti], &cs[i], row, tok, 32 + 16 * i, 0, 0, false);
+      strided_op_case(NULL, &cs[i], row, tok, 2, 0, 0, false);
+   }
+}
+
+/* The op's strided out (issue #13 item 6), ABI 2, on both targets with check mode on and on the
+ * host: 2D and 3D views at byte offsets, with a compact a (row-major strides) and with a
+ * strided one; top-1 (plain stores) and the LDS pick; an empty call (0 tokens) writes nothing. */
+Test(moe_a16w4, strided_out_op_abi2, .timeout = 600)
+{
+   static const struct {
+      moe_case c;
+      int64_t pad; /* out_ld = model_dim + pad */
+      bool strided_a, out_3d;
+   } cs[] = {
+       {{6, 4, 8, 96, 256, 32, 1, 91}, 8, false, false},  /* register variant, atomics */
+       {{40, 2, 4, 64, 256, 128, 0, 92}, 64, true, true}, /* LDS variant */
+       {{5, 1, 4, 64, 128, 16, 1, 93}, 2, true, false},   /* top-1: plain stores */
+       {{0, 2, 4, 64, 128, 16, 0, 94}, 8, false, false},  /* no tokens */
+   };
+   for (unsigned i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+      const moe_case *c = &cs[i].c;
+      int64_t row = c->inter + (cs[i].strided_a ? 8 : 0);
+      int64_t tok = c->topk * row + (cs[i].strided_a ? 16 : 0);
+      uint64_t off = cs[i].strided_a ? 64 : 0, ooff = 2 + 30 * (uint64_t)i;
+      for (unsigned ti = 0; ti < 2; ti++)
+         strided_op_case(targets[ti], c, row, tok, off, c->model_dim + cs[i].pad, ooff,
+                         cs[i].out_3d);
+      strided_op_case(NULL, c, row, tok, off, c->model_dim + cs[i].pad, ooff, cs[i].out_3d);
    }
 }
 
@@ -1081,8 +1284,8 @@ Test(moe_a16w4, cli_run_on_emu, .timeout = 300)
       cr_assert_eq(fread(out, 1, ob, f), ob);
       fclose(f);
       /* the CLI's context picks params itself: the same pick as this problem's */
-      struct tpl_moe_a16w4_problem pr = {c.tokens,  c.topk,    c.experts, c.model_dim, c.inter,
-                                         d.nsorted, c.block_m, 1,         0,           0};
+      struct tpl_moe_a16w4_problem pr = {
+          c.tokens, c.topk, c.experts, c.model_dim, c.inter, d.nsorted, c.block_m, 1, 0, 0, 0};
       struct tpl_moe_a16w4_params p;
       tpl_moe_a16w4.pick(jt_lookup(targets[ti]), &pr, &p);
       expect_close(&d, &h, ref, out, &p, targets[ti]);

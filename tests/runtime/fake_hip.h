@@ -63,6 +63,12 @@ static const char fake_src[] =
     "void*fake_memset_stream;int fake_memset_async_calls;\n"
     "int hipMemsetAsync(void*d,int v,size_t n,void*s){memset(d,v,n);fake_memset_stream=s;"
     "__atomic_add_fetch(&fake_memset_async_calls,1,0);return 0;}\n"
+    "#ifndef FAKE_NO_MEMSET2D\n"
+    "int fake_memset2d_calls;size_t fake_memset2d_pitch;\n"
+    "int hipMemset2DAsync(void*d,size_t p,int v,size_t w,size_t h,void*s){"
+    "for(size_t i=0;i<h;i++)memset((char*)d+i*p,v,w);fake_memset_stream=s;fake_memset2d_pitch=p;"
+    "__atomic_add_fetch(&fake_memset2d_calls,1,0);return 0;}\n"
+    "#endif\n"
     "int hipStreamSynchronize(void*s){return 0;}\n"
     "int hipEventCreate(void**e){*e=calloc(1,sizeof(unsigned long long));return *e?0:2;}\n"
     "int hipEventDestroy(void*e){free(e);return 0;}\n"
@@ -74,6 +80,8 @@ static const char fake_src[] =
     "int hipDeviceGetAttribute(int*v,int a,int d){if(a!=63)return 1;*v=228;return 0;}\n";
 
 static char lib[256];
+/* Extra compiler flags for the next build_fake_devs (-DFAKE_NO_MEMSET2D: no hipMemset2DAsync). */
+static const char *fake_cflags = "";
 
 /* Builds the fake with ndev devices (device 1: arch1, others: arch) and points
  * MXJIT_HIP_LIBRARY at it; skips the test without a C compiler. */
@@ -88,8 +96,9 @@ build_fake_devs(int ndev, const char *arch, const char *arch1)
    fputs(fake_src, f);
    fclose(f);
    snprintf(cmd, sizeof(cmd),
-            "cc -shared -fPIC -DFAKE_NDEV=%d '-DFAKE_ARCH=\"%s\"' '-DFAKE_ARCH1=\"%s\"' -o %s %s",
-            ndev, arch, arch1, lib, src);
+            "cc -shared -fPIC %s -DFAKE_NDEV=%d '-DFAKE_ARCH=\"%s\"' '-DFAKE_ARCH1=\"%s\"' "
+            "-o %s %s",
+            fake_cflags, ndev, arch, arch1, lib, src);
    if (system(cmd) != 0)
       cr_skip_test("no C compiler to build the fake HIP runtime");
    unlink(src);

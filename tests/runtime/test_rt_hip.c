@@ -288,3 +288,75 @@ Test(rt_hip, moe_a16w4_zeroes_out_on_the_callers_stream)
    mxjit_ctx_destroy(ctx);
    unlink(lib);
 }
+
+/* A row-strided out (ABI 2, issue #13 item 6): its rows zeroed on the caller's stream, with
+ * one hipMemset2DAsync at the row pitch, or without it (no2d: a runtime that lacks it) one
+ * hipMemsetAsync per token row; the padding between and after the rows untouched. */
+static void
+moe_strided_out_zeroing(bool no2d)
+{
+   fake_cflags = no2d ? "-DFAKE_NO_MEMSET2D" : "";
+   build_fake_arch(1, "gfx950:sramecc+:xnack-");
+   mxjit_ctx *ctx = NULL;
+   cr_assert_eq(mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = MXJIT_DEVICE_HIP,
+                                             .no_disk_cache = 1),
+                                 &ctx),
+                MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   enum { T = 3, TOPK = 2, E = 2, D = 64, LD = 80, I = 256, BM = 16, NS = 32 };
+   mxjit_devptr a, w, ws, ids, eids, rw, nv, out;
+   cr_assert_eq(mxjit_malloc(ctx, T * TOPK * I * 2, &a), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, E * D * I / 2, &w), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, E * D * 8 * ((I / 32 + 7) / 8), &ws), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, NS * 4, &ids), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, NS / BM * 4, &eids), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, NS * 4, &rw), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, 4, &nv), MXJIT_OK);
+   cr_assert_eq(mxjit_malloc(ctx, T * LD * 2, &out), MXJIT_OK);
+   cr_assert_eq(mxjit_memset(ctx, out, 0x55, T * LD * 2), MXJIT_OK);
+   mxjit_stream stream = (mxjit_stream)(uintptr_t)0x5a5a0;
+   mxjit_moe_a16w4_args_v2 m = {
+       .size = sizeof(m),
+       .a = {.data = a, .ndim = 3, .dtype = MXJIT_DTYPE_BF16, .shape = {T, TOPK, I}},
+       .w = {.data = w, .ndim = 3, .dtype = MXJIT_DTYPE_E2M1X2, .shape = {E, D, I / 2}},
+       .w_scale = {.data = ws,
+                   .ndim = 1,
+                   .dtype = MXJIT_DTYPE_E8M0,
+                   .shape = {E * D * 8 * ((I / 32 + 7) / 8)}},
+       .preshuffled = 1,
+       .sorted_ids = {.data = ids, .ndim = 1, .dtype = MXJIT_DTYPE_I32, .shape = {NS}},
+       .expert_ids = {.data = eids, .ndim = 1, .dtype = MXJIT_DTYPE_I32, .shape = {NS / BM}},
+       .sorted_weights = {.data = rw, .ndim = 1, .dtype = MXJIT_DTYPE_F32, .shape = {NS}},
+       .num_valid_ids = {.data = nv, .ndim = 1, .dtype = MXJIT_DTYPE_I32, .shape = {1}},
+       .block_m = BM,
+       .out =
+           {.data = out, .ndim = 2, .dtype = MXJIT_DTYPE_BF16, .shape = {T, D}, .stride = {LD, 1}},
+   };
+   cr_assert_eq(mxjit_moe_a16w4_stage2(ctx, stream, (const void *)&m), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+   cr_assert_not_null(h);
+   cr_expect_eq(*(int *)dlsym(h, "fake_memset_async_calls"), no2d ? T : 0);
+   if (!no2d) {
+      cr_expect_eq(*(int *)dlsym(h, "fake_memset2d_calls"), 1);
+      cr_expect_eq(*(size_t *)dlsym(h, "fake_memset2d_pitch"), (size_t)LD * 2);
+   }
+   cr_expect_eq(*(void **)dlsym(h, "fake_memset_stream"), stream);
+   uint16_t back[T * LD];
+   cr_assert_eq(mxjit_memcpy_d2h(ctx, back, out, sizeof(back)), MXJIT_OK);
+   for (int i = 0; i < T * LD; i++)
+      cr_expect_eq(back[i], i % LD < D ? 0 : 0x5555, "out[%d][%d] = 0x%04x", i / LD, i % LD,
+                   back[i]);
+   dlclose(h);
+   mxjit_ctx_destroy(ctx);
+   unlink(lib);
+}
+
+Test(rt_hip, moe_a16w4_strided_out_zeroes_only_rows)
+{
+   moe_strided_out_zeroing(false);
+}
+
+Test(rt_hip, moe_a16w4_strided_out_zeroes_only_rows_without_2d)
+{
+   moe_strided_out_zeroing(true);
+}
