@@ -287,6 +287,64 @@ class Binding(unittest.TestCase):
         into(np.full((64, 12), SENT, np.uint8), np.s_[:, 2:12],
              lambda v: self.host.shuffle_scale_a16w4(src=out, out=v, inverse=1), src)
 
+    def test_kernel_outputs_into_strided_views(self):
+        # every kernel op writes its plain-matrix outputs into column slices of wider arrays
+        # (ABI 2 row strides): on the emulator and the host device the views get the compact
+        # call's bytes and every byte outside them (the sentinel) survives
+        rng = np.random.default_rng(RNG_SEED)
+        SENT = 0xA5
+
+        def check(op, fields, outs, widths):
+            for ctx in (self.host, self.emu):
+                # the same device's compact call (GEMMs match the host only within NUMERICS'
+                # tolerance; test_every_op_against_the_host_reference covers that)
+                ref = {k: np.zeros(fields[k].shape, fields[k].dtype) for k in outs}
+                ctx.run(op, **{**fields, **ref})
+                self.assertTrue(any(r.any() for r in ref.values()), f"{op}: only zeros")
+                wide, views = {}, {}
+                for k in outs:
+                    shp, pad = fields[k].shape, widths[k]
+                    fill = SENT if fields[k].itemsize == 1 else SENT * 0x0101
+                    wide[k] = np.full(shp[:-1] + (shp[-1] + pad,), fill, fields[k].dtype)
+                    views[k] = wide[k][..., pad // 2:pad // 2 + shp[-1]]
+                before = {k: w.copy() for k, w in wide.items()}
+                ctx.run(op, **{**fields, **views})
+                for k in outs:
+                    name = f"{op}.{k} on {ctx.device}"
+                    self.assertEqual(np.ascontiguousarray(views[k]).tobytes(),
+                                     ref[k].tobytes(), name)
+                    rest = wide[k].copy()
+                    rest[..., widths[k] // 2:widths[k] // 2 + fields[k].shape[-1]] = \
+                        before[k][..., widths[k] // 2:widths[k] // 2 + fields[k].shape[-1]]
+                    self.assertEqual(rest.tobytes(), before[k].tobytes(),
+                                     f"{name}: wrote outside the view")
+
+        x = bf16(rng.standard_normal((96, 64)) * 10)
+        check("mxfp8_quantize", dict(kind="dim0", x=mxjit.Tensor(x, "bf16"), elem="e4m3",
+                                     mode="rceil", q=np.zeros((96, 64), np.uint8),
+                                     s=np.zeros((96, 2), np.uint8)), ["q", "s"],
+              dict(q=24, s=6))
+        check("mxfp8_quantize", dict(kind="dim1", x=mxjit.Tensor(x, "bf16"), elem="e5m2",
+                                     q=np.zeros((64, 96), np.uint8),
+                                     s=np.zeros((64, 3), np.uint8)), ["q", "s"],
+              dict(q=8, s=4))
+        T, TOPK, E, D, I = 5, 2, 2, 32, 128
+        a = bf16(rng.standard_normal((T, TOPK, I)))
+        w = rng.integers(0, 255, (E, D, I // 2), dtype=np.uint8)
+        ws = rng.integers(120, 130, (E, D, I // 32), dtype=np.uint8)
+        ids = np.full(32, T, np.int32)  # two 16-row blocks (expert 0, 1), padded with T
+        ids[:3] = [(0 << 24) | 0, (1 << 24) | 2, (0 << 24) | 4]
+        ids[16:19] = [(1 << 24) | 1, (0 << 24) | 3, (1 << 24) | 4]
+        wsh, wssh = np.zeros(w.size, np.uint8), np.zeros(E * D * 8, np.uint8)
+        self.host.shuffle_weight_a16w4(src=w, out=wsh)  # the emulator's kernel reads these
+        self.host.shuffle_scale_a16w4(src=ws.reshape(E * D, I // 32), out=wssh)
+        check("moe_a16w4_stage2", dict(a=a, w=wsh.reshape(w.shape), w_scale=wssh,
+                                       preshuffled=1, sorted_ids=ids,
+                                       expert_ids=np.array([0, 1], np.int32),
+                                       sorted_weights=np.full(32, 0.5, np.float32),
+                                       num_valid_ids=np.array([32], np.int32), block_m=16,
+                                       out=np.zeros((T, D), np.uint16)), ["out"], dict(out=16))
+
     def test_prepare_then_no_compiles(self):
         with mxjit.Context(device="emu", no_disk_cache=True) as ctx:
             x = mxjit.Tensor.spec((128, 64), "bf16")
