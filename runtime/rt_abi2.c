@@ -342,7 +342,7 @@ mul3(int64_t a, int64_t b, int64_t c)
  * dims mats in all; then c->rs->out[slot] gets the row stride and the stride between matrices
  * (rows · ld for a 2D view). rows < 0: the op refuses the call's geometry itself, so only
  * t_out's checks run. A context call without c->rs is an op that takes no output strides. */
-static mxjit_status __attribute__((unused)) /* until the ops take output strides */
+static mxjit_status
 t_outrows(conv *c, int slot, const char *name, const mxjit_tensor_v2 *t, const mxjit_dtype *dts,
           int ndt, int64_t mats, int64_t rows, int64_t cols, mxjit_devptr *addr)
 {
@@ -625,17 +625,21 @@ grouped_gemm(conv *c, const mxjit_grouped_gemm_fp8_args_v2 *a, mxjit_grouped_gem
                   "(group_offs[0] = 0, then each group's end row)",
                   c->fn, a->group_offs.shape[0]);
    o->ngroups = a->group_offs.shape[0] - 1;
-   /* the output's element count, when a and b have the documented ranks (else the op says) */
-   int64_t want = -1;
+   /* out's geometry, when a and b have the documented ranks (else the op says): (M_total,
+    * N|K) rows, or wgrad's G matrices (p, q) (op_grouped_gemm_fp8.c); it takes row strides
+    * (slot 0, the op's GG_OUT_C), wgrad's also a matrix stride */
+   int64_t mats = 1, rows = -1, cols = 0;
    int nk = a->b_layout == MXJIT_B_NK;
    if (a->a.ndim == 2 && a->pass != MXJIT_GEMM_WGRAD && a->b.ndim == 3) {
       int64_t n = nk ? a->b.shape[1] : a->b.shape[2], k = nk ? a->b.shape[2] : a->b.shape[1];
-      want = mul3(a->a.shape[0], a->pass == MXJIT_GEMM_FWD ? n : k, 2);
+      rows = a->a.shape[0];
+      cols = 2 * (a->pass == MXJIT_GEMM_FWD ? n : k);
    } else if (a->a.ndim == 2 && a->pass == MXJIT_GEMM_WGRAD && a->b.ndim == 2) {
-      int64_t nk2 = mul3(a->a.shape[1], a->b.shape[1], 2);
-      want = nk2 < 0 ? -1 : mul3(o->ngroups, nk2, 1);
+      mats = o->ngroups;
+      rows = nk ? a->a.shape[1] : a->b.shape[1];
+      cols = 2 * (nk ? a->b.shape[1] : a->a.shape[1]);
    }
-   return t_out(c, "out", &a->out, bf16, 1, want, &o->out);
+   return t_outrows(c, 0, "out", &a->out, bf16, 1, mats, rows, cols, &o->out);
 }
 
 static mxjit_status

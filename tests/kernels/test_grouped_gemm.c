@@ -318,6 +318,7 @@ run(mxjit_ctx *ctx, const gcase *c, const struct tpl_gg_params *params, gdata *d
       pp.mode = pr.mode, pp.l_kc = pr.l_kc, pp.r_kc = pr.r_kc;
       pp.fmt_l = pr.fmt_l, pp.fmt_r = pr.fmt_r;
       pp.accumulate = pr.accumulate;
+      pp.cstride = (uint32_t)tpl_gg_c_strided(&pr);
       if (!pr.cu_cap)
          pp.persistent = 0;
       params = &pp;
