@@ -376,3 +376,41 @@ Test(grouped_gemm_strided_out, refusals)
       mxjit_free(ctx, d.bufs[i]);
    mxjit_ctx_destroy(ctx);
 }
+
+/* Prepare before serving with a strided out and no pointers: the strided kernel (cstride 1)
+ * is another kernel than the compact out's, so its key differs; supports says yes. */
+Test(grouped_gemm_strided_out, prepare_plans_the_strided_kernel)
+{
+   mxjit_ctx *ctx = so_ctx("gfx950");
+   so_case c = {.target = "gfx950",
+                .pass = MXJIT_GEMM_WGRAD,
+                .ng = 2,
+                .lens = {5, 7},
+                .n = 16,
+                .k = 32,
+                .pad = 4,
+                .mpad = 8,
+                .seed = 11};
+   so_data d;
+   make(ctx, &c, &d);
+   mxjit_grouped_gemm_fp8_args a = d.a;
+   a.a.data = a.b.data = a.a_scale_inv.data = a.b_scale_inv.data = a.group_offs.data = 0;
+   mxjit_kernel_key ks, kc;
+   size_t n = 0;
+   a.out = strided_out(&c, &d.og, 0);
+   cr_assert_eq(mxjit_supports(ctx, MXJIT_OP_GROUPED_GEMM_FP8, &a), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   cr_assert_eq(mxjit_prepare(ctx, MXJIT_OP_GROUPED_GEMM_FP8, &a, &ks, 1, &n), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   cr_assert_eq(n, 1u);
+   a.out = tens(0, MXJIT_DTYPE_BF16, 3, 2, 16, 32);
+   cr_assert_eq(mxjit_prepare(ctx, MXJIT_OP_GROUPED_GEMM_FP8, &a, &kc, 1, &n), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   cr_assert_eq(n, 1u);
+   cr_expect_str_eq(ks.template_name, "grouped_gemm_fp8");
+   cr_expect_str_neq(ks.key, kc.key, "the strided and the compact out share a kernel");
+   free(d.prior);
+   for (int i = 0; i < 5; i++)
+      mxjit_free(ctx, d.bufs[i]);
+   mxjit_ctx_destroy(ctx);
+}
