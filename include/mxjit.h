@@ -680,10 +680,13 @@ typedef enum mxjit_b_layout {
  *  FNUZ (exact), except that an E5M2 ±Inf gives NaN where the reference gives ±Inf.
  *  a and b may be row-strided (slices of bigger buffers): stride[ndim-1] = 1, stride[ndim-2]
  *  >= the row length, for 3D b stride[0] >= rows · stride[1]; all strides 0 is compact
- *  (otherwise MXJIT_ERR_INVALID_ARG_STRIDE names the stride). out is always compact.
+ *  (otherwise MXJIT_ERR_INVALID_ARG_STRIDE names the stride). The _v1 out is compact.
  *  ABI 2: group_offs is an I64 (ngroups + 1) tensor (ngroups from its shape), the scales F32
- *  scalars, out a compact BF16 tensor of the output's element count; a and b with their row
- *  strides (and byte offsets) as above. */
+ *  scalars, out a BF16 tensor: compact (any shape of the output's element count), or
+ *  row-strided with the output's shape ((M_total, N|K); wgrad (G, p, q) or (G·p, q)),
+ *  stride[ndim-1] = 1, its row stride >= the row length, wgrad's stride[0] >= p · its row
+ *  stride; only the output's elements are read (accumulate) and written, never the padding
+ *  between rows. a and b with their row strides (and byte offsets) as above. */
 typedef struct mxjit_grouped_gemm_fp8_args_v2 {
    uint32_t size; /**< MXJIT_ARGS fills it (see "ABI" above) */
    mxjit_gemm_pass pass;
@@ -699,7 +702,7 @@ typedef struct mxjit_grouped_gemm_fp8_args_v1 {
    uint32_t size;
    mxjit_gemm_pass pass;
    mxjit_b_layout b_layout;
-   mxjit_tensor_v1 a, b; /**< row strides taken (see above); out is compact */
+   mxjit_tensor_v1 a, b; /**< row strides taken (see above); out is compact (ABI 2: strided) */
    mxjit_devptr a_scale_inv, b_scale_inv;
    mxjit_devptr group_offs;
    int64_t ngroups;

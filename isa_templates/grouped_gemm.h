@@ -7,7 +7,9 @@
  * ROWS mode (forward, dgrad): p runs over the rows of group g ([offs[g], offs[g+1]) of L and
  *    C, both (m_total, ·)), k over kc, R is per group (R[g] at g · r_gstride elements).
  * CONTRACT mode (variable-K wgrad): k runs over the rows of group g, C[g] is (p, q) at
- *    g · p · q; an empty group gives C[g] = 0.
+ *    g · c_gstride; an empty group gives C[g] = 0.
+ * C's rows are ld_c elements apart (a row-strided view of a bigger buffer: issue #13 item 6);
+ * only the p x q elements are read (accumulate) and written, never the bytes between rows.
  * Each operand is stored either contiguous along k ("kc": element (x, k) at x · ld + k) or
  * along its output dimension (element (x, k) at k · ld + x). fp8 codes are the target's
  * native encodings (FNUZ on gfx942, OCP on gfx950), except that an operand may be OCP on
@@ -46,6 +48,9 @@ struct tpl_gg_problem {
    int64_t ld_l, ld_r; /* elements between storage rows of L and R */
    int64_t r_gstride;  /* ROWS: elements between R[g] and R[g+1] */
    int64_t l_bytes, r_bytes;
+   int64_t ld_c;      /* elements between rows of C (ROWS: of the m_total rows; CONTRACT: of
+                       * C[g]'s p rows); 0: compact (q) */
+   int64_t c_gstride; /* CONTRACT: elements between C[g] and C[g+1]; 0: compact (p · ld_c) */
 };
 
 /* Parameters (all uint32_t, tpl.h). fence = 0 is the test-only broken pipeline of KERNELS.md
@@ -64,6 +69,9 @@ struct tpl_gg_params {
    uint32_t xpose;      /* 1: p/q-contiguous operands are loaded into VGPRs, transposed there
                          * (v_perm) and written k-contiguous, once per workgroup; the MFMAs then
                          * read them like k-contiguous ones (gfx942's pick; 0: byte gathers) */
+   uint32_t cstride;    /* 1: C's row pitch (and CONTRACT's matrix stride) come from kernargs
+                         * (a row-strided output); 0: compact C, the pitch is q (the code the
+                         * compact case had before output strides, unchanged) */
 };
 
 /* Per-call values (io[] of rt_run), in this order. */
@@ -71,5 +79,12 @@ enum { TPL_GG_IO_L, TPL_GG_IO_R, TPL_GG_IO_C, TPL_GG_IO_OFFS, TPL_GG_IO_SL, TPL_
 
 /** Tiles the grid covers (an upper bound in ROWS mode: Σ ⌈M_g/bm⌉ ≤ ⌈m_total/bm⌉ + G). */
 int64_t tpl_gg_tile_bound(const struct tpl_gg_problem *pr, const struct tpl_gg_params *p);
+/** C's row stride and matrix stride (CONTRACT) in elements, the compact ones for 0s. */
+int64_t tpl_gg_ld_c(const struct tpl_gg_problem *pr);
+int64_t tpl_gg_c_gstride(const struct tpl_gg_problem *pr);
+/** C is not compact (ld_c != q, or CONTRACT's matrices not p · q apart): needs cstride. */
+int tpl_gg_c_strided(const struct tpl_gg_problem *pr);
+/** Bytes from C's first element to one past its last: the output's extent (0 when empty). */
+int64_t tpl_gg_c_bytes(const struct tpl_gg_problem *pr);
 
 #endif /* GROUPED_GEMM_H */

@@ -42,7 +42,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_GG_VERSION 3
+#define TPL_GG_VERSION 4
 
 #define GG_KARGS(X)                                                                                \
    X(l, PTR)                                                                                       \
@@ -59,7 +59,9 @@
    X(ld_l, I64)                                                                                    \
    X(ld_r, I64)                                                                                    \
    X(r_gstride, I64)                                                                               \
-   X(l_bytes, I64) X(r_bytes, I64) X(c_bytes, I64) X(nwg, I32) X(ntiles, I32) X(nxcd, I32)
+   X(l_bytes, I64)                                                                                 \
+   X(r_bytes, I64) X(c_bytes, I64) X(nwg, I32) X(ntiles, I32) X(nxcd, I32) X(ldc_b, I32)           \
+       X(c_gstride, I64)
 TPL_KARG_ENUM(GG_KARGS);
 TPL_KARG_TABLE(gg_kargs, GG_KARGS);
 
@@ -71,11 +73,11 @@ static const uint32_t v_tile[] = {64, 128, 256}, v_bk[] = {64, 128}, v_depth[] =
 #f, offsetof(struct tpl_gg_params, f), a, sizeof(a) / sizeof(a[0]), d                        \
    }
 static const tpl_param gg_params[] = {
-    P(mode, v_01, 0),     P(l_kc, v_01, 1),   P(r_kc, v_01, 1),       P(fmt_l, v_fmt, 0),
-    P(fmt_r, v_fmt, 0),   P(bm, v_tile, 128), P(bn, v_tile, 128),     P(bk, v_bk, 64),
-    P(depth, v_depth, 2), P(vec, v_vec, 4),   P(persistent, v_01, 0), P(xcd, v_01, 1),
-    P(band, v_band, 4),   P(cvec, v_cvec, 4), P(fence, v_01, 1),      P(accumulate, v_01, 0),
-    P(xpose, v_01, 0),
+    P(mode, v_01, 0),     P(l_kc, v_01, 1),    P(r_kc, v_01, 1),       P(fmt_l, v_fmt, 0),
+    P(fmt_r, v_fmt, 0),   P(bm, v_tile, 128),  P(bn, v_tile, 128),     P(bk, v_bk, 64),
+    P(depth, v_depth, 2), P(vec, v_vec, 4),    P(persistent, v_01, 0), P(xcd, v_01, 1),
+    P(band, v_band, 4),   P(cvec, v_cvec, 4),  P(fence, v_01, 1),      P(accumulate, v_01, 0),
+    P(xpose, v_01, 0),    P(cstride, v_01, 0),
 };
 #undef P
 
@@ -95,6 +97,35 @@ tpl_gg_tile_bound(const struct tpl_gg_problem *pr, const struct tpl_gg_params *p
    if (pr->mode == TPL_GG_CONTRACT)
       return pr->ngroups * ((pr->p + p->bm - 1) / p->bm) * nq;
    return ((pr->m_total + p->bm - 1) / p->bm + pr->ngroups) * nq;
+}
+
+int64_t
+tpl_gg_ld_c(const struct tpl_gg_problem *pr)
+{
+   return pr->ld_c ? pr->ld_c : pr->q;
+}
+
+int64_t
+tpl_gg_c_gstride(const struct tpl_gg_problem *pr)
+{
+   return pr->c_gstride ? pr->c_gstride : pr->p * tpl_gg_ld_c(pr);
+}
+
+int
+tpl_gg_c_strided(const struct tpl_gg_problem *pr)
+{
+   return tpl_gg_ld_c(pr) != pr->q ||
+          (pr->mode == TPL_GG_CONTRACT && pr->ngroups > 1 && tpl_gg_c_gstride(pr) != pr->p * pr->q);
+}
+
+int64_t
+tpl_gg_c_bytes(const struct tpl_gg_problem *pr)
+{
+   int64_t mats = pr->mode == TPL_GG_CONTRACT ? pr->ngroups : 1;
+   int64_t rows = pr->mode == TPL_GG_CONTRACT ? pr->p : pr->m_total;
+   if (!mats || !rows || !pr->q)
+      return 0;
+   return 2 * ((mats - 1) * tpl_gg_c_gstride(pr) + (rows - 1) * tpl_gg_ld_c(pr) + pr->q);
 }
 
 /* Bytes of one operand's stage in LDS, and its load-to-LDS instructions per wave. */
@@ -146,13 +177,20 @@ gg_validate(const void *problem, const void *params, char *msg, size_t msglen)
       why = "the fence's vmcnt ((depth - 2) x loads per stage) exceeds 63";
    else if (lds_bytes(p) > 65536)
       why = "depth x (bm + bn) x bk exceeds 64 KiB of LDS (the ds_read offset field)";
-   else if (p->cvec == 4 && pr->q % 4)
-      why = "4-element C stores need q % 4 == 0";
+   else if (!p->cstride && tpl_gg_c_strided(pr))
+      why = "C has a row or matrix stride of its own: it needs cstride = 1 (the pitches as "
+            "kernargs)";
+   else if (p->cvec == 4 && (pr->q % 4 || tpl_gg_ld_c(pr) % 4))
+      why = "4-element C stores need q % 4 == 0 and ld_c % 4 == 0";
+   else if (tpl_gg_ld_c(pr) < pr->q ||
+            (pr->mode == TPL_GG_CONTRACT &&
+             tpl_gg_c_gstride(pr) / (pr->p ? pr->p : 1) < tpl_gg_ld_c(pr)))
+      why = "C's rows (ld_c >= q) and matrices (c_gstride >= p x ld_c) must not overlap";
    else if ((double)(p->bm > p->bn ? p->bm : p->bn) *
                     (double)(pr->ld_l > pr->ld_r ? pr->ld_l : pr->ld_r) >=
                 GG_VIEW_LIMIT ||
             (double)p->bk * (double)(pr->ld_l > pr->ld_r ? pr->ld_l : pr->ld_r) >= GG_VIEW_LIMIT ||
-            (double)p->bm * (double)pr->q * 2 >= GG_VIEW_LIMIT)
+            (double)p->bm * (double)tpl_gg_ld_c(pr) * 2 >= GG_VIEW_LIMIT)
       why = "a tile must span less than 2 GiB of any operand (32-bit lane offsets below the "
             "resource's bound)";
    else if (ntiles >= 2147483647 || pr->m_total >= 2147483647 || pr->kc >= 2147483647 ||
@@ -201,7 +239,8 @@ gg_pick(const struct jt_target *t, const void *problem, void *params)
    p->persistent = pr->cu_cap ? 1 : 0;
    p->xcd = 1;
    p->band = 4;
-   p->cvec = pr->q % 4 ? 1 : 4;
+   p->cvec = pr->q % 4 || tpl_gg_ld_c(pr) % 4 ? 1 : 4;
+   p->cstride = tpl_gg_c_strided(pr) ? 1 : 0;
    p->fence = 1;
    /* gfx942 (4-byte loads): a 256-wide operand would need 16 loads per wave per stage */
    while (dma_per_wave(p->bm, p) > MAX_DMA || stage_bytes(p->bm, p) % (WAVES * 64 * p->vec))
@@ -252,8 +291,9 @@ gg_kargs_fn(const void *problem, const void *params, const uint64_t *io, uint64_
    v[KA_r_gstride] = (uint64_t)pr->r_gstride;
    v[KA_l_bytes] = (uint64_t)pr->l_bytes;
    v[KA_r_bytes] = (uint64_t)pr->r_bytes;
-   v[KA_c_bytes] = (uint64_t)(2 * (pr->mode == TPL_GG_CONTRACT ? pr->ngroups * pr->p * pr->q
-                                                               : pr->m_total * pr->q));
+   v[KA_c_bytes] = (uint64_t)tpl_gg_c_bytes(pr);
+   v[KA_ldc_b] = (uint64_t)(2 * tpl_gg_ld_c(pr)); /* < 2^31: validate (a tile's span) */
+   v[KA_c_gstride] = (uint64_t)tpl_gg_c_gstride(pr);
    v[KA_nwg] = g.grid[0];
    v[KA_ntiles] = (uint64_t)tpl_gg_tile_bound(pr, p);
    v[KA_nxcd] = pr->num_xcd ? pr->num_xcd : 1;
@@ -796,17 +836,19 @@ main_loop(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, const st
 }
 
 /* requires: acc final. produces: C(p0 + p, q0 + q) = bf16(acc * scale) for p < prows and
- * q < qcols: 8-byte stores of four columns (cvec 4) or 2-byte ones. accumulate: C = bf16(C +
- * acc * scale), C loaded through the same masked offsets and added in fp32 (one rounding). */
+ * q < qcols, rows q (compact) or ld_c (cstride) elements apart: 8-byte stores of four columns
+ * (cvec 4) or 2-byte ones. accumulate: C = bf16(C + acc * scale), C loaded through the same
+ * masked offsets and added in fp32 (one rounding). */
 static void
 store_tile(jb_builder *b, const struct tpl_gg_params *p, struct tile *t, jb_val c_off, jb_val prows,
            jb_val qcols, jb_val lane, jb_val wave_p, jb_val wave_q, jb_val scale)
 {
-   jb_val q64 = jb_arg_val(b, KA_q);
    /* capped below 2 GiB: masked stores (rows past the group, columns past q) must land out of
     * range even when the output runs on for gigabytes */
    jb_val srd = srd_window(b, jb_arg_val(b, KA_c), c_off, jb_arg_val(b, KA_c_bytes));
-   jb_val ldc = jb_trunc(b, jb_shl_imm(b, q64, 1), JB_I32);
+   /* C's row pitch in bytes: q's (compact) or the kernarg's (cstride; < 2^31, validate) */
+   jb_val ldc = p->cstride ? jb_arg_val(b, KA_ldc_b)
+                           : jb_trunc(b, jb_shl_imm(b, jb_arg_val(b, KA_q), 1), JB_I32);
    jb_val lp = jb_iadd(b, wave_p, jb_and_imm(b, lane, 15));
    jb_val lq = jb_iadd(b, wave_q, jb_shl_imm(b, jb_lshr_imm(b, lane, 4), 2));
    jb_val sc = jb_splat(b, scale, 4);
@@ -951,7 +993,14 @@ tile_setup(jb_builder *b, const struct tpl_gg_params *p, const struct tile_pos *
       r->tile_off = q0;
       l->k_stride = l->ld;
       r->k_stride = r->ld;
-      *c_off = jb_shl_imm(b, jb_iadd(b, jb_imul(b, jb_iadd(b, jb_imul(b, g, pp), p0), q), q0), 1);
+      if (p->cstride) { /* C[g] at g · c_gstride elements, rows ldc_b bytes apart */
+         jb_val cg = jb_imul(b, g, jb_arg_val(b, KA_c_gstride));
+         jb_val ldc = jb_zext(b, jb_arg_val(b, KA_ldc_b), JB_I64);
+         *c_off = jb_iadd(b, jb_shl_imm(b, jb_iadd(b, cg, q0), 1), jb_imul(b, p0, ldc));
+      } else {
+         *c_off =
+             jb_shl_imm(b, jb_iadd(b, jb_imul(b, jb_iadd(b, jb_imul(b, g, pp), p0), q), q0), 1);
+      }
       *prows = jb_trunc(b, jb_smin(b, jb_isub(b, pp, p0), big), JB_I32);
    } else {
       jb_val row = jb_iadd(b, tp->row0, p0);
@@ -962,7 +1011,11 @@ tile_setup(jb_builder *b, const struct tpl_gg_params *p, const struct tile_pos *
       l->k_stride = jb_imm_i64(b, 1);
       r->tile_off = r->kc ? jb_iadd(b, rg, jb_imul(b, q0, r->ld)) : jb_iadd(b, rg, q0);
       r->k_stride = r->kc ? jb_imm_i64(b, 1) : r->ld;
-      *c_off = jb_shl_imm(b, jb_iadd(b, jb_imul(b, row, q), q0), 1);
+      if (p->cstride)
+         *c_off = jb_iadd(b, jb_imul(b, row, jb_zext(b, jb_arg_val(b, KA_ldc_b), JB_I64)),
+                          jb_shl_imm(b, q0, 1));
+      else
+         *c_off = jb_shl_imm(b, jb_iadd(b, jb_imul(b, row, q), q0), 1);
       *prows = jb_trunc(b, jb_smin(b, jb_isub(b, tp->rows, p0), big), JB_I32);
    }
    if (l->kc)

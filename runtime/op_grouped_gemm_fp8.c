@@ -5,7 +5,14 @@
  * emu/hip run the grouped_gemm_fp8 family (isa_templates/grouped_gemm_fp8.c) through rt_run;
  * check mode compares with the exact fp64 sum within NUMERICS.md §6.3's tolerance.
  * a and b may be row-strided (3D b also expert-strided): the kernel takes the pitches as
- * kernargs; the host reference and check mode read compact copies. out is compact.
+ * kernargs; the host reference and check mode read compact copies.
+ * out may be row-strided too, through ABI 2 only (rt_strides.out[GG_OUT_C]: the _v1 out is a
+ * bare pointer): (M_total, N|K) rows ld_c apart, wgrad's (G, p, q) also matrices c_gstride
+ * apart. The kernel takes both as kernargs and reads (accumulate) and writes exactly the
+ * logical elements, never the bytes between rows; the host reference runs on a compact copy
+ * whose rows are copied back, and check mode compares the logical elements only. The op has
+ * no layout-defined output (every output is a plain matrix). The compact out keeps its
+ * kernels (params cstride = 0, the code it had before out took strides).
  */
 #include "grouped_gemm.h"
 #include "jt.h"
@@ -16,6 +23,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The output slots of rt_strides.out (rt_abi.h): the op has one output. */
+enum { GG_OUT_C };
 
 static const mxjit_dtype fp8_dts[] = {MXJIT_DTYPE_E4M3, MXJIT_DTYPE_E5M2, MXJIT_DTYPE_E4M3FNUZ,
                                       MXJIT_DTYPE_E5M2FNUZ};
@@ -34,6 +44,9 @@ typedef struct gemm_geom {
    int trans_b;
    uint64_t out_elems;
    opnd_view va, vb;
+   int64_t ld_c, bd_c; /* out: elements between rows; between wgrad's matrices */
+   int64_t span_c;     /* out: elements from the first to one past the last (0: empty) */
+   int strided_c;      /* out is not compact */
 } gemm_geom;
 
 static mxjit_status
@@ -142,6 +155,55 @@ check_view(mxjit_ctx *ctx, const char *op, const char *name, const mxjit_tensor 
    return MXJIT_OK;
 }
 
+/* out's view: rt_abi2.c's t_outrows checked os (ld >= the row length, bd >= rows · ld, the
+ * tensor's shape is the call's) for an ABI-2 call; 0s (or os NULL) mean compact. Geometry
+ * done. The span is the output's extent in checked arithmetic (as the operands'). */
+static mxjit_status
+out_view(mxjit_ctx *ctx, const char *op, const struct rt_ostride *os, gemm_geom *g, int wgrad)
+{
+   int64_t mats = wgrad ? g->g : 1, rows = wgrad ? g->p : g->mt, cols = wgrad ? g->q : g->nout;
+   g->ld_c = os && os->ld ? os->ld : cols;
+   g->bd_c = os && os->ld ? os->bd : rows * g->ld_c;
+   g->span_c = 0;
+   int64_t part;
+   if (mats && rows && cols &&
+       (__builtin_mul_overflow(mats - 1, g->bd_c, &g->span_c) ||
+        __builtin_mul_overflow(rows - 1, g->ld_c, &part) ||
+        __builtin_add_overflow(g->span_c, part, &g->span_c) ||
+        __builtin_add_overflow(g->span_c, cols, &g->span_c) || g->span_c > (INT64_C(1) << 50)))
+      return rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
+                      "%s: args.out with these strides spans more than 2^50 elements; split "
+                      "the problem",
+                      op);
+   g->strided_c = (uint64_t)g->span_c != g->out_elems;
+   return MXJIT_OK;
+}
+
+/* Copies mats x rows rows of `row` bytes between two views of them (row and matrix strides in
+ * bytes): compact <-> strided for out. */
+static void
+copy_rows(uint8_t *dst, int64_t dld, int64_t dbd, const uint8_t *src, int64_t sld, int64_t sbd,
+          int64_t mats, int64_t rows, int64_t row)
+{
+   for (int64_t m = 0; row && m < mats; m++)
+      for (int64_t r = 0; r < rows; r++)
+         memcpy(dst + (size_t)(m * dbd + r * dld), src + (size_t)(m * sbd + r * sld), (size_t)row);
+}
+
+/* out's rows between its strided view (the device's bytes) and a compact copy; to_compact 0:
+ * the compact rows back into the view (the padding between rows untouched). */
+static void
+out_rows(const gemm_geom *g, int wgrad, uint16_t *compact, uint16_t *view, int to_compact)
+{
+   int64_t mats = wgrad ? g->g : 1, rows = wgrad ? g->p : g->mt, cols = wgrad ? g->q : g->nout;
+   if (to_compact)
+      copy_rows((uint8_t *)compact, 2 * cols, 2 * rows * cols, (const uint8_t *)view, 2 * g->ld_c,
+                2 * g->bd_c, mats, rows, 2 * cols);
+   else
+      copy_rows((uint8_t *)view, 2 * g->ld_c, 2 * g->bd_c, (const uint8_t *)compact, 2 * cols,
+                2 * rows * cols, mats, rows, 2 * cols);
+}
+
 /* The compact copy of a strided operand: dst holds numel bytes, src the operand's span. */
 static void
 pack(uint8_t *dst, const uint8_t *src, const mxjit_tensor *t, const opnd_view *v)
@@ -155,7 +217,8 @@ pack(uint8_t *dst, const uint8_t *src, const mxjit_tensor *t, const opnd_view *v
 }
 
 static mxjit_status
-check_args(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a, gemm_geom *g)
+check_args(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a,
+           const struct rt_ostride *os, gemm_geom *g)
 {
    mxjit_status st = MXJIT_OK;
    if ((unsigned)a->pass > MXJIT_GEMM_WGRAD || (unsigned)a->b_layout > MXJIT_B_KN)
@@ -178,12 +241,14 @@ check_args(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a,
        (st = rt_op_check_tensor(ctx, op, "b", &bc, 2, 3, fp8_dts, 4)) ||
        (st = check_view(ctx, op, "a", &a->a, &g->va)) ||
        (st = check_view(ctx, op, "b", &a->b, &g->vb)) || (st = geometry(ctx, op, a, g)) ||
+       (st = out_view(ctx, op, os, g, a->pass == MXJIT_GEMM_WGRAD)) ||
        (st = rt_op_check_ptr(ctx, op, "a_scale_inv", a->a_scale_inv, 4)) ||
        (st = rt_op_check_ptr(ctx, op, "b_scale_inv", a->b_scale_inv, 4)) ||
        (st = rt_op_check_ptr(ctx, op, "group_offs", a->group_offs, 8)) ||
        (st = rt_op_check_ptr(ctx, op, "out", a->out, 2)))
       return st;
-   uint64_t ob = 2 * g->out_elems;
+   /* strided out: its span (padding included) must miss a's and b's spans */
+   uint64_t ob = 2 * (uint64_t)g->span_c;
    if ((st = rt_op_check_disjoint(ctx, op, "a", a->a.data, (uint64_t)g->va.span, "out", a->out,
                                   ob)) ||
        (st =
@@ -278,6 +343,8 @@ device_problem(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args
    pr->fmt_r = (uint32_t)is_bf8(rt->dtype) | (fnuz && !is_fnuz(rt->dtype) ? TPL_GG_FMT_OCP : 0);
    pr->l_bytes = lv->span;
    pr->r_bytes = rv->span;
+   pr->ld_c = g->ld_c;
+   pr->c_gstride = pr->mode == TPL_GG_CONTRACT ? g->bd_c : 0;
    /* ROWS: kc too. The k tail of a k-contiguous operand is masked per load of vec bytes, so
     * a row of kc bytes must end on a load's edge: with compact rows the pitch (kc) says so,
     * with a row stride the pitch alone may not (bytes past kc are the caller's padding). */
@@ -292,12 +359,12 @@ device_problem(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args
 }
 
 mxjit_status
-rt_op_gg_problem(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a,
-                 struct tpl_gg_problem *pr, uint64_t io[6])
+rt_op_gg_problem_rs(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a,
+                    const rt_strides *rs, struct tpl_gg_problem *pr, uint64_t io[6])
 {
    gemm_geom g = {0};
    mxjit_devptr lp = 0, rp = 0, sl = 0, sr = 0;
-   mxjit_status st = check_args(ctx, op, a, &g);
+   mxjit_status st = check_args(ctx, op, a, rs ? &rs->out[GG_OUT_C] : NULL, &g);
    if (st == MXJIT_OK)
       st = device_problem(ctx, op, a, &g, pr, &lp, &rp, &sl, &sr);
    if (st != MXJIT_OK)
@@ -311,13 +378,20 @@ rt_op_gg_problem(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_ar
    return MXJIT_OK;
 }
 
+mxjit_status
+rt_op_gg_problem(mxjit_ctx *ctx, const char *op, const mxjit_grouped_gemm_fp8_args *a,
+                 struct tpl_gg_problem *pr, uint64_t io[6])
+{
+   return rt_op_gg_problem_rs(ctx, op, a, NULL, pr, io);
+}
+
 static mxjit_status
 run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
-           const mxjit_grouped_gemm_fp8_args *a)
+           const mxjit_grouped_gemm_fp8_args *a, const rt_strides *rs)
 {
    struct tpl_gg_problem pr;
    uint64_t io[6];
-   mxjit_status st = rt_op_gg_problem(ctx, op, a, &pr, io);
+   mxjit_status st = rt_op_gg_problem_rs(ctx, op, a, rs, &pr, io);
    return st == MXJIT_OK ? rt_run(ctx, stream, op, &tpl_grouped_gemm_fp8, &pr, io) : st;
 }
 
@@ -346,7 +420,7 @@ verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_grouped_
    size_t as = (size_t)g->va.span, bs = (size_t)g->vb.span;
    size_t on = (size_t)g->out_elems, gn = (size_t)(g->g + 1);
    uint8_t *ha = malloc(as + 1), *hb = malloc(bs + 1), *pa = NULL, *pb = NULL;
-   uint16_t *ho = malloc(2 * on + 2);
+   uint16_t *ho = malloc(2 * on + 2), *hv = g->strided_c ? malloc(2 * (size_t)g->span_c) : NULL;
    int64_t *hoffs = malloc(8 * gn);
    float s[2];
    mxjit_status st = MXJIT_OK;
@@ -354,17 +428,20 @@ verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_grouped_
       pa = malloc((size_t)rt_op_numel(&a->a) + 1);
    if (g->vb.strided)
       pb = malloc((size_t)rt_op_numel(&a->b) + 1);
-   if (!ha || !hb || !ho || !hoffs || (g->va.strided && !pa) || (g->vb.strided && !pb)) {
+   if (!ha || !hb || !ho || !hoffs || (g->va.strided && !pa) || (g->vb.strided && !pb) ||
+       (g->strided_c && !hv)) {
       st = rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
       goto done;
    }
    if ((st = mxjit_synchronize(ctx, stream)) || (st = mxjit_memcpy_d2h(ctx, ha, a->a.data, as)) ||
        (st = mxjit_memcpy_d2h(ctx, hb, a->b.data, bs)) ||
-       (st = mxjit_memcpy_d2h(ctx, ho, a->out, 2 * on)) ||
+       (st = mxjit_memcpy_d2h(ctx, hv ? hv : ho, a->out, hv ? 2 * (size_t)g->span_c : 2 * on)) ||
        (st = mxjit_memcpy_d2h(ctx, hoffs, a->group_offs, 8 * gn)) ||
        (st = mxjit_memcpy_d2h(ctx, &s[0], a->a_scale_inv, 4)) ||
        (st = mxjit_memcpy_d2h(ctx, &s[1], a->b_scale_inv, 4)))
       goto done;
+   if (hv) /* strided out: its logical elements only */
+      out_rows(g, a->pass == MXJIT_GEMM_WGRAD, ho, hv, 1);
    if (pa) {
       pack(pa, ha, &a->a, &g->va);
       free(ha);
@@ -435,7 +512,31 @@ done:
    free(pa);
    free(pb);
    free(ho);
+   free(hv);
    free(hoffs);
+   return st;
+}
+
+/* Check mode, accumulating: out's logical elements before the call into *prior (malloc'd). */
+static mxjit_status
+read_prior(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
+           const mxjit_grouped_gemm_fp8_args *a, const gemm_geom *g, uint16_t **prior)
+{
+   size_t vn = (size_t)g->span_c;
+   uint16_t *p = malloc(2 * g->out_elems + 2), *v = g->strided_c ? malloc(2 * vn) : p;
+   mxjit_status st = MXJIT_OK;
+   if (!p || !v)
+      st = rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
+   else if ((st = mxjit_synchronize(ctx, stream)) == MXJIT_OK &&
+            (st = mxjit_memcpy_d2h(ctx, v, a->out, 2 * vn)) == MXJIT_OK && v != p)
+      out_rows(g, a->pass == MXJIT_GEMM_WGRAD, p, v, 1);
+   if (v != p)
+      free(v);
+   if (st != MXJIT_OK) {
+      free(p);
+      p = NULL;
+   }
+   *prior = p;
    return st;
 }
 
@@ -445,23 +546,17 @@ mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_grouped_
    const char *op = "grouped_gemm_fp8";
    RT_OP_DEFAULT_FENV;
    gemm_geom g = {0};
-   RT_OP_BEGIN(st, ctx, op, args, mxjit_grouped_gemm_fp8_args);
+   RT_OP_BEGIN_RS(st, ctx, op, args, mxjit_grouped_gemm_fp8_args, rs);
    if (st == MXJIT_OK)
-      st = check_args(ctx, op, args, &g);
+      st = check_args(ctx, op, args, &rs.out[GG_OUT_C], &g);
    if (st != MXJIT_OK)
       return st;
+   int wgrad = args->pass == MXJIT_GEMM_WGRAD;
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST) {
       uint16_t *prior = NULL; /* check mode, accumulating: out before the call */
-      if (ctx->check && args->accumulate) {
-         if (!(prior = malloc(2 * g.out_elems + 2)))
-            return rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
-         if ((st = mxjit_synchronize(ctx, stream)) ||
-             (st = mxjit_memcpy_d2h(ctx, prior, args->out, 2 * g.out_elems))) {
-            free(prior);
-            return st;
-         }
-      }
-      if ((st = run_device(ctx, stream, op, args)) == MXJIT_OK && ctx->check)
+      if (ctx->check && args->accumulate && (st = read_prior(ctx, stream, op, args, &g, &prior)))
+         return st;
+      if ((st = run_device(ctx, stream, op, args, &rs)) == MXJIT_OK && ctx->check)
          st = verify(ctx, stream, op, args, &g, prior);
       free(prior);
       return st;
@@ -472,14 +567,20 @@ mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_grouped_
    float sb = *(const float *)RT_HOST_PTR(args->b_scale_inv);
    const uint8_t *a = RT_HOST_PTR(args->a.data), *b = RT_HOST_PTR(args->b.data);
    const int64_t *offs = RT_HOST_PTR(args->group_offs);
-   /* row-strided a or b: the reference reads compact copies */
+   /* row-strided a or b: the reference reads compact copies; a strided out: it works on a
+    * compact copy (out's values: accumulate reads them, unwritten rows keep them) whose rows
+    * go back into the view after it succeeded */
    uint8_t *pa = g.va.strided ? malloc((size_t)rt_op_numel(&args->a) + 1) : NULL;
    uint8_t *pb = g.vb.strided ? malloc((size_t)rt_op_numel(&args->b) + 1) : NULL;
-   if ((g.va.strided && !pa) || (g.vb.strided && !pb)) {
+   uint16_t *pc = g.strided_c ? malloc(2 * g.out_elems + 2) : NULL;
+   if ((g.va.strided && !pa) || (g.vb.strided && !pb) || (g.strided_c && !pc)) {
       free(pa);
       free(pb);
+      free(pc);
       return rt_error(ctx, MXJIT_ERR_NOMEM, "%s: out of host memory for a compact copy of %s", op,
-                      g.va.strided && !pa ? "a" : "b");
+                      g.va.strided && !pa   ? "a"
+                      : g.vb.strided && !pb ? "b"
+                                            : "out");
    }
    if (pa) {
       pack(pa, a, &args->a, &g.va);
@@ -489,18 +590,25 @@ mxjit_grouped_gemm_fp8(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_grouped_
       pack(pb, b, &args->b, &g.vb);
       b = pb;
    }
+   uint16_t *out = RT_HOST_PTR(args->out);
+   if (pc)
+      out_rows(&g, wgrad, pc, out, 1);
+   uint16_t *o = pc ? pc : out;
    char msg[256] = "";
    int rc, acc = args->accumulate;
-   if (args->pass != MXJIT_GEMM_WGRAD)
+   if (!wgrad)
       rc = host_grouped_gemm_fp8_acc(a, fa, sa, b, fb, sb, offs, g.g, g.mt, g.kc, g.nout, g.trans_b,
-                                     acc, RT_HOST_PTR(args->out), msg, sizeof(msg));
+                                     acc, o, msg, sizeof(msg));
    else if (args->b_layout == MXJIT_B_NK) /* lhs = dOut, rhs = A */
-      rc = host_grouped_gemm_fp8_wgrad_acc(a, fa, sa, b, fb, sb, offs, g.g, g.mt, g.p, g.q, acc,
-                                           RT_HOST_PTR(args->out), msg, sizeof(msg));
+      rc = host_grouped_gemm_fp8_wgrad_acc(a, fa, sa, b, fb, sb, offs, g.g, g.mt, g.p, g.q, acc, o,
+                                           msg, sizeof(msg));
    else /* lhs = A, rhs = dOut */
-      rc = host_grouped_gemm_fp8_wgrad_acc(b, fb, sb, a, fa, sa, offs, g.g, g.mt, g.p, g.q, acc,
-                                           RT_HOST_PTR(args->out), msg, sizeof(msg));
+      rc = host_grouped_gemm_fp8_wgrad_acc(b, fb, sb, a, fa, sa, offs, g.g, g.mt, g.p, g.q, acc, o,
+                                           msg, sizeof(msg));
+   if (pc && !rc)
+      out_rows(&g, wgrad, pc, out, 0);
    free(pa);
    free(pb);
+   free(pc);
    return rc ? rt_op_host_error(ctx, op, MXJIT_ERR_INVALID_ARG, msg) : MXJIT_OK;
 }

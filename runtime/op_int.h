@@ -141,6 +141,11 @@ struct tpl_gg_problem;
 mxjit_status rt_op_gg_problem(mxjit_ctx *ctx, const char *op,
                               const mxjit_grouped_gemm_fp8_args *a, struct tpl_gg_problem *pr,
                               uint64_t io[6]);
+/** rt_op_gg_problem with out's row strides (rs->out[0], as an ABI-2 call gives them; rs NULL:
+ *  compact). */
+mxjit_status rt_op_gg_problem_rs(mxjit_ctx *ctx, const char *op,
+                                 const mxjit_grouped_gemm_fp8_args *a, const rt_strides *rs,
+                                 struct tpl_gg_problem *pr, uint64_t io[6]);
 
 /* op_moe_a16w4.c */
 /** The plan (params, loaded kernel) emu/hip runs for this A16W4 stage 2 (no pointers read). */

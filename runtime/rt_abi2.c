@@ -334,7 +334,9 @@ t_outrows(conv *c, int slot, const char *name, const mxjit_tensor_v2 *t, const m
           int ndt, int64_t mats, int64_t rows, int64_t cols, mxjit_devptr *addr)
 {
    int64_t want, bytes = rows < 0 ? -1 : mul3(mats, rows, cols);
-   if (absent(t) || noncompact_dim(t, &want) < 0 || rows < 0)
+   /* an ndim out of range is t_out's (t_common's) to refuse before any stride is read */
+   if (absent(t) || t->ndim < 0 || t->ndim > MXJIT_MAX_DIMS || noncompact_dim(t, &want) < 0 ||
+       rows < 0)
       return t_out(c, name, t, dts, ndt, bytes, addr);
    if (c->ctx && !c->rs)
       return t_out(c, name, t, dts, ndt, bytes, addr); /* refuses the strides */
@@ -650,17 +652,21 @@ grouped_gemm(conv *c, const mxjit_grouped_gemm_fp8_args_v2 *a, mxjit_grouped_gem
                   "(group_offs[0] = 0, then each group's end row)",
                   c->fn, a->group_offs.shape[0]);
    o->ngroups = a->group_offs.shape[0] - 1;
-   /* the output's element count, when a and b have the documented ranks (else the op says) */
-   int64_t want = -1;
+   /* out's geometry, when a and b have the documented ranks (else the op says): (M_total,
+    * N|K) rows, or wgrad's G matrices (p, q) (op_grouped_gemm_fp8.c); it takes row strides
+    * (slot 0, the op's GG_OUT_C), wgrad's also a matrix stride */
+   int64_t mats = 1, rows = -1, cols = 0;
    int nk = a->b_layout == MXJIT_B_NK;
    if (a->a.ndim == 2 && a->pass != MXJIT_GEMM_WGRAD && a->b.ndim == 3) {
       int64_t n = nk ? a->b.shape[1] : a->b.shape[2], k = nk ? a->b.shape[2] : a->b.shape[1];
-      want = mul3(a->a.shape[0], a->pass == MXJIT_GEMM_FWD ? n : k, 2);
+      rows = a->a.shape[0];
+      cols = 2 * (a->pass == MXJIT_GEMM_FWD ? n : k);
    } else if (a->a.ndim == 2 && a->pass == MXJIT_GEMM_WGRAD && a->b.ndim == 2) {
-      int64_t nk2 = mul3(a->a.shape[1], a->b.shape[1], 2);
-      want = nk2 < 0 ? -1 : mul3(o->ngroups, nk2, 1);
+      mats = o->ngroups;
+      rows = nk ? a->a.shape[1] : a->b.shape[1];
+      cols = 2 * (nk ? a->b.shape[1] : a->a.shape[1]);
    }
-   return t_out(c, "out", &a->out, bf16, 1, want, &o->out);
+   return t_outrows(c, 0, "out", &a->out, bf16, 1, mats, rows, cols, &o->out);
 }
 
 static mxjit_status

@@ -12,7 +12,7 @@
 
 #include "rt_kernels.h"
 
-#define RT_MAX_PROBLEM_BYTES 128 /* largest family problem struct */
+#define RT_MAX_PROBLEM_BYTES 144 /* largest family problem struct (grouped_gemm_fp8) */
 
 /** A memoized plan step: the params chosen for a problem and the loaded kernel. */
 typedef struct rt_plan {

@@ -9,8 +9,9 @@
  * (1 on gfx942: transposed once per workgroup at staging) unless --param xpose=0/1 says.
  * Printed per target: wave-instructions per iteration by class, non-MFMA VALU per MFMA, MFMA
  * passes (the emulator's per-opcode count), LDS
- * bank conflicts, operand bytes read from LDS per MFMA (ideal: the tile's (bm/2 + bn/2) x bk
- * per wave over its MFMAs), registers, scratch, cold compile ms and emulator wall time.
+ * bank conflicts, the whole 4-stage launch's wave-instructions per wave (the epilogue's cost),
+ * operand bytes read from LDS per MFMA (ideal: the tile's (bm/2 + bn/2) x bk per wave over its
+ * MFMAs), registers, scratch, cold compile ms and emulator wall time.
  */
 #include "cmd.h"
 #include "cmd_util.h"
@@ -199,6 +200,11 @@ gemm_loop_target(const char *target, char **kv, int nkv)
    printf("  MFMA passes %.1f per K iteration (%.2f per MFMA): %.0f matrix-core cycles of the "
           "wave's SIMD\n",
           DIFF(mfma_passes), DIFF(mfma_passes) / mfma, 4 * DIFF(mfma_passes));
+   /* the whole 4-stage launch per wave: the prologue, tile search and epilogue (C's
+    * address and stores) around 4 iterations; what an epilogue change moves */
+   printf("  whole 4-stage launch per wave: %.1f wave-instructions (%.1f VALU, %.1f SALU, %.1f "
+          "VMEM store, %.1f VMEM load)\n",
+          c1.total / 4.0, c1.valu / 4.0, c1.salu / 4.0, c1.vmem_store / 4.0, c1.vmem_load / 4.0);
    printf("  %u VGPRs (unified, AGPRs included: %u), %u SGPRs, %u B LDS, %u B scratch; cold "
           "compile %.0f ms; emulator %.3f s for the 12-stage tile\n",
           k->meta.vgpr_count, k->meta.agpr_count, k->meta.sgpr_count, k->meta.group_segment_size,

@@ -3,6 +3,10 @@
  */
 #include "kt_common.h"
 
+#include "grouped_gemm.h"
+#include "host_ref.h"
+#include "op_int.h"
+
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,4 +109,47 @@ kt_fill_mx_input(void *x, size_t n, int f32, uint64_t seed)
       else
          ((uint16_t *)x)[i] = (uint16_t)(v >> 16); /* bf16: the top half (NaN stays NaN) */
    }
+}
+
+uint8_t
+kt_fp8_code(mxjit_dtype dt, uint64_t *s)
+{
+   for (;;) {
+      uint8_t c = (uint8_t)kt_rand(s);
+      switch (dt) {
+      case MXJIT_DTYPE_E4M3:
+         if ((c & 0x7f) != 0x7f)
+            return c;
+         break;
+      case MXJIT_DTYPE_E5M2:
+         if ((c & 0x7f) < 0x7c)
+            return c;
+         break;
+      default: /* FNUZ: 0x80 is the only NaN */
+         if (c != 0x80)
+            return c;
+         break;
+      }
+   }
+}
+
+double
+kt_fp8_dec(mxjit_dtype dt, uint8_t c)
+{
+   return host_fmt_decode((host_fmt)rt_op_host_fmt(dt), c);
+}
+
+struct tpl_gg_params
+kt_gg_point(unsigned bm, unsigned bn, unsigned bk, unsigned depth, unsigned vec, unsigned variant)
+{
+   return (struct tpl_gg_params){.bm = bm,
+                                 .bn = bn,
+                                 .bk = bk,
+                                 .depth = depth,
+                                 .vec = vec,
+                                 .persistent = variant & 1,
+                                 .xcd = variant >> 1 & 1,
+                                 .band = variant & 4 ? 1 : 4,
+                                 .cvec = 4,
+                                 .fence = 1};
 }

@@ -28,4 +28,15 @@ uint64_t kt_rand(uint64_t *s);
  *  2^-30..2^30 with NaN, ±Inf, ±0, subnormals and block maxima sprinkled in at rate 1/64. */
 void kt_fill_mx_input(void *x, size_t n, int f32, uint64_t seed);
 
+/** A random finite code of fp8 dtype dt (no NaN or Inf), magnitudes over the format's range. */
+uint8_t kt_fp8_code(mxjit_dtype dt, uint64_t *s);
+/** The value of fp8 code c of dtype dt (the host reference's decoder). */
+double kt_fp8_dec(mxjit_dtype dt, uint8_t c);
+
+struct tpl_gg_params;
+/** A grouped_gemm_fp8 point (tile bm x bn x bk, pipeline depth, load width vec; variant bit 0
+ *  persistent, bit 1 XCD remap, bit 2 band 1 instead of 4), 4-element stores, fenced. */
+struct tpl_gg_params kt_gg_point(unsigned bm, unsigned bn, unsigned bk, unsigned depth,
+                                 unsigned vec, unsigned variant);
+
 #endif /* KT_COMMON_H */

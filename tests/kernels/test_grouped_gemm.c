@@ -8,7 +8,7 @@
  *    widths) with explicit params, shuffled wave orders, N and K tails, G up to 8;
  *  - the known trap: the same kernels with the vmcnt fence removed (fence = 0) must be caught
  *    (the emulator's load-to-LDS hazard check, or a wrong result);
- *  - operands past 4 GB by buffer placement (row pitch and expert stride);
+ *  - operands past 4 GB: test_grouped_gemm_4g.c;
  *  - static checks: no scratch, VGPR + AGPR within the budget, 16-byte fragment reads and the
  *    widest loads-to-LDS the target has.
  * Rows at or past group_offs[G] must stay unwritten. MXJIT_SWEEP_ALL=1 runs every depth x
@@ -28,36 +28,6 @@
 #include <string.h>
 
 #define OUT_FILL 0xa5 /* output bytes start as 0xA5A5 (a bf16 NaN-free pattern) */
-
-/* A random fp8 code of dtype dt that is finite (no NaN/Inf), magnitude spread over the
- * format's range. */
-static uint8_t
-rand_code(mxjit_dtype dt, uint64_t *s)
-{
-   for (;;) {
-      uint8_t c = (uint8_t)kt_rand(s);
-      switch (dt) {
-      case MXJIT_DTYPE_E4M3:
-         if ((c & 0x7f) != 0x7f)
-            return c;
-         break;
-      case MXJIT_DTYPE_E5M2:
-         if ((c & 0x7f) < 0x7c)
-            return c;
-         break;
-      default: /* FNUZ: 0x80 is the only NaN */
-         if (c != 0x80)
-            return c;
-         break;
-      }
-   }
-}
-
-static host_fmt
-fmt_of(mxjit_dtype dt)
-{
-   return (host_fmt)rt_op_host_fmt(dt);
-}
 
 typedef struct gcase {
    const char *target;
@@ -197,10 +167,10 @@ make_case(mxjit_ctx *ctx, const gcase *c, gdata *d)
    d->hb = malloc(bn + 1);
    for (size_t i = 0; i < an; i++)
       d->ha[i] = c->specials && kt_rand(&s) % 4 == 0 ? special_code(a->a.dtype, kt_rand(&s))
-                                                     : rand_code(a->a.dtype, &s);
+                                                     : kt_fp8_code(a->a.dtype, &s);
    for (size_t i = 0; i < bn; i++)
       d->hb[i] = c->specials && kt_rand(&s) % 4 == 0 ? special_code(a->b.dtype, kt_rand(&s))
-                                                     : rand_code(a->b.dtype, &s);
+                                                     : kt_fp8_code(a->b.dtype, &s);
    if (c->specials) {
       plant_nonfinite(a->a.dtype, d->ha, an, &s);
       plant_nonfinite(a->b.dtype, d->hb, bn, &s);
@@ -241,12 +211,6 @@ make_case(mxjit_ctx *ctx, const gcase *c, gdata *d)
    a->out = kt_to_dev(ctx, d->prior, d->out_bytes);
 }
 
-static double
-dec(mxjit_dtype dt, uint8_t c)
-{
-   return host_fmt_decode(fmt_of(dt), c);
-}
-
 /* Compares the device output with the exact sums; returns the number of elements outside the
  * tolerance (logging the first few). Rows past offs[G] must hold the fill pattern. */
 static unsigned
@@ -270,20 +234,20 @@ compare(const gcase *c, const gdata *d, const uint16_t *out, const char *tag)
                if (wg) {
                   int64_t m = r0 + k;
                   /* NT: dB(n, k) = Σ dOut(m, n) A(m, k); NN: dB(k, n) = Σ A(m, k) dOut(m, n) */
-                  x = nk ? dec(a->a.dtype, d->ha[m * c->n + i])
-                         : dec(a->b.dtype, d->hb[m * c->k + i]);
-                  y = nk ? dec(a->b.dtype, d->hb[m * c->k + j])
-                         : dec(a->a.dtype, d->ha[m * c->n + j]);
+                  x = nk ? kt_fp8_dec(a->a.dtype, d->ha[m * c->n + i])
+                         : kt_fp8_dec(a->b.dtype, d->hb[m * c->k + i]);
+                  y = nk ? kt_fp8_dec(a->b.dtype, d->hb[m * c->k + j])
+                         : kt_fp8_dec(a->a.dtype, d->ha[m * c->n + j]);
                } else if (c->pass == MXJIT_GEMM_FWD) {
-                  x = dec(a->a.dtype, d->ha[(r0 + i) * c->k + k]);
+                  x = kt_fp8_dec(a->a.dtype, d->ha[(r0 + i) * c->k + k]);
                   size_t bi =
                       (size_t)(g * c->n * c->k) + (size_t)(nk ? j * c->k + k : k * c->n + j);
-                  y = dec(a->b.dtype, d->hb[bi]);
+                  y = kt_fp8_dec(a->b.dtype, d->hb[bi]);
                } else { /* dgrad: dA(r, kout) = Σ_n dOut(r, n) B(n, kout) */
-                  x = dec(a->a.dtype, d->ha[(r0 + i) * c->n + k]);
+                  x = kt_fp8_dec(a->a.dtype, d->ha[(r0 + i) * c->n + k]);
                   size_t bi =
                       (size_t)(g * c->n * c->k) + (size_t)(nk ? k * c->k + j : j * c->n + k);
-                  y = dec(a->b.dtype, d->hb[bi]);
+                  y = kt_fp8_dec(a->b.dtype, d->hb[bi]);
                }
                sum += x * y;
                abs_sum += fabs(x * y);
@@ -354,6 +318,7 @@ run(mxjit_ctx *ctx, const gcase *c, const struct tpl_gg_params *params, gdata *d
       pp.mode = pr.mode, pp.l_kc = pr.l_kc, pp.r_kc = pr.r_kc;
       pp.fmt_l = pr.fmt_l, pp.fmt_r = pr.fmt_r;
       pp.accumulate = pr.accumulate;
+      pp.cstride = (uint32_t)tpl_gg_c_strided(&pr);
       if (!pr.cu_cap)
          pp.persistent = 0;
       params = &pp;
@@ -620,21 +585,6 @@ Test(grouped_gemm, row_stride_refusals)
 
 /* ---- pipeline depths and variants, explicit params --------------------------------------- */
 
-static struct tpl_gg_params
-point(unsigned bm, unsigned bn, unsigned bk, unsigned depth, unsigned vec, unsigned variant)
-{
-   return (struct tpl_gg_params){.bm = bm,
-                                 .bn = bn,
-                                 .bk = bk,
-                                 .depth = depth,
-                                 .vec = vec,
-                                 .persistent = variant & 1,
-                                 .xcd = variant >> 1 & 1,
-                                 .band = variant & 4 ? 1 : 4,
-                                 .cvec = 4,
-                                 .fence = 1};
-}
-
 /* G = 8 skewed groups with N and K tails (72 = 4.5 x 16 columns, K = 200: a partial last
  * stage), forward NT; and the same contraction in wgrad (K = group rows). */
 static gcase
@@ -671,7 +621,7 @@ depths_and_variants(const char *target)
       for (unsigned variant = 0; variant < 8; variant++) {
          if (!sweep_all() && kt_rand(&rng) % 3 && !(variant == 0 || variant == 1))
             continue;
-         struct tpl_gg_params p = point(64, 64, 64, depth, 4, variant);
+         struct tpl_gg_params p = kt_gg_point(64, 64, 64, depth, 4, variant);
          char tag[128];
          snprintf(tag, sizeof(tag), "%s depth %u variant %u (fwd, K tail)", target, depth, variant);
          gcase c = tail_case(target, MXJIT_GEMM_FWD, variant & 1 ? 3 : 0, depth * 8 + variant);
@@ -685,7 +635,7 @@ depths_and_variants(const char *target)
    /* VGPR-staged bytes (vec 1, the path of pitches that are not a multiple of 4) at every
     * depth: its fence is lgkmcnt(0) on the ds_writes instead of vmcnt */
    for (unsigned depth = 1; depth <= 4; depth++) {
-      struct tpl_gg_params p1 = point(64, 64, 64, depth, 1, depth & 1);
+      struct tpl_gg_params p1 = kt_gg_point(64, 64, 64, depth, 1, depth & 1);
       gcase c1 = tail_case(target, MXJIT_GEMM_WGRAD, depth & 1 ? 3 : 0, 300 + depth);
       char tag[96];
       snprintf(tag, sizeof(tag), "%s depth %u vec 1 (wgrad)", target, depth);
@@ -695,7 +645,7 @@ depths_and_variants(const char *target)
     * k-contiguous) at every depth: NN forward and dgrad with K and N tails, wgrad with its
     * skewed groups; a variant per depth (persistent at odd depths), bk 128 at depth 2 */
    for (unsigned depth = 1; depth <= 4 && !strcmp(target, "gfx942"); depth++) {
-      struct tpl_gg_params px = point(64, 64, depth == 2 ? 128 : 64, depth, 4, depth - 1);
+      struct tpl_gg_params px = kt_gg_point(64, 64, depth == 2 ? 128 : 64, depth, 4, depth - 1);
       px.xpose = 1;
       char tag[96];
       gcase cx = tail_case(target, MXJIT_GEMM_FWD, depth & 1 ? 3 : 0, 400 + depth);
@@ -719,9 +669,9 @@ depths_and_variants(const char *target)
               .n = 256,
               .k = 320,
               .seed = 5};
-   struct tpl_gg_params p = point(128, 128, 128, 2, vec, 0);
+   struct tpl_gg_params p = kt_gg_point(128, 128, 128, 2, vec, 0);
    check_case(&c, &p, 3, "wide 128x128x128");
-   p = point(256, 256, 64, 2, vec, 2);
+   p = kt_gg_point(256, 256, 64, 2, vec, 2);
    if (vec == 16)
       check_case(&c, &p, 4, "wide 256x256x64");
    cr_assert_gt(ran, 8u);
@@ -744,7 +694,7 @@ trap(const char *target)
 {
    for (unsigned depth = 1; depth <= 3; depth++) {
       for (uint64_t seed = 0; seed < 2; seed++) {
-         struct tpl_gg_params p = point(64, 64, 64, depth, 4, 0);
+         struct tpl_gg_params p = kt_gg_point(64, 64, 64, depth, 4, 0);
          p.fence = 0;
          gcase c = tail_case(target, MXJIT_GEMM_FWD, 0, 40 + depth);
          mxjit_ctx *ctx = kt_emu_ctx(target, seed);
@@ -805,7 +755,7 @@ Test(grouped_gemm, no_lds_bank_conflicts, .timeout = 600)
                     .n = 256,
                     .k = 256,
                     .seed = 50 + t * 4 + l};
-         struct tpl_gg_params p = point(tiles[t].bm, tiles[t].bn, 64, 2, tiles[t].vec, 0);
+         struct tpl_gg_params p = kt_gg_point(tiles[t].bm, tiles[t].bn, 64, 2, tiles[t].vec, 0);
          p.xpose = tiles[t].xpose;
          char tag[96];
          snprintf(tag, sizeof(tag), "%s %ux%u pass %d layout %d xpose %u", c.target, p.bm, p.bn,
@@ -874,7 +824,7 @@ Test(grouped_gemm, static_checks)
               {"gfx950", 256, 256, 16, 512}};
    for (unsigned n = 0; n < 2 * sizeof(pts) / sizeof(pts[0]); n++) {
       unsigned i = n / 2, acc = n % 2;
-      struct tpl_gg_params p = point(pts[i].bm, pts[i].bn, 64, 2, pts[i].vec, 0);
+      struct tpl_gg_params p = kt_gg_point(pts[i].bm, pts[i].bn, 64, 2, pts[i].vec, 0);
       p.l_kc = p.r_kc = 1;
       p.accumulate = acc;
       mxjit_ctx *ctx = kt_emu_ctx(pts[i].target, 0);
@@ -912,7 +862,7 @@ Test(grouped_gemm, static_checks_ocp_gfx942)
 {
    static const unsigned tiles[][3] = {{128, 128, 256}, {256, 128, 512}};
    for (unsigned i = 0; i < 2; i++) {
-      struct tpl_gg_params p = point(tiles[i][0], tiles[i][1], 64, 2, 4, 0);
+      struct tpl_gg_params p = kt_gg_point(tiles[i][0], tiles[i][1], 64, 2, 4, 0);
       p.l_kc = p.r_kc = 1;
       p.fmt_l = TPL_GG_FMT_OCP;
       p.fmt_r = TPL_GG_FMT_OCP | 1; /* E5M2 dOut (HYBRID) */
@@ -930,7 +880,7 @@ Test(grouped_gemm, static_checks_ocp_gfx942)
       mxjit_ctx_destroy(ctx);
    }
    /* gfx950 multiplies OCP natively: the flag is a build error there, not a silent no-op */
-   struct tpl_gg_params p = point(64, 64, 64, 2, 16, 0);
+   struct tpl_gg_params p = kt_gg_point(64, 64, 64, 2, 16, 0);
    p.l_kc = p.r_kc = 1;
    p.fmt_l = TPL_GG_FMT_OCP;
    mxjit_ctx *ctx = kt_emu_ctx("gfx950", 0);
@@ -1029,257 +979,6 @@ Test(grouped_gemm, xpose_loop_budget_gfx942, .timeout = 600)
    }
 }
 
-/* The > 4 GB tests' check: rows below m0 use expert 0's B, the rest expert 1's; B is [E][K][N]
- * (b_kc 0) or [E][N][K] (b_kc 1); out = (sum of q_a q_b) * 0.125 within NUMERICS §6.3's
- * tolerance (2 bf16 ulp + K 2^-24 sum of |terms|). */
-static void
-check_two_experts(const uint16_t *out, const uint8_t *ha, const uint8_t *hb, int64_t mt,
-                  int64_t n, int64_t k, int64_t m0, mxjit_dtype dt, int b_kc)
-{
-   unsigned bad = 0;
-   for (int64_t r = 0; r < mt; r++) {
-      int64_t e = r >= m0;
-      for (int64_t j = 0; j < n; j++) {
-         double sum = 0, abs_sum = 0;
-         for (int64_t kk = 0; kk < k; kk++) {
-            double t = dec(dt, ha[r * k + kk]) *
-                       dec(dt, hb[b_kc ? (e * n + j) * k + kk : (e * k + kk) * n + j]);
-            sum += t, abs_sum += fabs(t);
-         }
-         double exact = sum * 0.125, got = host_bf16_to_f32(out[r * n + j]);
-         int ex;
-         frexp(exact, &ex);
-         double tol = 2 * ldexp(1, ex - 8) + (double)k * ldexp(1, -24) * abs_sum * 0.125;
-         if (!(fabs(got - exact) <= tol) && bad++ < 5)
-            cr_log_error("row %lld col %lld: %g, exact %g", (long long)r, (long long)j, got, exact);
-      }
-   }
-   cr_expect_eq(bad, 0, "%u elements outside the tolerance", bad);
-}
-
-/* NN forward (B (G, K, N) n-contiguous) through the op on gfx942 (xpose) with B's rows 8 MiB
- * apart: rows 512.. of expert 0 and all of expert 1 lie past 4 GiB, K = 600 ends mid-stage and
- * N = 72 mid-tile. The per-stage i64 rebase and the stage view's bound (the tail) are both
- * exercised; only the rows used are touched (the emulator's buffers are lazily zero). */
-Test(grouped_gemm, nn_xpose_past_4gb, .timeout = 300)
-{
-   const int64_t pitch = INT64_C(8) << 20, k = 600, n = 72, lens[2] = {100, 90}, mt = 190;
-   mxjit_ctx *ctx = kt_emu_ctx("gfx942", 0);
-   size_t bbytes = (size_t)((2 * k - 1) * pitch + n);
-   mxjit_devptr db;
-   if (mxjit_malloc(ctx, bbytes, &db)) {
-      mxjit_ctx_destroy(ctx);
-      cr_skip_test("the emulator could not reserve %zu bytes on this host", bbytes);
-   }
-   uint64_t s = 5;
-   uint8_t *ha = malloc((size_t)(mt * k)), *hb = malloc((size_t)(2 * k * n));
-   for (int64_t i = 0; i < mt * k; i++)
-      ha[i] = rand_code(MXJIT_DTYPE_E4M3FNUZ, &s);
-   for (int64_t i = 0; i < 2 * k * n; i++)
-      hb[i] = rand_code(MXJIT_DTYPE_E4M3FNUZ, &s);
-   for (int64_t r = 0; r < 2 * k; r++)
-      cr_assert_eq(mxjit_memcpy_h2d(ctx, db + (uint64_t)(r * pitch), hb + r * n, (size_t)n), 0);
-   cr_assert_geq((uint64_t)(512 * pitch), UINT64_C(1) << 32);
-   int64_t offs[3] = {0, lens[0], mt};
-   float sa = 0.5f, sb = 0.25f;
-   mxjit_grouped_gemm_fp8_args a = {
-       .size = sizeof(a), .pass = MXJIT_GEMM_FWD, .b_layout = MXJIT_B_KN, .ngroups = 2};
-   a.a = (mxjit_tensor){.dtype = MXJIT_DTYPE_E4M3FNUZ, .ndim = 2, .shape = {mt, k}};
-   a.a.data = kt_to_dev(ctx, ha, (size_t)(mt * k));
-   a.b = (mxjit_tensor){.dtype = MXJIT_DTYPE_E4M3FNUZ,
-                        .ndim = 3,
-                        .shape = {2, k, n},
-                        .stride = {k * pitch, pitch, 1},
-                        .data = db};
-   a.a_scale_inv = kt_to_dev(ctx, &sa, 4);
-   a.b_scale_inv = kt_to_dev(ctx, &sb, 4);
-   a.group_offs = kt_to_dev(ctx, offs, sizeof(offs));
-   a.out = kt_dev_fill(ctx, (size_t)(mt * n) * 2, OUT_FILL);
-   struct tpl_gg_problem pr;
-   uint64_t io[6];
-   cr_assert_eq(rt_op_gg_problem(ctx, "test", &a, &pr, io), MXJIT_OK, "%s",
-                mxjit_ctx_last_error(ctx));
-   struct tpl_gg_params pk;
-   tpl_grouped_gemm_fp8.pick(jt_lookup("gfx942"), &pr, &pk);
-   cr_assert_eq(pk.xpose, 1u, "the op's pick must take the xpose path here");
-   cr_assert_eq(mxjit_grouped_gemm_fp8(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   uint16_t *out = (uint16_t *)kt_take(ctx, a.out, (size_t)(mt * n) * 2);
-   check_two_experts(out, ha, hb, mt, n, k, lens[0], MXJIT_DTYPE_E4M3FNUZ, 0);
-   free(out), free(ha), free(hb);
-   mxjit_free(ctx, a.a.data), mxjit_free(ctx, db);
-   mxjit_ctx_destroy(ctx);
-}
-
-/* ---- > 4 GB ---------------------------------------------------------------------------------
- * Buffer placement: A's rows are 8 MiB apart (a row-pitched view, which the kernel supports and
- * the op's contiguous tensors are a case of) so rows 512.. lie past 4 GiB, and B's experts are
- * 2.5 GiB apart, so expert 1 starts past 4 GiB. Only the rows and experts used are touched (the
- * emulator's buffers are lazily zero). The i64 SRD rebase per tile and per stage is what makes
- * these offsets reachable. */
-Test(grouped_gemm, operands_past_4gb, .timeout = 300)
-{
-   const char *target = "gfx950";
-   const int64_t pitch = INT64_C(8) << 20, estride = INT64_C(5) << 29, k = 128, n = 64;
-   const int64_t lens[2] = {520, 90}, mt = 610;
-   mxjit_ctx *ctx = kt_emu_ctx(target, 0);
-   mxjit_devptr da, db;
-   size_t abytes = (size_t)(mt * pitch), bbytes = (size_t)(2 * estride);
-   if (mxjit_malloc(ctx, abytes, &da) || mxjit_malloc(ctx, bbytes, &db)) {
-      mxjit_ctx_destroy(ctx);
-      cr_skip_test("the emulator could not reserve %zu bytes on this host", abytes + bbytes);
-   }
-   uint64_t s = 99;
-   uint8_t *ha = malloc((size_t)(mt * k)), *hb = malloc((size_t)(2 * n * k));
-   for (int64_t i = 0; i < mt * k; i++)
-      ha[i] = rand_code(MXJIT_DTYPE_E4M3, &s);
-   for (int64_t i = 0; i < 2 * n * k; i++)
-      hb[i] = rand_code(MXJIT_DTYPE_E4M3, &s);
-   for (int64_t r = 0; r < mt; r++)
-      cr_assert_eq(mxjit_memcpy_h2d(ctx, da + (uint64_t)(r * pitch), ha + r * k, (size_t)k), 0);
-   for (int64_t e = 0; e < 2; e++)
-      cr_assert_eq(
-          mxjit_memcpy_h2d(ctx, db + (uint64_t)(e * estride), hb + e * n * k, (size_t)(n * k)), 0);
-   int64_t offs[3] = {0, lens[0], mt};
-   float sa = 0.5f, sb = 0.25f;
-   struct tpl_gg_problem pr = {.mode = TPL_GG_ROWS,
-                               .l_kc = 1,
-                               .r_kc = 1,
-                               .num_xcd = 8,
-                               .align = 16,
-                               .m_total = mt,
-                               .ngroups = 2,
-                               .q = n,
-                               .kc = k,
-                               .ld_l = pitch,
-                               .ld_r = k,
-                               .r_gstride = estride,
-                               .l_bytes = (int64_t)abytes,
-                               .r_bytes = (int64_t)bbytes};
-   cr_assert_gt((uint64_t)((mt - 1) * pitch), UINT64_C(1) << 32);
-   uint64_t io[6] = {da,
-                     db,
-                     kt_dev_fill(ctx, (size_t)(mt * n) * 2, OUT_FILL),
-                     kt_to_dev(ctx, offs, sizeof(offs)),
-                     kt_to_dev(ctx, &sa, 4),
-                     kt_to_dev(ctx, &sb, 4)};
-   const tpl_family *f = &tpl_grouped_gemm_fp8;
-   struct tpl_gg_params p = point(64, 64, 64, 2, 16, 0);
-   p.mode = 0, p.l_kc = p.r_kc = 1, p.fmt_l = p.fmt_r = 0;
-   char msg[256];
-   cr_assert_eq(tpl_validate(f, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
-   const rt_lkernel *kern;
-   cr_assert_eq(rt_kernel_get(ctx, f, &p, &kern), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   uint64_t vals[TPL_MAX_KARGS];
-   uint8_t ka[TPL_MAX_KARGS * 8];
-   f->kernargs(&pr, &p, io, vals);
-   size_t kn = tpl_kargs_write(f, vals, ka, sizeof(ka));
-   tpl_grid g;
-   f->grid(&pr, &p, &g);
-   cr_assert_eq(rt_kernel_launch(ctx, kern, g.grid, g.block, ka, kn, NULL), MXJIT_OK, "%s",
-                mxjit_ctx_last_error(ctx));
-   uint16_t *out = (uint16_t *)kt_take(ctx, io[2], (size_t)(mt * n) * 2);
-   check_two_experts(out, ha, hb, mt, n, k, lens[0], MXJIT_DTYPE_E4M3, 1);
-   free(out), free(ha), free(hb);
-   mxjit_free(ctx, da), mxjit_free(ctx, db);
-   mxjit_ctx_destroy(ctx);
-}
-
-/* Variable-K wgrad past 4 GiB: dOut (L) and A (R) rows are 8 MiB apart, the second group's
- * rows lie past 4 GiB, and its 310 rows end mid-stage: the per-stage i64 rebase of the
- * contraction-strided operands and the masked tail (lanes past the group read zeros, which
- * needs a resource under 2 GiB) are both exercised. */
-Test(grouped_gemm, wgrad_rows_past_4gb, .timeout = 300)
-{
-   const char *target = "gfx942";
-   const int64_t pitch = INT64_C(8) << 20, p = 64, q = 32, mt = 610;
-   const int64_t offs[3] = {0, 300, mt};
-   mxjit_ctx *ctx = kt_emu_ctx(target, 0);
-   mxjit_devptr dl, dr;
-   size_t bytes = (size_t)(mt * pitch);
-   if (mxjit_malloc(ctx, bytes, &dl) || mxjit_malloc(ctx, bytes, &dr)) {
-      mxjit_ctx_destroy(ctx);
-      cr_skip_test("the emulator could not reserve %zu bytes on this host", 2 * bytes);
-   }
-   uint64_t s = 7;
-   uint8_t *hl = malloc((size_t)(mt * p)), *hr = malloc((size_t)(mt * q));
-   for (int64_t i = 0; i < mt * p; i++)
-      hl[i] = rand_code(MXJIT_DTYPE_E5M2FNUZ, &s);
-   for (int64_t i = 0; i < mt * q; i++)
-      hr[i] = rand_code(MXJIT_DTYPE_E4M3FNUZ, &s);
-   for (int64_t r = 0; r < mt; r++) {
-      cr_assert_eq(mxjit_memcpy_h2d(ctx, dl + (uint64_t)(r * pitch), hl + r * p, (size_t)p), 0);
-      cr_assert_eq(mxjit_memcpy_h2d(ctx, dr + (uint64_t)(r * pitch), hr + r * q, (size_t)q), 0);
-   }
-   /* the next row after each group's end holds data too: a tail that read it would show */
-   float sl = 2.0f, sr = 0.5f;
-   struct tpl_gg_problem pr = {.mode = TPL_GG_CONTRACT,
-                               .fmt_l = 1,
-                               .num_xcd = 8,
-                               .align = 4,
-                               .m_total = mt,
-                               .ngroups = 2,
-                               .p = p,
-                               .q = q,
-                               .ld_l = pitch,
-                               .ld_r = pitch,
-                               .l_bytes = (int64_t)bytes,
-                               .r_bytes = (int64_t)bytes};
-   size_t ob = (size_t)(2 * p * q) * 2;
-   /* xpose 0: loads-to-LDS and byte gathers; 1: gfx942's pick, VGPR loads whose stage view
-    * ends at the group's last row (the tail bound is the resource's) */
-   for (unsigned xpose = 0; xpose < 2; xpose++) {
-      uint64_t io[6] = {dl,
-                        dr,
-                        kt_dev_fill(ctx, ob, OUT_FILL),
-                        kt_to_dev(ctx, offs, sizeof(offs)),
-                        kt_to_dev(ctx, &sl, 4),
-                        kt_to_dev(ctx, &sr, 4)};
-      const tpl_family *f = &tpl_grouped_gemm_fp8;
-      struct tpl_gg_params pp = point(64, 64, 64, 3, 4, 0);
-      pp.mode = 1, pp.l_kc = pp.r_kc = 0, pp.fmt_l = 1, pp.fmt_r = 0, pp.xpose = xpose;
-      char msg[256];
-      cr_assert_eq(tpl_validate(f, &pr, &pp, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
-      const rt_lkernel *kern;
-      cr_assert_eq(rt_kernel_get(ctx, f, &pp, &kern), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-      uint64_t vals[TPL_MAX_KARGS];
-      uint8_t ka[TPL_MAX_KARGS * 8];
-      f->kernargs(&pr, &pp, io, vals);
-      size_t kn = tpl_kargs_write(f, vals, ka, sizeof(ka));
-      tpl_grid g;
-      f->grid(&pr, &pp, &g);
-      cr_assert_eq(rt_kernel_launch(ctx, kern, g.grid, g.block, ka, kn, NULL), MXJIT_OK, "%s",
-                   mxjit_ctx_last_error(ctx));
-      uint16_t *out = (uint16_t *)kt_take(ctx, io[2], ob);
-      unsigned bad = 0;
-      for (int64_t gi = 0; gi < 2; gi++) {
-         for (int64_t i = 0; i < p; i++) {
-            for (int64_t j = 0; j < q; j++) {
-               double sum = 0, abs_sum = 0;
-               for (int64_t m = offs[gi]; m < offs[gi + 1]; m++) {
-                  double t = dec(MXJIT_DTYPE_E5M2FNUZ, hl[m * p + i]) *
-                             dec(MXJIT_DTYPE_E4M3FNUZ, hr[m * q + j]);
-                  sum += t, abs_sum += fabs(t);
-               }
-               double exact = sum, got = host_bf16_to_f32(out[(gi * p + i) * q + j]);
-               int ex;
-               frexp(exact, &ex);
-               double tol = 2 * ldexp(1, ex - 8) + 310 * ldexp(1, -24) * abs_sum;
-               if (!(fabs(got - exact) <= tol) && bad++ < 5)
-                  cr_log_error("xpose %u group %lld dB(%lld, %lld): %g, exact %g", xpose,
-                               (long long)gi, (long long)i, (long long)j, got, exact);
-            }
-         }
-      }
-      cr_expect_eq(bad, 0, "xpose %u: %u elements outside the tolerance", xpose, bad);
-      free(out);
-      for (int i = 3; i < 6; i++)
-         mxjit_free(ctx, io[i]);
-   }
-   free(hl), free(hr);
-   mxjit_free(ctx, dl), mxjit_free(ctx, dr);
-   mxjit_ctx_destroy(ctx);
-}
-
 /* What the op refuses, with a message that says what to do: OCP fp8 on gfx942 (its MFMA
  * takes FNUZ). */
 Test(grouped_gemm, op_refuses_fnuz_on_gfx950)
@@ -1372,7 +1071,7 @@ Test(grouped_gemm, ocp_on_gfx942_depths, .timeout = 600)
 {
    for (unsigned depth = 1; depth <= 4; depth++) {
       for (unsigned vec = 1; vec <= 4; vec += 3) {
-         struct tpl_gg_params p = point(64, 64, 64, depth, vec, depth == 2 ? 1 : 0);
+         struct tpl_gg_params p = kt_gg_point(64, 64, 64, depth, vec, depth == 2 ? 1 : 0);
          for (int wg = 0; wg < 2; wg++) {
             gcase c = tail_case("gfx942", wg ? MXJIT_GEMM_WGRAD : MXJIT_GEMM_FWD,
                                 depth == 2 ? 3 : 0, 400 + depth * 4 + vec + (unsigned)wg);
@@ -1399,9 +1098,9 @@ Test(grouped_gemm, ocp_on_gfx942_depths, .timeout = 600)
               .n = 256,
               .k = 320,
               .seed = 450};
-   struct tpl_gg_params p = point(256, 128, 64, 2, 4, 0);
+   struct tpl_gg_params p = kt_gg_point(256, 128, 64, 2, 4, 0);
    check_case(&c, &p, 5, "ocp wide 256x128x64");
-   p = point(128, 128, 128, 2, 4, 0);
+   p = kt_gg_point(128, 128, 128, 2, 4, 0);
    check_case(&c, &p, 6, "ocp wide 128x128x128");
 }
 
@@ -1481,9 +1180,9 @@ Test(grouped_gemm, masked_stores_stay_in_the_tile, .timeout = 300)
    uint64_t s = 5;
    uint8_t ha[70 * 64], hb[32 * 64];
    for (unsigned i = 0; i < sizeof(ha); i++)
-      ha[i] = rand_code(MXJIT_DTYPE_E4M3, &s);
+      ha[i] = kt_fp8_code(MXJIT_DTYPE_E4M3, &s);
    for (unsigned i = 0; i < sizeof(hb); i++)
-      hb[i] = rand_code(MXJIT_DTYPE_E4M3, &s);
+      hb[i] = kt_fp8_code(MXJIT_DTYPE_E4M3, &s);
    cr_assert_eq(mxjit_memcpy_h2d(ctx, a.a.data, ha, sizeof(ha)), MXJIT_OK);
    /* rows past the group hold data too, so the masked rows' values are not zeros */
    for (int64_t r = rows; r < 512; r += 2)
@@ -1510,8 +1209,8 @@ Test(grouped_gemm, masked_stores_stay_in_the_tile, .timeout = 300)
       for (int64_t j = 0; j < n; j++) {
          double sum = 0, abs_sum = 0;
          for (int64_t kk = 0; kk < k; kk++) {
-            double t =
-                dec(MXJIT_DTYPE_E4M3, ha[r * k + kk]) * dec(MXJIT_DTYPE_E4M3, hb[j * k + kk]);
+            double t = kt_fp8_dec(MXJIT_DTYPE_E4M3, ha[r * k + kk]) *
+                       kt_fp8_dec(MXJIT_DTYPE_E4M3, hb[j * k + kk]);
             sum += t, abs_sum += fabs(t);
          }
          int ex;
