@@ -318,8 +318,10 @@ typedef struct mxjit_tensor_v1 {
  *  taken where the op's kernel and host path read rows at a stride: scaled_copy x and out;
  *  mxfp8_quantize and mxfp4_quantize x (3D x also an expert stride; mxfp4 flattens leading
  *  dims that nest); grouped_gemm_fp8 a and b (3D b also an expert stride >= rows · row
- *  stride); fp8_tensorwise_quantize x (any ndim >= 2, leading dims that nest; q stays
- *  compact); moe_a16w4_stage2 a (a token stride stride[0] >= topk · stride[1] and a row
+ *  stride); fp8_tensorwise_quantize x (any ndim >= 2, leading dims that nest);
+ *  the outputs written by rows, ABI 2 only (only their logical bytes are written, never the
+ *  padding between rows): mxfp4_quantize's linear q_row / q_col and plain s_row / s_col,
+ *  fp8_tensorwise_quantize q (leading dims that nest); moe_a16w4_stage2 a (a token stride stride[0] >= topk · stride[1] and a row
  *  stride stride[1] >= inter); the layout ops' inputs, which run on the host device: to_blocked
  *  s and e8m0_shuffle s, shuffle_weight_a16w4 / shuffle_scale_a16w4 src (forward direction;
  *  3D: an expert stride >= rows · row stride), shuffle_weight w (either direction; leading
@@ -468,6 +470,9 @@ MXJIT_API mxjit_status mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream,
  *  row stride is accepted); the block dim a multiple of 32: K for rowwise (any M), M for
  *  columnwise, both for both.
  *  Rowwise: q_row (M, K/2), scales of (M, K/32); columnwise: q_col (K, M/2), scales of (K, M/32).
+ *  ABI 2: linear q_row / q_col and plain scales may have a row stride >= their row (2D, or
+ *  q_row / s_row with x's leading dims, nesting); preshuffled data and blocked / shuffled
+ *  scales are layout-defined, compact.
  *  Scales in scale_layout (the aiter GEMM wants MXJIT_SCALES_SHUFFLED, padding 0).
  *  preshuffle = 1 writes q in the shuffle_weight (16,16) layout (§5.2; rows % 16 == 0 and
  *  packed width % 32 == 0). Sizes: mxjit_mx_quant_sizes with kind DIM0 / DIM1, elem E2M1X2
@@ -600,7 +605,9 @@ MXJIT_API mxjit_status mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream st
 /** FP8 tensorwise quantize (Primus-Turbo, NUMERICS.md §6.1): one fp32 scale for the whole
  *  tensor. x bf16/f32 any shape, compact or with a row stride >= its last dim (the leading
  *  dims must nest: stride[i] = stride[i+1]·shape[i+1]; the padding between rows is never
- *  read); q has x's shape in dtype fp8 (E4M3, E5M2, E4M3FNUZ, E5M2FNUZ), compact row-major;
+ *  read); q has x's shape in dtype fp8 (E4M3, E5M2, E4M3FNUZ, E5M2FNUZ), compact row-major
+ *  (ABI 2: or, for x of 2+ dims, x's shape or the 2D rows view with a row stride >= the last
+ *  dim, leading dims nesting; the padding between rows is never written);
  *  scale_inv: one f32 on the device (= 1/scale, the dequantization factor).
  *
  *  Device workspace (emu and hip; mxjit_workspace_size says how much, a few KiB): without

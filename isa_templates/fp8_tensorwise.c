@@ -20,14 +20,17 @@
  * whole chunk, so lanes past it load 0 (the identity of max |x|) and store nothing. The n % vec
  * elements after the last whole chunk are one element per lane of wave 0 of workgroup 0.
  *
- * Row-strided x (param strided, problem ld != 0: rows of cols elements at stride ld; q compact):
+ * Row-strided x or q (param strided, problem ld or ldq != 0: rows of cols elements, x's at
+ * stride ld, q's at stride ldq, either compact rows when 0; issue #13 item 6):
  * a tile is one wave's, 64 * unroll chunks within one row, so each wave walks its own (row,
  * tile of the row) pairs t = wg * waves + wave, + nwg * waves...: one division before the loop,
  * then whole-row and tile steps with one carry. The row base (row * ld) is folded into the SRD
  * like the flat tile base, num_records ending at the row's last whole chunk, so the padding
  * between rows is never read; a row's cols % vec tail elements are one per lane of the wave
- * holding its last tile. The contiguous kernels are built as before (the row kargs come
- * last and they do not read them).
+ * holding its last tile. q's rows are stored at row * ldq (a karg: cols for compact rows,
+ * the multiply the compact-q kernel already had), within the row's logical bytes only, so the
+ * padding between q's rows is never written. The contiguous kernels are built as before (the
+ * row kargs come last and they do not read them).
  */
 #include "fp8_tensorwise.h"
 

@@ -27,6 +27,13 @@
  * base (validate: every tensor's reach under 2^31 bytes).
  * gfx942 encodes E2M1 in software: a short sequence for waves whose blocks all have sb >= 3,
  * the exact jb_mx_cvt_fp4 in a branch otherwise (f4_fast_bf16, f4_cast).
+ * Output row strides (issue #13 item 6): linear q_row / q_col and plain scales are rows at
+ * the kernargs ld_qr, ld_sr, ld_qc, ld_sc (bytes; the compact row when the problem's is 0),
+ * where the compact kernel had K/2, M/2 and the scale width: the same instructions. Their
+ * views end at the last row's last byte (qr_bytes, qc_bytes, sr_bytes, sc_bytes:
+ * (rows - 1) · ld + row), so rows past the matrix still fall past the end, and only logical
+ * bytes are stored (lanes past a row's end are masked as before): the padding between rows is
+ * never written. Preshuffled data and padded scale layouts stay compact (validate).
  */
 #include "mxfp4.h"
 #include "mx_common.h"
