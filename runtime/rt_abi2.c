@@ -347,7 +347,10 @@ t_outrows(conv *c, int slot, const char *name, const mxjit_tensor_v2 *t, const m
           int ndt, int64_t mats, int64_t rows, int64_t cols, mxjit_devptr *addr)
 {
    int64_t want, bytes = rows < 0 ? -1 : mul3(mats, rows, cols);
-   if (absent(t) || noncompact_dim(t, &want) < 0 || rows < 0)
+   /* an ndim t_common refuses goes there first: noncompact_dim reads stride[0 .. ndim) (fuzz_api,
+    * UBSan: ndim 5) */
+   if (absent(t) || t->ndim < 0 || t->ndim > MXJIT_MAX_DIMS || noncompact_dim(t, &want) < 0 ||
+       rows < 0)
       return t_out(c, name, t, dts, ndt, bytes, addr);
    if (c->ctx && !c->rs)
       return t_out(c, name, t, dts, ndt, bytes, addr); /* refuses the strides */

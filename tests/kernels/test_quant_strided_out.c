@@ -446,6 +446,11 @@ Test(quant_strided_out, refusals)
    REFUSED(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_STRIDE,
            "args.q_row.stride[0] = 40, but mxfp4_quantize writes (or reads) q_row whole");
    a.preshuffle = 0;
+   /* an ndim out of range is named, not read past (fuzz_api: UBSan in noncompact_dim) */
+   a.q_row.ndim = 5;
+   REFUSED(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_SHAPE,
+           "args.q_row.ndim = 5; it must be in [0, 4]");
+   a.q_row.ndim = 2;
    /* columnwise: (K, M/2), the stride below M/2 */
    mxjit_mxfp4_quant_args c = MXJIT_ARGS(
        mxjit_mxfp4_quant_args, .x = tens(x, MXJIT_DTYPE_BF16, 2, M, K, 0), .colwise = 1,
