@@ -314,36 +314,39 @@ typedef struct mxjit_tensor_v1 {
  *
  *  Strides: the innermost dimension must have stride 1 (a dim of extent 1 may have any
  *  stride); anything else fails with MXJIT_ERR_INVALID_ARG_STRIDE naming the operand and the
- *  stride. A row stride (stride[ndim-2], the leading dimension) at least the row length is
- *  taken where the op's kernel and host path read rows at a stride: scaled_copy x and out;
- *  mxfp8_quantize and mxfp4_quantize x (3D x also an expert stride; mxfp4 flattens leading
- *  dims that nest); grouped_gemm_fp8 a and b (3D b also an expert stride >= rows · row
- *  stride); fp8_tensorwise_quantize x (any ndim >= 2, leading dims that nest; q stays
- *  compact); moe_a16w4_stage2 a (a token stride stride[0] >= topk · stride[1] and a row
- *  stride stride[1] >= inter) and out (a row stride >= model_dim; the padding between its
- *  rows is never written); the layout ops' inputs, which run on the host device: to_blocked
- *  s and e8m0_shuffle s, shuffle_weight_a16w4 / shuffle_scale_a16w4 src (forward direction;
+ *  stride. Every 2D/3D input takes a row stride (stride[ndim-2], the leading dimension) at
+ *  least the row length, read by the op's kernel and host path at that stride: scaled_copy
+ *  x; mxfp8_quantize and mxfp4_quantize x (3D x also an expert stride; mxfp4 flattens
+ *  leading dims that nest); grouped_gemm_fp8 a and b (3D b also an expert stride >= rows ·
+ *  row stride); fp8_tensorwise_quantize x (any ndim >= 2, leading dims that nest);
+ *  moe_a16w4_stage2 a (a token stride stride[0] >= topk · stride[1] and a row stride
+ *  stride[1] >= inter); the layout ops' inputs, which run on the host device: to_blocked s
+ *  and e8m0_shuffle s, shuffle_weight_a16w4 / shuffle_scale_a16w4 src (forward direction;
  *  3D: an expert stride >= rows · row stride), shuffle_weight w (either direction; leading
  *  dims that nest, their stride >= rows · row stride), read through a temporary compact host
- *  copy. These last take strides in ABI 2 only (their ABI-1 members are bare pointers, or
- *  compact for shuffle_weight w), and so does the plain matrix the inverse layout ops write
- *  (to_blocked s, e8m0_shuffle out, shuffle_weight out in w's dtype, the a16w4 shuffles'
- *  out; 3D: an expert stride): it must then have the call's shape, and only its elements are
- *  written, never the padding between rows. Every other operand must be compact row-major
- *  (strides all 0 or equal to the row-major ones): outputs (their bytes are the op's layout),
- *  the layout-defined buffers of the layout ops, and operands whose kernel takes no row
- *  stride; a strided one is refused with MXJIT_ERR_INVALID_ARG_STRIDE naming it and saying
- *  so (pass a contiguous tensor); nothing is copied into device memory behind the caller's
- *  back. Strided outputs (ABI 2): mxfp8_quantize q and plain scales take a row stride (3d
- *  also an expert stride); such an output must have the call's shape (below) and only its
- *  logical bytes are written, never those between its rows.
+ *  copy.
+ *  Every output that is a plain matrix takes a row stride too (3D: a matrix stride): scaled_copy
+ *  out; mxfp8_quantize q and its plain scales; mxfp4_quantize's linear q_row / q_col and
+ *  plain s_row / s_col; fp8_tensorwise_quantize q (leading dims that nest); grouped_gemm_fp8
+ *  out (wgrad's (G, N, K) also a matrix stride); moe_a16w4_stage2 out; the plain matrix the
+ *  inverse layout ops write (to_blocked s, e8m0_shuffle out, shuffle_weight out in w's dtype,
+ *  the a16w4 shuffles' out). A strided output must have the call's shape ((rows, cols), or
+ *  3D (E, rows, cols) and its 2D view (E·rows, cols)); only its logical bytes are written,
+ *  never the padding between rows. All these strides except scaled_copy's and those of
+ *  mxfp8/mxfp4/fp8_tensorwise x and grouped_gemm_fp8 a/b (ABI-1 tensors) come in ABI 2 only
+ *  (their ABI-1 members are bare pointers). The buffers whose layout is the format (blocked and shuffled scales,
+ *  preshuffled data, the layout ops' blocked, shuffled and padded buffers) and operands no
+ *  kernel reads by rows must be compact row-major (strides all 0 or equal to the row-major
+ *  ones); a strided one is refused with MXJIT_ERR_INVALID_ARG_STRIDE naming it and saying so
+ *  (pass a contiguous tensor); nothing is copied into device memory behind the caller's
+ *  back.
  *
  *  Shapes: inputs give the op its dims (documented per op). An output is checked for its
  *  dtype and its size: numel · element size must be exactly the bytes the op documents for
  *  these inputs (any ndim, so a framework's (M, K) or flat buffer both do; the layout-defined
  *  ones, blocked or shuffled scales and preshuffled data, have no other natural shape), else
- *  MXJIT_ERR_INVALID_ARG_SHAPE names both sizes. scaled_copy out is the exception: a strided
- *  (M, N) view. A scalar (scale_inv) is ndim 0 or one element.
+ *  MXJIT_ERR_INVALID_ARG_SHAPE names both sizes; a strided one must have the call's shape.
+ *  A scalar (scale_inv) is ndim 0 or one element.
  *  An optional operand (offs, bias, workspace) is absent when data, byte_offset and ndim are
  *  all 0. In mxjit_supports / mxjit_prepare / mxjit_workspace_size data may be 0 as for the
  *  ABI-1 pointers; shapes are still read. */
@@ -479,6 +482,9 @@ MXJIT_API mxjit_status mxjit_mxfp8_quantize(mxjit_ctx *ctx, mxjit_stream stream,
  *  row stride is accepted); the block dim a multiple of 32: K for rowwise (any M), M for
  *  columnwise, both for both.
  *  Rowwise: q_row (M, K/2), scales of (M, K/32); columnwise: q_col (K, M/2), scales of (K, M/32).
+ *  ABI 2: linear q_row / q_col and plain scales may have a row stride >= their row (2D, or
+ *  q_row / s_row with x's leading dims, nesting); preshuffled data and blocked / shuffled
+ *  scales are layout-defined, compact.
  *  Scales in scale_layout (the aiter GEMM wants MXJIT_SCALES_SHUFFLED, padding 0).
  *  preshuffle = 1 writes q in the shuffle_weight (16,16) layout (§5.2; rows % 16 == 0 and
  *  packed width % 32 == 0). Sizes: mxjit_mx_quant_sizes with kind DIM0 / DIM1, elem E2M1X2
@@ -614,7 +620,9 @@ MXJIT_API mxjit_status mxjit_shuffle_scale_a16w4(mxjit_ctx *ctx, mxjit_stream st
 /** FP8 tensorwise quantize (Primus-Turbo, NUMERICS.md §6.1): one fp32 scale for the whole
  *  tensor. x bf16/f32 any shape, compact or with a row stride >= its last dim (the leading
  *  dims must nest: stride[i] = stride[i+1]·shape[i+1]; the padding between rows is never
- *  read); q has x's shape in dtype fp8 (E4M3, E5M2, E4M3FNUZ, E5M2FNUZ), compact row-major;
+ *  read); q has x's shape in dtype fp8 (E4M3, E5M2, E4M3FNUZ, E5M2FNUZ), compact row-major
+ *  (ABI 2: or, for x of 2+ dims, x's shape or the 2D rows view with a row stride >= the last
+ *  dim, leading dims nesting; the padding between rows is never written);
  *  scale_inv: one f32 on the device (= 1/scale, the dequantization factor).
  *
  *  Device workspace (emu and hip; mxjit_workspace_size says how much, a few KiB): without

@@ -20,14 +20,17 @@
  * whole chunk, so lanes past it load 0 (the identity of max |x|) and store nothing. The n % vec
  * elements after the last whole chunk are one element per lane of wave 0 of workgroup 0.
  *
- * Row-strided x (param strided, problem ld != 0: rows of cols elements at stride ld; q compact):
+ * Row-strided x or q (param strided, problem ld or ldq != 0: rows of cols elements, x's at
+ * stride ld, q's at stride ldq, either compact rows when 0; issue #13 item 6):
  * a tile is one wave's, 64 * unroll chunks within one row, so each wave walks its own (row,
  * tile of the row) pairs t = wg * waves + wave, + nwg * waves...: one division before the loop,
  * then whole-row and tile steps with one carry. The row base (row * ld) is folded into the SRD
  * like the flat tile base, num_records ending at the row's last whole chunk, so the padding
  * between rows is never read; a row's cols % vec tail elements are one per lane of the wave
- * holding its last tile. The contiguous kernels are built as before (the row kargs come
- * last and they do not read them).
+ * holding its last tile. q's rows are stored at row * ldq (a karg: cols for compact rows,
+ * the multiply the compact-q kernel already had), within the row's logical bytes only, so the
+ * padding between q's rows is never written. The contiguous kernels are built as before (the
+ * row kargs come last and they do not read them).
  */
 #include "fp8_tensorwise.h"
 
@@ -38,7 +41,7 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_FP8T_VERSION 2
+#define TPL_FP8T_VERSION 3
 
 static const uint32_t fp8t_bool[] = {0, 1};
 static const uint32_t fp8t_fmts[] = {TPL_FP8T_E4M3, TPL_FP8T_E5M2, TPL_FP8T_E4M3FNUZ,
@@ -59,15 +62,17 @@ static const uint32_t fp8t_unroll[] = {1, 2, 4};
 static const tpl_param fp8t_param_table[] = {FP8T_PARAMS(AS_PARAM)};
 #undef AS_PARAM
 #define FP8T_NPARAMS (sizeof(fp8t_param_table) / sizeof(fp8t_param_table[0]))
-_Static_assert(sizeof(struct tpl_fp8t_problem) == 40, "tpl_fp8t_problem has padding");
+_Static_assert(sizeof(struct tpl_fp8t_problem) == 48, "tpl_fp8t_problem has padding");
 
 /* The row kargs (strided kernels only; last, so the contiguous kernels load what they did):
- * cols, ld (elements), tpr (tiles per row), ntiles (rows * tpr), and the loop's step of nwg
- * tiles split into whole rows and tiles (srow, stile: no division in the loop). */
+ * cols, ld (x's row stride in elements, cols for compact rows), tpr (tiles per row), ntiles
+ * (rows * tpr), and the loop's step of nwg tiles split into whole rows and tiles (srow,
+ * stile: no division in the loop). The cast also takes ldq, q's row stride (cols compact). */
 #define ROW_KARGS(X) X(cols, I64) X(ld, I64) X(tpr, I64) X(ntiles, I64) X(srow, I64) X(stile, I64)
 #define AMAX_KARGS(X) X(x, PTR) X(ws, PTR) X(n, I64) X(nwg, I32) ROW_KARGS(X)
 #define CAST_KARGS(X)                                                                              \
-   X(x, PTR) X(q, PTR) X(sinv, PTR) X(ws, PTR) X(n, I64) X(nparts, I32) X(nwg, I32) ROW_KARGS(X)
+   X(x, PTR) X(q, PTR) X(sinv, PTR) X(ws, PTR) X(n, I64) X(nparts, I32) X(nwg, I32) ROW_KARGS(X) \
+   X(ldq, I64)
 TPL_KARG_TABLE(amax_kargs, AMAX_KARGS);
 TPL_KARG_TABLE(cast_kargs, CAST_KARGS);
 enum { AK_x, AK_ws, AK_n, AK_nwg, AK_cols, AK_ld, AK_tpr, AK_ntiles, AK_srow, AK_stile, AK_COUNT };
@@ -85,6 +90,7 @@ enum {
    CK_ntiles,
    CK_srow,
    CK_stile,
+   CK_ldq,
    CK_COUNT
 };
 _Static_assert(CK_cols - CK_x == AK_cols - AK_x + 3, "the row kargs follow the same way");
@@ -158,12 +164,16 @@ fp8t_validate(const char *fam, bool cast, const void *problem, const void *param
       why = "the class params (in_f32, fmt) must be the problem's";
    else if (pr->n < 0)
       why = "the element count is negative";
-   else if (p->strided != (pr->ld != 0))
-      why = "strided must be 1 exactly when the problem has a row stride (ld != 0)";
-   else if (pr->ld && (pr->cols < 1 || pr->ld <= pr->cols || pr->n % pr->cols))
-      why = "a strided x has rows of cols >= 1 elements, ld > cols and n a multiple of cols";
-   else if (!pr->ld && pr->cols)
-      why = "cols is 0 for a contiguous x (ld 0)";
+   else if (p->strided != (pr->ld != 0 || pr->ldq != 0))
+      why = "strided must be 1 exactly when the problem has a row stride (ld or ldq != 0)";
+   else if (p->strided && (pr->cols < 1 || pr->n % pr->cols || (pr->ld && pr->ld <= pr->cols) ||
+                           (pr->ldq && pr->ldq <= pr->cols) || pr->ld < 0 || pr->ldq < 0))
+      why = "a strided x or q has rows of cols >= 1 elements, n a multiple of cols and each "
+            "row stride (ld, ldq) 0 or > cols";
+   else if (!p->strided && pr->cols)
+      why = "cols is 0 for a contiguous x and q (ld and ldq 0)";
+   else if (!cast && pr->ldq)
+      why = "the amax step's problem carries ldq 0 (it does not write q)";
    else if (!cast && pr->fmt != TPL_FP8T_E4M3)
       why = "the amax step's problem carries fmt 0 (its kernel does not depend on it)";
    else if (p->vec * esize(p) * p->unroll > 128)
@@ -221,7 +231,7 @@ amax_pick(const struct jt_target *t, const void *problem, void *params)
    p->unroll = pr->in_f32 ? 2 : 4;
    if (pr->n / TPL_FP8T_MAX_PARTS < tile_chunks(p) * p->vec)
       p->unroll = 1;
-   if (pr->ld) {
+   if (pr->ld || pr->ldq) {
       /* a wave's tile stays within a row: one chunk per lane, shorter chunks for short rows
        * (fewer idle lanes) */
       p->strided = 1;
@@ -264,7 +274,7 @@ row_kargs(const void *problem, const void *params, uint32_t nwg, uint64_t *v)
    const struct tpl_fp8t_params *p = params;
    int64_t tpr = p->strided ? row_tiles(pr, p) : 1, step = (int64_t)nwg * p->waves;
    v[0] = (uint64_t)pr->cols;
-   v[1] = (uint64_t)pr->ld;
+   v[1] = (uint64_t)(pr->ld ? pr->ld : pr->cols);
    v[2] = (uint64_t)tpr;
    v[3] = (uint64_t)all_tiles(pr, p);
    v[4] = (uint64_t)(step / tpr);
@@ -297,6 +307,7 @@ cast_kernargs(const void *problem, const void *params, const uint64_t *io, uint6
    v[CK_nparts] = (uint64_t)pr->nparts;
    v[CK_nwg] = g.grid[0];
    row_kargs(problem, params, g.grid[0], v + CK_cols);
+   v[CK_ldq] = (uint64_t)(pr->ldq ? pr->ldq : pr->cols);
 }
 
 /* Both steps use the same workspace: the amax step's partials. */
@@ -321,10 +332,10 @@ fp8t_tune_key(const void *problem, tpl_tune_key *k)
    const struct tpl_fp8t_problem *pr = problem;
    /* a row-strided x is its own class (its tuned points carry strided = 1): rows, cols */
    snprintf(k->cls, sizeof(k->cls), "%s:%s%s", pr->in_f32 ? "f32" : "bf16", fmt_names[pr->fmt & 3],
-            pr->ld ? ":rows" : "");
-   k->shape[0] = pr->ld ? pr->n / pr->cols : pr->n;
+            pr->cols ? ":rows" : "");
+   k->shape[0] = pr->cols ? pr->n / pr->cols : pr->n;
    k->shape[1] = pr->cols;
-   k->nshape = pr->ld ? 2 : 1;
+   k->nshape = pr->cols ? 2 : 1;
 }
 
 /* ---- kernel ----------------------------------------------------------------------------- */
@@ -631,7 +642,7 @@ fp8t_cast_build(jb_builder *b, const void *params)
    if (p->strided) {
       ROW_LOOP(b, &w, CK_cols, rt, {
          jb_val rowx = jb_imul_imm(b, jb_imul(b, rt.row, rt.ld), es);
-         jb_val rowq = jb_imul(b, rt.row, rt.cols);
+         jb_val rowq = jb_imul(b, rt.row, jb_arg_val(b, CK_ldq)); /* q's rows at ldq */
          jb_val toff = jb_imul_imm(b, rt.tt, 64 * p->unroll * p->vec);
          jb_val xsrd = jb_srd_rebase(b, x, jb_iadd(b, rowx, jb_imul_imm(b, toff, es)),
                                      jb_iadd(b, rowx, jb_imul_imm(b, rt.whole, es)));

@@ -24,7 +24,9 @@ enum tpl_fp8t_fmt { TPL_FP8T_E4M3, TPL_FP8T_E5M2, TPL_FP8T_E4M3FNUZ, TPL_FP8T_E5
  *  nparts: the cast's count of partials (the amax plan's grid); 0 for the amax step,
  *  whose fmt is always TPL_FP8T_E4M3 (its kernel does not depend on the format).
  *  ld: 0 for a contiguous x (one flat run); else x is n / cols rows of cols elements, row r
- *  starting at element r * ld (ld > cols; q stays compact row-major). */
+ *  starting at element r * ld (ld > cols). ldq: the same for q (issue #13 item 6; the cast
+ *  only, 0 in the amax step): 0 compact, else q's row r starts at byte r * ldq (ldq > cols).
+ *  Either stride makes the problem row-strided (cols >= 1; the other 0 is compact rows). */
 struct tpl_fp8t_problem {
    int64_t n;
    int64_t nparts;
@@ -32,6 +34,7 @@ struct tpl_fp8t_problem {
    uint32_t fmt;    /* enum tpl_fp8t_fmt */
    int64_t cols;    /* 0 when ld is 0 */
    int64_t ld;      /* row stride in elements; 0: contiguous */
+   int64_t ldq;     /* q's row stride in elements (bytes); 0: compact */
 };
 /* Per-call values (rt_run's io): device pointers. */
 enum { TPL_FP8T_IO_X, TPL_FP8T_IO_Q, TPL_FP8T_IO_SINV, TPL_FP8T_IO_WS };
@@ -42,7 +45,8 @@ struct tpl_fp8t_params {
    uint32_t waves;   /* waves per workgroup */
    uint32_t vec;     /* contiguous elements per lane chunk: loads of min(16, vec * size) bytes */
    uint32_t unroll;  /* chunks per lane per loop iteration */
-   uint32_t strided; /* 1: x read by rows (problem ld != 0), tiles within a row */
+   uint32_t strided; /* 1: x read and q written by rows (problem ld or ldq != 0), tiles
+                      * within a row */
 };
 
 /** Partials the amax step writes for problem/params (its grid). */

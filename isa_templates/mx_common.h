@@ -48,6 +48,9 @@ enum { TPL_MXFP4_ROW = 1, TPL_MXFP4_COL = 2, TPL_MXFP4_BOTH = 3 };
 struct tpl_mxfp4_problem {
    int64_t m, k;
    int64_t ld_x; /* row stride of x in elements (>= k) */
+   /* row strides in bytes of q_row, s_row, q_col, s_col (issue #13 item 6): 0 is compact
+    * (K/2, K/32, M/2, M/32); only linear data and plain scales take one (>= the row) */
+   int64_t ld_qr, ld_sr, ld_qc, ld_sc;
    uint32_t in_f32, mode, outputs, scales, preshuffle;
    uint32_t pad0; /* keeps the struct free of padding (it is hashed bytewise) */
 };

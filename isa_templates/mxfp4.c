@@ -27,6 +27,13 @@
  * base (validate: every tensor's reach under 2^31 bytes).
  * gfx942 encodes E2M1 in software: a short sequence for waves whose blocks all have sb >= 3,
  * the exact jb_mx_cvt_fp4 in a branch otherwise (f4_fast_bf16, f4_cast).
+ * Output row strides (issue #13 item 6): linear q_row / q_col and plain scales are rows at
+ * the kernargs ld_qr, ld_sr, ld_qc, ld_sc (bytes; the compact row when the problem's is 0),
+ * where the compact kernel had K/2, M/2 and the scale width: the same instructions. Their
+ * views end at the last row's last byte (qr_bytes, qc_bytes, sr_bytes, sc_bytes:
+ * (rows - 1) · ld + row), so rows past the matrix still fall past the end, and only logical
+ * bytes are stored (lanes past a row's end are masked as before): the padding between rows is
+ * never written. Preshuffled data and padded scale layouts stay compact (validate).
  */
 #include "mxfp4.h"
 #include "mx_common.h"
@@ -39,13 +46,14 @@
 #include <string.h>
 
 /* Bump whenever the generated code can change (it is part of the kernel cache key). */
-#define TPL_MXFP4_VERSION 3
+#define TPL_MXFP4_VERSION 4
 
 /* clang-format off */
 #define MXFP4_KARGS(X)                                                                             \
    X(x, PTR) X(q_row, PTR) X(s_row, PTR) X(q_col, PTR) X(s_col, PTR) X(m, I64) X(k, I64)           \
    X(ld_x, I64) X(x_bytes, I64) X(sr_rows, I64) X(sr_cols, I64) X(sr_bytes, I64)                   \
-   X(sc_rows, I64) X(sc_cols, I64) X(sc_bytes, I64) X(m_tiles, I64) X(k_cover, I64)
+   X(sc_rows, I64) X(sc_cols, I64) X(sc_bytes, I64) X(m_tiles, I64) X(k_cover, I64)           \
+   X(ld_qr, I64) X(ld_sr, I64) X(ld_qc, I64) X(ld_sc, I64) X(qr_bytes, I64) X(qc_bytes, I64)
 /* clang-format on */
 TPL_KARG_ENUM(MXFP4_KARGS);
 TPL_KARG_TABLE(mxfp4_karg_table, MXFP4_KARGS);
@@ -163,6 +171,26 @@ scale_dims(const struct tpl_mxfp4_problem *pr, int64_t *sr, int64_t *sc)
    sc[1] = c ? pad_cols(pr->scales, pr->m / 32) : 0;
 }
 
+/* The outputs' row strides in bytes (q_row, s_row, q_col, s_col): the problem's, or the
+ * compact row (a padded scale layout's row: its own, the layout is the format). */
+static void
+out_lds(const struct tpl_mxfp4_problem *pr, int64_t ld[4])
+{
+   int64_t sr[2], sc[2];
+   scale_dims(pr, sr, sc);
+   ld[0] = pr->ld_qr ? pr->ld_qr : pr->k / 2;
+   ld[1] = pr->ld_sr ? pr->ld_sr : sr[1];
+   ld[2] = pr->ld_qc ? pr->ld_qc : pr->m / 2;
+   ld[3] = pr->ld_sc ? pr->ld_sc : sc[1];
+}
+
+/* Bytes from a strided matrix's first byte to one past its last: rows of cols at stride ld. */
+static int64_t
+rows_bytes(int64_t rows, int64_t cols, int64_t ld)
+{
+   return rows && cols ? (rows - 1) * ld + cols : 0;
+}
+
 static void mxfp4_grid(const void *problem, const void *params, tpl_grid *g);
 
 /* Without rebase each tensor is one resource and a lane's offset from its base is 32-bit
@@ -181,16 +209,16 @@ reach(const struct tpl_mxfp4_problem *pr, const void *params, int64_t r[5])
    const struct tpl_mxfp4_params *fp = params;
    struct tpl_mx_params mxp;
    const struct tpl_mx_params *p = to_mx(fp, &mxp);
-   int64_t sr[2], sc[2];
-   scale_dims(pr, sr, sc);
+   int64_t ld[4];
+   out_lds(pr, ld);
    int64_t rows = (int64_t)g.grid[1] * p->waves * p->rows * 32 + 32; /* rows a tile can name */
    int64_t cols = (int64_t)g.grid[0] * span(p) * fp->unroll + span(p);
    int64_t es = esize(p);
    r[0] = rows * pr->ld_x * es + cols * es;
-   r[1] = has_row(pr->outputs) ? rows * (pr->k / 2) + cols / 2 : 0;
-   r[2] = has_row(pr->outputs) ? (rows + 256) * (sr[1] > 8 ? sr[1] : 8) + cols / 32 : 0;
-   r[3] = has_col(pr->outputs) ? cols * (pr->m / 2) + rows / 2 : 0;
-   r[4] = has_col(pr->outputs) ? (cols + 256) * (sc[1] > 8 ? sc[1] : 8) + rows / 32 : 0;
+   r[1] = has_row(pr->outputs) ? rows * ld[0] + cols / 2 : 0;
+   r[2] = has_row(pr->outputs) ? (rows + 256) * (ld[1] > 8 ? ld[1] : 8) + cols / 32 : 0;
+   r[3] = has_col(pr->outputs) ? cols * ld[2] + rows / 2 : 0;
+   r[4] = has_col(pr->outputs) ? (cols + 256) * (ld[3] > 8 ? ld[3] : 8) + rows / 32 : 0;
 }
 
 static mxjit_status
@@ -203,7 +231,21 @@ mxfp4_validate(const void *problem, const void *params, char *msg, size_t msglen
    const char *why = NULL;
    unsigned c = cols(p), es = esize(p);
    int64_t row_b = (int64_t)32 * pr->ld_x * es; /* bytes of x a tile spans, one 32-row block */
-   if (p->in_f32 != pr->in_f32 || p->mode != pr->mode || p->scales != pr->scales ||
+   int64_t ld[4], wide;
+   out_lds(pr, ld);
+   row_b = row_b > 32 * ld[0] ? row_b : 32 * ld[0];
+   row_b = row_b > 32 * ld[1] ? row_b : 32 * ld[1];
+   wide = pr->m > 2 * ld[2] ? pr->m : 2 * ld[2]; /* a q_col or s_col column's byte reach */
+   wide = wide > ld[3] ? wide : ld[3];
+   bool plain = pr->scales == TPL_MX_SCALES_PLAIN;
+   if ((pr->ld_qr && (pr->ld_qr < pr->k / 2 || pr->preshuffle || !has_row(pr->outputs))) ||
+       (pr->ld_sr && (pr->ld_sr < pr->k / 32 || !plain || !has_row(pr->outputs))) ||
+       (pr->ld_qc && (pr->ld_qc < pr->m / 2 || pr->preshuffle || !has_col(pr->outputs))) ||
+       (pr->ld_sc && (pr->ld_sc < pr->m / 32 || !plain || !has_col(pr->outputs))) ||
+       pr->ld_qr < 0 || pr->ld_sr < 0 || pr->ld_qc < 0 || pr->ld_sc < 0)
+      why = "an output row stride (ld_qr, ld_sr, ld_qc, ld_sc) is 0 or at least its row, and "
+            "only for a requested output in linear data / plain scales (a layout is compact)";
+   else if (p->in_f32 != pr->in_f32 || p->mode != pr->mode || p->scales != pr->scales ||
        fp->outputs != pr->outputs || fp->preshuffle != pr->preshuffle)
       why = "the class params (in_f32, mode, scales, outputs, preshuffle) must be the problem's";
    else if (has_row(pr->outputs) && pr->k % 32)
@@ -220,9 +262,9 @@ mxfp4_validate(const void *problem, const void *params, char *msg, size_t msglen
    else if (p->ktail != (pr->k % c != 0))
       why = "ktail must be 1 exactly when K is not a multiple of the columns per load";
    else if (row_b >= 2147483648.0 || 32.0 * pr->k >= 2147483648.0 ||
-            (double)span(p) * fp->unroll * pr->m >= 2147483648.0)
-      why = "a tile's offsets must stay under 2 GB (32 rows of x and q_row, the tile's columns of "
-            "q_col; 32-bit lane offsets)";
+            (double)span(p) * fp->unroll * wide >= 2147483648.0)
+      why = "a tile's offsets must stay under 2 GB (32 rows of x, q_row and s_row, the tile's "
+            "columns of q_col and s_col; 32-bit lane offsets)";
    if (!why && !fp->rebase) {
       int64_t r[5];
       reach(pr, params, r);
@@ -331,12 +373,19 @@ mxfp4_kernargs(const void *problem, const void *params, const uint64_t *io, uint
    v[KA_ld_x] = (uint64_t)pr->ld_x;
    int64_t last = (pr->m - 1) * pr->ld_x + pr->k;
    v[KA_x_bytes] = (uint64_t)(pr->m && pr->k ? last * (pr->in_f32 ? 4 : 2) : 0);
+   int64_t ld[4];
+   out_lds(pr, ld);
    v[KA_sr_rows] = (uint64_t)sr[0];
    v[KA_sr_cols] = (uint64_t)sr[1];
-   v[KA_sr_bytes] = (uint64_t)(sr[0] * sr[1]);
+   v[KA_sr_bytes] = (uint64_t)rows_bytes(sr[0], sr[1], ld[1]);
    v[KA_sc_rows] = (uint64_t)sc[0];
    v[KA_sc_cols] = (uint64_t)sc[1];
-   v[KA_sc_bytes] = (uint64_t)(sc[0] * sc[1]);
+   v[KA_sc_bytes] = (uint64_t)rows_bytes(sc[0], sc[1], ld[3]);
+   for (unsigned i = 0; i < 4; i++)
+      v[KA_ld_qr + i] = (uint64_t)ld[i];
+   _Static_assert(KA_ld_sc == KA_ld_qr + 3, "the output row strides are in out_lds's order");
+   v[KA_qr_bytes] = (uint64_t)rows_bytes(pr->m, pr->k / 2, ld[0]);
+   v[KA_qc_bytes] = (uint64_t)rows_bytes(pr->k, pr->m / 2, ld[2]);
    int64_t tm, kc;
    cover(pr, &tm, &kc);
    v[KA_m_tiles] = (uint64_t)tm;
@@ -473,11 +522,12 @@ blocked_off(jb_builder *b, jb_val i, jb_val j)
 /* Scale stream of an output: the layout over a logical (h, w) matrix whose element (i, j) for
  * this lane is (i0 + il + step, j0 + jl) with i0, j0 uniform i64 (i0 % 32 == 0) and il (< 2^30),
  * jl i32. Rows of a lane (the stepped index) stay within one 16-row group of i. Rows past the
- * layout's (padded) rows fall past its end; lane_ok masks the rest (columns, other lanes). */
+ * layout's (padded) rows fall past its end; lane_ok masks the rest (columns, other lanes).
+ * Plain scales are rows at byte stride ld (i64 uniform, >= w: the caller's row stride). */
 static void
 scale_stream(jb_builder *b, const struct tpl_mx_params *p, bool rebase, jb_val s, jb_val cols_w,
-             jb_val bytes, jb_val i0, jb_val il, jb_val j0, jb_val jl, jb_val in, jb_val lane_ok,
-             struct stream *out)
+             jb_val ld, jb_val bytes, jb_val i0, jb_val il, jb_val j0, jb_val jl, jb_val in,
+             jb_val lane_ok, struct stream *out)
 {
    jb_val base, voff;
    out->step_v = (jb_val){0};
@@ -499,8 +549,8 @@ scale_stream(jb_builder *b, const struct tpl_mx_params *p, bool rebase, jb_val s
       voff = jb_iadd(b, t, blocked_off(b, ir, j));
       out->step = 16;
    } else {
-      base = jb_iadd(b, jb_imul(b, i0, cols_w), j0);
-      jb_val w = jb_trunc(b, cols_w, JB_I32);
+      base = jb_iadd(b, jb_imul(b, i0, ld), j0);
+      jb_val w = jb_trunc(b, ld, JB_I32);
       voff = jb_iadd(b, jb_imul(b, il, w), jl);
       out->step_v = w;
    }
@@ -715,7 +765,6 @@ row_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
    struct tpl_mx_params mxp;
    const struct tpl_mx_params *p = to_mx(fp, &mxp);
    unsigned c = cols(p), lm = lanes_m(p), bl = 32 / c;
-   jb_val kh = jb_lshr_imm(b, jb_arg_val(b, KA_k), 1), kh32 = jb_trunc(b, kh, JB_I32);
    jb_val kb = jb_lshr_imm(b, L->kk, 1); /* the lane's first byte of the tile's q columns */
    jb_val toff;
    struct stream q, s;
@@ -724,23 +773,26 @@ row_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
       /* §5.2 over (M, K/2): rows m0 + mrow + r (r < rpl, one 16-row group), byte kb of the
        * row = k0/2 + the lane's: n0 16 Kb + kb0 512 + k1 256 + n1 16 + k2 with kb = 32 kb0 +
        * 16 k1 + k2; the 32-byte groups before the tile's in the base, the rest per lane */
+      jb_val kh = jb_lshr_imm(b, jb_arg_val(b, KA_k), 1), kh32 = jb_trunc(b, kh, JB_I32);
       jb_val base = jb_iadd(b, jb_imul(b, T->m0, kh), jb_shl_imm(b, jb_lshr_imm(b, T->k0, 6), 9));
       jb_val n0 = jb_imul(b, jb_shl_imm(b, jb_lshr_imm(b, L->mrow, 4), 4), kh32);
       kb = jb_iadd(b, jb_trunc(b, jb_and_imm(b, jb_lshr_imm(b, T->k0, 1), 31), JB_I32), kb);
       jb_val kpart = jb_iadd(b, jb_shl_imm(b, jb_lshr_imm(b, kb, 5), 9),
                              jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, jb_lshr_imm(b, kb, 4), 1), 8),
                                      jb_and_imm(b, kb, 15)));
-      q.srd = view(b, fp->rebase, jb_arg_val(b, KA_q_row), base,
-                   jb_imul(b, jb_arg_val(b, KA_m), kh), (jb_val){0}, &toff);
+      q.srd = view(b, fp->rebase, jb_arg_val(b, KA_q_row), base, jb_arg_val(b, KA_qr_bytes),
+                   (jb_val){0}, &toff);
       q.voff = jb_iadd(b, jb_iadd(b, n0, kpart),
                        jb_iadd(b, jb_shl_imm(b, jb_and_imm(b, L->mrow, 15), 4), toff));
       q.step = 16;
    } else {
-      jb_val base = jb_iadd(b, jb_imul(b, T->m0, kh), jb_lshr_imm(b, T->k0, 1));
-      q.srd = view(b, fp->rebase, jb_arg_val(b, KA_q_row), base,
-                   jb_imul(b, jb_arg_val(b, KA_m), kh), (jb_val){0}, &toff);
-      q.voff = jb_iadd(b, jb_iadd(b, jb_imul(b, L->mrow, kh32), kb), toff);
-      q.step_v = kh32;
+      /* rows at the caller's stride ld_qr (K/2 compact): rows past M lie past qr_bytes */
+      jb_val ld = jb_arg_val(b, KA_ld_qr), ld32 = jb_trunc(b, ld, JB_I32);
+      jb_val base = jb_iadd(b, jb_imul(b, T->m0, ld), jb_lshr_imm(b, T->k0, 1));
+      q.srd = view(b, fp->rebase, jb_arg_val(b, KA_q_row), base, jb_arg_val(b, KA_qr_bytes),
+                   (jb_val){0}, &toff);
+      q.voff = jb_iadd(b, jb_iadd(b, jb_imul(b, L->mrow, ld32), kb), toff);
+      q.step_v = ld32;
    }
    /* rows past M fall past q's end; lanes past K (K % 32 == 0: whole chunks) store nothing */
    q.voff = jb_select(b, jb_cmp(b, JB_SLT, L->kk, T->krem), q.voff, jb_imm_u32(b, OOB));
@@ -749,7 +801,7 @@ row_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
    jb_val lead = jb_and(b, jb_cmp(b, JB_EQ, jb_and_imm(b, L->kk, 31), jb_imm_u32(b, 0)),
                         jb_cmp(b, JB_SLT, jb_lshr_imm(b, L->kk, 5), sccols));
    scale_stream(b, p, fp->rebase, jb_arg_val(b, KA_s_row), jb_arg_val(b, KA_sr_cols),
-                jb_arg_val(b, KA_sr_bytes), T->m0, L->mrow, jb_lshr_imm(b, T->k0, 5),
+                jb_arg_val(b, KA_ld_sr), jb_arg_val(b, KA_sr_bytes), T->m0, L->mrow, jb_lshr_imm(b, T->k0, 5),
                 jb_lshr_imm(b, L->kk, 5), (jb_val){0}, lead, &s);
    for (unsigned r = 0; r < p->rpl; r++) {
       jb_val abs, raw = T->rows[r];
@@ -771,7 +823,6 @@ col_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
    const struct tpl_mx_params *p = to_mx(fp, &mxp);
    unsigned c = cols(p), lm = lanes_m(p);
    jb_val m = jb_arg_val(b, KA_m), mh = jb_lshr_imm(b, m, 1), mh32 = jb_trunc(b, mh, JB_I32);
-   jb_val kdim = jb_arg_val(b, KA_k);
    jb_val mb = jb_lshr_imm(b, T->m0, 5);
    jb_val m_in = jb_cmp(b, JB_SLT, T->m0, m), toff;
    struct stream q, s;
@@ -784,21 +835,25 @@ col_stage(jb_builder *b, const struct tpl_mxfp4_params *fp, const struct lanes *
                             jb_iadd(b, jb_shl_imm(b, jb_lshr_imm(b, mb2, 5), 9),
                                     jb_shl_imm(b, jb_and_imm(b, jb_lshr_imm(b, mb2, 4), 1), 8)));
       jb_val n0 = jb_imul(b, jb_shl_imm(b, jb_lshr_imm(b, L->kk, 4), 4), mh32);
-      q.srd = view(b, fp->rebase, jb_arg_val(b, KA_q_col), base, jb_imul(b, kdim, mh), m_in, &toff);
+      q.srd = view(b, fp->rebase, jb_arg_val(b, KA_q_col), base, jb_arg_val(b, KA_qc_bytes), m_in,
+                   &toff);
       q.voff = jb_iadd(b, jb_iadd(b, n0, jb_shl_imm(b, jb_and_imm(b, L->kk, 15), 4)),
                        jb_iadd(b, jb_lshr_imm(b, L->mrow, 1), toff));
       q.step = 16;
    } else {
-      jb_val base = jb_iadd(b, jb_imul(b, T->k0, mh), jb_lshr_imm(b, T->m0, 1));
-      q.srd = view(b, fp->rebase, jb_arg_val(b, KA_q_col), base, jb_imul(b, kdim, mh), m_in, &toff);
-      q.voff = jb_iadd(b, jb_iadd(b, jb_imul(b, L->kk, mh32), jb_lshr_imm(b, L->mrow, 1)), toff);
-      q.step_v = mh32;
+      /* rows (K) at the caller's stride ld_qc (M/2 compact): columns past K lie past qc_bytes */
+      jb_val ld = jb_arg_val(b, KA_ld_qc), ld32 = jb_trunc(b, ld, JB_I32);
+      jb_val base = jb_iadd(b, jb_imul(b, T->k0, ld), jb_lshr_imm(b, T->m0, 1));
+      q.srd = view(b, fp->rebase, jb_arg_val(b, KA_q_col), base, jb_arg_val(b, KA_qc_bytes), m_in,
+                   &toff);
+      q.voff = jb_iadd(b, jb_iadd(b, jb_imul(b, L->kk, ld32), jb_lshr_imm(b, L->mrow, 1)), toff);
+      q.step_v = ld32;
    }
    /* columns past K fall past q's and the scales' ends; one lane of a block stores its scale,
     * in a tile whose block the layout has (padding included) */
    jb_val lead = jb_cmp(b, JB_EQ, L->mg, jb_imm_u32(b, 0));
    scale_stream(b, p, fp->rebase, jb_arg_val(b, KA_s_col), jb_arg_val(b, KA_sc_cols),
-                jb_arg_val(b, KA_sc_bytes), T->k0, L->kk, mb, jb_imm_u32(b, 0),
+                jb_arg_val(b, KA_ld_sc), jb_arg_val(b, KA_sc_bytes), T->k0, L->kk, mb, jb_imm_u32(b, 0),
                 jb_cmp(b, JB_SLT, mb, jb_arg_val(b, KA_sc_cols)), lead, &s);
    for (unsigned j = 0; j < c; j++) {
       /* gfx942 bf16, 8 rows: rows (i, i + 4) in a dword (tpl_mx_column's order only for the

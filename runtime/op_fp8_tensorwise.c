@@ -9,7 +9,11 @@
  * The cast's problem carries the amax plan's partial count, so both plans are memoized by the
  * generic runner (rt_run.c) like any single-step op.
  * x may have a row stride (issue #13 item 6; x_rows): the kernels' strided variant reads its
- * rows, the host path gathers them into a compact copy; q is always compact.
+ * rows, the host path gathers them into a compact copy. So may q (ABI 2 only: rt_abi2.c's
+ * fp8_tensorwise converter puts its one row stride, leading dims nested, into
+ * rt_strides.out[FP8T_OUT_Q]): the cast writes its rows at that stride and never the padding
+ * between them; the host path writes compact rows and copies them out. (cols, ld) below are
+ * x's rows, (qcols, qld) q's: 0 for compact.
  */
 #include "op_int.h"
 
@@ -19,6 +23,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* rt_strides.out slot of q (the only output written by rows; scale_inv is one f32). */
+enum { FP8T_OUT_Q };
 
 /* x as rows: a compact x is one flat run (*ld = 0, *cols = 0); a strided one is rows of
  * *cols elements at a row stride *ld > cols, the stride of the innermost leading dim of
@@ -82,11 +89,12 @@ x_span(int64_t n, int64_t cols, int64_t ld, int es)
    return ((uint64_t)(n / cols - 1) * (uint64_t)ld + (uint64_t)cols) * (uint64_t)es;
 }
 
-/* Checks args; on MXJIT_OK *n is the element count, *cols, *ld x's rows (x_rows) and *f the
- * host format. */
+/* Checks args; on MXJIT_OK *n is the element count, *cols, *ld x's rows (x_rows), *qcols,
+ * *qld q's (from ldq, q's row stride in rt_strides: rows of x's last dim) and *f the host
+ * format. */
 static mxjit_status
-check_args(mxjit_ctx *ctx, const char *op, const mxjit_fp8_tensorwise_args *args, int64_t *n,
-           int64_t *cols, int64_t *ld, host_fmt *f)
+check_args(mxjit_ctx *ctx, const char *op, const mxjit_fp8_tensorwise_args *args, int64_t ldq,
+           int64_t *n, int64_t *cols, int64_t *ld, int64_t *qcols, int64_t *qld, host_fmt *f)
 {
    static const mxjit_dtype xdt[] = {MXJIT_DTYPE_BF16, MXJIT_DTYPE_F32};
    mxjit_status st = x_rows(ctx, op, &args->x, cols, ld);
@@ -104,13 +112,18 @@ check_args(mxjit_ctx *ctx, const char *op, const mxjit_fp8_tensorwise_args *args
    if ((st = rt_op_check_ptr(ctx, op, "q", args->q, 1)) != MXJIT_OK ||
        (st = rt_op_check_ptr(ctx, op, "scale_inv", args->scale_inv, 4)) != MXJIT_OK)
       return st;
-   int64_t ne = rt_op_numel(&args->x);
+   int64_t ne = rt_op_numel(&args->x), c = args->x.shape[args->x.ndim - 1];
+   *qcols = *qld = 0;
+   if (args->x.ndim >= 2 && c > 0 && ldq > c) { /* rt_abi2.c checked ldq's span */
+      *qcols = c;
+      *qld = ldq;
+   }
    uint64_t xb = x_span(ne, *cols, *ld, rt_op_dtype_size(args->x.dtype));
-   if ((st = rt_op_check_disjoint(ctx, op, "x", args->x.data, xb, "q", args->q, (uint64_t)ne)) ||
+   uint64_t qb = x_span(ne, *qcols, *qld, 1);
+   if ((st = rt_op_check_disjoint(ctx, op, "x", args->x.data, xb, "q", args->q, qb)) ||
        (st = rt_op_check_disjoint(ctx, op, "x", args->x.data, xb, "scale_inv", args->scale_inv,
                                   4)) ||
-       (st = rt_op_check_disjoint(ctx, op, "q", args->q, (uint64_t)ne, "scale_inv", args->scale_inv,
-                                  4)))
+       (st = rt_op_check_disjoint(ctx, op, "q", args->q, qb, "scale_inv", args->scale_inv, 4)))
       return st;
    *n = ne;
    *f = (host_fmt)hf;
@@ -127,10 +140,11 @@ tpl_fmt(host_fmt f)
 }
 
 /* The two steps' plans: amax for (n, dtype), then the cast, whose problem carries the amax
- * plan's partial count. */
+ * plan's partial count and q's rows. */
 static mxjit_status
-plans(mxjit_ctx *ctx, const char *op, int64_t n, int64_t cols, int64_t ld, int in_f32, host_fmt f,
-      const rt_plan **amax, struct tpl_fp8t_problem *cpr, const rt_plan **cast)
+plans(mxjit_ctx *ctx, const char *op, int64_t n, int64_t cols, int64_t ld, int64_t qcols,
+      int64_t qld, int in_f32, host_fmt f, const rt_plan **amax, struct tpl_fp8t_problem *cpr,
+      const rt_plan **cast)
 {
    struct tpl_fp8t_problem apr = {
        .n = n, .in_f32 = (uint32_t)in_f32, .fmt = TPL_FP8T_E4M3, .cols = cols, .ld = ld};
@@ -140,6 +154,10 @@ plans(mxjit_ctx *ctx, const char *op, int64_t n, int64_t cols, int64_t ld, int i
    *cpr = apr;
    cpr->fmt = tpl_fmt(f);
    cpr->nparts = tpl_fp8t_parts(&apr, (const void *)(*amax)->params);
+   if (qld) {
+      cpr->cols = qcols;
+      cpr->ldq = qld;
+   }
    return rt_plan_get(ctx, op, &tpl_fp8t_cast, cpr, cast);
 }
 
@@ -160,18 +178,19 @@ rt_op_fp8t_plan(mxjit_ctx *ctx, const char *op, const mxjit_fp8_tensorwise_args 
    if (st != MXJIT_OK)
       return st;
    struct tpl_fp8t_problem cpr;
-   return plans(ctx, op, n, cols, ld, args->x.dtype == MXJIT_DTYPE_F32, (host_fmt)hf, amax, &cpr,
-                cast);
+   return plans(ctx, op, n, cols, ld, 0, 0, args->x.dtype == MXJIT_DTYPE_F32, (host_fmt)hf, amax,
+                &cpr, cast);
 }
 
 static mxjit_status
 run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
-           const mxjit_fp8_tensorwise_args *args, int64_t n, int64_t cols, int64_t ld, host_fmt f)
+           const mxjit_fp8_tensorwise_args *args, int64_t n, int64_t cols, int64_t ld,
+           int64_t qcols, int64_t qld, host_fmt f)
 {
    const rt_plan *amax, *cast;
    struct tpl_fp8t_problem cpr;
-   mxjit_status st =
-       plans(ctx, op, n, cols, ld, args->x.dtype == MXJIT_DTYPE_F32, f, &amax, &cpr, &cast);
+   mxjit_status st = plans(ctx, op, n, cols, ld, qcols, qld, args->x.dtype == MXJIT_DTYPE_F32, f,
+                           &amax, &cpr, &cast);
    if (st != MXJIT_OK)
       return st;
    uint64_t wa = tpl_fp8t_amax.workspace(amax->problem, amax->params);
@@ -193,7 +212,8 @@ run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
                          op, args->workspace_bytes, need, need);
       uint64_t xb = x_span(n, cols, ld, rt_op_dtype_size(args->x.dtype));
       if ((st = rt_op_check_disjoint(ctx, op, "workspace", ws, need, "x", args->x.data, xb)) ||
-          (st = rt_op_check_disjoint(ctx, op, "workspace", ws, need, "q", args->q, (uint64_t)n)) ||
+          (st = rt_op_check_disjoint(ctx, op, "workspace", ws, need, "q", args->q,
+                                     x_span(n, qcols, qld, 1))) ||
           (st = rt_op_check_disjoint(ctx, op, "workspace", ws, need, "scale_inv", args->scale_inv,
                                      4)))
          return st;
@@ -215,18 +235,24 @@ run_device(mxjit_ctx *ctx, mxjit_stream stream, const char *op,
 }
 
 /* The host reference on x, rows of cols elements at stride ld when ld != 0: the rows are
- * gathered into one compact run first (the reference reads a flat tensor). */
+ * gathered into one compact run first (the reference reads a flat tensor); q rows of qcols
+ * bytes at stride qld when qld != 0: written compact, then copied out by rows. */
 static mxjit_status
 run_host(mxjit_ctx *ctx, const char *op, const void *x, int in_f32, int64_t n, int64_t cols,
-         int64_t ld, host_fmt f, uint8_t *q, float *sinv)
+         int64_t ld, int64_t qcols, int64_t qld, host_fmt f, uint8_t *q, float *sinv)
 {
    size_t es = in_f32 ? 4 : 2;
-   uint8_t *packed = NULL;
+   uint8_t *packed = NULL, *qc = NULL, *qout = q;
+   if (qld && n && !(q = qc = malloc((size_t)n)))
+      return rt_error(ctx, MXJIT_ERR_NOMEM,
+                      "%s: out of host memory for a compact q (%" PRId64 " bytes)", op, n);
    if (ld && n) {
-      if (!(packed = malloc((size_t)n * es)))
+      if (!(packed = malloc((size_t)n * es))) {
+         free(qc);
          return rt_error(ctx, MXJIT_ERR_NOMEM,
                          "%s: out of host memory gathering a row-strided x (%" PRId64 " elements)",
                          op, n);
+      }
       for (int64_t r = 0; r < n / cols; r++)
          memcpy(packed + (size_t)(r * cols) * es, (const uint8_t *)x + (size_t)(r * ld) * es,
                 (size_t)cols * es);
@@ -235,7 +261,10 @@ run_host(mxjit_ctx *ctx, const char *op, const void *x, int in_f32, int64_t n, i
    host_mx_input hx = {x, !in_f32};
    char msg[256] = "";
    int bad = host_fp8t_quantize(hx, n, f, q, sinv, msg, sizeof(msg));
+   for (int64_t r = 0; qc && !bad && r < n / qcols; r++)
+      memcpy(qout + (size_t)(r * qld), qc + (size_t)(r * qcols), (size_t)qcols);
    free(packed);
+   free(qc);
    if (bad)
       return rt_op_host_error(ctx, op, MXJIT_ERR_INTERNAL, msg);
    return MXJIT_OK;
@@ -245,7 +274,7 @@ run_host(mxjit_ctx *ctx, const char *op, const void *x, int in_f32, int64_t n, i
  * runs on x, and q and scale_inv must match byte for byte. */
 static mxjit_status
 verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_fp8_tensorwise_args *a,
-       int64_t n, int64_t cols, int64_t ld, host_fmt f)
+       int64_t n, int64_t cols, int64_t ld, int64_t qcols, int64_t qld, host_fmt f)
 {
    size_t xb = (size_t)x_span(n, cols, ld, rt_op_dtype_size(a->x.dtype));
    uint8_t *hx = malloc(xb + 1), *hq = malloc((size_t)n + 1), *dq = malloc((size_t)n + 1);
@@ -257,10 +286,15 @@ verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_fp8_tens
    }
    if ((st = mxjit_synchronize(ctx, stream)) != MXJIT_OK ||
        (st = mxjit_memcpy_d2h(ctx, hx, a->x.data, xb)) != MXJIT_OK ||
-       (st = mxjit_memcpy_d2h(ctx, dq, a->q, (size_t)n)) != MXJIT_OK ||
        (st = mxjit_memcpy_d2h(ctx, &ds, a->scale_inv, 4)) != MXJIT_OK ||
-       (st = run_host(ctx, op, hx, a->x.dtype == MXJIT_DTYPE_F32, n, cols, ld, f, hq, &hs)) !=
-           MXJIT_OK)
+       (st = run_host(ctx, op, hx, a->x.dtype == MXJIT_DTYPE_F32, n, cols, ld, 0, 0, f, hq,
+                      &hs)) != MXJIT_OK)
+      goto done;
+   /* q's logical bytes only (a strided q: row by row, not its padding) */
+   int64_t rb = qld ? qcols : n, rows = qld ? n / qcols : 1, step = qld ? qld : n;
+   for (int64_t r = 0; st == MXJIT_OK && rb && r < rows; r++)
+      st = mxjit_memcpy_d2h(ctx, dq + (size_t)(r * rb), a->q + (uint64_t)(r * step), (size_t)rb);
+   if (st != MXJIT_OK)
       goto done;
    if (memcmp(&hs, &ds, 4)) {
       uint32_t hb, db;
@@ -293,17 +327,17 @@ mxjit_fp8_tensorwise_quantize(mxjit_ctx *ctx, mxjit_stream stream,
 {
    const char *op = "fp8_tensorwise_quantize";
    RT_OP_DEFAULT_FENV;
-   RT_OP_BEGIN(st, ctx, op, args, mxjit_fp8_tensorwise_args);
-   int64_t n = 0, cols = 0, ld = 0;
+   RT_OP_BEGIN_RS(st, ctx, op, args, mxjit_fp8_tensorwise_args, rs);
+   int64_t n = 0, cols = 0, ld = 0, qcols = 0, qld = 0;
    host_fmt f = HOST_FMT_E4M3;
    if (st == MXJIT_OK)
-      st = check_args(ctx, op, args, &n, &cols, &ld, &f);
+      st = check_args(ctx, op, args, rs.out[FP8T_OUT_Q].ld, &n, &cols, &ld, &qcols, &qld, &f);
    if (st != MXJIT_OK)
       return st;
    if (mxjit_ctx_device(ctx) == MXJIT_DEVICE_HOST)
       return run_host(ctx, op, RT_HOST_PTR(args->x.data), args->x.dtype == MXJIT_DTYPE_F32, n, cols,
-                      ld, f, RT_HOST_PTR(args->q), RT_HOST_PTR(args->scale_inv));
-   if ((st = run_device(ctx, stream, op, args, n, cols, ld, f)) != MXJIT_OK)
+                      ld, qcols, qld, f, RT_HOST_PTR(args->q), RT_HOST_PTR(args->scale_inv));
+   if ((st = run_device(ctx, stream, op, args, n, cols, ld, qcols, qld, f)) != MXJIT_OK)
       return st;
-   return ctx->check ? verify(ctx, stream, op, args, n, cols, ld, f) : MXJIT_OK;
+   return ctx->check ? verify(ctx, stream, op, args, n, cols, ld, qcols, qld, f) : MXJIT_OK;
 }

@@ -3,6 +3,13 @@
  * the dim0 MX quantize with E2M1, columnwise the dim1 one (NUMERICS.md §4.1-4.2, §2.3 packing),
  * scales in the requested layout (aiter wants e8m0_shuffle, §5.1), and optionally the packed
  * data in the shuffle_weight (16,16) layout (§5.2).
+ *
+ * Output row strides (issue #13 item 6; ABI 2 only, rt_abi2.c's mxfp4 converter fills
+ * rt_strides.out in the MXFP4_OUT_* order below, in bytes): linear q_row / q_col and plain
+ * s_row / s_col are matrices written by rows, (M, K/2), (M, K/32), (K, M/2), (K, M/32) for the
+ * flattened (M, K) x, and may be row-strided views of wider buffers; only their logical bytes
+ * are written, never the padding between rows. Preshuffled data and the blocked / shuffled
+ * scale layouts are layout-defined buffers: the layout is the format, they stay compact.
  */
 #include "op_int.h"
 #include "rt_run.h"
@@ -12,6 +19,71 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* rt_strides.out slots. */
+enum { MXFP4_OUT_QR, MXFP4_OUT_SR, MXFP4_OUT_QC, MXFP4_OUT_SC };
+
+/* An output as rows of cols bytes at stride ld (ld == cols: compact), in MXFP4_OUT_* order. */
+struct orows {
+   int64_t rows, cols, ld;
+};
+
+/* The outputs' rows for a flattened, checked request (geometry valid: no overflow). */
+static void
+out_rows(const mxjit_mxfp4_quant_args *a, const rt_strides *rs, struct orows o[4])
+{
+   int64_t m = a->x.shape[0], k = a->x.shape[1];
+   const int64_t dims[4][2] = {{m, k / 2}, {m, k / 32}, {k, m / 2}, {k, m / 32}};
+   for (int i = 0; i < 4; i++) {
+      o[i].rows = dims[i][0];
+      o[i].cols = dims[i][1];
+      o[i].ld = rs->out[i].ld > o[i].cols ? rs->out[i].ld : o[i].cols;
+   }
+}
+
+static int
+strided(const struct orows *o)
+{
+   return o->ld > o->cols;
+}
+
+/* Bytes from the first byte of a strided output to one past its last, or `compact` (the
+ * layout's size: padding included) for a compact one; UINT64_MAX past 2^64 (the disjointness
+ * checks then refuse it). */
+static uint64_t
+out_span(const struct orows *o, size_t compact)
+{
+   uint64_t r;
+   if (!strided(o))
+      return compact;
+   if (!o->rows || !o->cols)
+      return 0;
+   if (__builtin_mul_overflow((uint64_t)(o->rows - 1), (uint64_t)o->ld, &r) ||
+       __builtin_add_overflow(r, (uint64_t)o->cols, &r))
+      return UINT64_MAX;
+   return r;
+}
+
+/* Copies compact rows (o->cols bytes each) to a host output at its row stride. */
+static void
+scatter_rows(uint8_t *dst, const uint8_t *src, const struct orows *o)
+{
+   for (int64_t r = 0; o->cols && r < o->rows; r++)
+      memcpy(dst + (size_t)(r * o->ld), src + (size_t)(r * o->cols), (size_t)o->cols);
+}
+
+/* Reads an output back into compact host rows (check mode): `compact` bytes when compact. */
+static mxjit_status
+read_rows(mxjit_ctx *ctx, uint8_t *dst, mxjit_devptr src, const struct orows *o, size_t compact)
+{
+   if (!strided(o))
+      return mxjit_memcpy_d2h(ctx, dst, src, compact);
+   mxjit_status st = MXJIT_OK;
+   for (int64_t r = 0; st == MXJIT_OK && o->cols && r < o->rows; r++)
+      st = mxjit_memcpy_d2h(ctx, dst + (size_t)(r * o->cols), src + (uint64_t)(r * o->ld),
+                            (size_t)o->cols);
+   return st;
+}
 
 /* The dim0 (rowwise) or dim1 (columnwise) view of the request. */
 static mxjit_mx_quant_args
@@ -57,7 +129,8 @@ preshuffle_host(mxjit_ctx *ctx, const char *op, mxjit_devptr q, int64_t rows, in
 
 /* The mxfp4 family's problem of a checked request. */
 static void
-mxfp4_problem(const mxjit_mxfp4_quant_args *a, struct tpl_mxfp4_problem *pr)
+mxfp4_problem(const mxjit_mxfp4_quant_args *a, const struct orows o[4],
+              struct tpl_mxfp4_problem *pr)
 {
    static const uint32_t modes[] = {[MXJIT_SCALE_FLOOR] = JB_SCALE_FLOOR,
                                     [MXJIT_SCALE_RCEIL] = JB_SCALE_RCEIL,
@@ -74,6 +147,9 @@ mxfp4_problem(const mxjit_mxfp4_quant_args *a, struct tpl_mxfp4_problem *pr)
                 : a->scale_layout == MXJIT_SCALES_SHUFFLED ? TPL_MX_SCALES_SHUFFLED
                                                            : TPL_MX_SCALES_PLAIN;
    pr->preshuffle = (uint32_t)a->preshuffle;
+   int64_t *ld[4] = {&pr->ld_qr, &pr->ld_sr, &pr->ld_qc, &pr->ld_sc};
+   for (int i = 0; i < 4; i++)
+      *ld[i] = strided(&o[i]) ? o[i].ld : 0;
 }
 
 /* shuffle_weight 16x16 (§5.2) index of byte (n, k) of an (N, kb)-byte matrix. */
@@ -88,8 +164,8 @@ sw_index(int64_t n, int64_t k, int64_t kb)
  * included) byte for byte; FP4 data compared in its logical position, except bytes of a
  * block whose scale is 0xFF (NUMERICS.md §2.3, §3.4: E2M1 has no NaN). */
 static mxjit_status
-verify_side(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *a, int col,
-            mxjit_devptr hx)
+verify_side(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *a,
+            const struct orows o[4], int col, mxjit_devptr hx)
 {
    mxjit_mx_quant_args s = side_args(a, col), lin = s;
    size_t qb = 0, sb = 0, pb = 0, unused;
@@ -105,8 +181,8 @@ verify_side(mxjit_ctx *ctx, const char *op, const mxjit_mxfp4_quant_args *a, int
       st = rt_error(ctx, MXJIT_ERR_NOMEM, "%s: check mode: out of host memory", op);
       goto done;
    }
-   if ((st = mxjit_memcpy_d2h(ctx, dq, s.q, qb)) != MXJIT_OK ||
-       (st = mxjit_memcpy_d2h(ctx, ds, s.s, sb)) != MXJIT_OK)
+   if ((st = read_rows(ctx, dq, s.q, &o[2 * col], qb)) != MXJIT_OK ||
+       (st = read_rows(ctx, ds, s.s, &o[2 * col + 1], sb)) != MXJIT_OK)
       goto done;
    s.x.data = lin.x.data = hx;
    s.q = (mxjit_devptr)(uintptr_t)hq;
@@ -143,10 +219,11 @@ done:
 }
 
 static mxjit_status
-verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxfp4_quant_args *a)
+verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxfp4_quant_args *a,
+       const struct orows o[4])
 {
    struct tpl_mxfp4_problem pr;
-   mxfp4_problem(a, &pr);
+   mxfp4_problem(a, o, &pr);
    size_t xb = pr.m && pr.k ? (size_t)((pr.m - 1) * pr.ld_x + pr.k) * (pr.in_f32 ? 4 : 2) : 0;
    uint8_t *hx = malloc(xb + 1);
    if (!hx)
@@ -156,17 +233,18 @@ verify(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxfp4_qu
       st = mxjit_memcpy_d2h(ctx, hx, a->x.data, xb);
    for (int col = 0; col < 2 && st == MXJIT_OK; col++)
       if (col ? a->colwise : a->rowwise)
-         st = verify_side(ctx, op, a, col, (mxjit_devptr)(uintptr_t)hx);
+         st = verify_side(ctx, op, a, o, col, (mxjit_devptr)(uintptr_t)hx);
    free(hx);
    return st;
 }
 
 /* emu/hip: one launch of the mxfp4 family writes every requested output (one read of x). */
 static mxjit_status
-device_path(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxfp4_quant_args *a)
+device_path(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxfp4_quant_args *a,
+            const struct orows o[4])
 {
    struct tpl_mxfp4_problem pr;
-   mxfp4_problem(a, &pr);
+   mxfp4_problem(a, o, &pr);
    const uint64_t io[] = {[TPL_MXFP4_IO_X] = a->x.data,
                           [TPL_MXFP4_IO_QR] = a->rowwise ? a->q_row : 0,
                           [TPL_MXFP4_IO_SR] = a->rowwise ? a->s_row : 0,
@@ -174,7 +252,7 @@ device_path(mxjit_ctx *ctx, mxjit_stream stream, const char *op, const mxjit_mxf
                           [TPL_MXFP4_IO_SC] = a->colwise ? a->s_col : 0};
    mxjit_status st = rt_run(ctx, stream, op, &tpl_mxfp4, &pr, io);
    if (st == MXJIT_OK && ctx->check)
-      st = verify(ctx, stream, op, a);
+      st = verify(ctx, stream, op, a, o);
    return st;
 }
 
@@ -234,7 +312,7 @@ mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mxfp4_quan
 {
    const char *op = "mxfp4_quantize";
    RT_OP_DEFAULT_FENV;
-   RT_OP_BEGIN(st, ctx, op, args, mxjit_mxfp4_quant_args);
+   RT_OP_BEGIN_RS(st, ctx, op, args, mxjit_mxfp4_quant_args, rs);
    if (st != MXJIT_OK)
       return st;
    mxjit_mxfp4_quant_args flat;
@@ -279,26 +357,54 @@ mxjit_mxfp4_quantize(mxjit_ctx *ctx, mxjit_stream stream, const mxjit_mxfp4_quan
       if ((st = mxjit_mx_quant_sizes(&s, &bytes[col][0], &bytes[col][1])) != MXJIT_OK)
          return rt_error(ctx, MXJIT_ERR_INTERNAL, "%s: sizing checked outputs failed", op);
    }
-   if (args->rowwise && args->colwise) {
-      const char *rn[2] = {"q_row", "s_row"}, *cn[2] = {"q_col", "s_col"};
-      mxjit_devptr rp[2] = {args->q_row, args->s_row}, cp[2] = {args->q_col, args->s_col};
-      for (int i = 0; i < 2; i++)
-         for (int j = 0; j < 2; j++)
-            if ((st = rt_op_check_disjoint(ctx, op, rn[i], rp[i], bytes[0][i], cn[j], cp[j],
-                                           bytes[1][j])) != MXJIT_OK)
-               return st;
-   }
+   /* x and the requested outputs pairwise disjoint, over the strided spans (padding between
+    * rows included: conservative); rt_op_mx_check has compared each side's compact sizes */
+   struct orows o[4];
+   out_rows(args, &rs, o);
+   struct tpl_mxfp4_problem pr;
+   mxfp4_problem(args, o, &pr);
+   const char *names[5] = {"x", "q_row", "s_row", "q_col", "s_col"};
+   mxjit_devptr ptr[5] = {args->x.data, args->q_row, args->s_row, args->q_col, args->s_col};
+   uint64_t span[5] = {pr.m && pr.k ? (uint64_t)((pr.m - 1) * pr.ld_x + pr.k) *
+                                          (uint64_t)rt_op_dtype_size(args->x.dtype)
+                                    : 0};
+   for (int i = 0; i < 4; i++)
+      span[i + 1] = (i < 2 ? args->rowwise : args->colwise) ? out_span(&o[i], bytes[i / 2][i % 2])
+                                                          : 0;
+   for (int i = 0; i < 5; i++)
+      for (int j = i + 1; j < 5; j++)
+         if ((st = rt_op_check_disjoint(ctx, op, names[i], ptr[i], span[i], names[j], ptr[j],
+                                        span[j])) != MXJIT_OK)
+            return st;
    if (mxjit_ctx_device(ctx) != MXJIT_DEVICE_HOST)
-      return device_path(ctx, stream, op, args);
+      return device_path(ctx, stream, op, args, o);
    for (int col = 0; col < 2; col++) {
       if (!(col ? args->colwise : args->rowwise))
          continue;
+      /* strided outputs: the reference into compact rows, then copied out by rows */
+      const struct orows *oq = &o[2 * col], *os = &o[2 * col + 1];
       mxjit_mx_quant_args s = side_args(args, col);
-      if ((st = rt_op_mx_host(ctx, op, &s)) != MXJIT_OK)
+      uint8_t *tq = strided(oq) ? malloc(bytes[col][0] + 1) : NULL;
+      uint8_t *ts = strided(os) ? malloc(bytes[col][1] + 1) : NULL;
+      if ((strided(oq) && !tq) || (strided(os) && !ts)) {
+         free(tq), free(ts);
+         return rt_error(ctx, MXJIT_ERR_NOMEM, "%s: out of host memory for compact outputs", op);
+      }
+      if (tq)
+         s.q = (mxjit_devptr)(uintptr_t)tq;
+      if (ts)
+         s.s = (mxjit_devptr)(uintptr_t)ts;
+      st = rt_op_mx_host(ctx, op, &s);
+      if (st == MXJIT_OK && tq)
+         scatter_rows(RT_HOST_PTR(col ? args->q_col : args->q_row), tq, oq);
+      if (st == MXJIT_OK && ts)
+         scatter_rows(RT_HOST_PTR(col ? args->s_col : args->s_row), ts, os);
+      free(tq), free(ts);
+      if (st != MXJIT_OK)
          return st;
       int64_t rows = args->x.shape[col ? 1 : 0], packed = args->x.shape[col ? 0 : 1] / 2;
       if (args->preshuffle && (st = preshuffle_host(ctx, op, s.q, rows, packed)) != MXJIT_OK)
-         return st;
+         return st; /* preshuffled q is compact: s.q is the caller's */
    }
    return MXJIT_OK;
 }

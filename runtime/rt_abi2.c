@@ -464,6 +464,39 @@ mx_quant(conv *c, const mxjit_mx_quant_args_v2 *a, mxjit_mx_quant_args_v1 *o)
    return t_outrows(c, 1, "s", &a->s, u8s, 2, mats, rows, cols, &o->s);
 }
 
+/* An output of an op that reads x (D1, ..., Dn) as the rows of its 2D (D1 ... Dn-1, Dn)
+ * (mxfp4's rowwise q and plain scales, fp8_tensorwise's q): rows of cols bytes, one per row of
+ * x, which the op writes at one row stride. t_outrows on x's leading dims (2D (rows, cols), or
+ * x's leading dims), then its leading dims must nest with its row dim (rt_op_nest), so
+ * c->rs->out[slot].ld gets that one row stride (bd rows · ld, a 2D view). known 0: the op
+ * refuses the call's geometry itself (only t_out's checks run). */
+static mxjit_status
+t_outflat(conv *c, int slot, const char *name, const mxjit_tensor_v2 *t, const mxjit_dtype *dts,
+          int ndt, const mxjit_tensor_v2 *x, int known, int64_t cols, mxjit_devptr *addr)
+{
+   int n = x->ndim;
+   int64_t mats = 1, rows = n >= 2 && known ? x->shape[n - 2] : -1;
+   for (int i = 0; i + 2 < n; i++)
+      mats *= x->shape[i]; /* bounded by t_common */
+   mxjit_status st = t_outrows(c, slot, name, t, dts, ndt, mats, rows, cols, addr);
+   int64_t want, ld = 0;
+   if (st != MXJIT_OK || rows < 0 || absent(t) || noncompact_dim(t, &want) < 0 || !t_numel(t))
+      return st;
+   mxjit_tensor_v1 v = {.ndim = t->ndim};
+   memcpy(v.shape, t->shape, sizeof(v.shape));
+   memcpy(v.stride, t->stride, sizeof(v.stride));
+   if ((st = rt_op_nest(c->ctx, c->fn, name, &v, t->ndim - 2, &ld)) != MXJIT_OK)
+      return st;
+   if (c->rs) { /* ld 0: every leading dim of extent 1, one row (compact) */
+      c->rs->out[slot].ld = ld;
+      c->rs->out[slot].bd = ld * mats * rows;
+   }
+   return MXJIT_OK;
+}
+
+/* mxjit_mxfp4_quantize's outputs in rt_strides.out (op_mxfp4.c's MXFP4_OUT_*): linear data and
+ * plain scales are written by rows and take a row stride; preshuffled data and the blocked or
+ * shuffled scale layouts are layout-defined buffers, compact. */
 static mxjit_status
 mxfp4(conv *c, const mxjit_mxfp4_quant_args_v2 *a, mxjit_mxfp4_quant_args_v1 *o)
 {
@@ -501,9 +534,20 @@ mxfp4(conv *c, const mxjit_mxfp4_quant_args_v2 *a, mxjit_mxfp4_quant_args_v1 *o)
           .scale_layout = a->scale_layout};
       size_t b[2];
       int known = a->x.ndim >= 2 && mxjit_mx_quant_sizes(&probe, &b[0], &b[1]) == MXJIT_OK;
-      for (int j = 0; j < 2; j++)
-         TRY(t_out(c, names[col][j], qs[col][j], j ? u8s : qd, 2, known ? (int64_t)b[j] : -1,
-                   ps[col][j]));
+      for (int j = 0; j < 2; j++) {
+         const mxjit_dtype *dt = j ? u8s : qd;
+         int slot = 2 * col + j, laid = j ? a->scale_layout != MXJIT_SCALES_PLAIN : a->preshuffle;
+         int64_t w = j ? 32 : 2; /* bytes of a row: K/2, K/32; columnwise M/2, M/32 */
+         if (laid)
+            TRY(t_out(c, names[col][j], qs[col][j], dt, 2, known ? (int64_t)b[j] : -1,
+                      ps[col][j]));
+         else if (!col)
+            TRY(t_outflat(c, slot, names[col][j], qs[col][j], dt, 2, &a->x, known, k / w,
+                          ps[col][j]));
+         else /* (K, M/2) and (K, M/32): 2D, M the rows of the flattened x */
+            TRY(t_outrows(c, slot, names[col][j], qs[col][j], dt, 2, 1, known ? k : -1, rows / w,
+                          ps[col][j]));
+      }
    }
    return MXJIT_OK;
 }
@@ -621,7 +665,11 @@ fp8_tensorwise(conv *c, const mxjit_fp8_tensorwise_args_v2 *a, mxjit_fp8_tensorw
    o->fp8 = a->fp8;
    TRY(t_v1(c, "x", &a->x, &o->x));
    const mxjit_dtype qd[] = {a->fp8, MXJIT_DTYPE_U8};
-   TRY(t_out(c, "q", &a->q, qd, 2, t_numel(&a->x), &o->q));
+   /* q (x's shape) takes a row stride when x has rows (out slot 0, op_fp8_tensorwise.c) */
+   if (a->x.ndim >= 2)
+      TRY(t_outflat(c, 0, "q", &a->q, qd, 2, &a->x, 1, a->x.shape[a->x.ndim - 1], &o->q));
+   else
+      TRY(t_out(c, "q", &a->q, qd, 2, t_numel(&a->x), &o->q));
    TRY(t_scalar(c, "scale_inv", &a->scale_inv, &o->scale_inv));
    if (!absent(&a->workspace)) {
       const mxjit_dtype u8[] = {MXJIT_DTYPE_U8};

@@ -722,6 +722,19 @@ Test(fp8_tensorwise, validate_names_the_rule)
    p.waves = 3;
    cr_assert_eq(tpl_params_check(&tpl_fp8t_amax, &p, msg, sizeof(msg)), MXJIT_ERR_INVALID_ARG);
    cr_assert(strstr(msg, "parameter waves = 3"), "%s", msg);
+   /* q's row stride (issue #13 item 6): the cast's only, above the row, strided kernels */
+   struct tpl_fp8t_problem rq = {.n = 40 * 9, .nparts = 1, .cols = 40, .ldq = 48};
+   tpl_fp8t_cast.pick(&jt_gfx950, &rq, &p);
+   cr_assert_eq(p.strided, 1u);
+   cr_assert_eq(tpl_validate(&tpl_fp8t_cast, &rq, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+   rq.ldq = 40;
+   expect_invalid(&tpl_fp8t_cast, &rq, &p, "each row stride (ld, ldq) 0 or > cols");
+   rq.ldq = 48;
+   p.strided = 0;
+   expect_invalid(&tpl_fp8t_cast, &rq, &p, "ld or ldq != 0");
+   rq.nparts = 0;
+   tpl_fp8t_amax.pick(&jt_gfx950, &rq, &p);
+   expect_invalid(&tpl_fp8t_amax, &rq, &p, "carries ldq 0");
 }
 
 Test(fp8_tensorwise, bad_arguments_on_the_emulator)

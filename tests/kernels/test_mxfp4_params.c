@@ -5,7 +5,8 @@
  * random inputs with specials against the host device (tails, row strides, K = 2880, every
  * scale layout, preshuffle, shuffled wave order), both outputs against two single-output runs
  * byte for byte, every point pick returns with its static checks, a seeded sample of the legal
- * parameter space (MXJIT_SWEEP_ALL=1: all of it, `make test-full`), and the argument errors.
+ * parameter space (MXJIT_SWEEP_ALL=1: all of it, `make test-full`), the argument errors, and
+ * output row strides with rebase 0 and 1 (issue #13 item 6; the op: test_quant_strided_out.c).
  *
  * FP4 data of blocks whose scale is 0xFF is not compared with the host (NUMERICS.md §2.3: E2M1
  * has no NaN, the code is the library's); everything else, scale padding included, is exact.
@@ -839,4 +840,78 @@ Test(mxfp4_params, rebase_pick_and_limit)
    char msg[512];
    cr_expect_eq(tpl_validate(&tpl_mxfp4, &pr, &p, msg, sizeof(msg)), MXJIT_ERR_INVALID_ARG);
    cr_expect(strstr(msg, " x spans up to "), "message '%s'", msg);
+}
+
+/* Output row strides (issue #13 item 6) through both addressings: pick takes rebase 0 at test
+ * sizes (test_quant_strided_out.c runs the op), so the kernel is launched here with the
+ * problem's ld_qr, ld_sr, ld_qc, ld_sc and rebase 0 and 1: the compact run's bytes at those
+ * strides, every padding byte still 0xA5; validate refuses a stride below the row and one on a
+ * layout-defined output. */
+static void
+strided_outputs_on(const char *target, uint32_t rebase)
+{
+   f4case c = {.row = 1, .col = 1, .m = 64, .k = 96};
+   const int64_t ld[4] = {56, 5, 40, 4};
+   mxjit_ctx *ctx = kt_emu_ctx(target, 0);
+   size_t xn = x_elems(&c);
+   uint16_t *x = malloc(2 * xn);
+   kt_fill_mx_input(x, xn, 0, 13);
+   f4out ref;
+   cr_assert_eq(run_case(ctx, &c, x, NULL, &ref), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   struct tpl_mxfp4_problem pr = problem_of(&c);
+   pr.ld_qr = ld[0], pr.ld_sr = ld[1], pr.ld_qc = ld[2], pr.ld_sc = ld[3];
+   struct tpl_mxfp4_params p;
+   tpl_mxfp4.pick(jt_lookup(target), &pr, &p);
+   p.rebase = rebase;
+   char msg[512] = "";
+   cr_assert_eq(tpl_validate(&tpl_mxfp4, &pr, &p, msg, sizeof(msg)), MXJIT_OK, "%s", msg);
+   const int64_t dims[4][2] = {{c.m, c.k / 2}, {c.m, c.k / 32}, {c.k, c.m / 2}, {c.k, c.m / 32}};
+   uint64_t io[5] = {kt_to_dev(ctx, x, 2 * xn)};
+   size_t n[4];
+   for (int i = 0; i < 4; i++) {
+      n[i] = (size_t)(dims[i][0] * ld[i]);
+      io[i + 1] = kt_dev_fill(ctx, n[i], 0xa5);
+   }
+   const rt_lkernel *k;
+   cr_assert_eq(rt_kernel_get(ctx, &tpl_mxfp4, &p, &k), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   uint64_t vals[TPL_MAX_KARGS];
+   uint8_t ka[TPL_MAX_KARGS * 8];
+   tpl_mxfp4.kernargs(&pr, &p, io, vals);
+   size_t kn = tpl_kargs_write(&tpl_mxfp4, vals, ka, sizeof(ka));
+   tpl_grid g;
+   tpl_mxfp4.grid(&pr, &p, &g);
+   cr_assert_eq(rt_kernel_launch(ctx, k, g.grid, g.block, ka, kn, NULL), MXJIT_OK, "%s",
+                mxjit_ctx_last_error(ctx));
+   static const char *const names[4] = {"q_row", "s_row", "q_col", "s_col"};
+   for (int i = 0; i < 4; i++) {
+      uint8_t *got = kt_take(ctx, io[i + 1], n[i]);
+      for (size_t b = 0; b < n[i]; b++) {
+         int64_t r = (int64_t)b / ld[i], col = (int64_t)b % ld[i];
+         int want = col < dims[i][1] ? ref.b[i][r * dims[i][1] + col] : 0xa5;
+         if (got[b] != want)
+            cr_assert_fail("%s rebase %u: %s byte (%lld, %lld) is 0x%02x, want 0x%02x%s", target,
+                           rebase, names[i], (long long)r, (long long)col, got[b], want,
+                           col < dims[i][1] ? "" : " (padding)");
+      }
+      free(got);
+   }
+   /* below the row; on a layout-defined output */
+   pr.ld_qc = c.m / 2 - 1;
+   cr_assert_eq(tpl_validate(&tpl_mxfp4, &pr, &p, msg, sizeof(msg)), MXJIT_ERR_INVALID_ARG);
+   cr_assert(strstr(msg, "output row stride"), "%s", msg);
+   pr.ld_qc = ld[2];
+   pr.scales = p.scales = TPL_MX_SCALES_SHUFFLED;
+   cr_assert_eq(tpl_validate(&tpl_mxfp4, &pr, &p, msg, sizeof(msg)), MXJIT_ERR_INVALID_ARG);
+   out_free(&ref);
+   mxjit_free(ctx, io[0]);
+   free(x);
+   mxjit_ctx_destroy(ctx);
+}
+
+Test(mxfp4_params, output_strides_rebase_0_and_1, .timeout = 300)
+{
+   for (uint32_t rebase = 0; rebase < 2; rebase++) {
+      strided_outputs_on("gfx942", rebase);
+      strided_outputs_on("gfx950", rebase);
+   }
 }
