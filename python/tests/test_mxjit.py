@@ -288,9 +288,10 @@ class Binding(unittest.TestCase):
              lambda v: self.host.shuffle_scale_a16w4(src=out, out=v, inverse=1), src)
 
     def test_kernel_outputs_into_strided_views(self):
-        # every kernel op writes its plain-matrix outputs into column slices of wider arrays
-        # (ABI 2 row strides): on the emulator and the host device the views get the compact
-        # call's bytes and every byte outside them (the sentinel) survives
+        # every kernel op (scaled_copy: test_strided_rows_and_refused_inner_stride) writes its
+        # plain-matrix outputs into column slices of wider arrays (ABI 2 row strides): on the
+        # emulator and the host device the views get the compact call's bytes and every byte
+        # outside them (the sentinel) survives
         rng = np.random.default_rng(RNG_SEED)
         SENT = 0xA5
 
@@ -328,6 +329,25 @@ class Binding(unittest.TestCase):
                                      q=np.zeros((64, 96), np.uint8),
                                      s=np.zeros((64, 3), np.uint8)), ["q", "s"],
               dict(q=8, s=4))
+        check("mxfp4_quantize", dict(x=mxjit.Tensor(x, "bf16"), mode="floor",
+                                     scale_layout="plain", rowwise=1, colwise=1,
+                                     q_row=np.zeros((96, 32), np.uint8),
+                                     s_row=np.zeros((96, 2), np.uint8),
+                                     q_col=np.zeros((64, 48), np.uint8),
+                                     s_col=np.zeros((64, 3), np.uint8)),
+              ["q_row", "s_row", "q_col", "s_col"], dict(q_row=8, s_row=2, q_col=16, s_col=5))
+        xf = rng.standard_normal((40, 48)).astype(np.float32)
+        check("fp8_tensorwise_quantize", dict(x=xf, fp8="e4m3", q=np.zeros((40, 48), np.uint8),
+                                              scale_inv=np.zeros(1, np.float32)), ["q"],
+              dict(q=16))
+        ga = fp8_bytes(rng, 20 * 32).reshape(20, 32)
+        gb = fp8_bytes(rng, 2 * 48 * 32).reshape(2, 48, 32)
+        check("grouped_gemm_fp8", dict(pass_="fwd", b_layout="nk", a=mxjit.Tensor(ga, "e4m3"),
+                                       b=mxjit.Tensor(gb, "e4m3"),
+                                       a_scale_inv=np.array([0.5], np.float32),
+                                       b_scale_inv=np.array([0.25], np.float32),
+                                       group_offs=np.array([0, 7, 20], np.int64),
+                                       out=np.zeros((20, 48), np.uint16)), ["out"], dict(out=12))
         T, TOPK, E, D, I = 5, 2, 2, 32, 128
         a = bf16(rng.standard_normal((T, TOPK, I)))
         w = rng.integers(0, 255, (E, D, I // 2), dtype=np.uint8)
