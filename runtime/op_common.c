@@ -222,7 +222,7 @@ rt_op_nest(mxjit_ctx *ctx, const char *op, const char *name, const mxjit_tensor 
                      : rt_error(ctx, MXJIT_ERR_INVALID_ARG_STRIDE,
                          "%s: args.%s.stride[%d] = %" PRId64
                          " is not stride[%d] * shape[%d] = %" PRId64 " * %" PRId64
-                         ": the leading dims of a %dD %s must nest to be read as one (pass a "
+                         ": the leading dims of a %dD %s must nest to be one run of rows (pass a "
                          "view with fewer dims and a row stride instead)",
                          op, name, i, t->stride[i], j, j, t->stride[j], t->shape[j],
                          (int)t->ndim, name);

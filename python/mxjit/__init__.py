@@ -9,7 +9,9 @@
 Every op of mxjit.h is a method taking its ABI-2 args struct's fields as keywords (enums as
 strings or ints; every array operand, input or output, as a ``Tensor`` or an array, which
 becomes an mxjit_tensor descriptor with its shape, strides and byte offset: the op's dims come
-from the input shapes, outputs are checked by dtype and byte size). numpy uint16 arrays are
+from the input shapes, outputs are checked by dtype and byte size; a view with a row stride,
+such as a column slice ``wide[:, 8:72]``, is taken by every input and every plain-matrix
+output, whose padding between rows is never written — mxjit.h section 5). numpy uint16 arrays are
 taken as bf16 (numpy has no bf16); name other dtypes with ``Tensor(array, "e4m3")``. Where
 arrays live:
 

@@ -17,53 +17,14 @@
 
 #include "host_ref.h"
 
+#include "tdev.h"
+
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define POISON 0xA5
-
-/* check: the op's check mode (its own comparison of the device's bytes with the host's) */
-static mxjit_ctx *
-make_ctx(mxjit_device_kind kind, const char *target, int check)
-{
-   mxjit_ctx *ctx = NULL;
-   mxjit_status st = mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = kind,
-                                                  .target = target, .no_disk_cache = 1,
-                                                  .check = check),
-                                      &ctx);
-   cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   return ctx;
-}
-
-/* Device copy of n bytes (src NULL: every byte POISON). */
-static mxjit_devptr
-up(mxjit_ctx *ctx, const void *src, size_t n)
-{
-   mxjit_devptr p;
-   cr_assert_eq(mxjit_malloc(ctx, n ? n : 1, &p), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   if (src)
-      cr_assert_eq(mxjit_memcpy_h2d(ctx, p, src, n), MXJIT_OK);
-   else
-      cr_assert_eq(mxjit_memset(ctx, p, POISON, n ? n : 1), MXJIT_OK);
-   return p;
-}
-
-static uint8_t *
-down(mxjit_ctx *ctx, mxjit_devptr p, size_t n)
-{
-   uint8_t *h = malloc(n ? n : 1);
-   cr_assert_eq(mxjit_memcpy_d2h(ctx, h, p, n), MXJIT_OK);
-   return h;
-}
-
-/* A compact tensor of up to 3 dims. */
-static mxjit_tensor
-tens(mxjit_devptr data, mxjit_dtype dt, int ndim, int64_t d0, int64_t d1, int64_t d2)
-{
-   return (mxjit_tensor){.data = data, .ndim = ndim, .dtype = dt, .shape = {d0, d1, d2}};
-}
+#define POISON TD_POISON
 
 /* Row strides on t (its last dim contiguous, rows ld apart, leading dims nested), at off. */
 static mxjit_tensor
@@ -93,7 +54,7 @@ obuf_new(mxjit_ctx *ctx, const char *name, int64_t rows, int64_t cols, int64_t l
    obuf o = {name, rows, cols, ld, off, 0, 0};
    /* a whole last row of padding too: a write past the last row's end shows */
    o.bytes = (size_t)(off + (uint64_t)(rows * ld) + 8);
-   o.d = up(ctx, NULL, o.bytes);
+   o.d = td_up(ctx, NULL, o.bytes);
    return o;
 }
 
@@ -101,15 +62,16 @@ obuf_new(mxjit_ctx *ctx, const char *name, int64_t rows, int64_t cols, int64_t l
 static void
 expect_rows(mxjit_ctx *ctx, const obuf *o, const uint8_t *ref, const char *what)
 {
-   uint8_t *got = down(ctx, o->d, o->bytes);
+   uint8_t *got = td_down(ctx, o->d, o->bytes);
    for (size_t i = 0; i < o->bytes; i++) {
       int64_t rel = (int64_t)i - (int64_t)o->off, r = rel / o->ld, c = rel % o->ld;
       if (rel >= 0 && r < o->rows && c < o->cols) {
          uint8_t want = ref[r * o->cols + c];
-         cr_assert_eq(got[i], want, "%s: %s[%lld][%lld] is 0x%02x, the host reference 0x%02x",
-                      what, o->name, (long long)r, (long long)c, got[i], want);
+         cr_assert_eq(got[i], want, "%s: %s[%lld][%lld] is 0x%02x, the host reference 0x%02x", what,
+                      o->name, (long long)r, (long long)c, got[i], want);
       } else {
-         cr_assert_eq(got[i], POISON, "%s: %s byte %zu (padding, offset %llu, row stride %lld) "
+         cr_assert_eq(got[i], POISON,
+                      "%s: %s byte %zu (padding, offset %llu, row stride %lld) "
                       "was written: 0x%02x",
                       what, o->name, i, (unsigned long long)o->off, (long long)o->ld, got[i]);
       }
@@ -165,10 +127,10 @@ f4_sizes(const f4case *c, size_t n[4])
    for (int side = 0; side < 2; side++) {
       if (!(side ? c->col : c->row))
          continue;
-      mxjit_mx_quant_args q = MXJIT_ARGS(
-          mxjit_mx_quant_args, .kind = side ? MXJIT_MX_DIM1 : MXJIT_MX_DIM0,
-          .x = tens(0, MXJIT_DTYPE_BF16, 2, dims[0][0], c->k, 0), .elem = MXJIT_DTYPE_E2M1X2,
-          .scale_layout = c->layout);
+      mxjit_mx_quant_args q =
+          MXJIT_ARGS(mxjit_mx_quant_args, .kind = side ? MXJIT_MX_DIM1 : MXJIT_MX_DIM0,
+                     .x = td_tens(0, MXJIT_DTYPE_BF16, 2, dims[0][0], c->k, 0),
+                     .elem = MXJIT_DTYPE_E2M1X2, .scale_layout = c->layout);
       cr_assert_eq(mxjit_mx_quant_sizes(&q, &n[2 * side], &n[2 * side + 1]), MXJIT_OK);
    }
 }
@@ -180,9 +142,9 @@ f4_compact(mxjit_ctx *ctx, const f4case *c, const uint16_t *x, uint8_t *ref[4])
    int64_t dims[4][2];
    f4_dims(c, dims);
    int64_t m = dims[0][0];
-   mxjit_devptr dx = up(ctx, x, (size_t)(m * c->k) * 2), d[4] = {0};
+   mxjit_devptr dx = td_up(ctx, x, (size_t)(m * c->k) * 2), d[4] = {0};
    mxjit_mxfp4_quant_args a = MXJIT_ARGS(
-       mxjit_mxfp4_quant_args, .x = tens(dx, MXJIT_DTYPE_BF16, 2, m, c->k, 0),
+       mxjit_mxfp4_quant_args, .x = td_tens(dx, MXJIT_DTYPE_BF16, 2, m, c->k, 0),
        .mode = MXJIT_SCALE_FLOOR, .scale_layout = c->layout, .rowwise = c->row, .colwise = c->col);
    mxjit_tensor *t[4] = {&a.q_row, &a.s_row, &a.q_col, &a.s_col};
    size_t n[4];
@@ -190,12 +152,12 @@ f4_compact(mxjit_ctx *ctx, const f4case *c, const uint16_t *x, uint8_t *ref[4])
    for (int j = 0; j < 4; j++) {
       if (!(j < 2 ? c->row : c->col))
          continue;
-      d[j] = up(ctx, NULL, n[j]);
-      *t[j] = tens(d[j], j % 2 ? MXJIT_DTYPE_U8 : MXJIT_DTYPE_E2M1X2, 1, (int64_t)n[j], 0, 0);
+      d[j] = td_up(ctx, NULL, n[j]);
+      *t[j] = td_tens(d[j], j % 2 ? MXJIT_DTYPE_U8 : MXJIT_DTYPE_E2M1X2, 1, (int64_t)n[j], 0, 0);
    }
    cr_assert_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    for (int j = 0; j < 4; j++) {
-      ref[j] = d[j] ? down(ctx, d[j], n[j]) : NULL;
+      ref[j] = d[j] ? td_down(ctx, d[j], n[j]) : NULL;
       if (d[j])
          mxjit_free(ctx, d[j]);
    }
@@ -210,9 +172,9 @@ f4_strided(mxjit_ctx *ctx, const f4case *c, const uint16_t *x, uint8_t *const re
    int64_t dims[4][2];
    f4_dims(c, dims);
    int64_t m = dims[0][0];
-   mxjit_devptr dx = up(ctx, x, (size_t)(m * c->k) * 2);
-   mxjit_tensor xt = c->lead ? tens(dx, MXJIT_DTYPE_BF16, 3, c->lead, c->rows, c->k)
-                             : tens(dx, MXJIT_DTYPE_BF16, 2, m, c->k, 0);
+   mxjit_devptr dx = td_up(ctx, x, (size_t)(m * c->k) * 2);
+   mxjit_tensor xt = c->lead ? td_tens(dx, MXJIT_DTYPE_BF16, 3, c->lead, c->rows, c->k)
+                             : td_tens(dx, MXJIT_DTYPE_BF16, 2, m, c->k, 0);
    mxjit_mxfp4_quant_args a =
        MXJIT_ARGS(mxjit_mxfp4_quant_args, .x = xt, .mode = MXJIT_SCALE_FLOOR,
                   .scale_layout = c->layout, .rowwise = c->row, .colwise = c->col);
@@ -227,13 +189,12 @@ f4_strided(mxjit_ctx *ctx, const f4case *c, const uint16_t *x, uint8_t *const re
       if (j % 2 && c->layout != MXJIT_SCALES_PLAIN) {
          /* a layout-defined buffer: compact, one row of its bytes */
          o[j] = obuf_new(ctx, f4names[j], 1, (int64_t)n[j], (int64_t)n[j], 0);
-         *t[j] = tens(o[j].d, dt, 1, (int64_t)n[j], 0, 0);
+         *t[j] = td_tens(o[j].d, dt, 1, (int64_t)n[j], 0, 0);
          continue;
       }
       o[j] = obuf_new(ctx, f4names[j], dims[j][0], dims[j][1], c->ld[j], c->off[j]);
-      *t[j] = j < 2 && c->q3 && c->lead
-                  ? tens(o[j].d, dt, 3, c->lead, c->rows, dims[j][1])
-                  : tens(o[j].d, dt, 2, dims[j][0], dims[j][1], 0);
+      *t[j] = j < 2 && c->q3 && c->lead ? td_tens(o[j].d, dt, 3, c->lead, c->rows, dims[j][1])
+                                        : td_tens(o[j].d, dt, 2, dims[j][0], dims[j][1], 0);
       *t[j] = strided(*t[j], c->ld[j], c->off[j]);
    }
    cr_assert_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_OK, "%s: %s", what,
@@ -265,7 +226,7 @@ static const f4case f4cases[] = {
 static void
 f4_on(mxjit_device_kind kind, const char *target, int check)
 {
-   mxjit_ctx *host = make_ctx(MXJIT_DEVICE_HOST, NULL, 0), *ctx = make_ctx(kind, target, check);
+   mxjit_ctx *host = td_ctx(MXJIT_DEVICE_HOST, NULL, 0), *ctx = td_ctx(kind, target, check);
    for (size_t i = 0; i < sizeof(f4cases) / sizeof(f4cases[0]); i++) {
       f4case c = f4cases[i];
       int64_t dims[4][2];
@@ -309,16 +270,16 @@ typedef struct f8case {
 } f8case;
 
 static const f8case f8cases[] = {
-    {3, 5, 43, 0, 50, 16, 0},   /* x compact 3D, q strided 3D: 43 columns, a row tail */
-    {3, 5, 43, 52, 47, 3, 1},   /* x strided, q given 2D (15, 43) */
+    {3, 5, 43, 0, 50, 16, 0},       /* x compact 3D, q strided 3D: 43 columns, a row tail */
+    {3, 5, 43, 52, 47, 3, 1},       /* x strided, q given 2D (15, 43) */
     {0, 9, 1100, 1104, 1111, 1, 0}, /* rows of more than one wave tile (vec 16: 1024) */
-    {0, 0, 40, 0, 48, 8, 0},    /* empty: no row */
+    {0, 0, 40, 0, 48, 8, 0},        /* empty: no row */
 };
 
 static void
 f8_on(mxjit_device_kind kind, const char *target, int check)
 {
-   mxjit_ctx *host = make_ctx(MXJIT_DEVICE_HOST, NULL, 0), *ctx = make_ctx(kind, target, check);
+   mxjit_ctx *host = td_ctx(MXJIT_DEVICE_HOST, NULL, 0), *ctx = td_ctx(kind, target, check);
    mxjit_dtype fp8 = target && !strcmp(target, "gfx942") ? MXJIT_DTYPE_E4M3FNUZ : MXJIT_DTYPE_E4M3;
    for (size_t i = 0; i < sizeof(f8cases) / sizeof(f8cases[0]); i++) {
       const f8case *c = &f8cases[i];
@@ -333,29 +294,28 @@ f8_on(mxjit_device_kind kind, const char *target, int check)
       uint16_t *xc = malloc(2 * (size_t)n + 2);
       for (int64_t r = 0; r < rows; r++)
          memcpy(xc + r * c->cols, x + r * ldx, 2 * (size_t)c->cols);
-      mxjit_devptr hx = up(host, xc, 2 * (size_t)n), hq = up(host, NULL, (size_t)n),
-                   hs = up(host, NULL, 4);
+      mxjit_devptr hx = td_up(host, xc, 2 * (size_t)n), hq = td_up(host, NULL, (size_t)n),
+                   hs = td_up(host, NULL, 4);
       mxjit_fp8_tensorwise_args h = MXJIT_ARGS(
-          mxjit_fp8_tensorwise_args, .x = tens(hx, MXJIT_DTYPE_BF16, 1, n, 0, 0), .fp8 = fp8,
-          .q = tens(hq, fp8, 1, n, 0, 0), .scale_inv = tens(hs, MXJIT_DTYPE_F32, 0, 0, 0, 0));
+          mxjit_fp8_tensorwise_args, .x = td_tens(hx, MXJIT_DTYPE_BF16, 1, n, 0, 0), .fp8 = fp8,
+          .q = td_tens(hq, fp8, 1, n, 0, 0), .scale_inv = td_tens(hs, MXJIT_DTYPE_F32, 0, 0, 0, 0));
       cr_assert_eq(mxjit_fp8_tensorwise_quantize(host, NULL, &h), MXJIT_OK, "%s",
                    mxjit_ctx_last_error(host));
-      uint8_t *ref = down(host, hq, (size_t)n), *rs = down(host, hs, 4);
+      uint8_t *ref = td_down(host, hq, (size_t)n), *rs = td_down(host, hs, 4);
       /* the strided call */
-      mxjit_devptr dx = up(ctx, x, 2 * xn), ds = up(ctx, NULL, 4);
+      mxjit_devptr dx = td_up(ctx, x, 2 * xn), ds = td_up(ctx, NULL, 4);
       obuf o = obuf_new(ctx, "q", rows, c->cols, c->ldq, c->qoff);
-      mxjit_tensor xt = c->d0 ? tens(dx, MXJIT_DTYPE_BF16, 3, c->d0, c->d1, c->cols)
-                              : tens(dx, MXJIT_DTYPE_BF16, 2, c->d1, c->cols, 0);
-      mxjit_tensor qt = c->d0 && !c->q2 ? tens(o.d, fp8, 3, c->d0, c->d1, c->cols)
-                                        : tens(o.d, fp8, 2, rows, c->cols, 0);
-      mxjit_fp8_tensorwise_args a =
-          MXJIT_ARGS(mxjit_fp8_tensorwise_args, .x = c->ldx ? strided(xt, c->ldx, 0) : xt,
-                     .fp8 = fp8, .q = strided(qt, c->ldq, c->qoff),
-                     .scale_inv = tens(ds, MXJIT_DTYPE_F32, 0, 0, 0, 0));
+      mxjit_tensor xt = c->d0 ? td_tens(dx, MXJIT_DTYPE_BF16, 3, c->d0, c->d1, c->cols)
+                              : td_tens(dx, MXJIT_DTYPE_BF16, 2, c->d1, c->cols, 0);
+      mxjit_tensor qt = c->d0 && !c->q2 ? td_tens(o.d, fp8, 3, c->d0, c->d1, c->cols)
+                                        : td_tens(o.d, fp8, 2, rows, c->cols, 0);
+      mxjit_fp8_tensorwise_args a = MXJIT_ARGS(
+          mxjit_fp8_tensorwise_args, .x = c->ldx ? strided(xt, c->ldx, 0) : xt, .fp8 = fp8,
+          .q = strided(qt, c->ldq, c->qoff), .scale_inv = td_tens(ds, MXJIT_DTYPE_F32, 0, 0, 0, 0));
       cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &a), MXJIT_OK, "%s: %s", what,
                    mxjit_ctx_last_error(ctx));
       expect_rows(ctx, &o, ref, what);
-      uint8_t *gs = down(ctx, ds, 4);
+      uint8_t *gs = td_down(ctx, ds, 4);
       cr_assert(n == 0 || !memcmp(gs, rs, 4), "%s: scale_inv differs from the host's", what);
       free(gs), free(ref), free(rs), free(x), free(xc);
       mxjit_free(ctx, dx), mxjit_free(ctx, ds), mxjit_free(ctx, o.d);
@@ -392,12 +352,12 @@ Test(quant_strided_out, fp8_tensorwise_emu_gfx950, .timeout = 300)
 Test(quant_strided_out, refusals)
 {
    enum { M = 64, K = 64 };
-   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_HOST, NULL, 0);
-   mxjit_devptr x = up(ctx, NULL, 2 * M * K), buf = up(ctx, NULL, 1 << 16);
+   mxjit_ctx *ctx = td_ctx(MXJIT_DEVICE_HOST, NULL, 0);
+   mxjit_devptr x = td_up(ctx, NULL, 2 * M * K), buf = td_up(ctx, NULL, 1 << 16);
    mxjit_mxfp4_quant_args a = MXJIT_ARGS(
-       mxjit_mxfp4_quant_args, .x = tens(x, MXJIT_DTYPE_BF16, 2, M, K, 0), .rowwise = 1,
-       .q_row = strided(tens(buf, MXJIT_DTYPE_E2M1X2, 2, M, K / 2, 0), 40, 0),
-       .s_row = strided(tens(buf + 4096, MXJIT_DTYPE_E8M0, 2, M, K / 32, 0), 4, 0));
+       mxjit_mxfp4_quant_args, .x = td_tens(x, MXJIT_DTYPE_BF16, 2, M, K, 0), .rowwise = 1,
+       .q_row = strided(td_tens(buf, MXJIT_DTYPE_E2M1X2, 2, M, K / 2, 0), 40, 0),
+       .s_row = strided(td_tens(buf + 4096, MXJIT_DTYPE_E8M0, 2, M, K / 32, 0), 4, 0));
    cr_assert_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    /* a row stride below the row */
    a.q_row.stride[0] = K / 2 - 1;
@@ -410,9 +370,9 @@ Test(quant_strided_out, refusals)
            "args.s_row has strides, so it must have this call's s_row shape: (64, 2)");
    a.s_row.shape[1] = 2;
    /* leading dims that do not nest with the rows: two row strides */
-   mxjit_tensor q3 = strided(tens(buf, MXJIT_DTYPE_E2M1X2, 3, 2, M / 2, K / 2), 40, 0);
+   mxjit_tensor q3 = strided(td_tens(buf, MXJIT_DTYPE_E2M1X2, 3, 2, M / 2, K / 2), 40, 0);
    mxjit_mxfp4_quant_args b = a;
-   b.x = tens(x, MXJIT_DTYPE_BF16, 3, 2, M / 2, K);
+   b.x = td_tens(x, MXJIT_DTYPE_BF16, 3, 2, M / 2, K);
    b.q_row = q3;
    cr_assert_eq(mxjit_mxfp4_quantize(ctx, NULL, &b), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    b.q_row.stride[0] += 8;
@@ -432,12 +392,12 @@ Test(quant_strided_out, refusals)
    cr_assert_eq(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    /* layout-defined buffers stay compact: shuffled / blocked scales, preshuffled data */
    a.scale_layout = MXJIT_SCALES_SHUFFLED;
-   a.s_row = strided(tens(buf + 8192, MXJIT_DTYPE_E8M0, 2, 256, 8, 0), 16, 0);
+   a.s_row = strided(td_tens(buf + 8192, MXJIT_DTYPE_E8M0, 2, 256, 8, 0), 16, 0);
    REFUSED(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_STRIDE,
            "args.s_row.stride[0] = 16, but mxfp4_quantize writes (or reads) s_row whole, compact "
            "row-major (stride 8 here): outputs and layout-defined buffers take no strides");
    a.scale_layout = MXJIT_SCALES_BLOCKED;
-   a.s_row = strided(tens(buf + 8192, MXJIT_DTYPE_E8M0, 2, 128, 4, 0), 8, 0);
+   a.s_row = strided(td_tens(buf + 8192, MXJIT_DTYPE_E8M0, 2, 128, 4, 0), 8, 0);
    REFUSED(mxjit_mxfp4_quantize(ctx, NULL, &a), MXJIT_ERR_INVALID_ARG_STRIDE,
            "args.s_row.stride[0] = 8, but mxfp4_quantize writes (or reads) s_row whole");
    memset(a.s_row.stride, 0, sizeof(a.s_row.stride));
@@ -453,9 +413,9 @@ Test(quant_strided_out, refusals)
    a.q_row.ndim = 2;
    /* columnwise: (K, M/2), the stride below M/2 */
    mxjit_mxfp4_quant_args c = MXJIT_ARGS(
-       mxjit_mxfp4_quant_args, .x = tens(x, MXJIT_DTYPE_BF16, 2, M, K, 0), .colwise = 1,
-       .q_col = strided(tens(buf, MXJIT_DTYPE_E2M1X2, 2, K, M / 2, 0), 31, 0),
-       .s_col = tens(buf + 8192, MXJIT_DTYPE_E8M0, 2, K, M / 32, 0));
+       mxjit_mxfp4_quant_args, .x = td_tens(x, MXJIT_DTYPE_BF16, 2, M, K, 0), .colwise = 1,
+       .q_col = strided(td_tens(buf, MXJIT_DTYPE_E2M1X2, 2, K, M / 2, 0), 31, 0),
+       .s_col = td_tens(buf + 8192, MXJIT_DTYPE_E8M0, 2, K, M / 32, 0));
    REFUSED(mxjit_mxfp4_quantize(ctx, NULL, &c), MXJIT_ERR_INVALID_ARG_STRIDE,
            "args.q_col.stride[0] = 31 is below the row length 32");
    c.q_col.stride[0] = 32 + 8;
@@ -463,9 +423,9 @@ Test(quant_strided_out, refusals)
 
    /* fp8 tensorwise q */
    mxjit_fp8_tensorwise_args t = MXJIT_ARGS(
-       mxjit_fp8_tensorwise_args, .x = tens(x, MXJIT_DTYPE_BF16, 2, M, K, 0),
-       .fp8 = MXJIT_DTYPE_E4M3, .q = strided(tens(buf, MXJIT_DTYPE_E4M3, 2, M, K, 0), K + 8, 0),
-       .scale_inv = tens(buf + 32768, MXJIT_DTYPE_F32, 0, 0, 0, 0));
+       mxjit_fp8_tensorwise_args, .x = td_tens(x, MXJIT_DTYPE_BF16, 2, M, K, 0),
+       .fp8 = MXJIT_DTYPE_E4M3, .q = strided(td_tens(buf, MXJIT_DTYPE_E4M3, 2, M, K, 0), K + 8, 0),
+       .scale_inv = td_tens(buf + 32768, MXJIT_DTYPE_F32, 0, 0, 0, 0));
    cr_assert_eq(mxjit_fp8_tensorwise_quantize(ctx, NULL, &t), MXJIT_OK, "%s",
                 mxjit_ctx_last_error(ctx));
    t.q.stride[0] = K - 1;

@@ -14,49 +14,13 @@
 
 #include "host_ref.h"
 
+#include "tdev.h"
+
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define V1(p) ((const void *)(p)) /* an ABI-1 struct to an entry point declared with ABI 2 */
-
-static mxjit_ctx *
-make_ctx(mxjit_device_kind kind)
-{
-   mxjit_ctx *ctx = NULL;
-   mxjit_status st =
-       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = kind, .no_disk_cache = 1), &ctx);
-   cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   return ctx;
-}
-
-/* Device copy of n bytes (src NULL: filled with 0xA5, a sentinel a write would change). */
-static mxjit_devptr
-up(mxjit_ctx *ctx, const void *src, size_t n)
-{
-   mxjit_devptr p;
-   cr_assert_eq(mxjit_malloc(ctx, n ? n : 1, &p), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   if (src)
-      cr_assert_eq(mxjit_memcpy_h2d(ctx, p, src, n), MXJIT_OK);
-   else
-      cr_assert_eq(mxjit_memset(ctx, p, 0xA5, n), MXJIT_OK);
-   return p;
-}
-
-static void *
-down(mxjit_ctx *ctx, mxjit_devptr p, size_t n)
-{
-   void *h = malloc(n ? n : 1);
-   cr_assert_eq(mxjit_memcpy_d2h(ctx, h, p, n), MXJIT_OK);
-   return h;
-}
-
-static mxjit_tensor
-tens(mxjit_devptr data, mxjit_dtype dt, int ndim, int64_t d0, int64_t d1, int64_t d2)
-{
-   mxjit_tensor t = {.data = data, .ndim = ndim, .dtype = dt, .shape = {d0, d1, d2}};
-   return t;
-}
 
 static uint16_t
 bf16_of(unsigned i)
@@ -70,7 +34,7 @@ static void
 scaled_copy_on(mxjit_device_kind kind)
 {
    enum { M = 5, N = 40, LDX = 48, LDO = 44, XOFF = 64, OOFF = 16 };
-   mxjit_ctx *ctx = make_ctx(kind);
+   mxjit_ctx *ctx = td_ctx(kind, NULL, 0);
    uint16_t x[M * LDX];
    for (unsigned i = 0; i < M * LDX; i++)
       x[i] = bf16_of(i);
@@ -78,10 +42,10 @@ scaled_copy_on(mxjit_device_kind kind)
    memset(xb, 0, XOFF);
    memcpy(xb + XOFF, x, sizeof(x));
    size_t ob = OOFF + M * LDO * 4;
-   mxjit_devptr dx = up(ctx, xb, sizeof(xb)), dout = up(ctx, NULL, ob);
+   mxjit_devptr dx = td_up(ctx, xb, sizeof(xb)), dout = td_up(ctx, NULL, ob);
    mxjit_scaled_copy_args a =
-       MXJIT_ARGS(mxjit_scaled_copy_args, .x = tens(dx, MXJIT_DTYPE_BF16, 2, M, N, 0),
-                  .out = tens(dout, MXJIT_DTYPE_F32, 2, M, N, 0), .scale = -1.5f);
+       MXJIT_ARGS(mxjit_scaled_copy_args, .x = td_tens(dx, MXJIT_DTYPE_BF16, 2, M, N, 0),
+                  .out = td_tens(dout, MXJIT_DTYPE_F32, 2, M, N, 0), .scale = -1.5f);
    a.x.byte_offset = XOFF;
    a.x.stride[0] = LDX;
    a.x.stride[1] = 1;
@@ -89,7 +53,7 @@ scaled_copy_on(mxjit_device_kind kind)
    a.out.stride[0] = LDO;
    a.out.stride[1] = 1;
    cr_assert_eq(mxjit_scaled_copy(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   uint8_t *got = down(ctx, dout, ob);
+   uint8_t *got = td_down(ctx, dout, ob);
    for (int i = 0; i < M; i++)
       for (int j = 0; j < LDO; j++) {
          uint32_t g;
@@ -133,14 +97,14 @@ typedef struct outbuf {
 static outbuf
 out_pair(mxjit_ctx *ctx, size_t bytes, uint64_t off2)
 {
-   outbuf o = {up(ctx, NULL, bytes), up(ctx, NULL, bytes + off2), bytes, off2};
+   outbuf o = {td_up(ctx, NULL, bytes), td_up(ctx, NULL, bytes + off2), bytes, off2};
    return o;
 }
 
 static void
 same_bytes(mxjit_ctx *ctx, const char *what, const outbuf *o)
 {
-   uint8_t *a = down(ctx, o->v1, o->bytes), *b = down(ctx, o->v2, o->bytes + o->off2);
+   uint8_t *a = td_down(ctx, o->v1, o->bytes), *b = td_down(ctx, o->v2, o->bytes + o->off2);
    size_t i = 0;
    while (i < o->bytes && a[i] == b[o->off2 + i])
       i++;
@@ -163,7 +127,7 @@ in_pair(mxjit_ctx *ctx, const void *src, size_t n, uint64_t off)
 {
    uint8_t *tmp = calloc(1, n + off);
    memcpy(tmp + off, src, n);
-   inbuf b = {up(ctx, src, n), up(ctx, tmp, n + off), off};
+   inbuf b = {td_up(ctx, src, n), td_up(ctx, tmp, n + off), off};
    free(tmp);
    return b;
 }
@@ -171,7 +135,7 @@ in_pair(mxjit_ctx *ctx, const void *src, size_t n, uint64_t off)
 static mxjit_tensor
 tin(const inbuf *b, mxjit_dtype dt, int ndim, int64_t d0, int64_t d1, int64_t d2)
 {
-   mxjit_tensor t = tens(b->v2, dt, ndim, d0, d1, d2);
+   mxjit_tensor t = td_tens(b->v2, dt, ndim, d0, d1, d2);
    t.byte_offset = b->off;
    return t;
 }
@@ -179,7 +143,7 @@ tin(const inbuf *b, mxjit_dtype dt, int ndim, int64_t d0, int64_t d1, int64_t d2
 static mxjit_tensor
 tout(const outbuf *b, mxjit_dtype dt, int ndim, int64_t d0, int64_t d1, int64_t d2)
 {
-   mxjit_tensor t = tens(b->v2, dt, ndim, d0, d1, d2);
+   mxjit_tensor t = td_tens(b->v2, dt, ndim, d0, d1, d2);
    t.byte_offset = b->off2;
    return t;
 }
@@ -192,7 +156,7 @@ tout(const outbuf *b, mxjit_dtype dt, int ndim, int64_t d0, int64_t d1, int64_t 
 static void
 mx_ops_on(mxjit_device_kind kind)
 {
-   mxjit_ctx *ctx = make_ctx(kind);
+   mxjit_ctx *ctx = td_ctx(kind, NULL, 0);
    enum { M = 64, K = 96, LD = 128 };
    uint16_t x[M * LD];
    for (unsigned i = 0; i < M * LD; i++)
@@ -281,7 +245,7 @@ mx_ops_on(mxjit_device_kind kind)
 static void
 mx_groups_3d_on(mxjit_device_kind kind)
 {
-   mxjit_ctx *ctx = make_ctx(kind);
+   mxjit_ctx *ctx = td_ctx(kind, NULL, 0);
    enum { M = 64, K = 64, E = 2, N = 64, LDE = N * K + 128 };
    static uint16_t x[E * LDE];
    for (unsigned i = 0; i < E * LDE; i++)
@@ -369,14 +333,14 @@ static void
 fp8_tensorwise_strided_on(mxjit_device_kind kind)
 {
    enum { D0 = 3, TM = 4, TN = 70, LD = 77, XOFF = 96 };
-   mxjit_ctx *ctx = make_ctx(kind);
+   mxjit_ctx *ctx = td_ctx(kind, NULL, 0);
    uint16_t x[D0 * TM * TN], xs[D0 * TM * LD];
    for (unsigned i = 0; i < D0 * TM * LD; i++)
       xs[i] = 0x7f7f;
    for (unsigned r = 0; r < D0 * TM; r++)
       for (unsigned j = 0; j < TN; j++)
          xs[r * LD + j] = x[r * TN + j] = bf16_of(r * TN + j);
-   mxjit_devptr dx = up(ctx, x, sizeof(x));
+   mxjit_devptr dx = td_up(ctx, x, sizeof(x));
    inbuf tx = in_pair(ctx, xs, ((D0 * TM - 1) * LD + TN) * 2, XOFF);
    outbuf tq = out_pair(ctx, D0 * TM * TN, 5), tsi = out_pair(ctx, 4, 4);
    mxjit_fp8_tensorwise_args_v1 t1 =
@@ -417,17 +381,17 @@ Test(ops_abi2, quantizers_emu_equal_host)
       x[i] = bf16_of(i * 3 + 1);
    uint8_t *q[2], *s[2];
    for (int d = 0; d < 2; d++) {
-      mxjit_ctx *ctx = make_ctx(d ? MXJIT_DEVICE_EMU : MXJIT_DEVICE_HOST);
-      mxjit_devptr dx = up(ctx, x, sizeof(x)), dq = up(ctx, NULL, M * K),
-                   ds = up(ctx, NULL, M * K / 32);
+      mxjit_ctx *ctx = td_ctx(d ? MXJIT_DEVICE_EMU : MXJIT_DEVICE_HOST, NULL, 0);
+      mxjit_devptr dx = td_up(ctx, x, sizeof(x)), dq = td_up(ctx, NULL, M * K),
+                   ds = td_up(ctx, NULL, M * K / 32);
       mxjit_mx_quant_args a =
           MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM1,
-                     .x = tens(dx, MXJIT_DTYPE_BF16, 2, M, K, 0), .mode = MXJIT_SCALE_FLOOR,
-                     .elem = MXJIT_DTYPE_E5M2, .q = tens(dq, MXJIT_DTYPE_E5M2, 2, K, M, 0),
-                     .s = tens(ds, MXJIT_DTYPE_U8, 2, K, M / 32, 0));
+                     .x = td_tens(dx, MXJIT_DTYPE_BF16, 2, M, K, 0), .mode = MXJIT_SCALE_FLOOR,
+                     .elem = MXJIT_DTYPE_E5M2, .q = td_tens(dq, MXJIT_DTYPE_E5M2, 2, K, M, 0),
+                     .s = td_tens(ds, MXJIT_DTYPE_U8, 2, K, M / 32, 0));
       cr_assert_eq(mxjit_mxfp8_quantize(ctx, NULL, &a), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-      q[d] = down(ctx, dq, M * K);
-      s[d] = down(ctx, ds, M * K / 32);
+      q[d] = td_down(ctx, dq, M * K);
+      s[d] = td_down(ctx, ds, M * K / 32);
       mxjit_ctx_destroy(ctx);
    }
    cr_assert_eq(memcmp(q[0], q[1], M * K), 0);
@@ -441,7 +405,7 @@ Test(ops_abi2, quantizers_emu_equal_host)
 static void
 layout_ops_on(mxjit_device_kind kind)
 {
-   mxjit_ctx *ctx = make_ctx(kind);
+   mxjit_ctx *ctx = td_ctx(kind, NULL, 0);
    uint8_t src[4096];
    for (unsigned i = 0; i < sizeof(src); i++)
       src[i] = (uint8_t)(i * 37 + 11);
@@ -482,7 +446,7 @@ layout_ops_on(mxjit_device_kind kind)
           MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = tout(&eo, MXJIT_DTYPE_U8, 1, (int64_t)eb, 0, 0),
                      .out = tout(&back, MXJIT_DTYPE_U8, 2, 300, 10, 0), .inverse = 1);
       cr_assert_eq(mxjit_e8m0_shuffle(ctx, NULL, &inv), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-      uint8_t *r = down(ctx, back.v2, 3000);
+      uint8_t *r = td_down(ctx, back.v2, 3000);
       cr_assert_eq(memcmp(r, src, 3000), 0, "e8m0_shuffle inverse does not give s back");
       free(r);
    }
@@ -555,7 +519,7 @@ strided_up(mxjit_ctx *ctx, const void *src, int64_t mats, int64_t rows, int64_t 
       for (int64_t r = 0; r < rows; r++)
          memcpy(tmp + off + (size_t)((m * bd + r * ld) * es),
                 (const uint8_t *)src + (size_t)((m * rows + r) * cols * es), (size_t)(cols * es));
-   mxjit_devptr p = up(ctx, tmp, n);
+   mxjit_devptr p = td_up(ctx, tmp, n);
    free(tmp);
    return p;
 }
@@ -565,7 +529,8 @@ static mxjit_tensor
 tstrided(mxjit_devptr p, mxjit_dtype dt, int ndim, int64_t mats, int64_t rows, int64_t cols,
          int64_t ld, int64_t bd, uint64_t off)
 {
-   mxjit_tensor t = ndim == 3 ? tens(p, dt, 3, mats, rows, cols) : tens(p, dt, 2, rows, cols, 0);
+   mxjit_tensor t =
+       ndim == 3 ? td_tens(p, dt, 3, mats, rows, cols) : td_tens(p, dt, 2, rows, cols, 0);
    t.byte_offset = off;
    t.stride[ndim - 1] = 1;
    t.stride[ndim - 2] = ld;
@@ -580,7 +545,7 @@ tstrided(mxjit_devptr p, mxjit_dtype dt, int ndim, int64_t mats, int64_t rows, i
 static void
 layout_strided_on(mxjit_device_kind kind)
 {
-   mxjit_ctx *ctx = make_ctx(kind);
+   mxjit_ctx *ctx = td_ctx(kind, NULL, 0);
    static uint8_t src[16384];
    for (unsigned i = 0; i < sizeof(src); i++)
       src[i] = (uint8_t)(i * 37 + 11);
@@ -738,7 +703,7 @@ Test(ops_abi2, layout_ops_row_strided_inputs_emu)
 static void
 gemms_on(mxjit_device_kind kind)
 {
-   mxjit_ctx *ctx = make_ctx(kind);
+   mxjit_ctx *ctx = td_ctx(kind, NULL, 0);
    /* grouped GEMM forward NT: a (64, 64) e4m3, b (2, 32, 64), groups [0, 30, 64] */
    enum { MT = 64, K = 64, N = 32, G = 2 };
    uint8_t a[MT * K], b[G * N * K];
@@ -782,7 +747,7 @@ gemms_on(mxjit_device_kind kind)
       for (int r = 0; r < N; r++)
          memcpy(sb2 + e * ESB + r * LDB, b + (e * N + r) * K, K);
    inbuf sda = in_pair(ctx, sa2, MT * LDA, 48), sdb = in_pair(ctx, sb2, G * ESB, 24);
-   outbuf so = {o.v1, up(ctx, NULL, MT * N * 2 + 32), MT * N * 2, 32};
+   outbuf so = {o.v1, td_up(ctx, NULL, MT * N * 2 + 32), MT * N * 2, 32};
    g2.a = tin(&sda, MXJIT_DTYPE_E4M3, 2, MT, K, 0);
    g2.a.stride[0] = LDA;
    g2.a.stride[1] = 1;
@@ -869,11 +834,11 @@ Test(ops_abi2, gemms_emu)
 
 Test(ops_abi2, bad_descriptors_are_refused_by_name)
 {
-   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_HOST);
-   mxjit_devptr x = up(ctx, NULL, 1 << 16), out = up(ctx, NULL, 1 << 16);
+   mxjit_ctx *ctx = td_ctx(MXJIT_DEVICE_HOST, NULL, 0);
+   mxjit_devptr x = td_up(ctx, NULL, 1 << 16), out = td_up(ctx, NULL, 1 << 16);
    mxjit_scaled_copy_args c =
-       MXJIT_ARGS(mxjit_scaled_copy_args, .x = tens(x, MXJIT_DTYPE_BF16, 2, 4, 8, 0),
-                  .out = tens(out, MXJIT_DTYPE_F32, 2, 4, 8, 0), .scale = 1);
+       MXJIT_ARGS(mxjit_scaled_copy_args, .x = td_tens(x, MXJIT_DTYPE_BF16, 2, 4, 8, 0),
+                  .out = td_tens(out, MXJIT_DTYPE_F32, 2, 4, 8, 0), .scale = 1);
    /* innermost stride 2 */
    c.x.stride[0] = 16;
    c.x.stride[1] = 2;
@@ -913,8 +878,8 @@ Test(ops_abi2, bad_descriptors_are_refused_by_name)
     * the row length); their outputs, and the inverse direction's layout-defined input, are
     * compact by design: said, not copied */
    mxjit_e8m0_shuffle_args e =
-       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = tens(x, MXJIT_DTYPE_U8, 2, 4, 8, 0),
-                  .out = tens(out, MXJIT_DTYPE_U8, 2, 256, 8, 0));
+       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = td_tens(x, MXJIT_DTYPE_U8, 2, 4, 8, 0),
+                  .out = td_tens(out, MXJIT_DTYPE_U8, 2, 256, 8, 0));
    e.s.stride[0] = 16;
    e.s.stride[1] = 1;
    cr_assert_eq(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
@@ -938,7 +903,7 @@ Test(ops_abi2, bad_descriptors_are_refused_by_name)
    e.out.stride[0] = e.out.stride[1] = 0;
    mxjit_tensor eo = e.out;
    e.out = e.s;
-   e.s = tens(x, MXJIT_DTYPE_U8, 2, 256, 8, 0);
+   e.s = td_tens(x, MXJIT_DTYPE_U8, 2, 256, 8, 0);
    e.s.stride[0] = 16;
    e.s.stride[1] = 1;
    REFUSED(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_ERR_INVALID_ARG_STRIDE,
@@ -952,8 +917,8 @@ Test(ops_abi2, bad_descriptors_are_refused_by_name)
    /* the A16W4 shuffles: a strided out names out; a 3D src whose matrices overlap names the
     * stride */
    mxjit_shuffle_a16w4_args sw =
-       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = tens(x, MXJIT_DTYPE_U8, 3, 2, 32, 64),
-                  .out = tens(out, MXJIT_DTYPE_U8, 3, 2, 32, 64));
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = td_tens(x, MXJIT_DTYPE_U8, 3, 2, 32, 64),
+                  .out = td_tens(out, MXJIT_DTYPE_U8, 3, 2, 32, 64));
    sw.out.stride[0] = 32 * 80;
    sw.out.stride[1] = 80;
    sw.out.stride[2] = 1;
@@ -977,9 +942,9 @@ Test(ops_abi2, bad_descriptors_are_refused_by_name)
 
    /* a scalar that is not one, an absent optional operand half-filled, a null output */
    mxjit_fp8_tensorwise_args t =
-       MXJIT_ARGS(mxjit_fp8_tensorwise_args, .x = tens(x, MXJIT_DTYPE_BF16, 2, 4, 8, 0),
-                  .fp8 = MXJIT_DTYPE_E4M3, .q = tens(out, MXJIT_DTYPE_E4M3, 2, 4, 8, 0),
-                  .scale_inv = tens(out + 4096, MXJIT_DTYPE_F32, 1, 2, 0, 0));
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args, .x = td_tens(x, MXJIT_DTYPE_BF16, 2, 4, 8, 0),
+                  .fp8 = MXJIT_DTYPE_E4M3, .q = td_tens(out, MXJIT_DTYPE_E4M3, 2, 4, 8, 0),
+                  .scale_inv = td_tens(out + 4096, MXJIT_DTYPE_F32, 1, 2, 0, 0));
    REFUSED(mxjit_fp8_tensorwise_quantize(ctx, NULL, &t), MXJIT_ERR_INVALID_ARG_SHAPE,
            "args.scale_inv has 2 elements; it is one f32");
    t.scale_inv.shape[0] = 1;
@@ -991,12 +956,12 @@ Test(ops_abi2, bad_descriptors_are_refused_by_name)
                 mxjit_ctx_last_error(ctx));
    /* the grouped GEMM's offsets give ngroups: fewer than two entries is no group */
    mxjit_grouped_gemm_fp8_args g =
-       MXJIT_ARGS(mxjit_grouped_gemm_fp8_args, .a = tens(x, MXJIT_DTYPE_E4M3, 2, 4, 8, 0),
-                  .b = tens(x, MXJIT_DTYPE_E4M3, 3, 1, 8, 8),
-                  .a_scale_inv = tens(out, MXJIT_DTYPE_F32, 0, 0, 0, 0),
-                  .b_scale_inv = tens(out, MXJIT_DTYPE_F32, 0, 0, 0, 0),
-                  .group_offs = tens(out, MXJIT_DTYPE_I64, 1, 1, 0, 0),
-                  .out = tens(out, MXJIT_DTYPE_BF16, 2, 4, 8, 0));
+       MXJIT_ARGS(mxjit_grouped_gemm_fp8_args, .a = td_tens(x, MXJIT_DTYPE_E4M3, 2, 4, 8, 0),
+                  .b = td_tens(x, MXJIT_DTYPE_E4M3, 3, 1, 8, 8),
+                  .a_scale_inv = td_tens(out, MXJIT_DTYPE_F32, 0, 0, 0, 0),
+                  .b_scale_inv = td_tens(out, MXJIT_DTYPE_F32, 0, 0, 0, 0),
+                  .group_offs = td_tens(out, MXJIT_DTYPE_I64, 1, 1, 0, 0),
+                  .out = td_tens(out, MXJIT_DTYPE_BF16, 2, 4, 8, 0));
    REFUSED(mxjit_grouped_gemm_fp8(ctx, NULL, &g), MXJIT_ERR_INVALID_ARG_SHAPE,
            "args.group_offs has 1 entries; it holds ngroups + 1 >= 2");
    /* a and b take row strides, never a non-unit innermost one, nor overlapping rows */
@@ -1018,9 +983,9 @@ Test(ops_abi2, bad_descriptors_are_refused_by_name)
 /* mxjit_supports / _prepare / _workspace_size take ABI-2 args without pointers. */
 Test(ops_abi2, dry_runs_without_pointers)
 {
-   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_EMU);
+   mxjit_ctx *ctx = td_ctx(MXJIT_DEVICE_EMU, NULL, 0);
    mxjit_mx_quant_args mx = MXJIT_ARGS(mxjit_mx_quant_args, .kind = MXJIT_MX_DIM0,
-                                       .x = tens(0, MXJIT_DTYPE_BF16, 2, 64, 64, 0),
+                                       .x = td_tens(0, MXJIT_DTYPE_BF16, 2, 64, 64, 0),
                                        .mode = MXJIT_SCALE_FLOOR, .elem = MXJIT_DTYPE_E4M3);
    cr_assert_eq(mxjit_supports(ctx, MXJIT_OP_MXFP8_QUANTIZE, &mx), MXJIT_OK, "%s",
                 mxjit_ctx_last_error(ctx));
@@ -1030,7 +995,7 @@ Test(ops_abi2, dry_runs_without_pointers)
                 mxjit_ctx_last_error(ctx));
    cr_assert_eq(nk, 1);
    mxjit_fp8_tensorwise_args t =
-       MXJIT_ARGS(mxjit_fp8_tensorwise_args, .x = tens(0, MXJIT_DTYPE_BF16, 2, 64, 300, 0),
+       MXJIT_ARGS(mxjit_fp8_tensorwise_args, .x = td_tens(0, MXJIT_DTYPE_BF16, 2, 64, 300, 0),
                   .fp8 = MXJIT_DTYPE_E4M3);
    size_t ws = 0;
    cr_assert_eq(mxjit_workspace_size(ctx, MXJIT_OP_FP8_TENSORWISE_QUANTIZE, &t, &ws), MXJIT_OK,
@@ -1090,7 +1055,7 @@ Test(ops_abi2, dlpack_tensors_map_without_copies)
    cr_assert(c.x.data == (uintptr_t)x && c.x.byte_offset == 4 && c.x.stride[0] == 10 &&
              c.x.dtype == MXJIT_DTYPE_BF16 && c.x.device_type == MXJIT_DL_CPU);
    cr_assert(c.out.stride[0] == 0 && c.out.stride[1] == 0 && c.out.byte_offset == 8);
-   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_HOST);
+   mxjit_ctx *ctx = td_ctx(MXJIT_DEVICE_HOST, NULL, 0);
    cr_assert_eq(mxjit_scaled_copy(ctx, NULL, &c), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
    for (int i = 0; i < 3; i++)
       for (int j = 0; j < 8; j++) {

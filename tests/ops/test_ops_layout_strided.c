@@ -18,44 +18,15 @@
 
 #include "host_ref.h"
 
+#include "tdev.h"
+
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define V1(p) ((const void *)(p)) /* an ABI-1 struct to an entry point declared with ABI 2 */
-#define POISON 0xA5
+#define POISON TD_POISON
 #define SLACK 16 /* poisoned bytes after a strided output's last element */
-
-static mxjit_ctx *
-make_ctx(mxjit_device_kind kind)
-{
-   mxjit_ctx *ctx = NULL;
-   mxjit_status st =
-       mxjit_ctx_create(&MXJIT_ARGS(mxjit_ctx_options, .device = kind, .no_disk_cache = 1), &ctx);
-   cr_assert_eq(st, MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   return ctx;
-}
-
-/* Device copy of n bytes (src NULL: filled with POISON). */
-static mxjit_devptr
-up(mxjit_ctx *ctx, const void *src, size_t n)
-{
-   mxjit_devptr p;
-   cr_assert_eq(mxjit_malloc(ctx, n ? n : 1, &p), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
-   if (src)
-      cr_assert_eq(mxjit_memcpy_h2d(ctx, p, src, n), MXJIT_OK);
-   else
-      cr_assert_eq(mxjit_memset(ctx, p, POISON, n ? n : 1), MXJIT_OK);
-   return p;
-}
-
-static uint8_t *
-down(mxjit_ctx *ctx, mxjit_devptr p, size_t n)
-{
-   uint8_t *h = malloc(n ? n : 1);
-   cr_assert_eq(mxjit_memcpy_d2h(ctx, h, p, n), MXJIT_OK);
-   return h;
-}
 
 static uint8_t *
 pattern(size_t n, unsigned seed)
@@ -64,13 +35,6 @@ pattern(size_t n, unsigned seed)
    for (size_t i = 0; i < n; i++)
       p[i] = (uint8_t)(i * 37 + seed);
    return p;
-}
-
-static mxjit_tensor
-tens(mxjit_devptr data, mxjit_dtype dt, int ndim, int64_t d0, int64_t d1, int64_t d2)
-{
-   mxjit_tensor t = {.data = data, .ndim = ndim, .dtype = dt, .shape = {d0, d1, d2}};
-   return t;
 }
 
 /* A strided output: mats matrices of rows x cols elements of es bytes, rows ld and matrices
@@ -91,7 +55,7 @@ sv_alloc(mxjit_ctx *ctx, int64_t mats, int64_t rows, int64_t cols, int es, int64
    sview v = {0, 0, mats, rows, cols, ld, bd, es, off};
    int64_t span = mats && rows && cols ? (mats - 1) * bd + (rows - 1) * ld + cols : 0;
    v.total = off + (size_t)(span * es) + SLACK;
-   v.p = up(ctx, NULL, v.total);
+   v.p = td_up(ctx, NULL, v.total);
    return v;
 }
 
@@ -100,8 +64,8 @@ sv_alloc(mxjit_ctx *ctx, int64_t mats, int64_t rows, int64_t cols, int es, int64
 static mxjit_tensor
 sv_tensor(const sview *v, mxjit_dtype dt, int ndim)
 {
-   mxjit_tensor t = ndim == 3 ? tens(v->p, dt, 3, v->mats, v->rows, v->cols)
-                              : tens(v->p, dt, 2, v->mats * v->rows, v->cols, 0);
+   mxjit_tensor t = ndim == 3 ? td_tens(v->p, dt, 3, v->mats, v->rows, v->cols)
+                              : td_tens(v->p, dt, 2, v->mats * v->rows, v->cols, 0);
    t.byte_offset = v->off;
    t.stride[ndim - 1] = 1;
    t.stride[ndim - 2] = v->ld;
@@ -114,7 +78,7 @@ sv_tensor(const sview *v, mxjit_dtype dt, int ndim)
 static void
 sv_expect(mxjit_ctx *ctx, const char *what, const sview *v, const uint8_t *want)
 {
-   uint8_t *got = down(ctx, v->p, v->total), *exp = malloc(v->total);
+   uint8_t *got = td_down(ctx, v->p, v->total), *exp = malloc(v->total);
    memset(exp, POISON, v->total);
    size_t row = (size_t)(v->cols * v->es);
    for (int64_t m = 0; m < v->mats; m++)
@@ -143,7 +107,7 @@ sv_expect(mxjit_ctx *ctx, const char *what, const sview *v, const uint8_t *want)
 static void
 sv_untouched(mxjit_ctx *ctx, const char *what, const sview *v)
 {
-   uint8_t *got = down(ctx, v->p, v->total);
+   uint8_t *got = td_down(ctx, v->p, v->total);
    for (size_t i = 0; i < v->total; i++)
       cr_assert_eq(got[i], POISON, "%s: byte %zu was written", what, i);
    free(got);
@@ -153,7 +117,7 @@ sv_untouched(mxjit_ctx *ctx, const char *what, const sview *v)
 static uint8_t *
 compact_of(mxjit_ctx *ctx, mxjit_devptr p, size_t n)
 {
-   return down(ctx, p, n);
+   return td_down(ctx, p, n);
 }
 
 #define OK(call) cr_assert_eq((call), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx))
@@ -166,7 +130,7 @@ to_blocked_inverse(mxjit_ctx *ctx, int ndim, int64_t b, int64_t h, int64_t w, in
 {
    size_t pn = (size_t)(b * h * w), nb = (size_t)(b * host_blocked_size(h, w));
    uint8_t *src = pattern(pn, 11);
-   mxjit_devptr ds = up(ctx, src, pn), blk = up(ctx, NULL, nb), back = up(ctx, NULL, pn);
+   mxjit_devptr ds = td_up(ctx, src, pn), blk = td_up(ctx, NULL, nb), back = td_up(ctx, NULL, pn);
    OK(mxjit_to_blocked(
        ctx, NULL,
        V1(&MXJIT_ARGS(mxjit_to_blocked_args_v1, .s = ds, .out = blk, .batch = b, .h = h, .w = w))));
@@ -180,7 +144,7 @@ to_blocked_inverse(mxjit_ctx *ctx, int ndim, int64_t b, int64_t h, int64_t w, in
    sview v = sv_alloc(ctx, b, h, w, 1, ld, bd, off);
    mxjit_to_blocked_args a =
        MXJIT_ARGS(mxjit_to_blocked_args, .s = sv_tensor(&v, MXJIT_DTYPE_E8M0, ndim),
-                  .out = tens(blk, MXJIT_DTYPE_U8, 1, (int64_t)nb, 0, 0), .inverse = 1);
+                  .out = td_tens(blk, MXJIT_DTYPE_U8, 1, (int64_t)nb, 0, 0), .inverse = 1);
    OK(mxjit_to_blocked(ctx, NULL, &a));
    sv_expect(ctx, "to_blocked inverse s", &v, src);
    free(src);
@@ -189,7 +153,7 @@ to_blocked_inverse(mxjit_ctx *ctx, int ndim, int64_t b, int64_t h, int64_t w, in
 
 Test(layout_strided, to_blocked_inverse_3d_2d_and_tails)
 {
-   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_HOST);
+   mxjit_ctx *ctx = td_ctx(MXJIT_DEVICE_HOST, NULL, 0);
    to_blocked_inverse(ctx, 3, 3, 130, 7, 11, 130 * 11 + 9, 5); /* 3D, h and w tails */
    to_blocked_inverse(ctx, 2, 1, 200, 6, 8, 200 * 8, 2);       /* 2D */
    to_blocked_inverse(ctx, 3, 2, 128, 8, 8, 128 * 8 + 64, 0);  /* whole tiles, rows packed */
@@ -203,7 +167,7 @@ Test(layout_strided, to_blocked_inverse_3d_2d_and_tails)
  * plain s to the op as the blocked input. */
 Test(layout_strided, to_blocked_inverse_abi2_operands)
 {
-   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_HOST);
+   mxjit_ctx *ctx = td_ctx(MXJIT_DEVICE_HOST, NULL, 0);
    enum { B = 2, H = 130, W = 7 };
    size_t pn = B * H * W, nb = B * (size_t)host_blocked_size(H, W);
    uint8_t *src = malloc(pn), *blk = malloc(nb), *keep = malloc(nb), *back = malloc(pn);
@@ -240,7 +204,7 @@ e8m0_unshuffle(mxjit_ctx *ctx, int64_t m, int64_t n, int64_t ld, uint64_t off)
 {
    size_t pn = (size_t)(m * n), sb = (size_t)host_e8m0_shuffle_size(m, n);
    uint8_t *src = pattern(pn, 3);
-   mxjit_devptr ds = up(ctx, src, pn), sh = up(ctx, NULL, sb), back = up(ctx, NULL, pn);
+   mxjit_devptr ds = td_up(ctx, src, pn), sh = td_up(ctx, NULL, sb), back = td_up(ctx, NULL, pn);
    OK(mxjit_e8m0_shuffle(
        ctx, NULL, V1(&MXJIT_ARGS(mxjit_e8m0_shuffle_args_v1, .s = ds, .out = sh, .m = m, .n = n))));
    OK(mxjit_e8m0_shuffle(ctx, NULL,
@@ -250,7 +214,7 @@ e8m0_unshuffle(mxjit_ctx *ctx, int64_t m, int64_t n, int64_t ld, uint64_t off)
    cr_assert_eq(memcmp(ref, src, pn), 0, "e8m0 unshuffle(shuffle(s)) is not s");
    sview v = sv_alloc(ctx, 1, m, n, 1, ld, m * ld, off);
    mxjit_e8m0_shuffle_args a =
-       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = tens(sh, MXJIT_DTYPE_U8, 1, (int64_t)sb, 0, 0),
+       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = td_tens(sh, MXJIT_DTYPE_U8, 1, (int64_t)sb, 0, 0),
                   .out = sv_tensor(&v, MXJIT_DTYPE_E8M0, 2), .inverse = 1);
    OK(mxjit_e8m0_shuffle(ctx, NULL, &a));
    sv_expect(ctx, "e8m0_shuffle inverse out", &v, src);
@@ -260,7 +224,7 @@ e8m0_unshuffle(mxjit_ctx *ctx, int64_t m, int64_t n, int64_t ld, uint64_t off)
 
 Test(layout_strided, e8m0_shuffle_inverse)
 {
-   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_HOST);
+   mxjit_ctx *ctx = td_ctx(MXJIT_DEVICE_HOST, NULL, 0);
    e8m0_unshuffle(ctx, 300, 10, 16, 3); /* m and n tails of the 256 x 8 tile */
    e8m0_unshuffle(ctx, 256, 8, 9, 0);
    mxjit_ctx_destroy(ctx);
@@ -270,11 +234,11 @@ Test(layout_strided, e8m0_shuffle_inverse)
 
 Test(layout_strided, shuffle_weight_inverse_3d_2d_view_and_4d)
 {
-   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_HOST);
+   mxjit_ctx *ctx = td_ctx(MXJIT_DEVICE_HOST, NULL, 0);
    enum { B = 2, N = 32, KB = 64, LD = 72, BD = N * LD + 16 };
    size_t pn = B * N * KB;
    uint8_t *src = pattern(pn, 5);
-   mxjit_devptr ds = up(ctx, src, pn), sh = up(ctx, NULL, pn), back = up(ctx, NULL, pn);
+   mxjit_devptr ds = td_up(ctx, src, pn), sh = td_up(ctx, NULL, pn), back = td_up(ctx, NULL, pn);
    mxjit_tensor_v1 w3 = {.dtype = MXJIT_DTYPE_U8, .ndim = 3, .shape = {B, N, KB}};
    w3.data = ds;
    OK(mxjit_shuffle_weight(ctx, NULL,
@@ -288,7 +252,7 @@ Test(layout_strided, shuffle_weight_inverse_3d_2d_view_and_4d)
    /* 3D out at a row and a matrix stride */
    sview v = sv_alloc(ctx, B, N, KB, 1, LD, BD, 64);
    mxjit_shuffle_weight_args a =
-       MXJIT_ARGS(mxjit_shuffle_weight_args, .w = tens(sh, MXJIT_DTYPE_U8, 3, B, N, KB),
+       MXJIT_ARGS(mxjit_shuffle_weight_args, .w = td_tens(sh, MXJIT_DTYPE_U8, 3, B, N, KB),
                   .out = sv_tensor(&v, MXJIT_DTYPE_U8, 3), .inverse = 1);
    OK(mxjit_shuffle_weight(ctx, NULL, &a));
    sv_expect(ctx, "shuffle_weight inverse out (3D)", &v, src);
@@ -303,7 +267,7 @@ Test(layout_strided, shuffle_weight_inverse_3d_2d_view_and_4d)
    enum { LDW = 70, MW = N * LDW + 6 };
    size_t bn = 4 * N * KB * 2;
    uint8_t *src4 = pattern(bn, 9);
-   mxjit_devptr d4 = up(ctx, src4, bn), sh4 = up(ctx, NULL, bn);
+   mxjit_devptr d4 = td_up(ctx, src4, bn), sh4 = td_up(ctx, NULL, bn);
    mxjit_tensor_v1 w4 = {.data = d4, .dtype = MXJIT_DTYPE_BF16, .ndim = 4, .shape = {2, 2, N, KB}};
    OK(mxjit_shuffle_weight(ctx, NULL,
                            V1(&MXJIT_ARGS(mxjit_shuffle_weight_args_v1, .w = w4, .out = sh4))));
@@ -333,7 +297,7 @@ Test(layout_strided, shuffle_weight_inverse_3d_2d_view_and_4d)
    memset(a4.out.stride, 0, sizeof(a4.out.stride));
    a4.out.byte_offset = 0;
    OK(mxjit_shuffle_weight(ctx, NULL, &a4));
-   uint8_t *flat = down(ctx, v4.p, bn);
+   uint8_t *flat = td_down(ctx, v4.p, bn);
    cr_assert_eq(memcmp(flat, src4, bn), 0, "compact u8 view of the bf16 inverse");
    free(flat);
    free(src);
@@ -354,7 +318,7 @@ a16w4_inverse(mxjit_ctx *ctx, int scale, int ndim, int64_t e, int64_t n, int64_t
    size_t pn = (size_t)(e * n * k),
           sb = scale ? (size_t)(e * n * host_shuffle_scale_a16w4_kpad(k)) : pn;
    uint8_t *src = pattern(pn, 17);
-   mxjit_devptr ds = up(ctx, src, pn), sh = up(ctx, NULL, sb), back = up(ctx, NULL, pn);
+   mxjit_devptr ds = td_up(ctx, src, pn), sh = td_up(ctx, NULL, sb), back = td_up(ctx, NULL, pn);
    OK(fn(ctx, NULL,
          V1(&MXJIT_ARGS(mxjit_shuffle_a16w4_args_v1, .src = ds, .out = sh, .e = e, .n = n, .k = k,
                         .gate_up = gate_up))));
@@ -364,10 +328,10 @@ a16w4_inverse(mxjit_ctx *ctx, int scale, int ndim, int64_t e, int64_t n, int64_t
    uint8_t *ref = compact_of(ctx, back, pn);
    cr_assert_eq(memcmp(ref, src, pn), 0, "%s: the round trip is not the identity", what);
    sview v = sv_alloc(ctx, e, n, k, 1, ld, bd, off);
-   mxjit_shuffle_a16w4_args a =
-       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = tens(sh, MXJIT_DTYPE_U8, 1, (int64_t)sb, 0, 0),
-                  .out = sv_tensor(&v, scale ? MXJIT_DTYPE_E8M0 : MXJIT_DTYPE_U8, ndim),
-                  .gate_up = gate_up, .inverse = 1);
+   mxjit_shuffle_a16w4_args a = MXJIT_ARGS(
+       mxjit_shuffle_a16w4_args, .src = td_tens(sh, MXJIT_DTYPE_U8, 1, (int64_t)sb, 0, 0),
+       .out = sv_tensor(&v, scale ? MXJIT_DTYPE_E8M0 : MXJIT_DTYPE_U8, ndim), .gate_up = gate_up,
+       .inverse = 1);
    OK(fn(ctx, NULL, &a));
    sv_expect(ctx, what, &v, src);
    free(src);
@@ -376,7 +340,7 @@ a16w4_inverse(mxjit_ctx *ctx, int scale, int ndim, int64_t e, int64_t n, int64_t
 
 Test(layout_strided, a16w4_shuffles_inverse)
 {
-   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_HOST);
+   mxjit_ctx *ctx = td_ctx(MXJIT_DEVICE_HOST, NULL, 0);
    a16w4_inverse(ctx, 0, 3, 2, 32, 64, 0, 80, 32 * 80 + 7, 1);
    a16w4_inverse(ctx, 0, 3, 2, 32, 128, 1, 130, 32 * 130, 0); /* gate_up */
    a16w4_inverse(ctx, 0, 2, 1, 16, 64, 0, 65, 16 * 65, 5);
@@ -389,47 +353,47 @@ Test(layout_strided, a16w4_shuffles_inverse)
 
 Test(layout_strided, empty_outputs_write_nothing)
 {
-   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_HOST);
-   mxjit_devptr in = up(ctx, NULL, 64);
-   mxjit_tensor t = tens(0, MXJIT_DTYPE_U8, 3, 2, 0, 7);
+   mxjit_ctx *ctx = td_ctx(MXJIT_DEVICE_HOST, NULL, 0);
+   mxjit_devptr in = td_up(ctx, NULL, 64);
+   mxjit_tensor t = td_tens(0, MXJIT_DTYPE_U8, 3, 2, 0, 7);
    uint8_t *pad;
-   mxjit_devptr buf = up(ctx, NULL, 64);
+   mxjit_devptr buf = td_up(ctx, NULL, 64);
    t.data = buf;
    t.stride[0] = 40;
    t.stride[1] = 9;
    t.stride[2] = 1;
    t.byte_offset = 3;
    /* to_blocked inverse of (2, 0, 7): the blocked input holds 0 bytes */
-   mxjit_to_blocked_args b = MXJIT_ARGS(mxjit_to_blocked_args, .s = t,
-                                        .out = tens(in, MXJIT_DTYPE_U8, 1, 0, 0, 0), .inverse = 1);
+   mxjit_to_blocked_args b = MXJIT_ARGS(
+       mxjit_to_blocked_args, .s = t, .out = td_tens(in, MXJIT_DTYPE_U8, 1, 0, 0, 0), .inverse = 1);
    OK(mxjit_to_blocked(ctx, NULL, &b));
    b.s.shape[1] = 5; /* (2, 5, 0): rows of no column */
    b.s.shape[2] = 0;
    OK(mxjit_to_blocked(ctx, NULL, &b));
    /* e8m0_shuffle inverse of (0, 10) */
    mxjit_e8m0_shuffle_args e =
-       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = tens(in, MXJIT_DTYPE_U8, 1, 0, 0, 0),
-                  .out = tens(buf, MXJIT_DTYPE_U8, 2, 0, 10, 0), .inverse = 1);
+       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = td_tens(in, MXJIT_DTYPE_U8, 1, 0, 0, 0),
+                  .out = td_tens(buf, MXJIT_DTYPE_U8, 2, 0, 10, 0), .inverse = 1);
    e.out.stride[0] = 16;
    e.out.stride[1] = 1;
    OK(mxjit_e8m0_shuffle(ctx, NULL, &e));
    /* shuffle_weight inverse of (0, 32, 64) */
    mxjit_shuffle_weight_args w =
-       MXJIT_ARGS(mxjit_shuffle_weight_args, .w = tens(in, MXJIT_DTYPE_U8, 3, 0, 32, 64),
-                  .out = tens(buf, MXJIT_DTYPE_U8, 3, 0, 32, 64), .inverse = 1);
+       MXJIT_ARGS(mxjit_shuffle_weight_args, .w = td_tens(in, MXJIT_DTYPE_U8, 3, 0, 32, 64),
+                  .out = td_tens(buf, MXJIT_DTYPE_U8, 3, 0, 32, 64), .inverse = 1);
    w.out.stride[0] = 32 * 72;
    w.out.stride[1] = 72;
    w.out.stride[2] = 1;
    OK(mxjit_shuffle_weight(ctx, NULL, &w));
    /* shuffle_scale_a16w4 inverse of 0 experts */
    mxjit_shuffle_a16w4_args s =
-       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = tens(in, MXJIT_DTYPE_U8, 1, 0, 0, 0),
-                  .out = tens(buf, MXJIT_DTYPE_U8, 3, 0, 32, 10), .inverse = 1);
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = td_tens(in, MXJIT_DTYPE_U8, 1, 0, 0, 0),
+                  .out = td_tens(buf, MXJIT_DTYPE_U8, 3, 0, 32, 10), .inverse = 1);
    s.out.stride[0] = 32 * 12;
    s.out.stride[1] = 12;
    s.out.stride[2] = 1;
    OK(mxjit_shuffle_scale_a16w4(ctx, NULL, &s));
-   pad = down(ctx, buf, 64);
+   pad = td_down(ctx, buf, 64);
    for (int i = 0; i < 64; i++)
       cr_assert_eq(pad[i], POISON, "byte %d was written", i);
    free(pad);
@@ -448,13 +412,13 @@ Test(layout_strided, empty_outputs_write_nothing)
 
 Test(layout_strided, bad_output_strides_are_refused_by_name)
 {
-   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_HOST);
+   mxjit_ctx *ctx = td_ctx(MXJIT_DEVICE_HOST, NULL, 0);
    enum { M = 300, N = 10, SB = 512 * 16 }; /* host_e8m0_shuffle_size(300, 10) */
    cr_assert_eq(host_e8m0_shuffle_size(M, N), SB);
-   mxjit_devptr big = up(ctx, NULL, 1 << 16), blk = up(ctx, NULL, SB);
+   mxjit_devptr big = td_up(ctx, NULL, 1 << 16), blk = td_up(ctx, NULL, SB);
    mxjit_e8m0_shuffle_args e =
-       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = tens(blk, MXJIT_DTYPE_U8, 1, SB, 0, 0),
-                  .out = tens(big, MXJIT_DTYPE_U8, 2, M, N, 0), .inverse = 1);
+       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = td_tens(blk, MXJIT_DTYPE_U8, 1, SB, 0, 0),
+                  .out = td_tens(big, MXJIT_DTYPE_U8, 2, M, N, 0), .inverse = 1);
    e.out.stride[1] = 1;
    /* a row stride below the row length */
    e.out.stride[0] = N - 1;
@@ -477,10 +441,10 @@ Test(layout_strided, bad_output_strides_are_refused_by_name)
    OK(mxjit_e8m0_shuffle(ctx, NULL, &e));
 
    /* the a16w4 weight's 3D out: matrices overlapping */
-   mxjit_devptr w = up(ctx, NULL, 2 * 32 * 64);
+   mxjit_devptr w = td_up(ctx, NULL, 2 * 32 * 64);
    mxjit_shuffle_a16w4_args sw =
-       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = tens(w, MXJIT_DTYPE_U8, 3, 2, 32, 64),
-                  .out = tens(big, MXJIT_DTYPE_U8, 3, 2, 32, 64), .inverse = 1);
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = td_tens(w, MXJIT_DTYPE_U8, 3, 2, 32, 64),
+                  .out = td_tens(big, MXJIT_DTYPE_U8, 3, 2, 32, 64), .inverse = 1);
    sw.out.stride[0] = 32 * 80 - 1;
    sw.out.stride[1] = 80;
    sw.out.stride[2] = 1;
@@ -495,15 +459,15 @@ Test(layout_strided, bad_output_strides_are_refused_by_name)
 
    /* shuffle_weight: a strided out must have the call's shape */
    mxjit_shuffle_weight_args sh =
-       MXJIT_ARGS(mxjit_shuffle_weight_args, .w = tens(w, MXJIT_DTYPE_U8, 3, 2, 32, 64),
-                  .out = tens(big, MXJIT_DTYPE_U8, 3, 2, 64, 32), .inverse = 1);
+       MXJIT_ARGS(mxjit_shuffle_weight_args, .w = td_tens(w, MXJIT_DTYPE_U8, 3, 2, 32, 64),
+                  .out = td_tens(big, MXJIT_DTYPE_U8, 3, 2, 64, 32), .inverse = 1);
    sh.out.stride[0] = 64 * 40;
    sh.out.stride[1] = 40;
    sh.out.stride[2] = 1;
    REFUSED(mxjit_shuffle_weight(ctx, NULL, &sh), MXJIT_ERR_INVALID_ARG_SHAPE,
            "args.out has strides, so it must have this call's out shape: (64, 64) or (2, 32, 64) "
            "elements of u8");
-   sh.out = tens(big, MXJIT_DTYPE_U8, 2, 64, 64, 0);
+   sh.out = td_tens(big, MXJIT_DTYPE_U8, 2, 64, 64, 0);
    sh.out.stride[0] = 72;
    sh.out.stride[1] = 1;
    OK(mxjit_shuffle_weight(ctx, NULL, &sh));
@@ -511,8 +475,8 @@ Test(layout_strided, bad_output_strides_are_refused_by_name)
    /* the layout-defined buffers stay compact: forward outputs ... */
    const char *whole = "outputs and layout-defined buffers take no strides";
    mxjit_to_blocked_args b =
-       MXJIT_ARGS(mxjit_to_blocked_args, .s = tens(w, MXJIT_DTYPE_U8, 2, 4, 8, 0),
-                  .out = tens(big, MXJIT_DTYPE_U8, 2, 128, 8, 0));
+       MXJIT_ARGS(mxjit_to_blocked_args, .s = td_tens(w, MXJIT_DTYPE_U8, 2, 4, 8, 0),
+                  .out = td_tens(big, MXJIT_DTYPE_U8, 2, 128, 8, 0));
    b.out.stride[0] = 16;
    b.out.stride[1] = 1;
    REFUSED(mxjit_to_blocked(ctx, NULL, &b), MXJIT_ERR_INVALID_ARG_STRIDE,
@@ -523,31 +487,31 @@ Test(layout_strided, bad_output_strides_are_refused_by_name)
    b.out.stride[0] = b.out.stride[1] = 0;
    OK(mxjit_to_blocked(ctx, NULL, &b));
    e.inverse = 0;
-   e.s = tens(w, MXJIT_DTYPE_U8, 2, M, N, 0);
-   e.out = tens(big, MXJIT_DTYPE_U8, 2, SB / 8, 8, 0);
+   e.s = td_tens(w, MXJIT_DTYPE_U8, 2, M, N, 0);
+   e.out = td_tens(big, MXJIT_DTYPE_U8, 2, SB / 8, 8, 0);
    e.out.stride[0] = 16;
    e.out.stride[1] = 1;
    REFUSED(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_ERR_INVALID_ARG_STRIDE, whole);
    sh.inverse = 0;
-   sh.out = tens(big, MXJIT_DTYPE_U8, 3, 2, 32, 64);
+   sh.out = td_tens(big, MXJIT_DTYPE_U8, 3, 2, 32, 64);
    sh.out.stride[0] = 32 * 72;
    sh.out.stride[1] = 72;
    sh.out.stride[2] = 1;
    REFUSED(mxjit_shuffle_weight(ctx, NULL, &sh), MXJIT_ERR_INVALID_ARG_STRIDE,
            "args.out.stride[1] = 72, but shuffle_weight writes (or reads) out whole");
    sw.inverse = 0;
-   sw.src = tens(w, MXJIT_DTYPE_U8, 3, 2, 32, 64);
+   sw.src = td_tens(w, MXJIT_DTYPE_U8, 3, 2, 32, 64);
    REFUSED(mxjit_shuffle_weight_a16w4(ctx, NULL, &sw), MXJIT_ERR_INVALID_ARG_STRIDE, whole);
    mxjit_shuffle_a16w4_args ss =
-       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = tens(w, MXJIT_DTYPE_U8, 3, 2, 32, 10),
-                  .out = tens(big, MXJIT_DTYPE_U8, 2, 64, 16, 0));
+       MXJIT_ARGS(mxjit_shuffle_a16w4_args, .src = td_tens(w, MXJIT_DTYPE_U8, 3, 2, 32, 10),
+                  .out = td_tens(big, MXJIT_DTYPE_U8, 2, 64, 16, 0));
    ss.out.stride[0] = 20;
    ss.out.stride[1] = 1;
    REFUSED(mxjit_shuffle_scale_a16w4(ctx, NULL, &ss), MXJIT_ERR_INVALID_ARG_STRIDE,
            "args.out.stride[0] = 20, but shuffle_scale_a16w4 writes (or reads) out whole");
    ss.inverse = 1; /* src is the padded input now, out the (2, 32, 10) matrix */
-   ss.out = tens(big, MXJIT_DTYPE_U8, 3, 2, 32, 10);
-   ss.src = tens(w, MXJIT_DTYPE_U8, 2, 64, 16, 0);
+   ss.out = td_tens(big, MXJIT_DTYPE_U8, 3, 2, 32, 10);
+   ss.src = td_tens(w, MXJIT_DTYPE_U8, 2, 64, 16, 0);
    ss.src.stride[0] = 20;
    ss.src.stride[1] = 1;
    REFUSED(mxjit_shuffle_scale_a16w4(ctx, NULL, &ss), MXJIT_ERR_INVALID_ARG_STRIDE,
@@ -560,27 +524,27 @@ Test(layout_strided, bad_output_strides_are_refused_by_name)
 
 Test(layout_strided, emu_refuses_and_writes_nothing)
 {
-   mxjit_ctx *ctx = make_ctx(MXJIT_DEVICE_EMU);
+   mxjit_ctx *ctx = td_ctx(MXJIT_DEVICE_EMU, NULL, 0);
    enum { M = 300, N = 10, SB = 512 * 16 };
-   mxjit_devptr blk = up(ctx, NULL, SB);
+   mxjit_devptr blk = td_up(ctx, NULL, SB);
    sview v = sv_alloc(ctx, 1, M, N, 1, 16, M * 16, 3);
    mxjit_e8m0_shuffle_args e =
-       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = tens(blk, MXJIT_DTYPE_U8, 1, SB, 0, 0),
+       MXJIT_ARGS(mxjit_e8m0_shuffle_args, .s = td_tens(blk, MXJIT_DTYPE_U8, 1, SB, 0, 0),
                   .out = sv_tensor(&v, MXJIT_DTYPE_U8, 2), .inverse = 1);
    REFUSED(mxjit_e8m0_shuffle(ctx, NULL, &e), MXJIT_ERR_UNSUPPORTED, "e8m0_shuffle");
    sv_untouched(ctx, "emu e8m0_shuffle inverse out", &v);
    sview w = sv_alloc(ctx, 2, 32, 64, 1, 72, 32 * 72 + 16, 64);
-   mxjit_devptr sh = up(ctx, NULL, 2 * 32 * 64);
+   mxjit_devptr sh = td_up(ctx, NULL, 2 * 32 * 64);
    mxjit_shuffle_weight_args a =
-       MXJIT_ARGS(mxjit_shuffle_weight_args, .w = tens(sh, MXJIT_DTYPE_U8, 3, 2, 32, 64),
+       MXJIT_ARGS(mxjit_shuffle_weight_args, .w = td_tens(sh, MXJIT_DTYPE_U8, 3, 2, 32, 64),
                   .out = sv_tensor(&w, MXJIT_DTYPE_U8, 3), .inverse = 1);
    REFUSED(mxjit_shuffle_weight(ctx, NULL, &a), MXJIT_ERR_UNSUPPORTED, "shuffle_weight");
    sv_untouched(ctx, "emu shuffle_weight inverse out", &w);
    sview s = sv_alloc(ctx, 3, 130, 7, 1, 11, 130 * 11 + 9, 5);
-   mxjit_devptr b3 = up(ctx, NULL, 3 * (size_t)host_blocked_size(130, 7));
+   mxjit_devptr b3 = td_up(ctx, NULL, 3 * (size_t)host_blocked_size(130, 7));
    mxjit_to_blocked_args b = MXJIT_ARGS(
        mxjit_to_blocked_args, .s = sv_tensor(&s, MXJIT_DTYPE_U8, 3),
-       .out = tens(b3, MXJIT_DTYPE_U8, 1, 3 * host_blocked_size(130, 7), 0, 0), .inverse = 1);
+       .out = td_tens(b3, MXJIT_DTYPE_U8, 1, 3 * host_blocked_size(130, 7), 0, 0), .inverse = 1);
    REFUSED(mxjit_to_blocked(ctx, NULL, &b), MXJIT_ERR_UNSUPPORTED, "to_blocked");
    sv_untouched(ctx, "emu to_blocked inverse s", &s);
    /* the layout-defined buffer is refused before the device is asked */
