@@ -114,10 +114,13 @@ t_numel(const mxjit_tensor_v2 *t)
 
 /* Compact row-major: strides all 0, or the row-major ones (a dim of extent 1 any stride).
  * -1 when t is; else the first dim (from the innermost) that is not, and its row-major
- * stride in *want. */
+ * stride in *want. An ndim out of [0, MXJIT_MAX_DIMS] reads as compact: no stride is read,
+ * and t_common refuses it (a caller may ask before t_common ran: fuzz_api, UBSan). */
 static int
 noncompact_dim(const mxjit_tensor_v2 *t, int64_t *want)
 {
+   if (t->ndim < 0 || t->ndim > MXJIT_MAX_DIMS)
+      return -1;
    int zero = 1;
    for (int i = 0; i < t->ndim; i++)
       zero &= t->stride[i] == 0;
@@ -335,8 +338,7 @@ t_outrows(conv *c, int slot, const char *name, const mxjit_tensor_v2 *t, const m
 {
    int64_t want, bytes = rows < 0 ? -1 : mul3(mats, rows, cols);
    /* an ndim out of range is t_out's (t_common's) to refuse before any stride is read */
-   if (absent(t) || t->ndim < 0 || t->ndim > MXJIT_MAX_DIMS || noncompact_dim(t, &want) < 0 ||
-       rows < 0)
+   if (absent(t) || noncompact_dim(t, &want) < 0 || rows < 0)
       return t_out(c, name, t, dts, ndt, bytes, addr);
    if (c->ctx && !c->rs)
       return t_out(c, name, t, dts, ndt, bytes, addr); /* refuses the strides */

@@ -471,6 +471,13 @@ Test(layout_strided, bad_output_strides_are_refused_by_name)
    sh.out.stride[0] = 72;
    sh.out.stride[1] = 1;
    OK(mxjit_shuffle_weight(ctx, NULL, &sh));
+   /* an out ndim past MXJIT_MAX_DIMS is refused before any of its strides is read (a 2-byte
+    * w asks whether out is strided first: fuzz_api, UBSan read stride[4] there) */
+   sh.w = td_tens(w, MXJIT_DTYPE_BF16, 3, 2, 32, 32);
+   sh.out = td_tens(big, MXJIT_DTYPE_BF16, 2, 64, 32, 0);
+   sh.out.ndim = 5;
+   REFUSED(mxjit_shuffle_weight(ctx, NULL, &sh), MXJIT_ERR_INVALID_ARG_SHAPE,
+           "args.out.ndim = 5; it must be in [0, 4]");
 
    /* the layout-defined buffers stay compact: forward outputs ... */
    const char *whole = "outputs and layout-defined buffers take no strides";
