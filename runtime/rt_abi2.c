@@ -348,12 +348,19 @@ t_outrows(conv *c, int slot, const char *name, const mxjit_tensor_v2 *t, const m
    c->rs = in;
    if (st != MXJIT_OK)
       return st;
+   /* mats · rows passes 2^62 (an empty x: 3d (2^40, 0, 2^40) makes q (E, K, N) = (2^40,
+    * 2^40, 0); fuzz_api, UBSan in the message below): no strided shape can name it */
+   if (bytes < 0)
+      return FAIL(MXJIT_ERR_INVALID_ARG_SHAPE,
+                  "%s: this call's %s would hold more than 2^62 bytes; split the problem", c->fn,
+                  name);
    int n = t->ndim, es = rt_op_dtype_size(dts[0]);
    int64_t lead = 1; /* the rows of all matrices (not numel / cols: cols may be 0) */
    for (int i = 0; i < n - 1; i++)
-      lead *= t->shape[i]; /* bounded by t_common, or 0 */
-   int fits = bytes >= 0 && n >= 2 && t->shape[n - 1] * es == cols &&
-              (n == 2 ? t->shape[0] == mats * rows : t->shape[n - 2] == rows && lead == mats * rows);
+      lead *= t->shape[i]; /* t_common's running product bounds it */
+   int fits =
+       n >= 2 && t->shape[n - 1] * es == cols &&
+       (n == 2 ? t->shape[0] == mats * rows : t->shape[n - 2] == rows && lead == mats * rows);
    if (!fits) {
       char three[96] = "";
       if (mats > 1)
@@ -541,8 +548,7 @@ mxfp4(conv *c, const mxjit_mxfp4_quant_args_v2 *a, mxjit_mxfp4_quant_args_v1 *o)
          int slot = 2 * col + j, laid = j ? a->scale_layout != MXJIT_SCALES_PLAIN : a->preshuffle;
          int64_t w = j ? 32 : 2; /* bytes of a row: K/2, K/32; columnwise M/2, M/32 */
          if (laid)
-            TRY(t_out(c, names[col][j], qs[col][j], dt, 2, known ? (int64_t)b[j] : -1,
-                      ps[col][j]));
+            TRY(t_out(c, names[col][j], qs[col][j], dt, 2, known ? (int64_t)b[j] : -1, ps[col][j]));
          else if (!col)
             TRY(t_outflat(c, slot, names[col][j], qs[col][j], dt, 2, &a->x, known, k / w,
                           ps[col][j]));

@@ -475,6 +475,18 @@ Test(mxfp8_strided_out, refusals)
            "row-major (stride 4 here): outputs and layout-defined buffers take no strides");
    a.s.stride[0] = a.s.stride[1] = 0;
    cr_assert_eq(mxjit_mxfp8_quantize(ctx, NULL, pa), MXJIT_OK, "%s", mxjit_ctx_last_error(ctx));
+   /* an empty 3d x (E, 0, K) with E and K 2^40: q (E, K, N) has E·K rows of 0 bytes, more
+    * than 2^62: a strided q cannot have that shape (fuzz_api, UBSan: its message multiplied
+    * E·K in int64) */
+   a.kind = MXJIT_MX_3D;
+   a.x.shape[0] = a.x.shape[2] = INT64_C(1) << 40;
+   a.x.shape[1] = 0;
+   a.x.ndim = 3;
+   memset(a.x.stride, 0, sizeof(a.x.stride));
+   a.q = (mxjit_tensor_v2){
+       .data = q, .dtype = MXJIT_DTYPE_E4M3, .ndim = 2, .shape = {2, 3}, .stride = {8, 1}};
+   REFUSED(mxjit_mxfp8_quantize(ctx, NULL, pa), MXJIT_ERR_INVALID_ARG_SHAPE,
+           "this call's q would hold more than 2^62 bytes");
    mxjit_free(ctx, x), mxjit_free(ctx, q), mxjit_free(ctx, s);
    mxjit_ctx_destroy(ctx);
 }
