@@ -925,6 +925,8 @@ emu_decode_kernel(struct emu_kernel *k, const char *target, char *msg, size_t le
    }
    size_t lcap = pool_len + (size_t)k->ninsts * 16 + 1, lpos = 0;
    k->listing = malloc(lcap);
+   if (k->listing) /* a code section of under 4 bytes decodes to no instruction: "" */
+      k->listing[0] = '\0';
    for (unsigned i = 0; i < k->ninsts; i++) {
       k->insts[i].text = k->strings + text_off[i];
       if (k->listing)

@@ -3,6 +3,7 @@
  * "Initial Kernel Execution State"), and the minimal s_load -> store -> s_endpgm path.
  */
 #include "emu_harness.h"
+#include "emu_int.h"
 #include "jc.h"
 #include "jt.h"
 
@@ -267,6 +268,42 @@ Test(emu_load, symtab_linked_to_nobits_names_nothing)
    } else {
       cr_expect(strncmp(emu_last_error(dev), "emu: ", 5) == 0, "%s", emu_last_error(dev));
    }
+   emu_device_destroy(dev);
+   free(h);
+}
+
+/* A kernel whose code section ends less than one instruction after its entry decodes to no
+ * instruction and lists as "" (fuzz_emu_load: the listing's buffer was left without its NUL,
+ * and the decoded-kernel cache's strdup read past it; ASan). */
+Test(emu_load, code_shorter_than_an_instruction_lists_empty)
+{
+   void *h;
+   size_t hs;
+   emu_device *dev = gfx942_object("  s_endpgm\n", &h, &hs);
+   uint8_t *b = h;
+   uint64_t shoff;
+   uint16_t shentsize, shnum;
+   memcpy(&shoff, b + 0x28, 8);
+   memcpy(&shentsize, b + 0x3a, 2);
+   memcpy(&shnum, b + 0x3c, 2);
+   unsigned changed = 0;
+   for (unsigned i = 1; i < shnum; i++) {
+      uint8_t *sh = b + shoff + (uint64_t)i * shentsize;
+      uint64_t flags, size = 2;
+      memcpy(&flags, sh + 8, 8);
+      if (!(flags & 4)) /* SHF_EXECINSTR: the code */
+         continue;
+      memcpy(sh + 32, &size, 8);
+      changed++;
+   }
+   cr_assert_eq(changed, 1u, "one code section expected, %u found", changed);
+   emu_module *m = NULL;
+   cr_assert_eq(emu_module_load(dev, h, hs, &m), MXJIT_OK, "%s", emu_last_error(dev));
+   emu_kernel *kk = NULL;
+   cr_assert_eq(emu_kernel_get(m, "eh_kernel", &kk), MXJIT_OK, "%s", emu_last_error(dev));
+   cr_assert_eq(kk->code_size, 2u);
+   cr_assert_str_eq(emu_kernel_listing(kk), "");
+   emu_module_unload(m);
    emu_device_destroy(dev);
    free(h);
 }
