@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /** The byte a td_up(…, NULL, n) buffer holds: a write the op should not do changes it. */
 #define TD_POISON 0xA5
@@ -24,5 +25,14 @@ uint8_t *td_down(mxjit_ctx *ctx, mxjit_devptr p, size_t n);
 /** A compact ABI-2 tensor (mxjit_tensor_v2) of up to 3 dims at data. */
 mxjit_tensor_v2 td_tens(mxjit_devptr data, mxjit_dtype dt, int ndim, int64_t d0, int64_t d1,
                         int64_t d2);
+
+/** call must fail with status want and a message on ctx (a variable in scope) holding text. */
+#define TD_REFUSED(call, want, text)                                                               \
+   do {                                                                                            \
+      mxjit_status st_ = (call);                                                                   \
+      cr_assert_eq(st_, want, "%s: %s", mxjit_status_name(st_), mxjit_ctx_last_error(ctx));        \
+      cr_assert(strstr(mxjit_ctx_last_error(ctx), text), "message: %s",                            \
+                mxjit_ctx_last_error(ctx));                                                        \
+   } while (0)
 
 #endif /* TESTS_TDEV_H */

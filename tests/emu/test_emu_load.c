@@ -228,6 +228,19 @@ Test(emu_load, corrupt_code_objects_never_crash)
    free(h);
 }
 
+/* Section header i of the ELF code object h; *shnum gets the section count. */
+static uint8_t *
+shdr(void *h, unsigned i, uint16_t *shnum)
+{
+   uint8_t *b = h;
+   uint64_t shoff;
+   uint16_t shentsize;
+   memcpy(&shoff, b + 0x28, 8);
+   memcpy(&shentsize, b + 0x3a, 2);
+   memcpy(shnum, b + 0x3c, 2);
+   return b + shoff + (uint64_t)i * shentsize;
+}
+
 /* A symbol table whose linked string table is a NOBITS section (its offset and size are never
  * checked against the file, so here they point far outside it) names no kernel: the load is
  * refused or finds none, and reads nothing outside the code object (fuzz_emu_load found a
@@ -237,21 +250,17 @@ Test(emu_load, symtab_linked_to_nobits_names_nothing)
    void *h;
    size_t hs;
    emu_device *dev = gfx942_object("  s_endpgm\n", &h, &hs);
-   uint8_t *b = h;
-   uint64_t shoff;
-   uint16_t shentsize, shnum;
-   memcpy(&shoff, b + 0x28, 8);
-   memcpy(&shentsize, b + 0x3a, 2);
-   memcpy(&shnum, b + 0x3c, 2);
+   uint16_t shnum;
+   shdr(h, 0, &shnum);
    unsigned changed = 0;
    for (unsigned i = 1; i < shnum; i++) {
-      uint8_t *sh = b + shoff + (uint64_t)i * shentsize;
+      uint8_t *sh = shdr(h, i, &shnum);
       uint32_t type, link;
       memcpy(&type, sh + 4, 4);
       memcpy(&link, sh + 40, 4);
       if ((type != 2 && type != 11) || link == 0 || link >= shnum)
          continue;
-      uint8_t *strh = b + shoff + (uint64_t)link * shentsize;
+      uint8_t *strh = shdr(h, link, &shnum);
       uint32_t nobits = 8;
       uint64_t far = UINT64_C(1) << 46, size = 4096;
       memcpy(strh + 4, &nobits, 4);
@@ -280,15 +289,11 @@ Test(emu_load, code_shorter_than_an_instruction_lists_empty)
    void *h;
    size_t hs;
    emu_device *dev = gfx942_object("  s_endpgm\n", &h, &hs);
-   uint8_t *b = h;
-   uint64_t shoff;
-   uint16_t shentsize, shnum;
-   memcpy(&shoff, b + 0x28, 8);
-   memcpy(&shentsize, b + 0x3a, 2);
-   memcpy(&shnum, b + 0x3c, 2);
+   uint16_t shnum;
+   shdr(h, 0, &shnum);
    unsigned changed = 0;
    for (unsigned i = 1; i < shnum; i++) {
-      uint8_t *sh = b + shoff + (uint64_t)i * shentsize;
+      uint8_t *sh = shdr(h, i, &shnum);
       uint64_t flags, size = 2;
       memcpy(&flags, sh + 8, 8);
       if (!(flags & 4)) /* SHF_EXECINSTR: the code */

@@ -824,13 +824,7 @@ Test(ops_abi2, gemms_emu)
 
 /* ---- refusals: each names the operand and what to do ------------------------------------ */
 
-#define REFUSED(call, want, text)                                                                  \
-   do {                                                                                            \
-      mxjit_status st_ = (call);                                                                   \
-      cr_assert_eq(st_, want, "%s: %s", mxjit_status_name(st_), mxjit_ctx_last_error(ctx));        \
-      cr_assert(strstr(mxjit_ctx_last_error(ctx), text), "message: %s",                            \
-                mxjit_ctx_last_error(ctx));                                                        \
-   } while (0)
+#define REFUSED TD_REFUSED
 
 Test(ops_abi2, bad_descriptors_are_refused_by_name)
 {

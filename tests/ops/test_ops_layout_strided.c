@@ -402,13 +402,7 @@ Test(layout_strided, empty_outputs_write_nothing)
 
 /* ---- refusals ------------------------------------------------------------------------------- */
 
-#define REFUSED(call, want, text)                                                                  \
-   do {                                                                                            \
-      mxjit_status st_ = (call);                                                                   \
-      cr_assert_eq(st_, want, "%s: %s", mxjit_status_name(st_), mxjit_ctx_last_error(ctx));        \
-      cr_assert(strstr(mxjit_ctx_last_error(ctx), text), "message: %s",                            \
-                mxjit_ctx_last_error(ctx));                                                        \
-   } while (0)
+#define REFUSED TD_REFUSED
 
 Test(layout_strided, bad_output_strides_are_refused_by_name)
 {
